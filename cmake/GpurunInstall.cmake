@@ -1,0 +1,1 @@
+# install rules: see cmake/GpurunInstall.cmake
