@@ -1,0 +1,19 @@
+// The bootstrap protocol between gpurun (the PMIx server) and the ranks (PMIx clients):
+// job-level keys that gpurun registers with the namespace, beside the standard PMIx ones
+// (PMIX_JOB_SIZE, PMIX_LOCAL_SIZE, PMIX_LOCAL_PEERS, PMIX_LOCAL_RANK, PMIX_NODEID,
+// PMIX_HOSTNAME, PMIX_NUM_NODES, PMIX_UNIV_SIZE, PMIX_APPNUM). Ranks started by another
+// PMIx server (Slurm) find none of these and fall back to what they can work out alone.
+#pragma once
+
+namespace gpurun::bootstrap::keys {
+
+// string: private per-job directory (mode 0700, unpredictable name) for any per-job file;
+// gpurun removes it when the job ends.
+inline constexpr char kJobDir[] = "gpurun.jobdir";
+// string: random token naming the job's shared-memory segments ("/dev/shm/gpurun-<token>-*"),
+// which gpurun removes when the job ends, whatever way it ends.
+inline constexpr char kJobToken[] = "gpurun.token";
+// bool: more ranks than cores on this host; ranks then wait without spinning.
+inline constexpr char kOversubscribed[] = "gpurun.oversubscribed";
+
+}  // namespace gpurun::bootstrap::keys
