@@ -256,6 +256,11 @@ ParamBase::ParamBase(std::string_view name, std::string_view doc, Level level)
   registry().push_back(this);
 }
 
+ParamBase::~ParamBase() {
+  auto& params = registry();
+  params.erase(std::remove(params.begin(), params.end(), this), params.end());
+}
+
 Source ParamBase::source() const {
   ensure_resolved();
   std::lock_guard lock(mutex_);

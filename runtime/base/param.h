@@ -122,7 +122,7 @@ Status Traits<std::optional<T>>::parse(std::string_view text, std::optional<T>& 
 class ParamBase {
  public:
   ParamBase(std::string_view name, std::string_view doc, Level level);
-  virtual ~ParamBase() = default;
+  virtual ~ParamBase();
   ParamBase(const ParamBase&) = delete;
   ParamBase& operator=(const ParamBase&) = delete;
 

@@ -28,30 +28,40 @@ std::string_view error_code_name(ErrorCode code) {
   return "unknown";
 }
 
-Status::Status(ErrorCode code, std::string message, int sys_errno)
-    : rep_(code == ErrorCode::kOk ? nullptr
-                                  : std::make_unique<Rep>(Rep{code, sys_errno, std::move(message)})) {}
+Status::Status(ErrorCode code, std::string message, int sys_errno) {
+  if (code != ErrorCode::kOk)
+    bits_ = reinterpret_cast<std::uintptr_t>(new Rep{code, sys_errno, std::move(message)});
+}
 
-Status::Status(const Status& other)
-    : rep_(other.rep_ ? std::make_unique<Rep>(*other.rep_) : nullptr) {}
+Status::Status(const Status& other) {
+  bits_ = other.heap() ? reinterpret_cast<std::uintptr_t>(new Rep(*other.rep())) : other.bits_;
+}
 
 Status& Status::operator=(const Status& other) {
-  if (this != &other) rep_ = other.rep_ ? std::make_unique<Rep>(*other.rep_) : nullptr;
+  if (this != &other) {
+    reset();
+    bits_ = other.heap() ? reinterpret_cast<std::uintptr_t>(new Rep(*other.rep())) : other.bits_;
+  }
   return *this;
 }
 
 std::string Status::to_string() const {
-  if (!rep_) return "ok";
-  std::string out(rep_->message);
-  if (rep_->sys_errno != 0) {
+  if (ok()) return "ok";
+  if (immediate()) return std::string(error_code_name(code()));
+  std::string out(rep()->message);
+  if (rep()->sys_errno != 0) {
     out += ": ";
-    out += std::strerror(rep_->sys_errno);
+    out += std::strerror(rep()->sys_errno);
   }
   return out;
 }
 
 Status& Status::prepend(std::string_view what) {
-  if (rep_) rep_->message = std::string(what) + ": " + rep_->message;
+  if (immediate()) {
+    ErrorCode c = code();
+    bits_ = reinterpret_cast<std::uintptr_t>(new Rep{c, 0, std::string(error_code_name(c))});
+  }
+  if (heap()) rep()->message = std::string(what) + ": " + rep()->message;
   return *this;
 }
 

@@ -37,16 +37,30 @@ std::string_view error_code_name(ErrorCode code);
 class [[nodiscard]] Status {
  public:
   Status() = default;
+  // An error without a message: no allocation, for flow control on hot paths (kNoResource,
+  // kInProgress).
+  explicit Status(ErrorCode code) : bits_(immediate_bits(code)) {}
   Status(ErrorCode code, std::string message, int sys_errno = 0);
   Status(const Status& other);
   Status& operator=(const Status& other);
-  Status(Status&&) noexcept = default;
-  Status& operator=(Status&&) noexcept = default;
+  Status(Status&& other) noexcept : bits_(other.bits_) { other.bits_ = 0; }
+  Status& operator=(Status&& other) noexcept {
+    if (this != &other) {
+      reset();
+      bits_ = other.bits_;
+      other.bits_ = 0;
+    }
+    return *this;
+  }
+  ~Status() { reset(); }
 
-  bool ok() const { return rep_ == nullptr; }
-  ErrorCode code() const { return rep_ ? rep_->code : ErrorCode::kOk; }
-  int sys_errno() const { return rep_ ? rep_->sys_errno : 0; }
-  std::string_view message() const { return rep_ ? std::string_view(rep_->message) : ""; }
+  bool ok() const { return bits_ == 0; }
+  ErrorCode code() const {
+    if (bits_ == 0) return ErrorCode::kOk;
+    return immediate() ? static_cast<ErrorCode>(bits_ >> 1) : rep()->code;
+  }
+  int sys_errno() const { return heap() ? rep()->sys_errno : 0; }
+  std::string_view message() const { return heap() ? std::string_view(rep()->message) : ""; }
   // "<code name>: <message>[: <strerror>]", for logs.
   std::string to_string() const;
   // Prepends context: "what: <old message>". Returns *this for chaining.
@@ -58,7 +72,18 @@ class [[nodiscard]] Status {
     int sys_errno;
     std::string message;
   };
-  std::unique_ptr<Rep> rep_;
+  // 0: ok; odd: an immediate code (code << 1 | 1); otherwise a Rep* on the heap.
+  static std::uintptr_t immediate_bits(ErrorCode code) {
+    return code == ErrorCode::kOk ? 0 : (static_cast<std::uintptr_t>(code) << 1) | 1;
+  }
+  bool immediate() const { return (bits_ & 1) != 0; }
+  bool heap() const { return bits_ != 0 && !immediate(); }
+  Rep* rep() const { return reinterpret_cast<Rep*>(bits_); }
+  void reset() {
+    if (heap()) delete rep();
+    bits_ = 0;
+  }
+  std::uintptr_t bits_ = 0;
 };
 
 inline Status ok_status() { return Status(); }

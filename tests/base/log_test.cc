@@ -1,5 +1,7 @@
 #include "runtime/base/log.h"
 
+#include "runtime/base/param.h"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -36,8 +38,7 @@ class StderrCapture {
 };
 
 TEST(Log, ThresholdPerSubsystemAndPrefix) {
-  // The knobs resolve once per process, so this test sets them before the first read.
-  setenv("GPURUN_LOG_LEVEL", "warn,pml:debug", 1);
+  ASSERT_TRUE(param::find("GPURUN_LOG_LEVEL")->set_from_string("warn,pml:debug").ok());
   configure();
   set_rank(3);
   StderrCapture cap;

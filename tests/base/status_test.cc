@@ -24,6 +24,18 @@ Status chain(int x, int& out) {
   return ok_status();
 }
 
+TEST(Status, ImmediateCodesNeedNoMessage) {
+  Status s(ErrorCode::kNoResource);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), ErrorCode::kNoResource);
+  EXPECT_EQ(s.message(), "");
+  Status moved = std::move(s);
+  EXPECT_EQ(moved.code(), ErrorCode::kNoResource);
+  EXPECT_EQ(moved.to_string(), "no resource");
+  moved.prepend("ring");
+  EXPECT_EQ(moved.message(), "ring: no resource");
+}
+
 TEST(Status, OkIsEmpty) {
   Status s;
   EXPECT_TRUE(s.ok());
