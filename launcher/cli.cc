@@ -46,7 +46,9 @@ BindTo parse_bind(std::string_view text) {
 
 bool is_executable_file(const std::string& path) {
   struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+  // access() alone says yes to root for any file with one x bit; ask for one explicitly.
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) != 0 &&
+         access(path.c_str(), X_OK) == 0;
 }
 
 std::string resolve_program(const std::string& name) {

@@ -12,10 +12,16 @@
  *   wait               init, fence, print "waiting", then wait for a signal
  *   stdin              init; rank 0 echoes its stdin as "got: <line>"; others report EOF
  *   lines N            every rank writes N lines, each in three separate writes
- * Every mode that waits prints "pid <rank> <pid>" first, so tests can check the ranks die. */
+ *   litter             init, leave a segment and a file behind (below), finalize, exit 0
+ * Every mode that waits or fails prints "pid <rank> <pid>" first, so tests can check that the
+ * ranks die, and leaves litter as a crashing MPI rank would: a shared-memory segment
+ * /dev/shm/gpurun-<token>-rank<R> and a file <jobdir>/rank<R>, for gpurun to remove. */
 #define _GNU_SOURCE
 #include <pmix.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -80,8 +86,30 @@ static int check_peers(void) {
 
 static void finalize(void) { CHECK(PMIx_Finalize(NULL, 0)); }
 
-static void announce_and_wait(void) {
+static void leave_litter(void) {
+  pmix_value_t* dir = get_job("gpurun.jobdir");
+  pmix_value_t* token = get_job("gpurun.token");
+  char path[4096];
+  snprintf(path, sizeof path, "/gpurun-%s-rank%u", token->data.string, me.rank);
+  int fd = shm_open(path, O_CREAT | O_RDWR, 0600);
+  if (fd < 0 || ftruncate(fd, 4096) != 0) perror("shm_open");
+  close(fd);
+  snprintf(path, sizeof path, "%s/rank%u", dir->data.string, me.rank);
+  fd = open(path, O_CREAT | O_WRONLY, 0600);
+  if (fd < 0) perror(path);
+  close(fd);
+  PMIX_VALUE_RELEASE(dir);
+  PMIX_VALUE_RELEASE(token);
+}
+
+static void announce(void) {
+  leave_litter();
   printf("pid %u %d\n", me.rank, (int)getpid());
+  fflush(stdout);
+}
+
+static void announce_and_wait(void) {
+  announce();
   fflush(stdout);
   for (;;) pause();
 }
@@ -93,9 +121,11 @@ static int mode_info(void) {
   pmix_value_t* local = get_job(PMIX_LOCAL_SIZE);
   cpu_set_t mask;
   sched_getaffinity(0, sizeof mask, &mask);
-  printf("rank %u size %u local %u jobdir %s token %s oversubscribed %d cpus %d\n", me.rank, size,
-         local->data.uint32, dir->data.string, token->data.string, over->data.flag ? 1 : 0,
-         CPU_COUNT(&mask));
+  struct stat st;
+  if (stat(dir->data.string, &st) != 0) perror(dir->data.string);
+  printf("rank %u size %u local %u jobdir %s mode %o token %s oversubscribed %d cpus %d\n",
+         me.rank, size, local->data.uint32, dir->data.string, (unsigned)(st.st_mode & 07777),
+         token->data.string, over->data.flag ? 1 : 0, CPU_COUNT(&mask));
   PMIX_VALUE_RELEASE(dir);
   PMIX_VALUE_RELEASE(token);
   PMIX_VALUE_RELEASE(over);
@@ -140,13 +170,18 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "info") == 0) return mode_info();
   if (strcmp(mode, "stdin") == 0) return mode_stdin();
   if (strcmp(mode, "lines") == 0) return mode_lines(target);
+  if (strcmp(mode, "litter") == 0) {
+    announce();
+    finalize();
+    return 0;
+  }
   if (strcmp(mode, "noinit") == 0) {
     if (me.rank == (uint32_t)target) return 0;
     announce_and_wait();
   }
   if (strcmp(mode, "wait") == 0) announce_and_wait();
   if ((int)me.rank != target) announce_and_wait();
-  printf("pid %u %d\n", me.rank, (int)getpid());
+  announce();
   if (strcmp(mode, "abort") == 0) {
     PMIx_Abort(code, "test abort", NULL, 0);
     exit(code);
