@@ -8,7 +8,7 @@
  *   abort R CODE       rank R calls PMIx_Abort(CODE) after the fence; others wait
  *   exit R CODE        rank R exits with CODE after the fence, without finalizing
  *   kill R             rank R raises SIGKILL after the fence; others wait
- *   noinit R           every rank inits; rank R exits 0 without finalizing
+ *   noinit R           rank R exits 0 without finalizing; others wait
  *   wait               init, fence, print "waiting", then wait for a signal
  *   stdin              init; rank 0 echoes its stdin as "got: <line>"; others report EOF
  *   lines N            every rank writes N lines, each in three separate writes
@@ -108,9 +108,13 @@ static void announce(void) {
   fflush(stdout);
 }
 
-static void announce_and_wait(void) {
-  announce();
-  fflush(stdout);
+static void barrier(void) {
+  pmix_proc_t wild;
+  PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+  CHECK(PMIx_Fence(&wild, 1, NULL, 0));
+}
+
+static void wait_for_signal(void) {
   for (;;) pause();
 }
 
@@ -175,13 +179,11 @@ int main(int argc, char** argv) {
     finalize();
     return 0;
   }
-  if (strcmp(mode, "noinit") == 0) {
-    if (me.rank == (uint32_t)target) return 0;
-    announce_and_wait();
-  }
-  if (strcmp(mode, "wait") == 0) announce_and_wait();
-  if ((int)me.rank != target) announce_and_wait();
+  /* The failing modes: every rank's pid is printed before any rank fails. */
   announce();
+  barrier();
+  if (strcmp(mode, "wait") == 0 || (int)me.rank != target) wait_for_signal();
+  if (strcmp(mode, "noinit") == 0) return 0;
   if (strcmp(mode, "abort") == 0) {
     PMIx_Abort(code, "test abort", NULL, 0);
     exit(code);
