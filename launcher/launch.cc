@@ -109,7 +109,9 @@ int run_ranks(const Options& options, const std::vector<RankCommand>& commands,
 int launch(const Options& options) {
   Profile profile;
   SignalFd signals;
-  Placement placement = place_ranks(options.np, options.bind_to);
+  auto topology = topo::Topology::load_host();
+  if (!topology.ok()) throw std::runtime_error(topology.status().to_string());
+  Placement placement = place_ranks(*topology, options.np, options.bind_to);
   profile.mark("placement");
   JobDir dir;
   JobConfig config = job_config(options);
@@ -118,7 +120,7 @@ int launch(const Options& options) {
   set_pmix_environment();
   EventQueue events;
   std::optional<PmixServer> server;
-  server.emplace(dir.make_subdir("pmix"), events);
+  server.emplace(dir.make_subdir("pmix"), *topology, events);
   profile.mark("pmix-init");
   server->register_job(layout);
   std::vector<RankCommand> commands = rank_commands(options, placement, *server);

@@ -25,12 +25,10 @@ Placement place_on(const std::vector<topo::Core>& cores, int np, BindTo bind) {
   return placement;
 }
 
-Placement place_ranks(int np, BindTo bind) {
-  auto topology = topo::Topology::load_host();
-  if (!topology.ok()) throw std::runtime_error(topology.status().to_string());
+Placement place_ranks(const topo::Topology& topology, int np, BindTo bind) {
   auto allowed = topo::CpuSet::of_calling_thread();
   if (!allowed.ok()) throw std::runtime_error(allowed.status().to_string());
-  Placement placement = place_on(topology->cores_within(*allowed), np, bind);
+  Placement placement = place_on(topology.cores_within(*allowed), np, bind);
   if (placement.oversubscribed && bind == BindTo::kCore)
     std::fprintf(stderr, "gpurun: warning: %d ranks on %d cores: --bind-to core shares cores\n",
                  np, placement.cores);

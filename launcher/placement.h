@@ -19,7 +19,8 @@ struct Placement {
 
 // Pure placement of `np` ranks on `cores` (the cores gpurun may use).
 Placement place_on(const std::vector<topo::Core>& cores, int np, BindTo bind);
-// Placement on this host, from hwloc and gpurun's own CPU affinity. Throws on hwloc failure.
-Placement place_ranks(int np, BindTo bind);
+// Placement on this host's `topology`, within gpurun's own CPU affinity. Throws when the
+// affinity cannot be read.
+Placement place_ranks(const topo::Topology& topology, int np, BindTo bind);
 
 }  // namespace gpurun::launcher

@@ -35,6 +35,9 @@ void InfoList::add_uint16(const char* key, std::uint16_t value) {
 void InfoList::add_rank(const char* key, pmix_rank_t value) {
   PMIX_INFO_LOAD(&next(), key, &value, PMIX_PROC_RANK);
 }
+void InfoList::add_topology(const char* key, pmix_topology_t* topology) {
+  PMIX_INFO_LOAD(&next(), key, topology, PMIX_TOPO);
+}
 void InfoList::add_regex(const char* key, char* regex) {
   PMIX_INFO_LOAD(&next(), key, regex, PMIX_REGEX);
   std::free(regex);

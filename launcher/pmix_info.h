@@ -25,6 +25,7 @@ class InfoList {
   void add_uint32(const char* key, std::uint32_t value);
   void add_uint16(const char* key, std::uint16_t value);
   void add_rank(const char* key, pmix_rank_t value);
+  void add_topology(const char* key, pmix_topology_t* topology);  // not owned
   void add_regex(const char* key, char* regex);  // takes a regex from PMIx_generate_*
   // Moves `list` into a PMIX_DATA_ARRAY value (PMIX_PROC_DATA).
   void add_array(const char* key, InfoList&& list);

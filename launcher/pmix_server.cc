@@ -50,7 +50,8 @@ void check(pmix_status_t status, const char* what) {
 
 }  // namespace
 
-PmixServer::PmixServer(const std::string& tmpdir, EventQueue& events)
+PmixServer::PmixServer(const std::string& tmpdir, const topo::Topology& topology,
+                       EventQueue& events)
     : nspace_("gpurun." + std::to_string(getpid())) {
   install_callbacks_target(&events);
   pmix_server_module_t module = server_module();
@@ -59,6 +60,11 @@ PmixServer::PmixServer(const std::string& tmpdir, EventQueue& events)
   info.add_string(PMIX_SYSTEM_TMPDIR, tmpdir);
   info.add_bool(PMIX_SERVER_TOOL_SUPPORT, false);
   info.add_bool(PMIX_SERVER_SYSTEM_SUPPORT, false);
+  // Ranks that want the topology load it themselves; sharing it costs a shared-memory
+  // segment per job that nobody reads.
+  info.add_bool(PMIX_SERVER_SHARE_TOPOLOGY, false);
+  pmix_topology_t topo{.source = const_cast<char*>("hwloc"), .topology = topology.hwloc_handle()};
+  info.add_topology(PMIX_TOPOLOGY2, &topo);
   check(PMIx_server_init(&module, info.data(), info.size()), "PMIx_server_init");
 }
 

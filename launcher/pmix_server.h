@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "launcher/events.h"
+#include "runtime/topo/topology.h"
 
 namespace gpurun::launcher {
 
@@ -22,9 +23,11 @@ struct JobLayout {
 
 class PmixServer {
  public:
-  // Starts the server with its rendezvous in `tmpdir` (which must exist and be private).
-  // Throws std::runtime_error naming the failing call.
-  PmixServer(const std::string& tmpdir, EventQueue& events);
+  // Starts the server with its rendezvous in `tmpdir` (which must exist and be private),
+  // handing libpmix gpurun's topology so that it does not discover its own (a full hwloc
+  // discovery with I/O devices is most of PMIx_server_init's time). `topology` must outlive
+  // the server. Throws std::runtime_error naming the failing call.
+  PmixServer(const std::string& tmpdir, const topo::Topology& topology, EventQueue& events);
   ~PmixServer();  // PMIx_server_finalize
   PmixServer(const PmixServer&) = delete;
   PmixServer& operator=(const PmixServer&) = delete;

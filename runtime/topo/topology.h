@@ -45,6 +45,10 @@ class Topology {
   // a process whose affinity is `allowed` can place ranks on.
   std::vector<Core> cores_within(const CpuSet& allowed) const;
 
+  // The hwloc topology this model was built from, for libraries that accept one instead of
+  // discovering their own (PMIx's PMIX_TOPOLOGY2). Owned by this Topology (and its copies).
+  hwloc_topology* hwloc_handle() const { return handle_.get(); }
+
  private:
   struct HwlocDeleter {
     void operator()(hwloc_topology* topology) const;
