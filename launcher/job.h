@@ -42,6 +42,9 @@ class Job {
   void abandon(int exit_code);
   // Runs until every rank has exited and its output is forwarded; returns gpurun's exit code.
   int run();
+  // True when gpurun ended the ranks (a failure, a signal, the timeout) rather than all of
+  // them finishing by themselves.
+  bool ended() const { return ending_; }
 
  private:
   using Clock = std::chrono::steady_clock;

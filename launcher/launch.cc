@@ -89,7 +89,7 @@ std::vector<RankCommand> rank_commands(const Options& options, const Placement& 
 }
 
 int run_ranks(const Options& options, const std::vector<RankCommand>& commands,
-              JobConfig config, EventQueue& events, int signal_fd) {
+              JobConfig config, EventQueue& events, int signal_fd, bool& ended) {
   Job job(std::move(config), events, signal_fd);
   for (int rank = 0; rank < options.np; ++rank) {
     RankPipes pipes;
@@ -101,7 +101,9 @@ int run_ranks(const Options& options, const std::vector<RankCommand>& commands,
       break;
     }
   }
-  return job.run();
+  int code = job.run();
+  ended = job.ended();
+  return code;
 }
 
 }  // namespace
@@ -125,8 +127,10 @@ int launch(const Options& options) {
   server->register_job(layout);
   std::vector<RankCommand> commands = rank_commands(options, placement, *server);
   profile.mark("register");
-  int code = run_ranks(options, commands, std::move(config), events, signals.fd());
+  bool ended = false;
+  int code = run_ranks(options, commands, std::move(config), events, signals.fd(), ended);
   profile.mark("run");
+  if (ended) server->abandon();
   server.reset();
   profile.mark("pmix-finalize");
   dir.remove();

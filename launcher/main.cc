@@ -41,10 +41,7 @@ int run(int argc, char** argv) {
   return gpurun::launcher::launch(options);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  ensure_standard_fds();
+int run_catching(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const gpurun::launcher::UsageError& e) {
@@ -54,4 +51,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gpurun: %s\n", e.what());
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ensure_standard_fds();
+  int code = run_catching(argc, argv);
+  // Every job resource is released by now; _exit rather than exit so that no static
+  // destructor runs under a PMIx thread that was not finalized (see PmixServer::abandon).
+  std::fflush(nullptr);
+  _exit(code);
 }

@@ -69,8 +69,8 @@ PmixServer::PmixServer(const std::string& tmpdir, const topo::Topology& topology
 }
 
 PmixServer::~PmixServer() {
-  PMIx_server_finalize();
   install_callbacks_target(nullptr);
+  if (!abandoned_) PMIx_server_finalize();
 }
 
 void PmixServer::register_job(const JobLayout& job) {

@@ -28,7 +28,8 @@ class PmixServer {
   // discovery with I/O devices is most of PMIx_server_init's time). `topology` must outlive
   // the server. Throws std::runtime_error naming the failing call.
   PmixServer(const std::string& tmpdir, const topo::Topology& topology, EventQueue& events);
-  ~PmixServer();  // PMIx_server_finalize
+  // PMIx_server_finalize, unless abandon() was called.
+  ~PmixServer();
   PmixServer(const PmixServer&) = delete;
   PmixServer& operator=(const PmixServer&) = delete;
 
@@ -39,9 +40,14 @@ class PmixServer {
   // server URI...), ready to give to execve.
   std::vector<std::string> rank_environment(int rank, const std::vector<std::string>& env);
   const std::string& nspace() const { return nspace_; }
+  // After ranks were killed, PMIx 4.2's PMIx_server_finalize sometimes destructs an object it
+  // never constructed and crashes (about 1 job in 30 here). The job is over and gpurun is
+  // about to _exit, which releases the same resources: skip the finalize then.
+  void abandon() { abandoned_ = true; }
 
  private:
   std::string nspace_;
+  bool abandoned_ = false;
 };
 
 }  // namespace gpurun::launcher

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tests of gpurun driven as a subprocess (CTest label `mpi`).
 
-Environment: GPURUN (build/bin/gpurun), RANK (the pmix_rank test program). Each test gets a
+Environment: GPURUN (build/bin/gpurun), MPI_RANK (mpi_rank, an MPI program on libmpi) and
+PMIX_RANK_PROGRAM (pmix_rank, the same modes as a bare PMIx client). Each test gets a
 fresh, empty TMPDIR; the cleanup tests check that it is empty again afterwards, that no
 /dev/shm/gpurun-* entry is left and that every rank PID is gone. Timeouts here are hang
 guards only, never assertions about speed.
@@ -18,7 +19,8 @@ import time
 import unittest
 
 GPURUN = os.environ.get("GPURUN", "build/bin/gpurun")
-RANK = os.environ.get("RANK", "build/tests/bin/pmix_rank")
+RANK = os.environ.get("MPI_RANK", "build/tests/bin/mpi_rank")
+PMIX_RANK = os.environ.get("PMIX_RANK_PROGRAM", "build/tests/bin/pmix_rank")
 HANG_GUARD = 60
 
 
@@ -136,8 +138,7 @@ class ExitCodes(GpurunTest):
     def test_success(self):
         r = self.run_gpurun("-np", "3", RANK, "hello")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(sorted(r.stdout.splitlines()),
-                         [f"rank {i} of 3: peers ok" for i in range(3)])
+        self.assertEqual(sorted(r.stdout.splitlines()), [f"rank {i} of 3" for i in range(3)])
 
     def test_first_failing_exit_code(self):
         r = self.run_gpurun("-np", "3", RANK, "exit", "1", "5")
@@ -195,19 +196,24 @@ class Output(GpurunTest):
 
 
 class Failures(GpurunTest):
+    """The four ways a job ends, through an MPI program; PmixClient repeats them with a bare
+    PMIx client."""
+    abort_message = "MPI_Abort(errorcode 7) called on rank 1"
+    program = RANK
+
     def test_abort_is_reported_and_ends_the_others(self):
-        r = self.run_gpurun("-np", "3", RANK, "abort", "1", "7")
+        r = self.run_gpurun("-np", "3", self.program, "abort", "1", "7")
         self.assertEqual(r.returncode, 7)
         pids = self.pids_from(r.stdout)
         self.assertEqual(sorted(pids), [0, 1, 2])
         host = socket.gethostname()
         self.assertIn(f"gpurun: rank 1 (pid {pids[1]}) on host {host} called MPI_Abort with "
-                      "code 7: test abort", r.stderr)
+                      f"code 7: {self.abort_message}", r.stderr)
         self.assertEqual(r.stderr.count("gpurun: rank"), 1, r.stderr)
         self.assert_nothing_left(pids)
 
     def test_rank_killed_by_signal(self):
-        r = self.run_gpurun("-np", "3", RANK, "kill", "2")
+        r = self.run_gpurun("-np", "3", self.program, "kill", "2")
         self.assertEqual(r.returncode, 128 + signal.SIGKILL)
         pids = self.pids_from(r.stdout)
         self.assertIn(f"rank 2 (pid {pids[2]}) on host {socket.gethostname()} was killed by "
@@ -215,12 +221,12 @@ class Failures(GpurunTest):
         self.assert_nothing_left(pids)
 
     def test_normal_run_leaves_nothing(self):
-        r = self.run_gpurun("-np", "2", RANK, "litter")
+        r = self.run_gpurun("-np", "2", self.program, "litter")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assert_nothing_left(self.pids_from(r.stdout))
 
     def test_sigterm_to_gpurun_is_forwarded_and_cleaned_up(self):
-        proc = self.start_gpurun("-np", "2", RANK, "wait")
+        proc = self.start_gpurun("-np", "2", self.program, "wait")
         pids = self.read_pids(proc, 2)
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=HANG_GUARD)
@@ -238,9 +244,20 @@ class Failures(GpurunTest):
         self.assertEqual(proc.returncode, 128 + signal.SIGTERM)
 
 
+class PmixClient(Failures):
+    abort_message = "test abort"
+    program = PMIX_RANK
+
+    def test_fence_exchanges_every_key(self):
+        r = self.run_gpurun("-np", "3", PMIX_RANK, "hello")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(r.stdout.splitlines()),
+                         [f"rank {i} of 3: peers ok" for i in range(3)])
+
+
 class JobEnvironment(GpurunTest):
     def info_lines(self, *args):
-        r = self.run_gpurun(*args, RANK, "info")
+        r = self.run_gpurun(*args, PMIX_RANK, "info")
         self.assertEqual(r.returncode, 0, r.stderr)
         fields = [dict(zip(l.split()[::2], l.split()[1::2])) for l in r.stdout.splitlines()]
         return sorted(fields, key=lambda f: int(f["rank"]))
@@ -321,6 +338,15 @@ class Info(GpurunTest):
         r = self.run_gpurun("--info", "no-such-topic")
         self.assertEqual(r.returncode, 2)
         self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+
+
+class Singleton(GpurunTest):
+    def test_program_run_alone_is_rank_zero_of_one(self):
+        env = {k: v for k, v in self.env.items() if not k.startswith(("PMIX_", "PMI_", "SLURM_"))}
+        r = subprocess.run([RANK, "hello"], capture_output=True, text=True, env=env,
+                           stdin=subprocess.DEVNULL, timeout=HANG_GUARD)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "rank 0 of 1\n")
 
 
 if __name__ == "__main__":
