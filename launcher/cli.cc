@@ -80,14 +80,17 @@ std::string_view take_value(int argc, char** argv, int& i, std::string_view arg,
 }
 
 bool matches(std::string_view arg, std::string_view name) {
-  return arg == name || (arg.starts_with(name) && arg.size() > name.size() && arg[name.size()] == '=');
+  return arg == name ||
+         (arg.starts_with(name) && arg.size() > name.size() && arg[name.size()] == '=');
 }
 
 // Handles one option; returns false when `arg` is not an option (the program starts here).
 bool parse_option(int argc, char** argv, int& i, Options& opts) {
   std::string_view arg = argv[i];
-  if (arg == "--version" || arg == "-V") opts.action = Options::Action::kVersion;
-  else if (arg == "--help" || arg == "-h") opts.action = Options::Action::kHelp;
+  if (arg == "--version" || arg == "-V")
+    opts.action = Options::Action::kVersion;
+  else if (arg == "--help" || arg == "-h")
+    opts.action = Options::Action::kHelp;
   else if (matches(arg, "--info")) {
     opts.action = Options::Action::kInfo;
     opts.info_topic = take_value(argc, argv, i, arg, "--info");

@@ -28,7 +28,7 @@ struct Options {
   bool tag_output = false;
   std::optional<std::chrono::nanoseconds> timeout;
   BindTo bind_to = BindTo::kAuto;
-  std::string program;  // resolved path of the program
+  std::string program;            // resolved path of the program
   std::vector<std::string> argv;  // argv[0] as the user wrote it, then its arguments
 };
 

@@ -15,9 +15,9 @@ namespace {
 // Slurm variables that describe the allocation rather than a step stay: a gpurun inside an
 // allocation is still part of that job.
 constexpr std::array<std::string_view, 9> kSlurmJobLevel = {
-    "SLURM_JOB_ID",        "SLURM_JOBID",         "SLURM_JOB_NAME",
-    "SLURM_CONF",          "SLURM_CLUSTER_NAME",  "SLURM_SUBMIT_DIR",
-    "SLURM_SUBMIT_HOST",   "SLURM_JOB_PARTITION", "SLURM_JOB_ACCOUNT"};
+    "SLURM_JOB_ID",      "SLURM_JOBID",         "SLURM_JOB_NAME",
+    "SLURM_CONF",        "SLURM_CLUSTER_NAME",  "SLURM_SUBMIT_DIR",
+    "SLURM_SUBMIT_HOST", "SLURM_JOB_PARTITION", "SLURM_JOB_ACCOUNT"};
 
 // Open MPI settings that a user may set on purpose (component choices); its job and
 // run-time wiring variables go.

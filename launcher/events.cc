@@ -3,12 +3,11 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include <utility>
-
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 namespace gpurun::launcher {
 

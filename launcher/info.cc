@@ -98,8 +98,7 @@ int print_info(const std::string& topic) {
     return 0;
   }
   if (fn == nullptr) {
-    std::fprintf(stderr, "gpurun: --info %s needs the library: %s\n", topic.c_str(),
-                 error.c_str());
+    std::fprintf(stderr, "gpurun: --info %s needs the library: %s\n", topic.c_str(), error.c_str());
     return 2;
   }
   std::optional<std::string> text = library_info(fn, topic.c_str());

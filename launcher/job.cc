@@ -63,8 +63,11 @@ Job::~Job() {
 void Job::add_rank(pid_t pid, const RankPipes& pipes) {
   int index = static_cast<int>(ranks_.size());
   std::string prefix = config_.tag_output ? "[" + std::to_string(index) + "] " : "";
-  ranks_.push_back(Rank{.rank = index, .pid = pid, .stdout_fd = pipes.stdout_read,
-                        .stderr_fd = pipes.stderr_read, .stdin_fd = pipes.stdin_write,
+  ranks_.push_back(Rank{.rank = index,
+                        .pid = pid,
+                        .stdout_fd = pipes.stdout_read,
+                        .stderr_fd = pipes.stderr_read,
+                        .stdin_fd = pipes.stdin_write,
                         .out = LineForwarder(STDOUT_FILENO, prefix, config_.line_max),
                         .err = LineForwarder(STDERR_FILENO, prefix, config_.line_max)});
 }
@@ -145,12 +148,23 @@ void Job::build_poll_set(std::vector<pollfd>& fds, std::vector<Polled>& polled) 
 
 void Job::dispatch(const pollfd& fd, const Polled& polled) {
   switch (polled.kind) {
-    case PollKind::kSignal: on_signals(); break;
-    case PollKind::kEvents: break;  // drained before every dispatch
-    case PollKind::kStdin: on_stdin(); break;
-    case PollKind::kRankStdin: on_rank_stdin_writable(); break;
-    case PollKind::kStdout: on_output(ranks_[polled.rank], false); break;
-    case PollKind::kStderr: on_output(ranks_[polled.rank], true); break;
+    case PollKind::kSignal:
+      on_signals();
+      break;
+    case PollKind::kEvents:
+      break;  // drained before every dispatch
+    case PollKind::kStdin:
+      on_stdin();
+      break;
+    case PollKind::kRankStdin:
+      on_rank_stdin_writable();
+      break;
+    case PollKind::kStdout:
+      on_output(ranks_[polled.rank], false);
+      break;
+    case PollKind::kStderr:
+      on_output(ranks_[polled.rank], true);
+      break;
   }
   (void)fd;  // revents is not needed: every handler reads until EOF or EAGAIN
 }
@@ -160,8 +174,12 @@ void Job::on_events() {
     if (event.rank < 0 || event.rank >= static_cast<int>(ranks_.size())) continue;
     Rank& rank = ranks_[event.rank];
     switch (event.kind) {
-      case RankEvent::Kind::kConnected: rank.connected = true; break;
-      case RankEvent::Kind::kFinalized: rank.finalized = true; break;
+      case RankEvent::Kind::kConnected:
+        rank.connected = true;
+        break;
+      case RankEvent::Kind::kFinalized:
+        rank.finalized = true;
+        break;
       case RankEvent::Kind::kAbort:
         rank.aborted = true;
         fail(event.code, rank.who() + " on host " + config_.hostname +

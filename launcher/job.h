@@ -81,7 +81,7 @@ class Job {
   bool ending_ = false;
   std::optional<Clock::time_point> kill_deadline_;
   std::optional<Clock::time_point> drain_deadline_;
-  bool stdin_open_ = true;   // gpurun's stdin still read
+  bool stdin_open_ = true;     // gpurun's stdin still read
   std::string stdin_pending_;  // read from stdin, not yet written to rank 0
 };
 

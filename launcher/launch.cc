@@ -71,7 +71,8 @@ std::string host_name() {
 }
 
 JobConfig job_config(const Options& options) {
-  return JobConfig{.tag_output = options.tag_output, .timeout = options.timeout,
+  return JobConfig{.tag_output = options.tag_output,
+                   .timeout = options.timeout,
                    .kill_grace = params::kill_grace().get(),
                    .line_max = static_cast<std::size_t>(params::line_max().get().bytes),
                    .hostname = host_name()};
@@ -82,14 +83,15 @@ std::vector<RankCommand> rank_commands(const Options& options, const Placement& 
   std::vector<std::string> env = environment_with(options.exports);
   std::vector<RankCommand> commands;
   for (int rank = 0; rank < options.np; ++rank)
-    commands.push_back(RankCommand{.program = options.program, .argv = options.argv,
+    commands.push_back(RankCommand{.program = options.program,
+                                   .argv = options.argv,
                                    .env = server.rank_environment(rank, env),
                                    .binding = placement.binding(rank)});
   return commands;
 }
 
-int run_ranks(const Options& options, const std::vector<RankCommand>& commands,
-              JobConfig config, EventQueue& events, int signal_fd, bool& ended) {
+int run_ranks(const Options& options, const std::vector<RankCommand>& commands, JobConfig config,
+              EventQueue& events, int signal_fd, bool& ended) {
   Job job(std::move(config), events, signal_fd);
   for (int rank = 0; rank < options.np; ++rank) {
     RankPipes pipes;
@@ -117,8 +119,11 @@ int launch(const Options& options) {
   profile.mark("placement");
   JobDir dir;
   JobConfig config = job_config(options);
-  JobLayout layout{.size = options.np, .hostname = config.hostname, .jobdir = dir.path(),
-                   .token = dir.token(), .oversubscribed = placement.oversubscribed};
+  JobLayout layout{.size = options.np,
+                   .hostname = config.hostname,
+                   .jobdir = dir.path(),
+                   .token = dir.token(),
+                   .oversubscribed = placement.oversubscribed};
   set_pmix_environment();
   EventQueue events;
   std::optional<PmixServer> server;

@@ -19,7 +19,7 @@ param::Param<std::string> g_pmix_gds(
     "PMIx data-store components given to the server and the ranks (PMIX_MCA_gds).",
     param::Level::kAdvanced);
 param::Param<param::Size> g_line_max(
-    "GPURUN_LAUNCHER_LINE_MAX", param::Size{64 * 1024},
+    "GPURUN_LAUNCHER_LINE_MAX", param::Size{64ull * 1024},
     "Longest partial output line held back waiting for its newline before it is forwarded.",
     param::Level::kAdvanced);
 param::Param<bool> g_profile(

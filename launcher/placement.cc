@@ -30,8 +30,8 @@ Placement place_ranks(const topo::Topology& topology, int np, BindTo bind) {
   if (!allowed.ok()) throw std::runtime_error(allowed.status().to_string());
   Placement placement = place_on(topology.cores_within(*allowed), np, bind);
   if (placement.oversubscribed && bind == BindTo::kCore)
-    std::fprintf(stderr, "gpurun: warning: %d ranks on %d cores: --bind-to core shares cores\n",
-                 np, placement.cores);
+    std::fprintf(stderr, "gpurun: warning: %d ranks on %d cores: --bind-to core shares cores\n", np,
+                 placement.cores);
   GPURUN_LOG(info, launcher, "ranks %d cores %d oversubscribed %d bound %d", np, placement.cores,
              placement.oversubscribed ? 1 : 0, placement.bindings.empty() ? 0 : 1);
   return placement;

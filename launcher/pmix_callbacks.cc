@@ -27,7 +27,9 @@ pmix_status_t on_finalized(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t, voi
 // rank's exit (which follows the answer): the report says MPI_Abort, not "exit code".
 pmix_status_t on_abort(const pmix_proc_t* proc, void*, int status, const char message[],
                        pmix_proc_t[], size_t, pmix_op_cbfunc_t, void*) {
-  post({.kind = RankEvent::Kind::kAbort, .rank = static_cast<int>(proc->rank), .code = status,
+  post({.kind = RankEvent::Kind::kAbort,
+        .rank = static_cast<int>(proc->rank),
+        .code = status,
         .message = message != nullptr ? message : ""});
   return PMIX_OPERATION_SUCCEEDED;
 }
@@ -51,8 +53,8 @@ pmix_status_t on_fence(const pmix_proc_t[], size_t, const pmix_info_t[], size_t,
 
 // Every rank of a one-host job is local: libpmix answers from its own store, so a request
 // that reaches the host is for data that does not exist.
-pmix_status_t on_direct_modex(const pmix_proc_t*, const pmix_info_t[], size_t,
-                              pmix_modex_cbfunc_t, void*) {
+pmix_status_t on_direct_modex(const pmix_proc_t*, const pmix_info_t[], size_t, pmix_modex_cbfunc_t,
+                              void*) {
   return PMIX_ERR_NOT_FOUND;
 }
 

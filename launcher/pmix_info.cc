@@ -56,8 +56,8 @@ namespace {
 
 char* make_regex(const std::string& text, bool ppn) {
   char* regex = nullptr;
-  pmix_status_t rc = ppn ? PMIx_generate_ppn(text.c_str(), &regex)
-                         : PMIx_generate_regex(text.c_str(), &regex);
+  pmix_status_t rc =
+      ppn ? PMIx_generate_ppn(text.c_str(), &regex) : PMIx_generate_regex(text.c_str(), &regex);
   if (rc != PMIX_SUCCESS)
     throw std::runtime_error(std::string("PMIx_generate_regex: ") + PMIx_Error_string(rc));
   return regex;

@@ -81,9 +81,13 @@ pid_t spawn_rank(const RankCommand& command, bool with_stdin, RankPipes& pipes) 
   std::vector<char*> argv = pointers(command.argv);
   std::vector<char*> envp = pointers(command.env);
   std::string exec_error = "gpurun: cannot execute " + command.program + "\n";
-  ChildPlan plan{.program = command.program.c_str(), .argv = argv.data(), .envp = envp.data(),
-                 .bind = command.binding.has_value(), .parent = getpid(),
-                 .exec_error = exec_error.c_str(), .exec_error_len = exec_error.size()};
+  ChildPlan plan{.program = command.program.c_str(),
+                 .argv = argv.data(),
+                 .envp = envp.data(),
+                 .bind = command.binding.has_value(),
+                 .parent = getpid(),
+                 .exec_error = exec_error.c_str(),
+                 .exec_error_len = exec_error.size()};
   if (plan.bind && !command.binding->to_cpu_set(plan.mask).ok()) plan.bind = false;
   Pipe out = make_pipe();
   Pipe err = make_pipe();

@@ -47,7 +47,8 @@ Result<CpuSet> CpuSet::parse(std::string_view list) {
 Result<CpuSet> CpuSet::of_calling_thread() {
   cpu_set_t mask;
   CPU_ZERO(&mask);
-  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return errno_status("sched_getaffinity", errno);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0)
+    return errno_status("sched_getaffinity", errno);
   std::vector<int> cpus;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
     if (CPU_ISSET(cpu, &mask)) cpus.push_back(cpu);

@@ -65,8 +65,8 @@ Result<Topology> Topology::from_hwloc(std::unique_ptr<hwloc_topology, HwlocDelet
   int ncores = hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_CORE);
   for (int i = 0; i < ncores; ++i) {
     hwloc_obj_t core = hwloc_get_obj_by_type(raw, HWLOC_OBJ_CORE, static_cast<unsigned>(i));
-    topo.cores_.push_back(Core{.index = i, .package = package_of(raw, core),
-                               .pus = cpuset_of(core->cpuset)});
+    topo.cores_.push_back(
+        Core{.index = i, .package = package_of(raw, core), .pus = cpuset_of(core->cpuset)});
   }
   if (topo.cores_.empty()) {
     // Some virtual machines expose PUs without cores: treat each PU as a core.
