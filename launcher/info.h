@@ -1,0 +1,16 @@
+// `gpurun --info`, --version and --help, and the library's list of knobs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpurun::launcher {
+
+// Prints the text for `gpurun --info <topic>`; returns the exit code (2 for an unknown topic).
+int print_info(const std::string& topic);
+// Warns once per GPURUN_* variable of the environment that names no knob of the launcher or
+// of the library. Loads the library only when the launcher does not know a name.
+void warn_unknown_knobs();
+std::string version_text();
+
+}  // namespace gpurun::launcher

@@ -1,0 +1,314 @@
+#include "launcher/job.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "runtime/base/param.h"
+
+namespace gpurun::launcher {
+namespace {
+
+std::string signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+void report(const std::string& line) {
+  std::string text = "gpurun: " + line + "\n";
+  write_all(STDERR_FILENO, text.data(), text.size());
+}
+
+void close_fd(int& fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
+}  // namespace
+
+struct Job::Rank {
+  int rank = 0;
+  pid_t pid = -1;
+  bool running = true;
+  bool connected = false;
+  bool finalized = false;
+  bool aborted = false;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+  int stdin_fd = -1;
+  LineForwarder out;
+  LineForwarder err;
+  std::string who() const {
+    return "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ")";
+  }
+};
+
+Job::Job(JobConfig config, EventQueue& events, int signal_fd)
+    : config_(std::move(config)), events_(events), signal_fd_(signal_fd), start_(Clock::now()) {}
+
+Job::~Job() {
+  for (Rank& rank : ranks_) {
+    close_fd(rank.stdout_fd);
+    close_fd(rank.stderr_fd);
+    close_fd(rank.stdin_fd);
+  }
+}
+
+void Job::add_rank(pid_t pid, const RankPipes& pipes) {
+  int index = static_cast<int>(ranks_.size());
+  std::string prefix = config_.tag_output ? "[" + std::to_string(index) + "] " : "";
+  ranks_.push_back(Rank{.rank = index,
+                        .pid = pid,
+                        .stdout_fd = pipes.stdout_read,
+                        .stderr_fd = pipes.stderr_read,
+                        .stdin_fd = pipes.stdin_write,
+                        .out = LineForwarder(STDOUT_FILENO, prefix, config_.line_max),
+                        .err = LineForwarder(STDERR_FILENO, prefix, config_.line_max)});
+}
+
+void Job::abandon(int exit_code) {
+  if (!exit_code_) exit_code_ = exit_code;
+  end_job(SIGTERM);
+}
+
+int Job::run() {
+  std::vector<pollfd> fds;
+  std::vector<Polled> polled;
+  while (true) {
+    Clock::time_point now = Clock::now();
+    check_timers(now);
+    if (finished(now)) break;
+    build_poll_set(fds, polled);
+    int n = poll(fds.data(), fds.size(), poll_timeout_ms(now));
+    if (n < 0 && errno != EINTR) {
+      report(std::string("poll failed: ") + std::strerror(errno));
+      fail(1, "internal error; ending the job");
+      continue;
+    }
+    // PMIx events first: an MPI_Abort is queued before the aborting rank can exit.
+    on_events();
+    for (std::size_t i = 0; i < fds.size() && n > 0; ++i)
+      if (fds[i].revents != 0) dispatch(fds[i], polled[i]);
+  }
+  if (ending_) kill_ranks(SIGKILL);  // anything the ranks left in their process groups
+  for (Rank& rank : ranks_) {
+    rank.out.finish();
+    rank.err.finish();
+  }
+  return exit_code_.value_or(0);
+}
+
+bool Job::finished(Clock::time_point now) const {
+  for (const Rank& rank : ranks_) {
+    if (rank.running) return false;
+    bool open = rank.stdout_fd >= 0 || rank.stderr_fd >= 0;
+    // A rank's children may keep its pipes open after it exits: wait for them a grace only.
+    if (open && !(drain_deadline_ && now >= *drain_deadline_)) return false;
+  }
+  return true;
+}
+
+int Job::poll_timeout_ms(Clock::time_point now) const {
+  std::optional<Clock::time_point> next;
+  auto consider = [&](std::optional<Clock::time_point> t) {
+    if (t && (!next || *t < *next)) next = t;
+  };
+  if (config_.timeout && !ending_) consider(start_ + *config_.timeout);
+  consider(kill_deadline_);
+  consider(drain_deadline_);
+  if (!next) return -1;
+  auto ms = std::chrono::ceil<std::chrono::milliseconds>(*next - now).count();
+  return static_cast<int>(std::clamp<long long>(ms, 0, 60000));
+}
+
+void Job::build_poll_set(std::vector<pollfd>& fds, std::vector<Polled>& polled) const {
+  fds.clear();
+  polled.clear();
+  auto add = [&](int fd, short events, PollKind kind, int rank) {
+    fds.push_back(pollfd{.fd = fd, .events = events, .revents = 0});
+    polled.push_back(Polled{kind, rank});
+  };
+  add(signal_fd_, POLLIN, PollKind::kSignal, -1);
+  add(events_.fd(), POLLIN, PollKind::kEvents, -1);
+  const bool feeding = !ranks_.empty() && ranks_[0].stdin_fd >= 0;
+  if (feeding && stdin_open_ && stdin_pending_.empty())
+    add(STDIN_FILENO, POLLIN, PollKind::kStdin, 0);
+  if (feeding && !stdin_pending_.empty()) add(ranks_[0].stdin_fd, POLLOUT, PollKind::kRankStdin, 0);
+  for (const Rank& rank : ranks_) {
+    if (rank.stdout_fd >= 0) add(rank.stdout_fd, POLLIN, PollKind::kStdout, rank.rank);
+    if (rank.stderr_fd >= 0) add(rank.stderr_fd, POLLIN, PollKind::kStderr, rank.rank);
+  }
+}
+
+void Job::dispatch(const pollfd& fd, const Polled& polled) {
+  switch (polled.kind) {
+    case PollKind::kSignal:
+      on_signals();
+      break;
+    case PollKind::kEvents:
+      break;  // drained before every dispatch
+    case PollKind::kStdin:
+      on_stdin();
+      break;
+    case PollKind::kRankStdin:
+      on_rank_stdin_writable();
+      break;
+    case PollKind::kStdout:
+      on_output(ranks_[polled.rank], false);
+      break;
+    case PollKind::kStderr:
+      on_output(ranks_[polled.rank], true);
+      break;
+  }
+  (void)fd;  // revents is not needed: every handler reads until EOF or EAGAIN
+}
+
+void Job::on_events() {
+  for (RankEvent& event : events_.drain()) {
+    if (event.rank < 0 || event.rank >= static_cast<int>(ranks_.size())) continue;
+    Rank& rank = ranks_[event.rank];
+    switch (event.kind) {
+      case RankEvent::Kind::kConnected:
+        rank.connected = true;
+        break;
+      case RankEvent::Kind::kFinalized:
+        rank.finalized = true;
+        break;
+      case RankEvent::Kind::kAbort:
+        rank.aborted = true;
+        fail(event.code, rank.who() + " on host " + config_.hostname +
+                             " called MPI_Abort with code " + std::to_string(event.code) + ": " +
+                             event.message);
+        break;
+    }
+  }
+}
+
+void Job::on_signals() {
+  signalfd_siginfo info;
+  bool child = false;
+  while (read(signal_fd_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+    int sig = static_cast<int>(info.ssi_signo);
+    if (sig == SIGCHLD) {
+      child = true;
+    } else if (ending_) {
+      kill_ranks(SIGKILL);  // a second signal: no more grace
+    } else {
+      report("caught " + signal_name(sig) + "; forwarding it to the ranks and ending the job");
+      if (!exit_code_) exit_code_ = 128 + sig;
+      end_job(sig);
+    }
+  }
+  if (child) reap_children();
+}
+
+void Job::reap_children() {
+  on_events();  // an abort queued by a rank that has exited since
+  int status = 0;
+  pid_t pid;
+  while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    for (Rank& rank : ranks_)
+      if (rank.pid == pid && rank.running) on_rank_exit(rank, status);
+  }
+}
+
+void Job::on_rank_exit(Rank& rank, int status) {
+  rank.running = false;
+  if (rank.rank == 0) close_rank_stdin();
+  if (std::none_of(ranks_.begin(), ranks_.end(), [](const Rank& r) { return r.running; }))
+    drain_deadline_ = Clock::now() + config_.kill_grace;
+  if (ending_ || rank.aborted) return;  // ended by gpurun, or already reported
+  std::string where = rank.who() + " on host " + config_.hostname;
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    fail(128 + sig, where + " was killed by signal " + signal_name(sig));
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    int code = WEXITSTATUS(status);
+    fail(code, where + " exited with code " + std::to_string(code));
+  } else if (rank.connected && !rank.finalized) {
+    fail(1, where + " exited without finalizing (MPI_Finalize or PMIx_Finalize)");
+  }
+}
+
+void Job::on_output(Rank& rank, bool is_stderr) {
+  int& fd = is_stderr ? rank.stderr_fd : rank.stdout_fd;
+  LineForwarder& forwarder = is_stderr ? rank.err : rank.out;
+  char buf[65536];
+  ssize_t n = read(fd, buf, sizeof buf);
+  if (n > 0) {
+    forwarder.feed(buf, static_cast<std::size_t>(n));
+  } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+    forwarder.finish();
+    close_fd(fd);
+  }
+}
+
+void Job::on_stdin() {
+  char buf[65536];
+  ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+  if (n > 0) {
+    stdin_pending_.assign(buf, static_cast<std::size_t>(n));
+    on_rank_stdin_writable();
+  } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+    stdin_open_ = false;
+    close_rank_stdin();  // EOF reaches rank 0
+  }
+}
+
+void Job::on_rank_stdin_writable() {
+  int fd = ranks_[0].stdin_fd;
+  ssize_t n = write(fd, stdin_pending_.data(), stdin_pending_.size());
+  if (n > 0) {
+    stdin_pending_.erase(0, static_cast<std::size_t>(n));
+  } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+    close_rank_stdin();  // rank 0 closed its stdin (EPIPE): nothing more to give it
+    stdin_open_ = false;
+  }
+  if (stdin_pending_.empty() && !stdin_open_) close_rank_stdin();
+}
+
+void Job::close_rank_stdin() {
+  if (!ranks_.empty()) close_fd(ranks_[0].stdin_fd);
+  stdin_pending_.clear();
+}
+
+void Job::check_timers(Clock::time_point now) {
+  if (config_.timeout && !ending_ && now >= start_ + *config_.timeout) {
+    fail(124, "the job ran past its --timeout of " +
+                  param::Traits<param::Duration>::format(*config_.timeout) + "; ending it");
+  }
+  if (kill_deadline_ && now >= *kill_deadline_) {
+    kill_deadline_.reset();
+    kill_ranks(SIGKILL);
+  }
+}
+
+void Job::fail(int exit_code, const std::string& line) {
+  if (ending_) return;
+  report(line);
+  if (!exit_code_) exit_code_ = exit_code;
+  end_job(SIGTERM);
+}
+
+void Job::end_job(int signal) {
+  if (ending_) return;
+  ending_ = true;
+  kill_ranks(signal);
+  kill_deadline_ = Clock::now() + config_.kill_grace;
+  stdin_open_ = false;
+  close_rank_stdin();
+}
+
+void Job::kill_ranks(int signal) {
+  // Each rank leads its own process group: the signal reaches what it started as well.
+  for (const Rank& rank : ranks_)
+    if (rank.running || signal == SIGKILL) kill(-rank.pid, signal);
+}
+
+}  // namespace gpurun::launcher

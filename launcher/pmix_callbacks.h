@@ -1,0 +1,15 @@
+// The PMIx server module: callbacks that libpmix runs on its progress thread.
+#pragma once
+
+#include <pmix_server.h>
+
+#include "launcher/events.h"
+
+namespace gpurun::launcher {
+
+// Where the callbacks push their events (one server per process); nullptr detaches them.
+void install_callbacks_target(EventQueue* events);
+// The module handed to PMIx_server_init.
+pmix_server_module_t server_module();
+
+}  // namespace gpurun::launcher

@@ -1,0 +1,105 @@
+#include "launcher/pmix_info.h"
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include <cstdlib>
+#include <stdexcept>
+
+#include "runtime/bootstrap/keys.h"
+
+namespace gpurun::launcher {
+
+InfoList::~InfoList() {
+  for (pmix_info_t& info : items_) PMIX_INFO_DESTRUCT(&info);
+}
+
+pmix_info_t& InfoList::next() {
+  items_.emplace_back();
+  PMIX_INFO_CONSTRUCT(&items_.back());
+  return items_.back();
+}
+
+void InfoList::add_string(const char* key, const std::string& value) {
+  PMIX_INFO_LOAD(&next(), key, value.c_str(), PMIX_STRING);
+}
+void InfoList::add_bool(const char* key, bool value) {
+  PMIX_INFO_LOAD(&next(), key, &value, PMIX_BOOL);
+}
+void InfoList::add_uint32(const char* key, std::uint32_t value) {
+  PMIX_INFO_LOAD(&next(), key, &value, PMIX_UINT32);
+}
+void InfoList::add_uint16(const char* key, std::uint16_t value) {
+  PMIX_INFO_LOAD(&next(), key, &value, PMIX_UINT16);
+}
+void InfoList::add_rank(const char* key, pmix_rank_t value) {
+  PMIX_INFO_LOAD(&next(), key, &value, PMIX_PROC_RANK);
+}
+void InfoList::add_topology(const char* key, pmix_topology_t* topology) {
+  PMIX_INFO_LOAD(&next(), key, topology, PMIX_TOPO);
+}
+void InfoList::add_regex(const char* key, char* regex) {
+  PMIX_INFO_LOAD(&next(), key, regex, PMIX_REGEX);
+  std::free(regex);
+}
+
+void InfoList::add_array(const char* key, InfoList&& list) {
+  pmix_data_array_t array;
+  array.type = PMIX_INFO;
+  array.size = list.size();
+  array.array = list.data();
+  // PMIX_INFO_LOAD copies the array (and each value) into the new info.
+  PMIX_INFO_LOAD(&next(), key, &array, PMIX_DATA_ARRAY);
+}
+
+namespace {
+
+char* make_regex(const std::string& text, bool ppn) {
+  char* regex = nullptr;
+  pmix_status_t rc =
+      ppn ? PMIx_generate_ppn(text.c_str(), &regex) : PMIx_generate_regex(text.c_str(), &regex);
+  if (rc != PMIX_SUCCESS)
+    throw std::runtime_error(std::string("PMIx_generate_regex: ") + PMIx_Error_string(rc));
+  return regex;
+}
+
+InfoList rank_info(const JobLayout& job, int rank) {
+  InfoList info;
+  info.add_rank(PMIX_RANK, static_cast<pmix_rank_t>(rank));
+  info.add_uint16(PMIX_LOCAL_RANK, static_cast<std::uint16_t>(rank));
+  info.add_uint16(PMIX_NODE_RANK, static_cast<std::uint16_t>(rank));
+  info.add_uint32(PMIX_NODEID, 0);
+  info.add_uint32(PMIX_APPNUM, 0);
+  info.add_string(PMIX_HOSTNAME, job.hostname);
+  return info;
+}
+
+}  // namespace
+
+InfoList job_info(const std::string& nspace, const JobLayout& job) {
+  auto size = static_cast<std::uint32_t>(job.size);
+  std::string peers;
+  for (int r = 0; r < job.size; ++r) peers += (r ? "," : "") + std::to_string(r);
+  InfoList info;
+  info.add_uint32(PMIX_UNIV_SIZE, size);
+  info.add_uint32(PMIX_JOB_SIZE, size);
+  info.add_uint32(PMIX_MAX_PROCS, size);
+  info.add_uint32(PMIX_LOCAL_SIZE, size);
+  info.add_uint32(PMIX_NODE_SIZE, size);
+  info.add_string(PMIX_LOCAL_PEERS, peers);
+  info.add_rank(PMIX_LOCALLDR, 0);
+  info.add_uint32(PMIX_NUM_NODES, 1);
+  info.add_uint32(PMIX_NODEID, 0);
+  info.add_uint32(PMIX_APPNUM, 0);
+  info.add_string(PMIX_HOSTNAME, job.hostname);
+  info.add_string(PMIX_JOBID, nspace);
+  info.add_regex(PMIX_NODE_MAP, make_regex(job.hostname, false));
+  info.add_regex(PMIX_PROC_MAP, make_regex(peers, true));
+  info.add_string(bootstrap::keys::kJobDir, job.jobdir);
+  info.add_string(bootstrap::keys::kJobToken, job.token);
+  info.add_bool(bootstrap::keys::kOversubscribed, job.oversubscribed);
+  for (int r = 0; r < job.size; ++r) info.add_array(PMIX_PROC_DATA, rank_info(job, r));
+  return info;
+}
+
+}  // namespace gpurun::launcher

@@ -1,0 +1,53 @@
+// gpurun as a PMIx server (libpmix) for the ranks of one job on this host.
+//
+// libpmix runs its own progress thread: the module callbacks (abort, fence, client
+// connected/finalized) run there and only push RankEvents to the EventQueue, which the main
+// loop drains. All public methods are called from the main thread.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "launcher/events.h"
+#include "runtime/topo/topology.h"
+
+namespace gpurun::launcher {
+
+struct JobLayout {
+  int size = 0;
+  std::string hostname;
+  std::string jobdir;
+  std::string token;
+  bool oversubscribed = false;
+};
+
+class PmixServer {
+ public:
+  // Starts the server with its rendezvous in `tmpdir` (which must exist and be private),
+  // handing libpmix gpurun's topology so that it does not discover its own (a full hwloc
+  // discovery with I/O devices is most of PMIx_server_init's time). `topology` must outlive
+  // the server. Throws std::runtime_error naming the failing call.
+  PmixServer(const std::string& tmpdir, const topo::Topology& topology, EventQueue& events);
+  // PMIx_server_finalize, unless abandon() was called.
+  ~PmixServer();
+  PmixServer(const PmixServer&) = delete;
+  PmixServer& operator=(const PmixServer&) = delete;
+
+  // Registers the job's namespace (job-level and per-rank keys, see keys.h) and every rank
+  // as a client, and waits until libpmix has taken them.
+  void register_job(const JobLayout& job);
+  // `env` plus the variables rank `rank` needs to connect (PMIX_NAMESPACE, PMIX_RANK, the
+  // server URI...), ready to give to execve.
+  std::vector<std::string> rank_environment(int rank, const std::vector<std::string>& env);
+  const std::string& nspace() const { return nspace_; }
+  // After ranks were killed, PMIx 4.2's PMIx_server_finalize sometimes destructs an object it
+  // never constructed and crashes (about 1 job in 30 here). The job is over and gpurun is
+  // about to _exit, which releases the same resources: skip the finalize then.
+  void abandon() { abandoned_ = true; }
+
+ private:
+  std::string nspace_;
+  bool abandoned_ = false;
+};
+
+}  // namespace gpurun::launcher

@@ -1,0 +1,36 @@
+// Starting one rank: everything is prepared in the parent, so the child, forked from a
+// process that has threads (libpmix's), only makes async-signal-safe calls before execve.
+#pragma once
+
+#include <sched.h>
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/topo/cpu_set.h"
+
+namespace gpurun::launcher {
+
+struct RankCommand {
+  std::string program;            // path to execute
+  std::vector<std::string> argv;  // argv[0] first
+  std::vector<std::string> env;   // "NAME=value"
+  std::optional<topo::CpuSet> binding;
+};
+
+// The parent's ends of a started rank's pipes (-1 when absent).
+struct RankPipes {
+  int stdout_read = -1;
+  int stderr_read = -1;
+  int stdin_write = -1;  // rank 0 only
+};
+
+// Forks and execs `command` as its own process group, with stdout/stderr to new pipes, stdin
+// from a new pipe (`with_stdin`) or /dev/null, signals unblocked and SIGPIPE at default, bound
+// to its CPUs, and set to die with SIGKILL if gpurun dies. Throws std::runtime_error when
+// the fork or the pipes fail; a failing exec makes the rank exit with 127.
+pid_t spawn_rank(const RankCommand& command, bool with_stdin, RankPipes& pipes);
+
+}  // namespace gpurun::launcher

@@ -1,0 +1,86 @@
+// Unit tests of the launcher's pure parts: placement, inherited-variable scrubbing, output
+// line forwarding.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "launcher/environment.h"
+#include "launcher/output.h"
+#include "launcher/placement.h"
+
+namespace gpurun::launcher {
+namespace {
+
+std::vector<topo::Core> synthetic_cores(const char* description) {
+  auto topology = topo::Topology::load_synthetic(description);
+  EXPECT_TRUE(topology.ok());
+  return topology->cores_within(topology->all_pus());
+}
+
+TEST(Placement, OneCorePerRankWhileTheyFit) {
+  auto cores = synthetic_cores("pack:2 core:2 pu:2");
+  Placement p = place_on(cores, 3, BindTo::kAuto);
+  EXPECT_FALSE(p.oversubscribed);
+  ASSERT_TRUE(p.binding(2).has_value());
+  EXPECT_EQ(p.binding(0)->to_string(), "0-1");
+  EXPECT_EQ(p.binding(2)->to_string(), "4-5");
+}
+
+TEST(Placement, MoreRanksThanCoresAreOversubscribedAndUnbound) {
+  auto cores = synthetic_cores("pack:1 core:2 pu:1");
+  Placement p = place_on(cores, 3, BindTo::kAuto);
+  EXPECT_TRUE(p.oversubscribed);
+  EXPECT_FALSE(p.binding(0).has_value());
+  // Asked for explicitly, binding wraps around the cores.
+  Placement forced = place_on(cores, 3, BindTo::kCore);
+  EXPECT_TRUE(forced.oversubscribed);
+  EXPECT_EQ(forced.binding(2)->to_string(), "0");
+  EXPECT_FALSE(place_on(cores, 2, BindTo::kNone).binding(0).has_value());
+}
+
+TEST(Environment, OuterLauncherVariablesAreRecognised) {
+  for (const char* name :
+       {"PMIX_NAMESPACE", "PMIX_SERVER_URI41", "PMI_FD", "SLURM_STEP_ID", "SLURM_PROCID",
+        "OMPI_COMM_WORLD_RANK", "OMPI_MCA_orte_hnp_uri", "HYDRA_CONTROL_FD", "MPI_LOCALNRANKS"})
+    EXPECT_TRUE(is_inherited_launcher_variable(name)) << name;
+  for (const char* name : {"PMIX_MCA_gds", "SLURM_JOB_ID", "SLURM_CONF", "OMPI_MCA_btl",
+                           "OMPI_ALLOW_RUN_AS_ROOT", "PATH", "GPURUN_LOG_LEVEL"})
+    EXPECT_FALSE(is_inherited_launcher_variable(name)) << name;
+}
+
+// Feeds `chunks` through a LineForwarder writing to a pipe and returns what came out.
+std::string forward(const std::vector<std::string>& chunks, const std::string& prefix,
+                    std::size_t line_max = 1024) {
+  int fds[2];
+  EXPECT_EQ(pipe(fds), 0);
+  {
+    LineForwarder forwarder(fds[1], prefix, line_max);
+    for (const std::string& chunk : chunks) forwarder.feed(chunk.data(), chunk.size());
+    forwarder.finish();
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  return out;
+}
+
+TEST(LineForwarder, JoinsPiecesIntoWholePrefixedLines) {
+  EXPECT_EQ(forward({"he", "llo\nwor", "ld\n"}, "[3] "), "[3] hello\n[3] world\n");
+  EXPECT_EQ(forward({"a\nb\nc\n"}, "[0] "), "[0] a\n[0] b\n[0] c\n");
+}
+
+TEST(LineForwarder, FlushesThePartialLastLine) {
+  EXPECT_EQ(forward({"no newline"}, ""), "no newline");
+  EXPECT_EQ(forward({"no newline"}, "[1] "), "[1] no newline\n");
+}
+
+TEST(LineForwarder, SplitsLinesLongerThanTheLimit) {
+  EXPECT_EQ(forward({"abcdefgh"}, "[0] ", 4), "[0] abcd\n[0] efgh\n");
+}
+
+}  // namespace
+}  // namespace gpurun::launcher

@@ -1,0 +1,121 @@
+/* An MPI program for the launcher tests: the same modes as pmix_rank.c, through libmpi
+ * (MPI_Init, MPI_Barrier, MPI_Abort, MPI_Finalize). It reads the job's token and directory
+ * with PMIx (a second PMIx_Init in the process is allowed and shares the library's
+ * connection), to leave litter as a crashing rank of the library would.
+ *
+ * usage: mpi_rank MODE [R [CODE]]
+ *   hello         print "rank R of N", barrier, finalize
+ *   abort R CODE  rank R calls MPI_Abort(CODE) once every rank has printed its pid
+ *   exit R CODE   rank R exits with CODE without MPI_Finalize
+ *   kill R        rank R raises SIGKILL
+ *   noinit R      rank R exits 0 without MPI_Finalize
+ *   wait          every rank waits for a signal
+ *   litter        leave litter, then finalize and exit 0
+ *   stdin         rank 0 echoes its stdin as "got: <line>"; others report EOF
+ *   lines N       every rank writes N lines, each in three separate writes */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <mpi.h>
+#include <pmix.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static int rank, size;
+
+static char* job_string(const char* key) {
+  pmix_proc_t me, wild;
+  pmix_value_t* val = NULL;
+  if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS) return NULL;
+  PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+  char* out = NULL;
+  if (PMIx_Get(&wild, key, NULL, 0, &val) == PMIX_SUCCESS && val->type == PMIX_STRING)
+    out = strdup(val->data.string);
+  if (val != NULL) PMIX_VALUE_RELEASE(val);
+  PMIx_Finalize(NULL, 0);
+  return out;
+}
+
+/* A segment /dev/shm/gpurun-<token>-rank<R> and a file <jobdir>/rank<R>. */
+static void leave_litter(void) {
+  char* token = job_string("gpurun.token");
+  char* dir = job_string("gpurun.jobdir");
+  char path[4096];
+  if (token == NULL || dir == NULL) {
+    fprintf(stderr, "mpi_rank: no gpurun job keys\n");
+    exit(3);
+  }
+  snprintf(path, sizeof path, "/gpurun-%s-rank%d", token, rank);
+  int fd = shm_open(path, O_CREAT | O_RDWR, 0600);
+  if (fd < 0 || ftruncate(fd, 4096) != 0) perror("shm_open");
+  close(fd);
+  snprintf(path, sizeof path, "%s/rank%d", dir, rank);
+  fd = open(path, O_CREAT | O_WRONLY, 0600);
+  if (fd < 0) perror(path);
+  close(fd);
+  free(token);
+  free(dir);
+}
+
+static void announce(void) {
+  leave_litter();
+  printf("pid %d %d\n", rank, (int)getpid());
+  fflush(stdout);
+}
+
+static int mode_stdin(void) {
+  char line[4096];
+  while (fgets(line, sizeof line, stdin) != NULL) printf("rank %d got: %s", rank, line);
+  printf("rank %d stdin EOF\n", rank);
+  MPI_Finalize();
+  return 0;
+}
+
+static int mode_lines(int n) {
+  char head[64];
+  for (int i = 0; i < n; ++i) {
+    int len = snprintf(head, sizeof head, "rank %d line %d", rank, i);
+    if (write(STDOUT_FILENO, head, (size_t)len) < 0 ||
+        write(STDOUT_FILENO, " of a whole", 11) < 0 || write(STDOUT_FILENO, " line\n", 6) < 0)
+      return 1;
+  }
+  if (write(STDERR_FILENO, "to stderr\n", 10) < 0) return 1;
+  MPI_Finalize();
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "hello";
+  int target = argc > 2 ? atoi(argv[2]) : 0;
+  int code = argc > 3 ? atoi(argv[3]) : 0;
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (strcmp(mode, "hello") == 0) {
+    printf("rank %d of %d\n", rank, size);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+  }
+  if (strcmp(mode, "stdin") == 0) return mode_stdin();
+  if (strcmp(mode, "lines") == 0) return mode_lines(target);
+  announce();
+  if (strcmp(mode, "litter") == 0) {
+    MPI_Finalize();
+    return 0;
+  }
+  /* The failing modes: every rank's pid is printed before any rank fails. */
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (strcmp(mode, "wait") == 0 || rank != target)
+    for (;;) pause();
+  if (strcmp(mode, "noinit") == 0) return 0;
+  if (strcmp(mode, "abort") == 0) MPI_Abort(MPI_COMM_WORLD, code);
+  if (strcmp(mode, "exit") == 0) exit(code);
+  if (strcmp(mode, "kill") == 0) raise(SIGKILL);
+  fprintf(stderr, "mpi_rank: unknown mode %s\n", mode);
+  return 4;
+}

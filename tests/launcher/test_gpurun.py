@@ -1,0 +1,353 @@
+#!/usr/bin/env python3
+"""Tests of gpurun driven as a subprocess (CTest label `mpi`).
+
+Environment: GPURUN (build/bin/gpurun), MPI_RANK (mpi_rank, an MPI program on libmpi) and
+PMIX_RANK_PROGRAM (pmix_rank, the same modes as a bare PMIx client). Each test gets a
+fresh, empty TMPDIR; the cleanup tests check that it is empty again afterwards, that no
+/dev/shm/gpurun-* entry is left and that every rank PID is gone. Timeouts here are hang
+guards only, never assertions about speed.
+"""
+import os
+import re
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+GPURUN = os.environ.get("GPURUN", "build/bin/gpurun")
+RANK = os.environ.get("MPI_RANK", "build/tests/bin/mpi_rank")
+PMIX_RANK = os.environ.get("PMIX_RANK_PROGRAM", "build/tests/bin/pmix_rank")
+HANG_GUARD = 60
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is a dead process that its parent has not reaped yet
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def shm_entries():
+    return sorted(e for e in os.listdir("/dev/shm") if e.startswith("gpurun-"))
+
+
+class GpurunTest(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory(prefix="gpurun-test-")
+        self.tmpdir = self._tmp.name
+        self.env = dict(os.environ, TMPDIR=self.tmpdir)
+        self.shm_before = shm_entries()
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def run_gpurun(self, *args, stdin=subprocess.DEVNULL, env=None, input=None):
+        return subprocess.run([GPURUN, *args], stdin=None if input is not None else stdin,
+                              input=input, capture_output=True, text=True,
+                              env=env or self.env, timeout=HANG_GUARD)
+
+    def start_gpurun(self, *args):
+        return subprocess.Popen([GPURUN, *args], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=self.env)
+
+    def read_pids(self, proc, count):
+        """Reads 'pid <rank> <pid>' lines from a running gpurun until `count` are seen."""
+        pids = {}
+        while len(pids) < count:
+            line = proc.stdout.readline()
+            self.assertTrue(line, "gpurun's output ended before every rank printed its pid")
+            m = re.match(r"pid (\d+) (\d+)", line)
+            if m:
+                pids[int(m.group(1))] = int(m.group(2))
+        return pids
+
+    def assert_nothing_left(self, pids):
+        for rank, pid in pids.items():
+            self.assertFalse(pid_alive(pid), f"rank {rank} (pid {pid}) still runs")
+        self.assertEqual(os.listdir(self.tmpdir), [], "the job left files in TMPDIR")
+        self.assertEqual(shm_entries(), self.shm_before, "the job left /dev/shm entries")
+
+    def pids_from(self, text):
+        return {int(r): int(p) for r, p in re.findall(r"^pid (\d+) (\d+)$", text, re.M)}
+
+
+class CommandLine(GpurunTest):
+    def assert_usage_error(self, *args, mentions=""):
+        r = self.run_gpurun(*args)
+        self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
+        lines = r.stderr.splitlines()
+        self.assertEqual(len(lines), 1, f"{args}: expected one line, got {r.stderr!r}")
+        self.assertTrue(lines[0].startswith("gpurun: "), lines[0])
+        self.assertIn(mentions, lines[0])
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(os.listdir(self.tmpdir), [], "something was started")
+
+    def test_bad_command_lines(self):
+        self.assert_usage_error("--frobnicate", "-np", "1", "true", mentions="--frobnicate")
+        self.assert_usage_error("-np", "0", "true", mentions="-np")
+        self.assert_usage_error("-np", "-3", "true", mentions="-np")
+        self.assert_usage_error("-np", "two", "true", mentions="two")
+        self.assert_usage_error("-n", "2", mentions="no program")
+        self.assert_usage_error("-np", mentions="-np")
+        self.assert_usage_error("-np", "1", "no-such-program-xyz", mentions="not found in PATH")
+        self.assert_usage_error("-np", "1", "./no/such/file", mentions="no such file")
+        with tempfile.NamedTemporaryFile(mode="w", suffix=".sh") as script:
+            script.write("#!/bin/sh\nexit 0\n")
+            script.flush()
+            os.chmod(script.name, 0o644)
+            self.assert_usage_error("-np", "1", script.name, mentions="not an executable")
+        self.assert_usage_error("-np", "1", "/tmp", mentions="not an executable")
+        self.assert_usage_error("--bind-to", "socket", "true", mentions="socket")
+        self.assert_usage_error("--timeout", "soon", "true", mentions="soon")
+        self.assert_usage_error("-x", "GPURUN_TEST_UNSET_VAR", "true",
+                                mentions="GPURUN_TEST_UNSET_VAR")
+
+    def test_version_and_help(self):
+        r = self.run_gpurun("--version")
+        self.assertEqual(r.returncode, 0)
+        self.assertRegex(r.stdout, r"^gpurun \d+\.\d+\.\d+ \(PMIx ")
+        r = self.run_gpurun("--help")
+        self.assertEqual(r.returncode, 0)
+        for option in ("-np", "-x", "--tag-output", "--timeout", "--bind-to", "--info"):
+            self.assertIn(option, r.stdout)
+
+    def test_double_dash_ends_options(self):
+        r = self.run_gpurun("-np", "1", "--", "sh", "-c", "echo $0 $1", "--tag-output", "x")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "--tag-output x\n")
+
+    def test_export_variables(self):
+        env = dict(self.env, GPURUN_TEST_FROM_ENV="inherited")
+        r = self.run_gpurun("-x", "GPURUN_TEST_SET=value=with=equals", "-x",
+                            "GPURUN_TEST_FROM_ENV", "-np", "1", "sh", "-c",
+                            'echo "$GPURUN_TEST_SET $GPURUN_TEST_FROM_ENV"', env=env)
+        self.assertEqual(r.stdout, "value=with=equals inherited\n", r.stderr)
+
+
+class ExitCodes(GpurunTest):
+    def test_success(self):
+        r = self.run_gpurun("-np", "3", RANK, "hello")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(r.stdout.splitlines()), [f"rank {i} of 3" for i in range(3)])
+
+    def test_first_failing_exit_code(self):
+        r = self.run_gpurun("-np", "3", RANK, "exit", "1", "5")
+        self.assertEqual(r.returncode, 5)
+        host = socket.gethostname()
+        pid = self.pids_from(r.stdout)[1]
+        self.assertIn(f"gpurun: rank 1 (pid {pid}) on host {host} exited with code 5", r.stderr)
+
+    def test_plain_program_exit_code(self):
+        r = self.run_gpurun("-np", "2", "sh", "-c", "exit 3")
+        self.assertEqual(r.returncode, 3)
+        self.assertEqual(len(re.findall(r"exited with code 3", r.stderr)), 1, r.stderr)
+
+    def test_rank_exiting_without_finalize_ends_the_job(self):
+        r = self.run_gpurun("-np", "3", RANK, "noinit", "1")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("rank 1", r.stderr)
+        self.assertIn("without finalizing", r.stderr)
+        self.assert_nothing_left(self.pids_from(r.stdout))
+
+    def test_timeout(self):
+        r = self.run_gpurun("--timeout", "1", "-np", "2", RANK, "wait")
+        self.assertEqual(r.returncode, 124)
+        self.assertIn("--timeout of 1s", r.stderr)
+        self.assert_nothing_left(self.pids_from(r.stdout))
+
+
+class Output(GpurunTest):
+    def test_tagged_lines_are_whole(self):
+        r = self.run_gpurun("--tag-output", "-np", "3", RANK, "lines", "200")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(len(lines), 600)
+        for line in lines:
+            self.assertRegex(line, r"^\[(\d)\] rank \1 line \d+ of a whole line$")
+        self.assertEqual(sorted(r.stderr.splitlines()), [f"[{i}] to stderr" for i in range(3)])
+
+    def test_untagged_lines_and_partial_last_line(self):
+        r = self.run_gpurun("-np", "2", RANK, "lines", "50")
+        for line in r.stdout.splitlines():
+            self.assertRegex(line, r"^rank \d line \d+ of a whole line$")
+        r = self.run_gpurun("-np", "1", "printf", "no newline")
+        self.assertEqual(r.stdout, "no newline")
+        r = self.run_gpurun("--tag-output", "-np", "1", "printf", "no newline")
+        self.assertEqual(r.stdout, "[0] no newline\n")
+
+    def test_stdin_reaches_rank_zero_only(self):
+        r = self.run_gpurun("--tag-output", "-np", "3", RANK, "stdin", input="one\ntwo\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual([l for l in lines if l.startswith("[0]")],
+                         ["[0] rank 0 got: one", "[0] rank 0 got: two", "[0] rank 0 stdin EOF"])
+        self.assertEqual(sorted(l for l in lines if not l.startswith("[0]")),
+                         ["[1] rank 1 stdin EOF", "[2] rank 2 stdin EOF"])
+
+
+class Failures(GpurunTest):
+    """The four ways a job ends, through an MPI program; PmixClient repeats them with a bare
+    PMIx client."""
+    abort_message = "MPI_Abort(errorcode 7) called on rank 1"
+    program = RANK
+
+    def test_abort_is_reported_and_ends_the_others(self):
+        r = self.run_gpurun("-np", "3", self.program, "abort", "1", "7")
+        self.assertEqual(r.returncode, 7)
+        pids = self.pids_from(r.stdout)
+        self.assertEqual(sorted(pids), [0, 1, 2])
+        host = socket.gethostname()
+        self.assertIn(f"gpurun: rank 1 (pid {pids[1]}) on host {host} called MPI_Abort with "
+                      f"code 7: {self.abort_message}", r.stderr)
+        self.assertEqual(r.stderr.count("gpurun: rank"), 1, r.stderr)
+        self.assert_nothing_left(pids)
+
+    def test_rank_killed_by_signal(self):
+        r = self.run_gpurun("-np", "3", self.program, "kill", "2")
+        self.assertEqual(r.returncode, 128 + signal.SIGKILL)
+        pids = self.pids_from(r.stdout)
+        self.assertIn(f"rank 2 (pid {pids[2]}) on host {socket.gethostname()} was killed by "
+                      "signal SIGKILL", r.stderr)
+        self.assert_nothing_left(pids)
+
+    def test_normal_run_leaves_nothing(self):
+        r = self.run_gpurun("-np", "2", self.program, "litter")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assert_nothing_left(self.pids_from(r.stdout))
+
+    def test_sigterm_to_gpurun_is_forwarded_and_cleaned_up(self):
+        proc = self.start_gpurun("-np", "2", self.program, "wait")
+        pids = self.read_pids(proc, 2)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=HANG_GUARD)
+        self.assertEqual(proc.returncode, 128 + signal.SIGTERM, err)
+        self.assert_nothing_left(pids)
+
+    def test_ranks_receive_the_forwarded_signal(self):
+        script = 'trap "echo got TERM; exit 0" TERM; echo ready; while :; do sleep 0.05; done'
+        proc = self.start_gpurun("-np", "2", "sh", "-c", script)
+        for _ in range(2):
+            self.assertEqual(proc.stdout.readline(), "ready\n")
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=HANG_GUARD)
+        self.assertEqual(out, "got TERM\ngot TERM\n", err)
+        self.assertEqual(proc.returncode, 128 + signal.SIGTERM)
+
+
+class PmixClient(Failures):
+    abort_message = "test abort"
+    program = PMIX_RANK
+
+    def test_fence_exchanges_every_key(self):
+        r = self.run_gpurun("-np", "3", PMIX_RANK, "hello")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(r.stdout.splitlines()),
+                         [f"rank {i} of 3: peers ok" for i in range(3)])
+
+
+class JobEnvironment(GpurunTest):
+    def info_lines(self, *args):
+        r = self.run_gpurun(*args, PMIX_RANK, "info")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        fields = [dict(zip(l.split()[::2], l.split()[1::2])) for l in r.stdout.splitlines()]
+        return sorted(fields, key=lambda f: int(f["rank"]))
+
+    def test_private_job_directory(self):
+        first = self.info_lines("-np", "2")
+        second = self.info_lines("-np", "2")
+        for info in first + second:
+            self.assertEqual(os.path.dirname(info["jobdir"]), self.tmpdir)
+            self.assertEqual(info["mode"], "700")
+        name1, name2 = (os.path.basename(i[0]["jobdir"]) for i in (first, second))
+        self.assertNotEqual(name1, name2)
+        self.assertRegex(name1, r"[0-9a-f]{16}$")
+        self.assertNotEqual(first[0]["token"], second[0]["token"])
+        self.assertEqual(first[0]["jobdir"], first[1]["jobdir"])
+        self.assertEqual(os.listdir(self.tmpdir), [])
+
+    def test_binding_and_oversubscription(self):
+        ncpus = len(os.sched_getaffinity(0))
+        cores = self.info_lines("-np", "1")[0]
+        self.assertEqual(cores["oversubscribed"], "0")
+        unbound = self.info_lines("--bind-to", "none", "-np", "1")[0]
+        self.assertEqual(int(unbound["cpus"]), ncpus)
+        over = self.info_lines("-np", str(ncpus + 1))
+        for info in over:
+            self.assertEqual(info["oversubscribed"], "1")
+            self.assertEqual(int(info["cpus"]), ncpus, "oversubscribed ranks are not bound")
+        if ncpus > 1:  # one rank per core: fewer CPUs than the whole machine
+            self.assertLess(int(cores["cpus"]), ncpus)
+
+    def test_inherited_launcher_variables_are_scrubbed(self):
+        env = dict(self.env, PMIX_NAMESPACE="outer.job", PMIX_RANK="5",
+                   PMIX_SERVER_URI41="pmix-server.1;tcp4://127.0.0.1:1", SLURM_STEP_ID="3",
+                   SLURM_PROCID="5", SLURM_JOB_ID="42", OMPI_COMM_WORLD_RANK="5",
+                   PMI_RANK="5", OMPI_MCA_btl="self")
+        r = self.run_gpurun("-np", "2", RANK, "hello", env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.run_gpurun("-np", "1", "env", env=env)
+        ranks_env = dict(l.split("=", 1) for l in r.stdout.splitlines() if "=" in l)
+        for gone in ("SLURM_STEP_ID", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"):
+            self.assertNotIn(gone, ranks_env)
+        self.assertNotEqual(ranks_env["PMIX_SERVER_URI41"], env["PMIX_SERVER_URI41"])
+        self.assertEqual(ranks_env["PMIX_RANK"], "0")
+        self.assertTrue(ranks_env["PMIX_NAMESPACE"].startswith("gpurun."))
+        self.assertEqual(ranks_env["SLURM_JOB_ID"], "42")
+        self.assertEqual(ranks_env["OMPI_MCA_btl"], "self")
+
+
+class Info(GpurunTest):
+    def test_info_params_lists_the_launcher_knobs(self):
+        env = dict(self.env, GPURUN_LAUNCHER_KILL_GRACE="250ms")
+        r = self.run_gpurun("--info", "params", env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        row = re.search(r"^GPURUN_LAUNCHER_KILL_GRACE\s+(\S+)\s+(\S+)\s+(\S+)\s+(.+)$",
+                        r.stdout, re.M)
+        self.assertIsNotNone(row, r.stdout)
+        self.assertEqual(row.groups()[:3], ("250ms", "300ms", "env"))
+        for knob in ("GPURUN_LAUNCHER_PMIX_GDS", "GPURUN_LAUNCHER_LINE_MAX",
+                     "GPURUN_LAUNCHER_PROFILE"):
+            self.assertRegex(r.stdout, rf"(?m)^{knob}\s+\S+\s+\S+\s+default\s+\S")
+        library = os.path.join(os.path.dirname(GPURUN), "..", "lib", "libmpi.so.12")
+        if os.path.exists(library):
+            self.assertIn("library knobs:", r.stdout)
+            self.assertRegex(r.stdout, r"(?m)^GPURUN_(?!LAUNCHER_)\w+\s+\S+")
+        else:
+            self.assertEqual(len(r.stderr.splitlines()), 1)
+            self.assertIn("cannot load", r.stderr)
+            self.assertIn("launcher's knobs only", r.stderr)
+
+    def test_unknown_knob_warning(self):
+        env = dict(self.env, GPURUN_LAUNCHER_KILL_GRAEC="1s")
+        r = self.run_gpurun("-np", "1", "true", env=env)
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("GPURUN_LAUNCHER_KILL_GRAEC", r.stderr)
+        self.assertIn("did you mean GPURUN_LAUNCHER_KILL_GRACE", r.stderr)
+
+    def test_unknown_info_topic(self):
+        r = self.run_gpurun("--info", "no-such-topic")
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+
+
+class Singleton(GpurunTest):
+    def test_program_run_alone_is_rank_zero_of_one(self):
+        env = {k: v for k, v in self.env.items() if not k.startswith(("PMIX_", "PMI_", "SLURM_"))}
+        r = subprocess.run([RANK, "hello"], capture_output=True, text=True, env=env,
+                           stdin=subprocess.DEVNULL, timeout=HANG_GUARD)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "rank 0 of 1\n")
+
+
+if __name__ == "__main__":
+    unittest.main()

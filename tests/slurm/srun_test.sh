@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One check of gpurun's binaries under Slurm's PMIx server (run by CTest with the slurm
+# fixture, which exports SLURM_CONF).
+#   srun_mpi          srun --mpi=pmix -n 2 mpi_rank hello: an MPI program, ranks 0 and 1 of 2
+#   srun_pmix_client  srun --mpi=pmix -n 2 pmix_rank hello: the PMIx fence exchanges every key
+#   gpurun_in_step    gpurun -np 2 inside an srun --mpi=pmix step: gpurun ignores the step's
+#                     PMIx and Slurm variables and serves its own ranks
+set -euo pipefail
+case=$1 mpi_rank=$2 pmix_rank=$3 gpurun=$4
+guard="timeout 60"
+
+expect() {  # expect "<sorted expected output>" command...
+  local want=$1 got
+  shift
+  got=$("$@" | sort)
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: $*" >&2
+    echo "expected:" >&2; echo "$want" >&2
+    echo "got:" >&2; echo "$got" >&2
+    exit 1
+  fi
+  echo "ok: $*"
+}
+
+case $case in
+  srun_mpi)
+    expect $'rank 0 of 2\nrank 1 of 2' $guard srun --mpi=pmix -n 2 "$mpi_rank" hello ;;
+  srun_pmix_client)
+    expect $'rank 0 of 2: peers ok\nrank 1 of 2: peers ok' \
+      $guard srun --mpi=pmix -n 2 "$pmix_rank" hello ;;
+  gpurun_in_step)
+    expect $'[0] rank 0 of 2\n[1] rank 1 of 2' \
+      $guard srun --mpi=pmix -n 1 "$gpurun" --tag-output -np 2 "$mpi_rank" hello ;;
+  *) echo "unknown case $case" >&2; exit 2 ;;
+esac
