@@ -155,4 +155,4 @@ class BenchReport:
         dat.write_text("# configuration value\n" + "\n".join(rows) + "\n")
         return ("set style data histograms\nset style fill solid 0.6\nset boxwidth 0.8\n"
                 f"set yrange [0:*]\nset ylabel '{self.metric['title']}'\nset grid ytics\n"
-                f"plot '{dat}' using 2:xtic(1) title '{self.metric['title']}'\n")
+                f"plot '{dat}' using 2:xtic(1) notitle\n")

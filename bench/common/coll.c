@@ -13,6 +13,8 @@
 #include <stdlib.h>
 
 static void ctx_init(struct coll_ctx *c, struct bench *b, const struct coll_op *op) {
+  /* Reductions work on whole floats: sizes below one float would reduce nothing. */
+  if (op->reduction && b->opt.min_size < sizeof(float)) b->opt.min_size = sizeof(float);
   c->b = b;
   c->root = 0;
   c->elem = op->reduction ? sizeof(float) : 1;

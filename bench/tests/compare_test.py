@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 """A tiny bench/compare run must produce its index, a Markdown table with one row per size and
-a column per configuration, a PNG plot and the raw runs, and flag nothing silently.
+a column per configuration, a PNG plot and the raw runs.
 
   compare_test.py COMPARE OUT_DIR [compare options...]
+  compare_test.py --under-load COMPARE OUT_DIR [compare options...]
+
+With --under-load, two processes that keep both CPUs busy run beside compare (for at most
+a minute, and are ended by PID): every run must then be flagged as disturbed, in the raw runs
+and in the table's notes, rather than reported silently.
 """
 import json
 import re
@@ -12,7 +17,34 @@ import sys
 from pathlib import Path
 
 
+HOG = "import time\nend = time.monotonic() + 60\nwhile time.monotonic() < end: pass\n"
+
+
+def under_load(compare: str, out: Path, extra: list[str]) -> int:
+    shutil.rmtree(out, ignore_errors=True)
+    hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(2)]
+    try:
+        cmd = [compare, "--bench", "osu_latency", "--reps", "1", "--args", "-m 1:4 -i 100000",
+               "--out", str(out), *extra]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    print(proc.stdout, proc.stderr)
+    assert proc.returncode == 0, f"compare exited {proc.returncode}"
+    runs = json.loads((out / "runs.json").read_text())
+    assert runs and all(r["disturbed"] for r in runs), [(r["config"], r["foreign"]) for r in runs]
+    assert "DISTURBED" in proc.stderr, "progress lines do not flag the runs"
+    table = (out / "osu_latency.md").read_text()
+    assert "disturbed by other load" in table and "medians include them" in table, table
+    print("1 passed, 0 failed")
+    return 0
+
+
 def main() -> int:
+    if sys.argv[1] == "--under-load":
+        return under_load(sys.argv[2], Path(sys.argv[3]), sys.argv[4:])
     compare, out, extra = sys.argv[1], Path(sys.argv[2]), sys.argv[3:]
     shutil.rmtree(out, ignore_errors=True)
     cmd = [compare, "--bench", "osu_latency,osu_barrier", "--reps", "2",
