@@ -80,6 +80,9 @@ class BenchReport:
             r = self.ratio(s)
             cells.append(f"{r:.2f}" if r is not None else "n/a")
             lines.append("| " + " | ".join(cells) + " |")
+        if not self.sizes:
+            lines.append("")
+            lines.append("No configuration produced results for this benchmark (see below).")
         lines += self._gpu_table(gpu_ref, placement)
         lines += [""] + self.notes()
         return "\n".join(lines) + "\n"
