@@ -28,7 +28,7 @@ def parse_args(argv):
     p = argparse.ArgumentParser(prog="bench/compare", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true",
-                   help=f"{','.join(QUICK_BENCHES)}, sizes 1..1M, 3 repetitions (under 3 min on 2 cores)")
+                   help=f"{','.join(QUICK_BENCHES)}, sizes 1..1M, 5 repetitions (under 3 min on 2 cores)")
     p.add_argument("--bench", help="comma-separated benchmarks (default: quick or full set)")
     p.add_argument("--mpi", help="comma-separated MPIs among gpurun,openmpi,mpich and --add-mpi "
                    "names (default: all found)")
@@ -37,7 +37,7 @@ def parse_args(argv):
     p.add_argument("--add-mpi", action="append", default=[], metavar="NAME=CC:LAUNCHER[:cuda]",
                    help="another MPI: its compiler wrapper and launcher (taking -np N)")
     p.add_argument("-np", type=int, default=2, help="ranks per run (default 2)")
-    p.add_argument("--reps", type=int, help="repetitions (default 5, quick 3)")
+    p.add_argument("--reps", type=int, help="repetitions (default 5)")
     p.add_argument("--args", default="", help="extra benchmark arguments, e.g. '-d cuda D D'")
     p.add_argument("--out", default=str(mpis.REPO_DIR / "build" / "bench-compare"),
                    help="output directory (default: build/bench-compare)")
@@ -52,7 +52,7 @@ def parse_args(argv):
                    help="flag a run when others used more than this share of the CPUs (0.15)")
     p.add_argument("--list", action="store_true", help="list configurations and exit")
     args = p.parse_args(argv)
-    args.reps = args.reps or (3 if args.quick else 5)
+    args.reps = args.reps or 5
     benches = args.bench.split(",") if args.bench else (QUICK_BENCHES if args.quick
                                                         else FULL_BENCHES)
     args.benches = [b.strip() for b in benches if b.strip()]

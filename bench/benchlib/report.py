@@ -106,6 +106,20 @@ class BenchReport:
             lines.append(f"| {s} | " + " | ".join(cells) + " |")
         return lines
 
+    def spread(self, config: str) -> float | None:
+        """Run-to-run spread of a configuration: median over sizes of (max - min) / median of
+        the runs in its medians. Large values mean noise the load check could not see (for
+        example contention on the host of a virtual machine)."""
+        used = [r for r in self.runs[config] if r.ok and (not r.disturbed or self.fallback[config])]
+        if len(used) < 2:
+            return None
+        rel = []
+        for s, med in self.med[config].items():
+            vals = [r.values[s] for r in used if s in r.values]
+            if med and len(vals) > 1:
+                rel.append((max(vals) - min(vals)) / med)
+        return statistics.median(rel) if rel else None
+
     def notes(self) -> list[str]:
         out = []
         for c in self.configs:
@@ -115,7 +129,9 @@ class BenchReport:
                 continue
             bad = [r for r in runs if not r.ok]
             dist = [r for r in runs if r.ok and r.disturbed]
+            spread = self.spread(c)
             out.append(f"- {c}: {self.count[c]} run(s) in the medians"
+                       + (f", spread between runs {spread:.0%}" if spread is not None else "")
                        + (f"; {len(dist)} disturbed by other load (max "
                           f"{max(r.foreign for r in dist):.0%} of the CPUs)" if dist else "")
                        + (f"; {len(bad)} failed: {bad[0].status}" if bad else ""))
