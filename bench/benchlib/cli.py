@@ -139,6 +139,7 @@ def prepare(args, configs) -> tuple[dict, dict, list]:
 
 def run_all(args, usable, bindirs, skipped, gpu_ref) -> tuple[list, list]:
     runs, refs = [], []
+    probe = runner.CpuProbe()
     for rep in range(1, args.reps + 1):
         for bench in args.benches:
             for c in usable:
@@ -146,16 +147,24 @@ def run_all(args, usable, bindirs, skipped, gpu_ref) -> tuple[list, list]:
                     continue
                 program = bindirs[c.name] / bench
                 r = runner.run_one(c, program, bench_args(args, bench), args.np, rep,
-                                   args.timeout, args.load_threshold)
+                                   args.timeout, args.load_threshold, probe)
                 runs.append(r)
-                flag = f", DISTURBED: others used {r.foreign:.0%} of the CPUs" if r.disturbed \
-                    else ""
+                flag = f", DISTURBED: {disturbance(r)}" if r.disturbed else ""
                 log(f"[{rep}/{args.reps}] {bench:<16} {c.name:<14} {r.status} "
                     f"({r.wall_s:.1f} s{flag})")
         if gpu_ref:
             ref, why = runner.run_gpu_ref(gpu_ref, args.timeout)
             refs.append(ref) if ref else log(f"GPU reference failed: {why}")
     return runs, refs
+
+
+def disturbance(r: runner.Run) -> str:
+    why = []
+    if r.foreign > 0:
+        why.append(f"others used {r.foreign:.0%} of the CPUs")
+    if r.slowdown > runner.SLOW_FACTOR:
+        why.append(f"CPU {r.slowdown:.1f}x slower than at best")
+    return ", ".join(why)
 
 
 def merge_refs(refs: list[dict]) -> dict | None:
@@ -180,7 +189,9 @@ def write_index(args, out: Path, configs, left_out, reports, ref) -> Path:
              f"- command: bench/compare {' '.join(shlex.quote(a) for a in sys.argv[1:])}",
              f"- ranks: {args.np}; repetitions: {args.reps}, interleaved over configurations",
              "- a run is *disturbed* when other processes used more than "
-             f"{args.load_threshold:.0%} of the CPUs during it; medians leave such runs out", "",
+             f"{args.load_threshold:.0%} of the CPUs during it, or when a fixed piece of work "
+             f"timed around it ran over {runner.SLOW_FACTOR}x slower than at best (a busy "
+             "host); medians leave such runs out", "",
              "## Configurations", "",
              "Every configuration is pinned to loopback (UCX_NET_DEVICES=lo; Open MPI "
              "`*_tcp_if_include lo`, MPICH `-iface lo`); Open MPI may run as root.", ""]

@@ -132,8 +132,9 @@ class BenchReport:
             spread = self.spread(c)
             out.append(f"- {c}: {self.count[c]} run(s) in the medians"
                        + (f", spread between runs {spread:.0%}" if spread is not None else "")
-                       + (f"; {len(dist)} disturbed by other load (max "
-                          f"{max(r.foreign for r in dist):.0%} of the CPUs)" if dist else "")
+                       + (f"; {len(dist)} disturbed by other load (others used up to "
+                          f"{max(r.foreign for r in dist):.0%} of the CPUs, CPU up to "
+                          f"{max(r.slowdown for r in dist):.1f}x slower)" if dist else "")
                        + (f"; {len(bad)} failed: {bad[0].status}" if bad else ""))
             if bad and bad[0].output_tail:
                 out.append("  ```\n  " + bad[0].output_tail.replace("\n", "\n  ") + "\n  ```")

@@ -1,10 +1,15 @@
 """Running benchmarks: one run of one program under one configuration, with a measure of how
 much other load shared the machine while it ran.
 
-Disturbance: the machine-wide busy CPU time (/proc/stat, steal included) minus the CPU time
-of our own run (its processes' rusage) is CPU that something else used. A run is flagged
-when that foreign share of the machine's capacity exceeds a threshold; it is kept in the
-results, marked, and left out of the medians when undisturbed runs exist.
+Disturbance, two ways:
+- other load on this machine: the machine-wide busy CPU time (/proc/stat, steal included)
+  minus the CPU time of our own run (its processes' rusage) is CPU that something else used;
+  flagged when that share of the machine's capacity exceeds a threshold;
+- a slowed CPU that no counter here shows (a virtual machine whose host is busy): a fixed
+  piece of work is timed just before and after each run and compared with the fastest time
+  seen; flagged when it took over 1.5 times as long.
+A flagged run is kept in the results, marked, and left out of the medians when undisturbed
+runs exist.
 """
 
 import json
@@ -21,6 +26,28 @@ NCPU = os.cpu_count() or 1
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
+SLOW_FACTOR = 1.5  # probe time over the best one that marks a slowed CPU
+
+
+class CpuProbe:
+    """Times a fixed piece of work (about 10 ms of one core) to notice a slowed CPU."""
+
+    def __init__(self):
+        self.best = min(self._once() for _ in range(5))
+
+    @staticmethod
+    def _once() -> float:
+        t0 = time.perf_counter()
+        sum(range(1_000_000))
+        return time.perf_counter() - t0
+
+    def slowdown(self) -> float:
+        """This moment's probe time over the fastest seen (the minimum of three tries)."""
+        t = min(self._once() for _ in range(3))
+        self.best = min(self.best, t)
+        return t / self.best
+
+
 @dataclass
 class Run:
     config: str
@@ -33,6 +60,7 @@ class Run:
     wall_s: float = 0.0
     own_cpu_s: float = 0.0
     foreign: float = 0.0  # share of the machine's CPU used by others during the run
+    slowdown: float = 1.0  # CPU probe around the run over the fastest probe
     load_before: float = 0.0
     disturbed: bool = False
     command: str = ""
@@ -86,8 +114,9 @@ def _finish(run: Run, proc: subprocess.CompletedProcess | None) -> None:
 
 
 def run_one(config: Config, program: Path, args: list[str], np: int, rep: int,
-            timeout: float, threshold: float) -> Run:
+            timeout: float, threshold: float, probe: CpuProbe | None = None) -> Run:
     run = Run(config.name, program.name, rep)
+    before = probe.slowdown() if probe else 1.0
     cmd = config.command(np, [str(program), *args, "--format", "json"])
     run.command = " ".join(cmd)
     run.load_before = os.getloadavg()[0]
@@ -102,7 +131,8 @@ def run_one(config: Config, program: Path, args: list[str], np: int, rep: int,
     # /proc/stat counts in clock ticks: allow two of them for rounding on short runs.
     other = max(0.0, _busy_seconds() - busy0 - run.own_cpu_s - 2.0 / _TICK)
     run.foreign = other / (run.wall_s * NCPU) if run.wall_s > 0 else 0.0
-    run.disturbed = run.foreign > threshold
+    run.slowdown = max(before, probe.slowdown()) if probe else 1.0
+    run.disturbed = run.foreign > threshold or run.slowdown > SLOW_FACTOR
     _finish(run, proc)
     return run
 
