@@ -134,7 +134,8 @@ void bench_stats(struct bench *b, double local, int took_part, struct bench_stat
 /* Largest value over all ranks, known to every rank (collective). */
 double bench_max_all(struct bench *b, double local);
 
-/* Buffers. bench_buf_alloc fails loudly (MPI_Abort) when memory cannot be had. */
+/* Buffers (rank-local calls). bench_buf_alloc fails loudly (MPI_Abort) when memory cannot be
+ * had. */
 void bench_buf_alloc(struct bench *b, struct bench_buf *buf, size_t bytes, enum bench_mem mem);
 void bench_buf_free(struct bench_buf *buf);
 /* Copies [offset, offset+bytes) from the host mirror to ptr, or back (no-ops for host memory). */
@@ -146,7 +147,7 @@ void bench_buf_poison(struct bench_buf *buf, size_t bytes);
 long long bench_buf_check(const struct bench *b, struct bench_buf *buf, size_t offset, size_t bytes,
                           unsigned seed);
 
-/* Fails the whole job with a message (rank-local call). */
+/* Fails the whole job with a message (rank-local call, does not return). */
 void bench_fail(const struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 __attribute__((noreturn));
 
