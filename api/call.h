@@ -1,0 +1,55 @@
+// What every MPI C function does on entry and on error.
+//
+// Each function is written as PMPI_x and exported as a weak MPI_x alias (the profiling
+// interface), begins with GPURUN_API_ENTER("MPI_x"), checks every argument, and reports a bad
+// one through api::raise(), which builds an error code carrying a message that names the call,
+// the argument and the rank, and runs the communicator's error handler.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "runtime/base/status.h"
+
+namespace gpurun::api {
+
+enum class Phase : std::uint8_t { kBefore, kInitialized, kFinalized };
+
+extern std::atomic<Phase> g_phase;
+inline Phase phase() { return g_phase.load(std::memory_order_acquire); }
+
+struct Call {
+  const char* name;  // "MPI_Send"
+};
+
+// Runs the error handler of `comm` (MPI_COMM_WORLD's when comm is MPI_COMM_NULL or not a
+// communicator) for an error of `error_class`; the message is printf-formatted and gets the
+// call's name and this process's rank around it. Returns the error code to return.
+int raise(const Call& call, MPI_Comm comm, int error_class, const char* fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+// The same for an internal Status, mapped to its MPI error class.
+int raise_status(const Call& call, MPI_Comm comm, const Status& status);
+// The MPI error class for an internal error code.
+int error_class_of(ErrorCode code);
+// Reports a call made before MPI_Init or after MPI_Finalize; returns the error code.
+int outside_init(const Call& call);
+
+}  // namespace gpurun::api
+
+#define GPURUN_API_ENTER(call_name)                                           \
+  const ::gpurun::api::Call call{call_name};                                  \
+  if (::gpurun::api::phase() != ::gpurun::api::Phase::kInitialized) [[unlikely]] \
+    return ::gpurun::api::outside_init(call)
+
+// Exports MPI_name as a weak alias of PMPI_name, so profiling tools can interpose MPI_name.
+#define GPURUN_MPI_ALIAS(name) \
+  extern "C" __attribute__((weak, alias("P" #name))) decltype(P##name) name;
+
+// Checks a pointer argument that must not be null.
+#define GPURUN_CHECK_NOT_NULL(comm, arg)                                              \
+  do {                                                                                \
+    if ((arg) == nullptr) [[unlikely]]                                                \
+      return ::gpurun::api::raise(call, comm, MPI_ERR_ARG, "argument " #arg " is a null pointer"); \
+  } while (0)

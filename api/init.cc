@@ -1,0 +1,165 @@
+// MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort and the calls about the library's state.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "api/call.h"
+#include "api/state.h"
+#include "gpurun/build_config.h"
+#include "runtime/base/clock.h"
+#include "runtime/base/log.h"
+#include "runtime/base/param.h"
+
+namespace gpurun::api {
+namespace {
+
+// Connects to the launcher and builds MPI_COMM_WORLD and MPI_COMM_SELF.
+int initialize(const Call& call, int required, int* provided) {
+  if (phase() != Phase::kBefore) {
+    const char* why = phase() == Phase::kInitialized ? "MPI is already initialized"
+                                                     : "MPI was finalized and cannot restart";
+    return raise(call, MPI_COMM_NULL, MPI_ERR_OTHER, "%s", why);
+  }
+  log::configure();
+  auto bootstrap = bootstrap::create();
+  if (!bootstrap.ok()) {
+    return raise(call, MPI_COMM_NULL, MPI_ERR_OTHER, "cannot start: %s",
+                 bootstrap.status().to_string().c_str());
+  }
+  ProcessState& s = state();
+  s.bootstrap = std::move(bootstrap).value();
+  const bootstrap::JobInfo& job = s.bootstrap->job();
+  log::set_rank(job.rank);
+  param::log_non_default();
+  s.world.comm = std::make_unique<core::Communicator>(core::Group::identity(job.size), job.rank,
+                                                      /*context_id=*/0);
+  s.self.comm = std::make_unique<core::Communicator>(core::Group::of({job.rank}), 0,
+                                                     /*context_id=*/1);
+  // Every level is provided: the calls implemented so far are safe from any thread.
+  s.thread_level = (required < MPI_THREAD_SINGLE)     ? MPI_THREAD_SINGLE
+                   : (required > MPI_THREAD_MULTIPLE) ? MPI_THREAD_MULTIPLE
+                                                      : required;
+  s.main_thread = std::this_thread::get_id();
+  if (provided != nullptr) *provided = s.thread_level;
+  GPURUN_LOG(info, init, "rank %d of %d on %s (%d local), thread level %d", job.rank, job.size,
+             job.host.c_str(), job.local_size, s.thread_level);
+  g_phase.store(Phase::kInitialized, std::memory_order_release);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace gpurun::api
+
+using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
+
+extern "C" int PMPI_Init(int* /*argc*/, char*** /*argv*/) {
+  const Call call{"MPI_Init"};
+  return initialize(call, MPI_THREAD_SINGLE, nullptr);
+}
+
+extern "C" int PMPI_Init_thread(int* /*argc*/, char*** /*argv*/, int required, int* provided) {
+  const Call call{"MPI_Init_thread"};
+  if (provided == nullptr)
+    return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "argument provided is a null pointer");
+  return initialize(call, required, provided);
+}
+
+extern "C" int PMPI_Finalize(void) {
+  GPURUN_API_ENTER("MPI_Finalize");
+  ProcessState& s = state();
+  gpurun::Status st = s.bootstrap->finalize();
+  g_phase.store(Phase::kFinalized, std::memory_order_release);
+  if (!st.ok()) GPURUN_LOG(warn, init, "finalize: %s", st.to_string().c_str());
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Initialized(int* flag) {
+  const Call call{"MPI_Initialized"};
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  *flag = phase() != Phase::kBefore;
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Finalized(int* flag) {
+  const Call call{"MPI_Finalized"};
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  *flag = phase() == Phase::kFinalized;
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Query_thread(int* provided) {
+  GPURUN_API_ENTER("MPI_Query_thread");
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, provided);
+  *provided = state().thread_level;
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Is_thread_main(int* flag) {
+  GPURUN_API_ENTER("MPI_Is_thread_main");
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  *flag = std::this_thread::get_id() == state().main_thread;
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
+  int rank = world_rank();
+  char message[256];
+  std::snprintf(message, sizeof message, "MPI_Abort(errorcode %d) called on rank %d", errorcode,
+                rank);
+  if (phase() == Phase::kInitialized && find_comm(comm) == nullptr) {
+    GPURUN_LOG(warn, init, "MPI_Abort: argument comm is not a communicator; ending the job");
+  }
+  std::string line = std::string("gpurun: ") + message + "\n";
+  ssize_t rc = write(STDERR_FILENO, line.data(), line.size());
+  (void)rc;
+  if (phase() == Phase::kInitialized) state().bootstrap->abort(errorcode, message);
+  _exit(errorcode & 0xff ? errorcode & 0xff : 1);
+}
+
+extern "C" double PMPI_Wtime(void) { return gpurun::clock::now_seconds(); }
+extern "C" double PMPI_Wtick(void) { return gpurun::clock::tick_seconds(); }
+
+extern "C" int PMPI_Get_processor_name(char* name, int* resultlen) {
+  GPURUN_API_ENTER("MPI_Get_processor_name");
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, name);
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, resultlen);
+  std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", state().bootstrap->job().host.c_str());
+  *resultlen = static_cast<int>(std::strlen(name));
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Get_version(int* version, int* subversion) {
+  const Call call{"MPI_Get_version"};
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, version);
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, subversion);
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Get_library_version(char* version, int* resultlen) {
+  const Call call{"MPI_Get_library_version"};
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, version);
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, resultlen);
+  std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                "gpurun %s (MPI %d.%d, MPICH ABI libmpi.so.12; CUDA support: %s)",
+                GPURUN_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION, GPURUN_CUDA_DESCRIPTION);
+  *resultlen = static_cast<int>(std::strlen(version));
+  return MPI_SUCCESS;
+}
+
+GPURUN_MPI_ALIAS(MPI_Init)
+GPURUN_MPI_ALIAS(MPI_Init_thread)
+GPURUN_MPI_ALIAS(MPI_Finalize)
+GPURUN_MPI_ALIAS(MPI_Initialized)
+GPURUN_MPI_ALIAS(MPI_Finalized)
+GPURUN_MPI_ALIAS(MPI_Query_thread)
+GPURUN_MPI_ALIAS(MPI_Is_thread_main)
+GPURUN_MPI_ALIAS(MPI_Abort)
+GPURUN_MPI_ALIAS(MPI_Wtime)
+GPURUN_MPI_ALIAS(MPI_Wtick)
+GPURUN_MPI_ALIAS(MPI_Get_processor_name)
+GPURUN_MPI_ALIAS(MPI_Get_version)
+GPURUN_MPI_ALIAS(MPI_Get_library_version)

@@ -1,0 +1,27 @@
+#include "api/state.h"
+
+#include "api/call.h"
+
+namespace gpurun::api {
+
+std::atomic<Phase> g_phase{Phase::kBefore};
+
+ProcessState& state() {
+  static ProcessState* s = new ProcessState();  // never destroyed: ranks exit from anywhere
+  return *s;
+}
+
+CommEntry* find_comm(MPI_Comm handle) {
+  if (handle == MPI_COMM_WORLD) return &state().world;
+  if (handle == MPI_COMM_SELF) return &state().self;
+  if (handle_type(handle) != ObjectType::kComm || handle_kind(handle) != HandleKind::kIndirect)
+    return nullptr;
+  return state().comms.find(handle_index(handle));
+}
+
+int world_rank() {
+  const ProcessState& s = state();
+  return s.world.comm ? s.world.comm->rank() : -1;
+}
+
+}  // namespace gpurun::api

@@ -1,0 +1,30 @@
+// A communicator's identity: its group, this process's rank in it and its context id.
+// Each layer above keeps its own per-communicator state (matching queues, collective plans,
+// error handler and attributes); this class holds identity only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "runtime/core/group.h"
+
+namespace gpurun::core {
+
+class Communicator {
+ public:
+  Communicator(std::shared_ptr<const Group> group, int rank, std::uint32_t context_id)
+      : group_(std::move(group)), rank_(rank), context_id_(context_id) {}
+
+  int rank() const { return rank_; }
+  int size() const { return group_->size(); }
+  const Group& group() const { return *group_; }
+  std::shared_ptr<const Group> shared_group() const { return group_; }
+  std::uint32_t context_id() const { return context_id_; }
+
+ private:
+  std::shared_ptr<const Group> group_;
+  int rank_;
+  std::uint32_t context_id_;
+};
+
+}  // namespace gpurun::core
