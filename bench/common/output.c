@@ -83,10 +83,16 @@ static void print_text_row(const struct bench *b, const struct bench_row_data *r
   printf("\n");
 }
 
+/* JSON and CSV keep two more digits than the text; counts stay integers. */
+static int machine_precision(const struct bench_column *c) {
+  return c->precision ? c->precision + 2 : 0;
+}
+
 static void print_csv_row(const struct bench *b, const struct bench_row_data *r) {
   printf("%s,", b->spec->name);
   if (r->size >= 0) printf("%lld", r->size);
-  for (int i = 0; i < b->ncolumns; i++) printf(",%.*f", b->columns[i].precision + 2, r->values[i]);
+  for (int i = 0; i < b->ncolumns; i++)
+    printf(",%.*f", machine_precision(&b->columns[i]), r->values[i]);
   printf(",%s\n", validation_word(r->errors));
 }
 
@@ -140,7 +146,7 @@ static void json_rows(const struct bench *b) {
     printf("%s\n    {", i ? "," : "");
     if (r->size >= 0) printf("\"size\": %lld, ", r->size);
     for (int c = 0; c < b->ncolumns; c++)
-      printf("\"%s\": %.*f, ", b->columns[c].key, b->columns[c].precision + 2, r->values[c]);
+      printf("\"%s\": %.*f, ", b->columns[c].key, machine_precision(&b->columns[c]), r->values[c]);
     if (r->errors >= 0)
       printf("\"validation\": \"%s\", \"errors\": %lld}", r->errors ? "fail" : "pass", r->errors);
     else
