@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import build, mpis, report, runner
 
-QUICK_BENCHES = ["osu_latency", "osu_bw", "osu_allreduce"]
+QUICK_BENCHES = ["osu_latency", "osu_bw", "osu_allreduce", "osu_barrier"]
 FULL_BENCHES = ["osu_latency", "osu_bw", "osu_bibw", "osu_mbw_mr", "osu_allreduce", "osu_bcast",
                 "osu_reduce", "osu_allgather", "osu_alltoall", "osu_barrier", "osu_init"]
 # Programs without message sizes, and the options of the quick mode they accept.
@@ -240,7 +240,8 @@ def main(argv=None) -> int:
     reports = []
     for bench in args.benches:
         rep = report.BenchReport(bench, names, runs,
-                                 {c: s[bench] for c, s in skipped.items() if bench in s})
+                                 {c: s[bench] for c, s in skipped.items() if bench in s},
+                                 left_out)
         (out / f"{bench}.md").write_text(rep.table(ref, placement(args.extra, bench)))
         reports.append((rep, rep.plot(out)))
     (out / "runs.json").write_text(json.dumps([asdict(r) for r in runs], indent=1))

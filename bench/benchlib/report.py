@@ -42,8 +42,10 @@ def gpu_bound(ref: dict | None, placement: str | None, size: int, lower: bool) -
 class BenchReport:
     """Everything known about one benchmark across configurations."""
 
-    def __init__(self, bench: str, configs: list[str], runs: list[Run], skipped: dict):
+    def __init__(self, bench: str, configs: list[str], runs: list[Run], skipped: dict,
+                 absent: dict | None = None):
         self.bench = bench
+        self.absent = absent or {}  # MPI -> why it was not found at all
         self.configs = configs
         self.runs = {c: [r for r in runs if r.config == c and r.bench == bench] for c in configs}
         self.skipped = skipped  # config -> why it did not run this benchmark
@@ -121,7 +123,7 @@ class BenchReport:
         return statistics.median(rel) if rel else None
 
     def notes(self) -> list[str]:
-        out = []
+        out = [f"- {name}: not available: {why}" for name, why in self.absent.items()]
         for c in self.configs:
             runs = self.runs[c]
             if c in self.skipped:
