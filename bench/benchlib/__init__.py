@@ -1,0 +1,1 @@
+"""Support code of bench/compare and bench/launch (Python 3 standard library only)."""

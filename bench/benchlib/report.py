@@ -1,0 +1,180 @@
+"""Turning runs into results: per benchmark a Markdown table (size, each configuration's
+median, gpurun / best peer configuration) and a PNG plot drawn by gnuplot; an index."""
+
+import shutil
+import statistics
+import subprocess
+from pathlib import Path
+
+from .runner import Run
+
+GPURUN = "gpurun"
+
+
+def fmt(v: float | None) -> str:
+    if v is None:
+        return "—"
+    return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.2f}"
+
+
+def medians(runs: list[Run]) -> tuple[dict, int, bool]:
+    """size -> median over the undisturbed successful runs (all successful ones when every run
+    was disturbed); also how many runs counted and whether disturbed ones had to be used."""
+    ok = [r for r in runs if r.ok]
+    calm = [r for r in ok if not r.disturbed]
+    used = calm or ok
+    sizes = sorted({s for r in used for s in r.values})
+    med = {s: statistics.median([r.values[s] for r in used if s in r.values]) for s in sizes}
+    return med, len(used), bool(used) and not calm
+
+
+def gpu_bound(ref: dict | None, placement: str | None, size: int, lower: bool) -> float | None:
+    """The GPU reference's bound for a size: time (us) when lower is better, else MB/s."""
+    if not ref or not placement or size <= 0:
+        return None
+    kind = {"D D": "d2d", "H D": "h2d", "D H": "d2h"}.get(placement)
+    row = next((r for r in ref.get("rows", []) if r["size"] == size), None)
+    if not kind or not row:
+        return None
+    return row[f"{kind}_us"] if lower else row[f"{kind}_mbps"]
+
+
+class BenchReport:
+    """Everything known about one benchmark across configurations."""
+
+    def __init__(self, bench: str, configs: list[str], runs: list[Run], skipped: dict,
+                 absent: dict | None = None):
+        self.bench = bench
+        self.absent = absent or {}  # MPI -> why it was not found at all
+        self.configs = configs
+        self.runs = {c: [r for r in runs if r.config == c and r.bench == bench] for c in configs}
+        self.skipped = skipped  # config -> why it did not run this benchmark
+        self.med, self.count, self.fallback = {}, {}, {}
+        for c in configs:
+            self.med[c], self.count[c], self.fallback[c] = medians(self.runs[c])
+        metric = next((r.metric for rs in self.runs.values() for r in rs if r.ok), None)
+        self.metric = metric or {"key": "value", "title": "value", "lower_is_better": True}
+        self.sizes = sorted({s for m in self.med.values() for s in m})
+
+    @property
+    def lower(self) -> bool:
+        return self.metric["lower_is_better"]
+
+    def ratio(self, size: int) -> float | None:
+        mine = self.med.get(GPURUN, {}).get(size)
+        peers = [m[size] for c, m in self.med.items() if c != GPURUN and size in m]
+        if mine is None or not peers:
+            return None
+        best = min(peers) if self.lower else max(peers)
+        return mine / best if best else None
+
+    def table(self, gpu_ref: dict | None, placement: str | None) -> str:
+        better = "lower" if self.lower else "higher"
+        lines = [f"### {self.bench}: {self.metric['title']}, median per configuration "
+                 f"({better} is better)", ""]
+        head = ["Size", *self.configs, "gpurun / best peer"]
+        lines += ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
+        for s in self.sizes:
+            cells = [str(s) if s >= 0 else "—"]
+            for c in self.configs:
+                v = self.med[c].get(s)
+                cells.append(fmt(v) + ("*" if v is not None and self.fallback[c] else ""))
+            r = self.ratio(s)
+            cells.append(f"{r:.2f}" if r is not None else "n/a")
+            lines.append("| " + " | ".join(cells) + " |")
+        if not self.sizes:
+            lines.append("")
+            lines.append("No configuration produced results for this benchmark (see below).")
+        lines += self._gpu_table(gpu_ref, placement)
+        lines += [""] + self.notes()
+        return "\n".join(lines) + "\n"
+
+    def _gpu_table(self, ref: dict | None, placement: str | None) -> list[str]:
+        if not ref or not placement:
+            return []
+        lines = ["", f"As a fraction of the GPU bound (cudaMemcpy {placement} on "
+                 f"{ref.get('device', 'the GPU')}; 1.00 = as fast as the hardware copy):", "",
+                 "| Size | " + " | ".join(self.configs) + " |",
+                 "|" + "---:|" * (len(self.configs) + 1)]
+        for s in self.sizes:
+            bound = gpu_bound(ref, placement, s, self.lower)
+            if bound is None:
+                continue
+            cells = []
+            for c in self.configs:
+                v = self.med[c].get(s)
+                frac = None if not v else (bound / v if self.lower else v / bound)
+                cells.append(f"{frac:.2f}" if frac is not None else "—")
+            lines.append(f"| {s} | " + " | ".join(cells) + " |")
+        return lines
+
+    def spread(self, config: str) -> float | None:
+        """Run-to-run spread of a configuration: median over sizes of (max - min) / median of
+        the runs in its medians. Large values mean noise the load check could not see (for
+        example contention on the host of a virtual machine)."""
+        used = [r for r in self.runs[config] if r.ok and (not r.disturbed or self.fallback[config])]
+        if len(used) < 2:
+            return None
+        rel = []
+        for s, med in self.med[config].items():
+            vals = [r.values[s] for r in used if s in r.values]
+            if med and len(vals) > 1:
+                rel.append((max(vals) - min(vals)) / med)
+        return statistics.median(rel) if rel else None
+
+    def notes(self) -> list[str]:
+        out = [f"- {name}: not available: {why}" for name, why in self.absent.items()]
+        for c in self.configs:
+            runs = self.runs[c]
+            if c in self.skipped:
+                out.append(f"- {c}: skipped: {self.skipped[c]}")
+                continue
+            bad = [r for r in runs if not r.ok]
+            dist = [r for r in runs if r.ok and r.disturbed]
+            spread = self.spread(c)
+            out.append(f"- {c}: {self.count[c]} run(s) in the medians"
+                       + (f", spread between runs {spread:.0%}" if spread is not None else "")
+                       + (f"; {len(dist)} disturbed by other load (others used up to "
+                          f"{max(r.foreign for r in dist):.0%} of the CPUs, CPU up to "
+                          f"{max(r.slowdown for r in dist):.1f}x slower)" if dist else "")
+                       + (f"; {len(bad)} failed: {bad[0].status}" if bad else ""))
+            if bad and bad[0].output_tail:
+                out.append("  ```\n  " + bad[0].output_tail.replace("\n", "\n  ") + "\n  ```")
+            if self.fallback[c]:
+                out.append(f"  * every {c} run was disturbed: its medians include them")
+        return out
+
+    def plot(self, out_dir: Path) -> Path | None:
+        """Draws bench.png with gnuplot (log-log, one line per configuration)."""
+        dat, script, png = (out_dir / f"{self.bench}.{x}" for x in ("dat", "gp", "png"))
+        if all(s < 0 for s in self.sizes):
+            body = self._plot_bars(dat)
+        else:
+            body = self._plot_lines(dat)
+        script.write_text(f"set terminal pngcairo size 960,600 noenhanced\n"
+                          f"set output '{png}'\nset title '{self.bench}: "
+                          f"{self.metric['title']} (median per configuration)'\n" + body)
+        gnuplot = shutil.which("gnuplot")
+        if not gnuplot:
+            return None
+        proc = subprocess.run([gnuplot, str(script)], capture_output=True, text=True)
+        return png if proc.returncode == 0 and png.is_file() else None
+
+    def _plot_lines(self, dat: Path) -> str:
+        rows = []
+        for s in (s for s in self.sizes if s > 0):
+            vals = [self.med[c].get(s) for c in self.configs]
+            rows.append(f"{s} " + " ".join("NaN" if v is None else f"{v:.6g}" for v in vals))
+        dat.write_text("# size " + " ".join(self.configs) + "\n" + "\n".join(rows) + "\n")
+        plots = ", ".join(f"'{dat}' using 1:{i + 2} with linespoints title '{c}'"
+                          for i, c in enumerate(self.configs))
+        return ("set logscale xy\nset xlabel 'Message size (bytes)'\n"
+                f"set ylabel '{self.metric['title']}'\nset key left top\nset grid\n"
+                f"set datafile missing 'NaN'\nplot {plots}\n")
+
+    def _plot_bars(self, dat: Path) -> str:
+        rows = [f"{c} {self.med[c][-1]:.6g}" for c in self.configs if -1 in self.med[c]]
+        dat.write_text("# configuration value\n" + "\n".join(rows) + "\n")
+        return ("set style data histograms\nset style fill solid 0.6\nset boxwidth 0.8\n"
+                f"set yrange [0:*]\nset ylabel '{self.metric['title']}'\nset grid ytics\n"
+                f"plot '{dat}' using 2:xtic(1) notitle\n")

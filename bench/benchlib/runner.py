@@ -1,0 +1,152 @@
+"""Running benchmarks: one run of one program under one configuration, with a measure of how
+much other load shared the machine while it ran.
+
+Disturbance, two ways:
+- other load on this machine: the machine-wide busy CPU time (/proc/stat, steal included)
+  minus the CPU time of our own run (its processes' rusage) is CPU that something else used;
+  flagged when that share of the machine's capacity exceeds a threshold;
+- a slowed CPU that no counter here shows (a virtual machine whose host is busy): a fixed
+  piece of work is timed just before and after each run and compared with the fastest time
+  seen; flagged when it took over 1.5 times as long.
+A flagged run is kept in the results, marked, and left out of the medians when undisturbed
+runs exist.
+"""
+
+import json
+import os
+import resource
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .mpis import Config
+
+NCPU = os.cpu_count() or 1
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+SLOW_FACTOR = 1.5  # probe time over the best one that marks a slowed CPU
+
+
+class CpuProbe:
+    """Times a fixed piece of work (about 10 ms of one core) to notice a slowed CPU."""
+
+    def __init__(self):
+        self.best = min(self._once() for _ in range(5))
+
+    @staticmethod
+    def _once() -> float:
+        t0 = time.perf_counter()
+        sum(range(1_000_000))
+        return time.perf_counter() - t0
+
+    def slowdown(self) -> float:
+        """This moment's probe time over the fastest seen (the minimum of three tries)."""
+        t = min(self._once() for _ in range(3))
+        self.best = min(self.best, t)
+        return t / self.best
+
+
+@dataclass
+class Run:
+    config: str
+    bench: str
+    rep: int
+    ok: bool = False
+    status: str = ""  # "ok", "failed (exit N)", "timeout", "skipped: why"
+    values: dict = field(default_factory=dict)  # size (int, -1 when sizeless) -> value
+    metric: dict = field(default_factory=dict)  # key, title, lower_is_better
+    wall_s: float = 0.0
+    own_cpu_s: float = 0.0
+    foreign: float = 0.0  # share of the machine's CPU used by others during the run
+    slowdown: float = 1.0  # CPU probe around the run over the fastest probe
+    load_before: float = 0.0
+    disturbed: bool = False
+    command: str = ""
+    output_tail: str = ""
+
+
+def _busy_seconds() -> float:
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    # user nice system idle iowait irq softirq steal ...
+    busy = fields[0] + fields[1] + fields[2] + fields[5] + fields[6] + fields[7]
+    return busy / _TICK
+
+
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def lower_is_better(key: str) -> bool:
+    """Times are better low; bandwidths, rates and overlap high (from the JSON column key)."""
+    return key.endswith(("_us", "_ms"))
+
+
+def parse_output(stdout: str) -> tuple[dict, dict]:
+    """(size -> first column value, metric description) from a program's --format json."""
+    start, end = stdout.find("{"), stdout.rfind("}")
+    doc = json.loads(stdout[start:end + 1])
+    column = doc["columns"][0]
+    key = column["key"]
+    values = {int(row.get("size", -1)): float(row[key]) for row in doc["rows"]}
+    metric = {"key": key, "title": column["title"], "lower_is_better": lower_is_better(key)}
+    return values, metric
+
+
+def _finish(run: Run, proc: subprocess.CompletedProcess | None) -> None:
+    if proc is None:
+        run.status = "timeout"
+        return
+    out = (proc.stdout or "") + (proc.stderr or "")
+    run.output_tail = "\n".join(out.splitlines()[-8:])
+    if proc.returncode != 0:
+        run.status = f"failed (exit {proc.returncode})"
+        return
+    try:
+        run.values, run.metric = parse_output(proc.stdout)
+    except (ValueError, KeyError, IndexError) as err:
+        run.status = f"unreadable output ({err})"
+        return
+    run.ok, run.status = True, "ok"
+
+
+def run_one(config: Config, program: Path, args: list[str], np: int, rep: int,
+            timeout: float, threshold: float, probe: CpuProbe | None = None) -> Run:
+    run = Run(config.name, program.name, rep)
+    before = probe.slowdown() if probe else 1.0
+    cmd = config.command(np, [str(program), *args, "--format", "json"])
+    run.command = " ".join(cmd)
+    run.load_before = os.getloadavg()[0]
+    busy0, cpu0, t0 = _busy_seconds(), _children_cpu(), time.monotonic()
+    try:
+        proc = subprocess.run(cmd, env=config.environ(), capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc = None
+    run.wall_s = time.monotonic() - t0
+    run.own_cpu_s = _children_cpu() - cpu0
+    # /proc/stat counts in clock ticks: allow two of them for rounding on short runs.
+    other = max(0.0, _busy_seconds() - busy0 - run.own_cpu_s - 2.0 / _TICK)
+    run.foreign = other / (run.wall_s * NCPU) if run.wall_s > 0 else 0.0
+    run.slowdown = max(before, probe.slowdown()) if probe else 1.0
+    run.disturbed = run.foreign > threshold or run.slowdown > SLOW_FACTOR
+    _finish(run, proc)
+    return run
+
+
+def run_gpu_ref(gpu_ref: Path, timeout: float) -> tuple[dict | None, str]:
+    """The GPU reference's JSON, or None and the reason."""
+    try:
+        proc = subprocess.run([str(gpu_ref), "--quick", "--format", "json"], capture_output=True,
+                              text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return None, str(err)
+    if proc.returncode != 0:
+        return None, (proc.stderr.strip() or f"exit {proc.returncode}")
+    try:
+        return json.loads(proc.stdout), ""
+    except ValueError as err:
+        return None, f"unreadable output ({err})"

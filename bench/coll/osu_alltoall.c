@@ -1,0 +1,29 @@
+/* osu_alltoall: time per MPI_Alltoall of bytes to every rank. */
+#include "coll.h"
+
+static void run_op(struct coll_ctx *c) {
+  MPI_Alltoall(c->send.ptr, (int)c->count, MPI_CHAR, c->recv.ptr, (int)c->count, MPI_CHAR,
+               c->b->comm);
+}
+
+static long long check(struct coll_ctx *c, int round) { return coll_check_per_source(c, round, 1); }
+
+static const struct coll_op kOp = {
+    .reduction = 0,
+    .send_bytes = coll_bytes_all,
+    .recv_bytes = coll_bytes_all,
+    .run = run_op,
+    .fill = coll_fill_per_dest,
+    .check = check,
+};
+
+static const struct bench_spec kSpec = {
+    .name = "osu_alltoall",
+    .title = "OSU MPI All-to-All Personalized Exchange Latency Test",
+    .accepts = BENCH_OPTS_COLL,
+    .ranks = BENCH_RANKS_ANY,
+    .min_size = 1,
+    BENCH_COLL_COUNTS,
+};
+
+int main(int argc, char **argv) { return bench_coll_main(&kSpec, &kOp, argc, argv); }
