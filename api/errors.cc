@@ -89,11 +89,6 @@ constexpr ClassText kClasses[] = {
     {75, "MPI_ERR_SESSION", "invalid session"},
     {76, "MPI_ERR_PROC_ABORTED", "a peer process aborted"},
     {77, "MPI_ERR_VALUE_TOO_LARGE", "value too large for the output argument"},
-    {101, "MPIX_ERR_PROC_FAILED", "a peer process failed"},
-    {102, "MPIX_ERR_PROC_FAILED_PENDING", "a peer process failed; the request is pending"},
-    {103, "MPIX_ERR_REVOKED", "the communicator was revoked"},
-    {104, "MPIX_ERR_EAGAIN", "resources temporarily unavailable"},
-    {105, "MPIX_ERR_NOREQ", "cannot allocate a request"},
 };
 
 const ClassText* find_class(int error_class) {
@@ -181,15 +176,15 @@ int error_class_of(ErrorCode code) {
     case ErrorCode::kOutOfRange: return MPI_ERR_ARG;
     case ErrorCode::kNotFound: return MPI_ERR_OTHER;
     case ErrorCode::kAlreadyExists: return MPI_ERR_OTHER;
-    case ErrorCode::kNoResource: return 104;  // MPIX_ERR_EAGAIN
-    case ErrorCode::kInProgress: return 18;  // MPI_ERR_PENDING
+    case ErrorCode::kNoResource: return MPI_ERR_OTHER;  // transient: the caller retries
+    case ErrorCode::kInProgress: return MPI_ERR_PENDING;
     case ErrorCode::kUnsupported: return MPI_ERR_UNSUPPORTED_OPERATION;
-    case ErrorCode::kTruncated: return 14;  // MPI_ERR_TRUNCATE
-    case ErrorCode::kNoMemory: return 34;   // MPI_ERR_NO_MEM
+    case ErrorCode::kTruncated: return MPI_ERR_TRUNCATE;
+    case ErrorCode::kNoMemory: return MPI_ERR_NO_MEM;
     case ErrorCode::kIo: return MPI_ERR_OTHER;
     case ErrorCode::kTimeout: return MPI_ERR_OTHER;
-    case ErrorCode::kPeerFailed: return 101;  // MPIX_ERR_PROC_FAILED
-    case ErrorCode::kAborted: return 76;      // MPI_ERR_PROC_ABORTED
+    case ErrorCode::kPeerFailed: return MPI_ERR_PROC_ABORTED;
+    case ErrorCode::kAborted: return MPI_ERR_PROC_ABORTED;
     case ErrorCode::kInternal: return MPI_ERR_INTERN;
   }
   return MPI_ERR_UNKNOWN;

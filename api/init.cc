@@ -111,9 +111,14 @@ extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
   if (phase() == Phase::kInitialized && find_comm(comm) == nullptr) {
     GPURUN_LOG(warn, init, "MPI_Abort: argument comm is not a communicator; ending the job");
   }
-  std::string line = std::string("gpurun: ") + message + "\n";
-  ssize_t rc = write(STDERR_FILENO, line.data(), line.size());
-  (void)rc;
+  // gpurun reports the abort itself; other launchers and singletons get the line from here.
+  bool under_gpurun = phase() == Phase::kInitialized &&
+                      state().bootstrap->job().launcher == gpurun::bootstrap::Launcher::kGpurun;
+  if (!under_gpurun) {
+    std::string line = std::string("gpurun: ") + message + "\n";
+    ssize_t rc = write(STDERR_FILENO, line.data(), line.size());
+    (void)rc;
+  }
   if (phase() == Phase::kInitialized) state().bootstrap->abort(errorcode, message);
   _exit(errorcode & 0xff ? errorcode & 0xff : 1);
 }

@@ -1,0 +1,36 @@
+#include "runtime/progress/params.h"
+
+namespace gpurun::progress {
+
+std::span<const std::pair<std::string_view, WaitPolicy>> param_enum_names(WaitPolicy) {
+  static constexpr std::pair<std::string_view, WaitPolicy> kNames[] = {
+      {"auto", WaitPolicy::kAuto},
+      {"spin", WaitPolicy::kSpin},
+      {"yield", WaitPolicy::kYield},
+      {"block", WaitPolicy::kBlock}};
+  return kNames;
+}
+
+namespace params {
+namespace {
+param::Param<WaitPolicy> g_wait(
+    "GPURUN_PROGRESS_WAIT", WaitPolicy::kAuto,
+    "How a waiting rank waits: spin, yield, block, or auto (spin when every rank has a core, "
+    "block when ranks outnumber cores).");
+param::Param<std::optional<param::Duration>> g_spin_time(
+    "GPURUN_PROGRESS_SPIN_TIME", std::nullopt,
+    "How long a waiting rank polls without finding work before it sleeps on its doorbell; "
+    "auto: 100ms when every rank has a core, 20us when ranks outnumber cores.");
+param::Param<param::Duration> g_sleep_max(
+    "GPURUN_PROGRESS_SLEEP_MAX", param::Duration(1'000'000),
+    "Longest single sleep of a waiting rank before it polls again (bounds the cost of a "
+    "missed wake-up).",
+    param::Level::kAdvanced);
+}  // namespace
+
+const param::Param<WaitPolicy>& wait() { return g_wait; }
+const param::Param<std::optional<param::Duration>>& spin_time() { return g_spin_time; }
+const param::Param<param::Duration>& sleep_max() { return g_sleep_max; }
+}  // namespace params
+
+}  // namespace gpurun::progress

@@ -1,0 +1,19 @@
+// Knobs of runtime/progress.
+#pragma once
+
+#include <optional>
+
+#include "runtime/base/param.h"
+#include "runtime/progress/progress.h"
+
+namespace gpurun::progress {
+
+std::span<const std::pair<std::string_view, WaitPolicy>> param_enum_names(WaitPolicy);
+
+namespace params {
+const param::Param<WaitPolicy>& wait();                          // GPURUN_PROGRESS_WAIT
+const param::Param<std::optional<param::Duration>>& spin_time();  // GPURUN_PROGRESS_SPIN_TIME
+const param::Param<param::Duration>& sleep_max();                // GPURUN_PROGRESS_SLEEP_MAX
+}  // namespace params
+
+}  // namespace gpurun::progress

@@ -1,0 +1,101 @@
+#include "runtime/progress/progress.h"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
+#include <ctime>
+
+#include "runtime/base/log.h"
+#include "runtime/progress/params.h"
+
+namespace gpurun::progress {
+namespace {
+
+// Polls between two clock reads while spinning: reading the clock costs about as much as an
+// idle poll, so checking every 256 polls keeps the spin loop on polling.
+constexpr std::uint64_t kPollsPerClockCheck = 256;
+// Spinning before the first sleep when ranks outnumber cores: long enough to catch a reply
+// that is already on its way (a few microseconds), short enough to give the core away soon.
+constexpr std::int64_t kOversubscribedSpinNs = 20'000;
+// Spinning before the first sleep when every rank has a core: sleeping costs the next message
+// a wake-up, so a rank sleeps only after a long idle stretch.
+constexpr std::int64_t kDedicatedSpinNs = 100'000'000;
+
+long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t value, const timespec* timeout) {
+  return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op, value, timeout, nullptr,
+                 0);
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+const char* policy_name(WaitPolicy p) {
+  switch (p) {
+    case WaitPolicy::kAuto: return "auto";
+    case WaitPolicy::kSpin: return "spin";
+    case WaitPolicy::kYield: return "yield";
+    case WaitPolicy::kBlock: return "block";
+  }
+  return "?";
+}
+
+}  // namespace
+
+void Doorbell::wake() {
+  rings.fetch_add(1, std::memory_order_release);
+  futex(&rings, FUTEX_WAKE, INT_MAX, nullptr);
+}
+
+Engine& engine() {
+  static Engine* e = new Engine();
+  return *e;
+}
+
+void Engine::add(PollFn fn, void* context, std::string name) {
+  pollers_.push_back(Poller{fn, context, std::move(name)});
+}
+
+void Engine::configure(bool oversubscribed, Doorbell* own_doorbell) {
+  doorbell_ = own_doorbell ? own_doorbell : &private_doorbell_;
+  policy_ = params::wait().get();
+  if (policy_ == WaitPolicy::kAuto) policy_ = oversubscribed ? WaitPolicy::kBlock : WaitPolicy::kSpin;
+  auto spin = params::spin_time().get();
+  spin_ns_ = spin ? spin->count() : (oversubscribed ? kOversubscribedSpinNs : kDedicatedSpinNs);
+  sleep_max_ns_ = params::sleep_max().get().count();
+  GPURUN_LOG(info, init, "wait policy %s, spin %lld ns before sleeping%s", policy_name(policy_),
+             static_cast<long long>(spin_ns_), oversubscribed ? " (ranks outnumber cores)" : "");
+}
+
+void Engine::Idle::step() {
+  if (idle_polls_++ == 0) idle_since_ns_ = clock::now_ns();
+  if (engine_.policy_ == WaitPolicy::kYield) {
+    sched_yield();
+  } else {
+    cpu_relax();
+  }
+  if (idle_polls_ % kPollsPerClockCheck != 0 && engine_.policy_ != WaitPolicy::kBlock) return;
+  if (clock::now_ns() - idle_since_ns_ >= engine_.spin_ns_) sleep();
+}
+
+// Announces the sleep, polls once more (a message may have arrived before the announcement
+// was visible), then waits on the doorbell for at most sleep_max.
+void Engine::Idle::sleep() {
+  Doorbell* bell = engine_.doorbell_;
+  std::uint32_t seen = bell->rings.load(std::memory_order_acquire);
+  bell->sleeping.store(1, std::memory_order_seq_cst);
+  if (engine_.poll() == 0) {
+    timespec timeout{0, engine_.sleep_max_ns_};
+    futex(&bell->rings, FUTEX_WAIT, seen, &timeout);
+  }
+  bell->sleeping.store(0, std::memory_order_relaxed);
+  // Whatever woke us (a ring, the timeout), look for work right away, then go on waiting.
+  idle_polls_ = 1;
+}
+
+}  // namespace gpurun::progress

@@ -1,0 +1,99 @@
+// The progress engine: transports register a poll function; waiting code calls wait(done).
+//
+// Wait policy (DESIGN.md decision 8): when every rank has a core, a waiting rank spins on
+// poll() for the lowest latency, and only after a long idle stretch (GPURUN_PROGRESS_SPIN_TIME)
+// sleeps on its doorbell. When ranks outnumber cores it spins briefly, then sleeps on its
+// doorbell so that the ranks that have work get the cores. A sender rings the doorbell of a
+// peer that sleeps (Doorbell::ring), and every sleep has a timeout, so a wake-up lost to a race
+// costs at most GPURUN_PROGRESS_SLEEP_MAX, never a hang.
+//
+// Not thread-safe: one thread polls at a time (the API layer serialises callers).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/base/clock.h"
+
+namespace gpurun::progress {
+
+enum class WaitPolicy : std::uint8_t { kAuto, kSpin, kYield, kBlock };
+
+// A rank's doorbell, in shared memory so that peers can ring it. Lives in one cache line.
+struct alignas(64) Doorbell {
+  std::atomic<std::uint32_t> sleeping{0};  // 1 while the owner sleeps (a futex word)
+  std::atomic<std::uint32_t> rings{0};     // bumped by every ring(), a futex word
+
+  // Wakes the owner if it sleeps. Cheap when it does not: one load of a line that stays
+  // shared in the caller's cache.
+  void ring() {
+    if (sleeping.load(std::memory_order_relaxed) != 0) [[unlikely]]
+      wake();
+  }
+  void wake();
+};
+
+using PollFn = int (*)(void* context);  // returns how many events it handled
+
+class Engine {
+ public:
+  // Registers a poller; at setup time only.
+  void add(PollFn fn, void* context, std::string name);
+  // Runs every poller once. Returns the number of events handled.
+  int poll() {
+    int events = 0;
+    for (const Poller& p : pollers_) events += p.fn(p.context);
+    return events;
+  }
+  // Polls until done() returns true, applying the wait policy.
+  template <class Done>
+  void wait(Done&& done) {
+    if (done()) return;
+    Idle idle(*this);
+    while (true) {
+      int events = poll();
+      if (done()) return;
+      if (events == 0) idle.step();
+      else idle.reset();
+    }
+  }
+
+  // Resolves the policy (auto from oversubscription) and where this rank's doorbell is.
+  void configure(bool oversubscribed, Doorbell* own_doorbell);
+  WaitPolicy policy() const { return policy_; }
+  Doorbell* doorbell() const { return doorbell_; }
+
+ private:
+  struct Poller {
+    PollFn fn;
+    void* context;
+    std::string name;
+  };
+  // What a waiting thread does between polls that found nothing.
+  class Idle {
+   public:
+    explicit Idle(Engine& engine) : engine_(engine) {}
+    void reset() { idle_polls_ = 0; }
+    void step();
+
+   private:
+    void sleep();
+    Engine& engine_;
+    std::uint64_t idle_polls_ = 0;
+    std::int64_t idle_since_ns_ = 0;
+  };
+
+  std::vector<Poller> pollers_;
+  WaitPolicy policy_ = WaitPolicy::kSpin;
+  Doorbell* doorbell_ = nullptr;
+  Doorbell private_doorbell_;  // until a transport provides a shared one
+  std::int64_t spin_ns_ = 0;
+  std::int64_t sleep_max_ns_ = 0;
+};
+
+// The process's engine.
+Engine& engine();
+
+}  // namespace gpurun::progress
