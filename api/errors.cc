@@ -110,6 +110,7 @@ class MessageRing {
     return code;
   }
   bool lookup(int code, char* out, std::size_t size) {
+    if (code < kClassModulus) return false;  // a bare class has no message of its own
     std::lock_guard lock(mutex_);
     const Slot& slot = slots_[(code / kClassModulus) % slots_.size()];
     if (slot.code != code) return false;
@@ -133,11 +134,17 @@ MessageRing& ring() {
 }
 
 [[noreturn]] void end_job(int error_class, const std::string& message) {
+  // gpurun reports the end of the job itself; elsewhere the line comes from here.
+  bool connected = phase() == Phase::kInitialized && state().bootstrap;
+  bool under_gpurun =
+      connected && state().bootstrap->job().launcher == bootstrap::Launcher::kGpurun;
   std::string line = "gpurun: fatal error: " + message + "\n";
-  ssize_t rc = write(STDERR_FILENO, line.data(), line.size());
-  (void)rc;
+  if (!under_gpurun) {
+    ssize_t rc = write(STDERR_FILENO, line.data(), line.size());
+    (void)rc;
+  }
   int exit_code = (error_class > 0 && error_class < 126) ? error_class : 1;
-  if (state().bootstrap) state().bootstrap->abort(exit_code, message);
+  if (connected) state().bootstrap->abort(exit_code, "fatal error: " + message);
   _exit(exit_code);
 }
 

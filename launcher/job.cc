@@ -183,7 +183,7 @@ void Job::on_events() {
       case RankEvent::Kind::kAbort:
         rank.aborted = true;
         fail(event.code, rank.who() + " on host " + config_.hostname +
-                             " called MPI_Abort with code " + std::to_string(event.code) + ": " +
+                             " ended the job with code " + std::to_string(event.code) + ": " +
                              event.message);
         break;
     }

@@ -207,7 +207,7 @@ class Failures(GpurunTest):
         pids = self.pids_from(r.stdout)
         self.assertEqual(sorted(pids), [0, 1, 2])
         host = socket.gethostname()
-        self.assertIn(f"gpurun: rank 1 (pid {pids[1]}) on host {host} called MPI_Abort with "
+        self.assertIn(f"gpurun: rank 1 (pid {pids[1]}) on host {host} ended the job with "
                       f"code 7: {self.abort_message}", r.stderr)
         self.assertEqual(r.stderr.count("gpurun: rank"), 1, r.stderr)
         self.assert_nothing_left(pids)

@@ -1,0 +1,46 @@
+#include "mtest.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int errors;
+
+void mtest_check(int ok, const char *file, int line, const char *cond, const char *fmt, ...) {
+  if (ok) return;
+  errors++;
+  int rank = -1, initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  char text[512];
+  va_list args;
+  va_start(args, fmt);
+  vsnprintf(text, sizeof text, fmt, args);
+  va_end(args);
+  fprintf(stderr, "[rank %d] %s:%d: check failed: %s: %s\n", rank, file, line, cond, text);
+  fflush(stderr);
+}
+
+int mtest_errors(void) { return errors; }
+
+/* Every rank reports its own failures (and then exits non-zero, which gpurun reports); rank 0
+ * prints the verdict after a barrier, once every rank has reached the end. The CTest rule
+ * fails on any failure line, so a "No Errors" from rank 0 cannot hide another rank's. */
+int mtest_finalize(void) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (errors != 0) {
+    fprintf(stderr, "[rank %d] Found %d errors\n", rank, errors);
+    fflush(stderr);
+  }
+  MPI_Finalize();
+  if (errors != 0) return 1;
+  if (rank == 0) {
+    printf(" No Errors\n");
+    fflush(stdout);
+  }
+  return 0;
+}

@@ -1,0 +1,20 @@
+/* Helpers for the MPI test programs: count failed checks and report them the MPICH way
+ * (rank 0 prints "No Errors" when every rank passed). */
+#ifndef MTEST_H
+#define MTEST_H
+
+#include <mpi.h>
+
+/* Records a failed check with its location and a printf-style explanation. */
+#define MTEST_CHECK(cond, ...) \
+  mtest_check((cond) != 0, __FILE__, __LINE__, #cond, __VA_ARGS__)
+
+void mtest_check(int ok, const char *file, int line, const char *cond, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Failed checks on this rank so far. */
+int mtest_errors(void);
+/* Sums the failures over MPI_COMM_WORLD (through whatever the library offers), prints
+ * "No Errors" or " Found N errors" on rank 0, finalizes, and returns the exit code. */
+int mtest_finalize(void);
+
+#endif

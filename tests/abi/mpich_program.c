@@ -1,0 +1,24 @@
+/* Built by Debian's mpicc.mpich against MPICH's own header, then run unchanged on gpurun's
+ * libmpi.so.12 under gpurun: the answer must be right. */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+  int rank, size, provided, cls, len, errors = 0;
+  char library[MPI_MAX_LIBRARY_VERSION_STRING];
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rc = MPI_Comm_rank(MPI_COMM_NULL, &len);
+  MPI_Error_class(rc, &cls);
+  if (cls != MPI_ERR_COMM) errors++;
+  if (provided != MPI_THREAD_FUNNELED) errors++;
+  MPI_Get_library_version(library, &len);
+  MPI_Barrier(MPI_COMM_WORLD);
+  printf("rank %d of %d: %s, %d errors, library %.6s\n", rank, size,
+         errors ? "wrong" : "right", errors, library);
+  MPI_Finalize();
+  return errors != 0;
+}
