@@ -315,17 +315,16 @@ std::string format_table(std::span<ParamBase* const> params) {
             [](ParamBase* a, ParamBase* b) { return a->name() < b->name(); });
   std::size_t width = 4;
   for (ParamBase* p : sorted) width = std::max(width, p->name().size());
-  std::string out;
-  char line[512];
-  std::snprintf(line, sizeof line, "%-*s  %-12s %-12s %-8s %s\n", static_cast<int>(width), "knob",
-                "value", "default", "source", "doc");
-  out += line;
+  auto column = [](std::string text, std::size_t w) {
+    if (text.size() < w) text.resize(w, ' ');
+    return text + "  ";
+  };
+  std::string out = column("knob", width) + column("value", 11) + column("default", 11) +
+                    column("source", 7) + "doc\n";
   for (ParamBase* p : sorted) {
-    std::snprintf(line, sizeof line, "%-*s  %-12s %-12s %-8s %.*s\n", static_cast<int>(width),
-                  std::string(p->name()).c_str(), p->value_string().c_str(),
-                  p->default_string().c_str(), std::string(source_name(p->source())).c_str(),
-                  static_cast<int>(p->doc().size()), p->doc().data());
-    out += line;
+    out += column(std::string(p->name()), width) + column(p->value_string(), 11) +
+           column(p->default_string(), 11) + column(std::string(source_name(p->source())), 7) +
+           std::string(p->doc()) + "\n";
   }
   return out;
 }
