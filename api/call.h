@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 
 #include "runtime/base/status.h"
 
@@ -19,6 +20,26 @@ enum class Phase : std::uint8_t { kBefore, kInitialized, kFinalized };
 
 extern std::atomic<Phase> g_phase;
 inline Phase phase() { return g_phase.load(std::memory_order_acquire); }
+
+// MPI_THREAD_MULTIPLE: one lock serialises the library; a thread waiting for its requests
+// releases it while it finds nothing to do. Functions that hold it never call another PMPI_
+// function (they share internal functions instead).
+extern bool g_thread_multiple;
+std::mutex& big_lock();
+class BigLock {
+ public:
+  BigLock() : held_(g_thread_multiple) {
+    if (held_) big_lock().lock();
+  }
+  ~BigLock() {
+    if (held_) big_lock().unlock();
+  }
+  BigLock(const BigLock&) = delete;
+  BigLock& operator=(const BigLock&) = delete;
+
+ private:
+  bool held_;
+};
 
 struct Call {
   const char* name;  // "MPI_Send"
@@ -41,7 +62,8 @@ int outside_init(const Call& call);
 #define GPURUN_API_ENTER(call_name)                                           \
   const ::gpurun::api::Call call{call_name};                                  \
   if (::gpurun::api::phase() != ::gpurun::api::Phase::kInitialized) [[unlikely]] \
-    return ::gpurun::api::outside_init(call)
+    return ::gpurun::api::outside_init(call);                                    \
+  const ::gpurun::api::BigLock gpurun_big_lock_
 
 // Exports MPI_name as a weak alias of PMPI_name, so profiling tools can interpose MPI_name.
 #define GPURUN_MPI_ALIAS(name) \

@@ -7,6 +7,7 @@
 
 #include "api/call.h"
 #include "api/state.h"
+#include "api/wiring.h"
 #include "gpurun/build_config.h"
 #include "runtime/base/clock.h"
 #include "runtime/base/log.h"
@@ -37,11 +38,20 @@ int initialize(const Call& call, int required, int* provided) {
                                                       /*context_id=*/0);
   s.self.comm = std::make_unique<core::Communicator>(core::Group::of({job.rank}), 0,
                                                      /*context_id=*/1);
+  s.world.comm->set_handle(MPI_COMM_WORLD);
+  s.self.comm->set_handle(MPI_COMM_SELF);
+  if (Status st = wire_up(s); !st.ok()) {
+    return raise(call, MPI_COMM_NULL, MPI_ERR_OTHER, "cannot connect the ranks: %s",
+                 st.to_string().c_str());
+  }
+  s.pml->add_comm(*s.world.comm);
+  s.pml->add_comm(*s.self.comm);
   // Every level is provided: the calls implemented so far are safe from any thread.
   s.thread_level = (required < MPI_THREAD_SINGLE)     ? MPI_THREAD_SINGLE
                    : (required > MPI_THREAD_MULTIPLE) ? MPI_THREAD_MULTIPLE
                                                       : required;
   s.main_thread = std::this_thread::get_id();
+  g_thread_multiple = s.thread_level == MPI_THREAD_MULTIPLE;
   if (provided != nullptr) *provided = s.thread_level;
   GPURUN_LOG(info, init, "rank %d of %d on %s (%d local), thread level %d", job.rank, job.size,
              job.host.c_str(), job.local_size, s.thread_level);
@@ -69,6 +79,7 @@ extern "C" int PMPI_Init_thread(int* /*argc*/, char*** /*argv*/, int required, i
 extern "C" int PMPI_Finalize(void) {
   GPURUN_API_ENTER("MPI_Finalize");
   ProcessState& s = state();
+  drain(s);
   gpurun::Status st = s.bootstrap->finalize();
   g_phase.store(Phase::kFinalized, std::memory_order_release);
   if (!st.ok()) GPURUN_LOG(warn, init, "finalize: %s", st.to_string().c_str());

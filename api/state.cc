@@ -5,6 +5,12 @@
 namespace gpurun::api {
 
 std::atomic<Phase> g_phase{Phase::kBefore};
+bool g_thread_multiple = false;
+
+std::mutex& big_lock() {
+  static std::mutex* lock = new std::mutex();
+  return *lock;
+}
 
 ProcessState& state() {
   static ProcessState* s = new ProcessState();  // never destroyed: ranks exit from anywhere

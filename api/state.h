@@ -6,9 +6,12 @@
 
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "api/handle.h"
+#include "pml/pml.h"
 #include "runtime/bootstrap/bootstrap.h"
+#include "runtime/transport/transport.h"
 #include "runtime/core/communicator.h"
 
 namespace gpurun::api {
@@ -23,6 +26,8 @@ struct ProcessState {
   int thread_level = MPI_THREAD_SINGLE;
   std::thread::id main_thread;
   std::unique_ptr<bootstrap::Bootstrap> bootstrap;
+  std::vector<std::unique_ptr<transport::Transport>> transports;
+  std::unique_ptr<pml::Pml> pml;
   CommEntry world;
   CommEntry self;
   HandleTable<CommEntry> comms;  // communicators that users create

@@ -20,11 +20,15 @@ class Communicator {
   const Group& group() const { return *group_; }
   std::shared_ptr<const Group> shared_group() const { return group_; }
   std::uint32_t context_id() const { return context_id_; }
+  // The handle the API layer gave this communicator (for error reports from lower layers).
+  int handle() const { return handle_; }
+  void set_handle(int handle) { handle_ = handle; }
 
  private:
   std::shared_ptr<const Group> group_;
   int rank_;
   std::uint32_t context_id_;
+  int handle_ = 0;
 };
 
 }  // namespace gpurun::core

@@ -1,0 +1,280 @@
+// Completion: MPI_Wait/Test and their any/some/all forms, MPI_Request_free.
+#include <vector>
+
+#include "api/checks.h"
+#include "api/requests.h"
+
+namespace gpurun::api {
+namespace {
+
+// A request handle of an array argument, resolved. `r` is nullptr for MPI_REQUEST_NULL and for
+// inactive persistent requests: such entries take no part.
+struct Slot {
+  core::Request* r;
+};
+
+// Resolves requests[i] into `out`; returns MPI_SUCCESS or the error for a bad handle.
+int resolve(const Call& call, MPI_Request handle, int index, Slot* out) {
+  out->r = nullptr;
+  if (handle == MPI_REQUEST_NULL) return MPI_SUCCESS;
+  core::Request* r = find_request(handle);
+  if (r == nullptr) {
+    return raise(call, MPI_COMM_NULL, MPI_ERR_REQUEST,
+                 "argument requests[%d] (0x%x) is not a request", index,
+                 static_cast<unsigned>(handle));
+  }
+  if (r->persistent && !r->active) return MPI_SUCCESS;
+  out->r = r;
+  return MPI_SUCCESS;
+}
+
+int check_array(const Call& call, int count, const MPI_Request* requests) {
+  if (count < 0)
+    return raise(call, MPI_COMM_NULL, MPI_ERR_COUNT, "argument count %d is negative", count);
+  if (count > 0 && requests == nullptr)
+    return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "argument array_of_requests is a null pointer");
+  return MPI_SUCCESS;
+}
+
+// Resolves every handle; small arrays stay on the stack.
+class Slots {
+ public:
+  int init(const Call& call, int count, const MPI_Request* requests) {
+    if (int rc = check_array(call, count, requests); rc != MPI_SUCCESS) return rc;
+    if (count > kInline) heap_.resize(count);
+    slots_ = count > kInline ? heap_.data() : inline_;
+    count_ = count;
+    for (int i = 0; i < count; ++i)
+      if (int rc = resolve(call, requests[i], i, &slots_[i]); rc != MPI_SUCCESS) return rc;
+    return MPI_SUCCESS;
+  }
+  Slot& operator[](int i) { return slots_[i]; }
+  int count() const { return count_; }
+  bool none_active() const {
+    for (int i = 0; i < count_; ++i)
+      if (slots_[i].r) return false;
+    return true;
+  }
+
+ private:
+  static constexpr int kInline = 64;
+  Slot inline_[kInline];
+  std::vector<Slot> heap_;
+  Slot* slots_ = inline_;
+  int count_ = 0;
+};
+
+MPI_Status* status_at(MPI_Status* statuses, int i) {
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+// Collects every completed, active entry into the output arrays (the some/all forms). Returns
+// MPI_SUCCESS, or MPI_ERR_IN_STATUS with each status's MPI_ERROR set.
+int collect_completed(const Call& call, Slots& slots, MPI_Request* requests, int* outcount,
+                      int* indices, MPI_Status* statuses, bool compact) {
+  int n = 0, failed = 0;
+  MPI_Comm failed_comm = MPI_COMM_NULL;
+  for (int i = 0; i < slots.count(); ++i) {
+    core::Request* r = slots[i].r;
+    if (r == nullptr || !r->complete()) continue;
+    MPI_Status* status = status_at(statuses, compact ? n : i);
+    MPI_Comm comm;
+    int error_class = finish(r, &requests[i], status, &comm);
+    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = error_class;
+    if (error_class != MPI_SUCCESS && failed++ == 0) failed_comm = comm;
+    if (indices != nullptr) indices[n] = i;
+    ++n;
+  }
+  if (outcount != nullptr) *outcount = n;
+  if (failed == 0) return MPI_SUCCESS;
+  return raise_request_error(call, failed_comm, MPI_ERR_IN_STATUS);
+}
+
+int wait_one(const Call& call, MPI_Request* request, MPI_Status* status) {
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
+  Slot slot;
+  if (int rc = resolve(call, *request, 0, &slot); rc != MPI_SUCCESS) return rc;
+  if (slot.r == nullptr) {
+    write_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  if (!slot.r->complete()) wait_for(slot.r);
+  return collect(call, slot.r, request, status);
+}
+
+int test_one(const Call& call, MPI_Request* request, int* flag, MPI_Status* status) {
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  Slot slot;
+  if (int rc = resolve(call, *request, 0, &slot); rc != MPI_SUCCESS) return rc;
+  if (slot.r == nullptr) {
+    *flag = 1;
+    write_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  if (!slot.r->complete()) progress::engine().poll();
+  *flag = slot.r->complete();
+  if (!*flag) return MPI_SUCCESS;
+  return collect(call, slot.r, request, status);
+}
+
+int wait_all(const Call& call, int count, MPI_Request* requests, MPI_Status* statuses) {
+  Slots slots;
+  if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
+  int first_pending = 0;
+  wait_until([&] {
+    for (; first_pending < count; ++first_pending) {
+      core::Request* r = slots[first_pending].r;
+      if (r != nullptr && !r->complete()) return false;
+    }
+    return true;
+  });
+  for (int i = 0; i < count; ++i)
+    if (slots[i].r == nullptr) write_empty_status(status_at(statuses, i));
+  return collect_completed(call, slots, requests, nullptr, nullptr, statuses, false);
+}
+
+int test_all(const Call& call, int count, MPI_Request* requests, int* flag,
+             MPI_Status* statuses) {
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  Slots slots;
+  if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
+  auto all_done = [&] {
+    for (int i = 0; i < count; ++i)
+      if (slots[i].r != nullptr && !slots[i].r->complete()) return false;
+    return true;
+  };
+  if (!all_done()) progress::engine().poll();
+  *flag = all_done();
+  if (!*flag) return MPI_SUCCESS;
+  for (int i = 0; i < count; ++i)
+    if (slots[i].r == nullptr) write_empty_status(status_at(statuses, i));
+  return collect_completed(call, slots, requests, nullptr, nullptr, statuses, false);
+}
+
+int first_complete(Slots& slots) {
+  for (int i = 0; i < slots.count(); ++i)
+    if (slots[i].r != nullptr && slots[i].r->complete()) return i;
+  return -1;
+}
+
+int any(const Call& call, int count, MPI_Request* requests, int* index, int* flag,
+        MPI_Status* status, bool block) {
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, index);
+  Slots slots;
+  if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
+  if (slots.none_active()) {
+    *index = MPI_UNDEFINED;
+    if (flag) *flag = 1;
+    write_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  int found = first_complete(slots);
+  if (found < 0 && block) wait_until([&] { return (found = first_complete(slots)) >= 0; });
+  if (found < 0) {
+    progress::engine().poll();
+    found = first_complete(slots);
+  }
+  if (flag) *flag = found >= 0;
+  *index = found >= 0 ? found : MPI_UNDEFINED;
+  if (found < 0) return MPI_SUCCESS;
+  return collect(call, slots[found].r, &requests[found], status);
+}
+
+int some(const Call& call, int count, MPI_Request* requests, int* outcount, int* indices,
+         MPI_Status* statuses, bool block) {
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, outcount);
+  Slots slots;
+  if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
+  if (slots.none_active()) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  if (first_complete(slots) < 0) {
+    if (block) wait_until([&] { return first_complete(slots) >= 0; });
+    else progress::engine().poll();
+  }
+  return collect_completed(call, slots, requests, outcount, indices, statuses, true);
+}
+
+int request_free(const Call& call, MPI_Request* request) {
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
+  core::Request* r = find_request(*request);
+  if (r == nullptr) {
+    return raise(call, MPI_COMM_NULL, MPI_ERR_REQUEST, "argument request (0x%x) is not a request",
+                 static_cast<unsigned>(*request));
+  }
+  // An operation still in flight finishes on its own; the request goes when it completes.
+  if (r->complete() || (r->persistent && !r->active)) {
+    the_pml().requests().release(r);
+  } else {
+    r->orphan = true;
+  }
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace gpurun::api
+
+using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
+
+extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
+  GPURUN_API_ENTER("MPI_Wait");
+  return wait_one(call, request, status);
+}
+
+extern "C" int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  GPURUN_API_ENTER("MPI_Test");
+  return test_one(call, request, flag, status);
+}
+
+extern "C" int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  GPURUN_API_ENTER("MPI_Waitall");
+  return wait_all(call, count, requests, statuses);
+}
+
+extern "C" int PMPI_Testall(int count, MPI_Request requests[], int* flag,
+                            MPI_Status statuses[]) {
+  GPURUN_API_ENTER("MPI_Testall");
+  return test_all(call, count, requests, flag, statuses);
+}
+
+extern "C" int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  GPURUN_API_ENTER("MPI_Waitany");
+  return any(call, count, requests, index, nullptr, status, true);
+}
+
+extern "C" int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag,
+                            MPI_Status* status) {
+  GPURUN_API_ENTER("MPI_Testany");
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  return any(call, count, requests, index, flag, status, false);
+}
+
+extern "C" int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                             MPI_Status statuses[]) {
+  GPURUN_API_ENTER("MPI_Waitsome");
+  return some(call, incount, requests, outcount, indices, statuses, true);
+}
+
+extern "C" int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                             MPI_Status statuses[]) {
+  GPURUN_API_ENTER("MPI_Testsome");
+  return some(call, incount, requests, outcount, indices, statuses, false);
+}
+
+extern "C" int PMPI_Request_free(MPI_Request* request) {
+  GPURUN_API_ENTER("MPI_Request_free");
+  return request_free(call, request);
+}
+
+GPURUN_MPI_ALIAS(MPI_Wait)
+GPURUN_MPI_ALIAS(MPI_Test)
+GPURUN_MPI_ALIAS(MPI_Waitall)
+GPURUN_MPI_ALIAS(MPI_Testall)
+GPURUN_MPI_ALIAS(MPI_Waitany)
+GPURUN_MPI_ALIAS(MPI_Testany)
+GPURUN_MPI_ALIAS(MPI_Waitsome)
+GPURUN_MPI_ALIAS(MPI_Testsome)
+GPURUN_MPI_ALIAS(MPI_Request_free)

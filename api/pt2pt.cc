@@ -1,0 +1,155 @@
+// Blocking and nonblocking sends and receives (MPI_Send, MPI_Recv, MPI_Isend, ... and their
+// large-count _c forms).
+#include "api/checks.h"
+#include "api/pt2pt.h"
+#include "api/requests.h"
+
+namespace gpurun::api {
+
+int send(const Call& call, const SendCall& a) {
+  GPURUN_CHECK_COMM(entry, a.comm);
+  GPURUN_CHECK_COUNT(a.comm, a.count);
+  GPURUN_CHECK_TYPE(a.comm, type, a.datatype);
+  GPURUN_CHECK_BUFFER(a.comm, a.buf, a.count, type);
+  GPURUN_CHECK_RANK(a.comm, entry, "dest", a.dest, false);
+  GPURUN_CHECK_TAG(a.comm, a.tag, false);
+  if (a.dest == MPI_PROC_NULL) return MPI_SUCCESS;
+  pml::SendArgs args{entry->comm.get(), a.buf, a.count, type, a.dest, a.tag, a.mode};
+  pml::Pml& pml = the_pml();
+  if (pml.send_now(args)) [[likely]]
+    return MPI_SUCCESS;
+  core::Request* r = pml.requests().allocate();
+  Status st = pml.isend(args, r);
+  if (!st.ok()) {
+    pml.requests().release(r);
+    return raise_status(call, a.comm, st);
+  }
+  wait_for(r);
+  MPI_Request handle = MPI_REQUEST_NULL;
+  return collect(call, r, &handle, MPI_STATUS_IGNORE);
+}
+
+int isend(const Call& call, const SendCall& a, MPI_Request* request) {
+  GPURUN_CHECK_COMM(entry, a.comm);
+  GPURUN_CHECK_COUNT(a.comm, a.count);
+  GPURUN_CHECK_TYPE(a.comm, type, a.datatype);
+  GPURUN_CHECK_BUFFER(a.comm, a.buf, a.count, type);
+  GPURUN_CHECK_RANK(a.comm, entry, "dest", a.dest, false);
+  GPURUN_CHECK_TAG(a.comm, a.tag, false);
+  GPURUN_CHECK_NOT_NULL(a.comm, request);
+  if (a.dest == MPI_PROC_NULL) {
+    *request = handle_of(completed_request(core::MessageStatus{MPI_PROC_NULL, MPI_ANY_TAG}));
+    return MPI_SUCCESS;
+  }
+  pml::Pml& pml = the_pml();
+  core::Request* r = pml.requests().allocate();
+  r->active = true;
+  Status st = pml.isend({entry->comm.get(), a.buf, a.count, type, a.dest, a.tag, a.mode}, r);
+  if (!st.ok()) {
+    pml.requests().release(r);
+    return raise_status(call, a.comm, st);
+  }
+  *request = handle_of(r);
+  return MPI_SUCCESS;
+}
+
+int recv(const Call& call, const RecvCall& a, MPI_Status* status) {
+  GPURUN_CHECK_COMM(entry, a.comm);
+  GPURUN_CHECK_COUNT(a.comm, a.count);
+  GPURUN_CHECK_TYPE(a.comm, type, a.datatype);
+  GPURUN_CHECK_BUFFER(a.comm, a.buf, a.count, type);
+  GPURUN_CHECK_RANK(a.comm, entry, "source", a.source, true);
+  GPURUN_CHECK_TAG(a.comm, a.tag, true);
+  if (a.source == MPI_PROC_NULL) {
+    write_status(status, core::MessageStatus{MPI_PROC_NULL, MPI_ANY_TAG});
+    return MPI_SUCCESS;
+  }
+  pml::Pml& pml = the_pml();
+  core::Request* r = pml.requests().allocate();
+  Status st = pml.irecv({entry->comm.get(), a.buf, a.count, type, a.source, a.tag}, r);
+  if (!st.ok()) {
+    pml.requests().release(r);
+    return raise_status(call, a.comm, st);
+  }
+  if (!r->complete()) wait_for(r);
+  MPI_Request handle = MPI_REQUEST_NULL;
+  return collect(call, r, &handle, status);
+}
+
+int irecv(const Call& call, const RecvCall& a, MPI_Request* request) {
+  GPURUN_CHECK_COMM(entry, a.comm);
+  GPURUN_CHECK_COUNT(a.comm, a.count);
+  GPURUN_CHECK_TYPE(a.comm, type, a.datatype);
+  GPURUN_CHECK_BUFFER(a.comm, a.buf, a.count, type);
+  GPURUN_CHECK_RANK(a.comm, entry, "source", a.source, true);
+  GPURUN_CHECK_TAG(a.comm, a.tag, true);
+  GPURUN_CHECK_NOT_NULL(a.comm, request);
+  if (a.source == MPI_PROC_NULL) {
+    *request = handle_of(completed_request(core::MessageStatus{MPI_PROC_NULL, MPI_ANY_TAG}));
+    return MPI_SUCCESS;
+  }
+  pml::Pml& pml = the_pml();
+  core::Request* r = pml.requests().allocate();
+  r->active = true;
+  Status st = pml.irecv({entry->comm.get(), a.buf, a.count, type, a.source, a.tag}, r);
+  if (!st.ok()) {
+    pml.requests().release(r);
+    return raise_status(call, a.comm, st);
+  }
+  *request = handle_of(r);
+  return MPI_SUCCESS;
+}
+
+}  // namespace gpurun::api
+
+using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
+using gpurun::pml::SendMode;
+
+// The C functions: one line each onto the shared implementations above.
+#define GPURUN_SEND_FN(name, count_type, mode)                                                  \
+  extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest,   \
+                         int tag, MPI_Comm comm) {                                             \
+    GPURUN_API_ENTER(#name);                                                                   \
+    return send(call, SendCall{buf, count, datatype, dest, tag, comm, mode});                  \
+  }                                                                                            \
+  GPURUN_MPI_ALIAS(name)
+#define GPURUN_ISEND_FN(name, count_type, mode)                                                 \
+  extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest,   \
+                         int tag, MPI_Comm comm, MPI_Request* request) {                       \
+    GPURUN_API_ENTER(#name);                                                                   \
+    return isend(call, SendCall{buf, count, datatype, dest, tag, comm, mode}, request);        \
+  }                                                                                            \
+  GPURUN_MPI_ALIAS(name)
+
+GPURUN_SEND_FN(MPI_Send, int, SendMode::kStandard)
+GPURUN_SEND_FN(MPI_Send_c, MPI_Count, SendMode::kStandard)
+GPURUN_SEND_FN(MPI_Ssend, int, SendMode::kSync)
+GPURUN_SEND_FN(MPI_Ssend_c, MPI_Count, SendMode::kSync)
+GPURUN_SEND_FN(MPI_Rsend, int, SendMode::kReady)
+GPURUN_SEND_FN(MPI_Rsend_c, MPI_Count, SendMode::kReady)
+GPURUN_ISEND_FN(MPI_Isend, int, SendMode::kStandard)
+GPURUN_ISEND_FN(MPI_Isend_c, MPI_Count, SendMode::kStandard)
+GPURUN_ISEND_FN(MPI_Issend, int, SendMode::kSync)
+GPURUN_ISEND_FN(MPI_Issend_c, MPI_Count, SendMode::kSync)
+GPURUN_ISEND_FN(MPI_Irsend, int, SendMode::kReady)
+GPURUN_ISEND_FN(MPI_Irsend_c, MPI_Count, SendMode::kReady)
+
+#define GPURUN_RECV_FN(name, count_type)                                                    \
+  extern "C" int P##name(void* buf, count_type count, MPI_Datatype datatype, int source,   \
+                         int tag, MPI_Comm comm, MPI_Status* status) {                     \
+    GPURUN_API_ENTER(#name);                                                               \
+    return recv(call, RecvCall{buf, count, datatype, source, tag, comm}, status);          \
+  }                                                                                        \
+  GPURUN_MPI_ALIAS(name)
+#define GPURUN_IRECV_FN(name, count_type)                                                   \
+  extern "C" int P##name(void* buf, count_type count, MPI_Datatype datatype, int source,   \
+                         int tag, MPI_Comm comm, MPI_Request* request) {                   \
+    GPURUN_API_ENTER(#name);                                                               \
+    return irecv(call, RecvCall{buf, count, datatype, source, tag, comm}, request);        \
+  }                                                                                        \
+  GPURUN_MPI_ALIAS(name)
+
+GPURUN_RECV_FN(MPI_Recv, int)
+GPURUN_RECV_FN(MPI_Recv_c, MPI_Count)
+GPURUN_IRECV_FN(MPI_Irecv, int)
+GPURUN_IRECV_FN(MPI_Irecv_c, MPI_Count)

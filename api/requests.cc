@@ -1,0 +1,113 @@
+#include "api/requests.h"
+
+#include "api/state.h"
+
+namespace gpurun::api {
+
+pml::Pml& the_pml() { return *state().pml; }
+
+core::Request* find_request(MPI_Request handle) {
+  if (handle_kind(handle) != HandleKind::kIndirect || handle_type(handle) != ObjectType::kRequest)
+    return nullptr;
+  return the_pml().requests().find(handle_index(handle));
+}
+
+void write_status(MPI_Status* status, const core::MessageStatus& m) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = m.source;
+  status->MPI_TAG = m.tag;
+  set_status_bytes(status, m.bytes);
+  status->count_hi_and_cancelled = (status->count_hi_and_cancelled & ~1) | (m.cancelled ? 1 : 0);
+}
+
+void write_empty_status(MPI_Status* status) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->count_lo = 0;
+  status->count_hi_and_cancelled = 0;
+}
+
+// MPICH's layout: count_lo holds the low 32 bits of the byte count; count_hi_and_cancelled the
+// higher bits shifted left by one, and the cancelled flag in bit 0.
+std::uint64_t status_bytes(const MPI_Status& status) {
+  auto lo = static_cast<std::uint32_t>(status.count_lo);
+  auto hi = static_cast<std::uint64_t>(static_cast<std::uint32_t>(status.count_hi_and_cancelled) >> 1);
+  return (hi << 32) | lo;
+}
+
+void set_status_bytes(MPI_Status* status, std::uint64_t bytes) {
+  status->count_lo = static_cast<int>(static_cast<std::uint32_t>(bytes));
+  int cancelled = status->count_hi_and_cancelled & 1;
+  status->count_hi_and_cancelled = static_cast<int>((bytes >> 32) << 1) | cancelled;
+}
+
+core::Request* completed_request(const core::MessageStatus& m) {
+  core::Request* r = the_pml().requests().allocate();
+  r->status = m;
+  r->active = true;
+  r->set_complete();
+  return r;
+}
+
+void wait_for(core::Request* r) {
+  wait_until([r] { return r->complete(); });
+}
+
+int request_error_class(const core::Request* r) {
+  if (r->status.error == ErrorCode::kOk) return MPI_SUCCESS;
+  return error_class_of(r->status.error);
+}
+
+namespace {
+// The sizes of the last truncated message, for its report (set and read under the lock).
+std::pair<std::uint64_t, std::uint64_t>& last_truncation() {
+  static std::pair<std::uint64_t, std::uint64_t> sizes;
+  return sizes;
+}
+
+MPI_Comm comm_handle_of(const core::Request* r) {
+  // The error handler to run: the request's communicator's (found by identity).
+  if (r->comm == nullptr || r->comm == state().world.comm.get()) return MPI_COMM_WORLD;
+  if (r->comm == state().self.comm.get()) return MPI_COMM_SELF;
+  return r->comm->handle();
+}
+}  // namespace
+
+int finish(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* comm) {
+  write_status(status, r->status);
+  int error_class = request_error_class(r);
+  *comm = comm_handle_of(r);
+  if (error_class == MPI_ERR_TRUNCATE) {
+    last_truncation() = {r->size, r->status.bytes};
+  }
+  if (r->persistent) {
+    r->active = false;
+  } else {
+    the_pml().requests().release(r);
+    *handle = MPI_REQUEST_NULL;
+  }
+  return error_class;
+}
+
+int raise_request_error(const Call& call, MPI_Comm comm, int error_class) {
+  if (error_class == MPI_ERR_TRUNCATE) {
+    return raise(call, comm, error_class,
+                 "a message of %llu bytes does not fit the receive buffer (%llu bytes)",
+                 static_cast<unsigned long long>(last_truncation().first),
+                 static_cast<unsigned long long>(last_truncation().second));
+  }
+  if (error_class == MPI_ERR_IN_STATUS)
+    return raise(call, comm, error_class, "an operation failed: see the MPI_ERROR of the statuses");
+  return raise(call, comm, error_class, "the operation failed");
+}
+
+int collect(const Call& call, core::Request* r, MPI_Request* handle, MPI_Status* status) {
+  MPI_Comm comm;
+  int error_class = finish(r, handle, status, &comm);
+  if (error_class == MPI_SUCCESS) [[likely]]
+    return MPI_SUCCESS;
+  return raise_request_error(call, comm, error_class);
+}
+
+}  // namespace gpurun::api

@@ -1,0 +1,53 @@
+// Request handles, statuses, and waiting: what the MPI completion calls share.
+#pragma once
+
+#include <mpi.h>
+
+#include "api/call.h"
+#include "api/handle.h"
+#include "pml/pml.h"
+#include "runtime/core/request.h"
+
+namespace gpurun::api {
+
+pml::Pml& the_pml();
+
+inline MPI_Request handle_of(const core::Request* r) {
+  return make_handle(HandleKind::kIndirect, ObjectType::kRequest, r->index);
+}
+// The request a handle names, or nullptr (null, freed, not a request).
+core::Request* find_request(MPI_Request handle);
+
+// Writes `m` into `status` (nothing for MPI_STATUS_IGNORE). MPI_ERROR is left alone: only the
+// calls that complete several requests set it.
+void write_status(MPI_Status* status, const core::MessageStatus& m);
+// The status of an operation with nothing in it (MPI_PROC_NULL, inactive requests).
+void write_empty_status(MPI_Status* status);
+std::uint64_t status_bytes(const MPI_Status& status);
+void set_status_bytes(MPI_Status* status, std::uint64_t bytes);
+
+// A request that is already complete, with `m` as its status (operations on MPI_PROC_NULL).
+core::Request* completed_request(const core::MessageStatus& m);
+
+// Polls until `r` completes, applying the wait policy (under MPI_THREAD_MULTIPLE, without
+// holding the library's lock while idle).
+void wait_for(core::Request* r);
+// Polls until done() holds, as wait_for does.
+template <class Done>
+void wait_until(Done&& done);
+
+// What a completed request ends as: writes the status, frees a non-persistent request (the
+// handle becomes MPI_REQUEST_NULL) or deactivates a persistent one, and returns the request's
+// error through its communicator's error handler.
+int collect(const Call& call, core::Request* r, MPI_Request* handle, MPI_Status* status);
+// The same without running the error handler: returns the error class (for the calls that
+// complete several requests and report MPI_ERR_IN_STATUS), and `comm` the handle to report on.
+int finish(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* comm);
+// Reports a failed request's error through `comm`'s handler.
+int raise_request_error(const Call& call, MPI_Comm comm, int error_class);
+// The MPI error class of a completed request (MPI_SUCCESS when it succeeded).
+int request_error_class(const core::Request* r);
+
+}  // namespace gpurun::api
+
+#include "api/requests_inl.h"

@@ -1,0 +1,27 @@
+// Template definitions of api/requests.h.
+#pragma once
+
+#include <sched.h>
+
+#include "runtime/progress/progress.h"
+
+namespace gpurun::api {
+
+template <class Done>
+void wait_until(Done&& done) {
+  progress::Engine& engine = progress::engine();
+  if (!g_thread_multiple) {
+    engine.wait(done);
+    return;
+  }
+  // The caller holds the library's lock: poll under it, and let other threads in whenever a
+  // poll finds nothing.
+  while (!done()) {
+    if (engine.poll() != 0 || done()) continue;
+    big_lock().unlock();
+    sched_yield();
+    big_lock().lock();
+  }
+}
+
+}  // namespace gpurun::api

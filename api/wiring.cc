@@ -1,0 +1,92 @@
+#include "api/wiring.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <string>
+
+#include "pml/params.h"
+#include "runtime/base/log.h"
+#include "runtime/progress/progress.h"
+#include "runtime/transport/self/self_transport.h"
+#include "runtime/transport/shm/shm_transport.h"
+
+namespace gpurun::api {
+namespace {
+
+constexpr char kShmAddressKey[] = "gpurun.shm";
+// Eager limit on shm with no knob: messages up to 16K go in one packet through the ring; above
+// that the fragment pipeline (copy-in and copy-out at once) is faster than two serial copies.
+constexpr std::size_t kShmEagerLimit = 16 * 1024;
+
+std::size_t eager_limit_for(const transport::Transport& t, std::size_t auto_limit) {
+  auto knob = pml::params::eager_limit().get();
+  std::size_t limit = knob ? static_cast<std::size_t>(knob->bytes) : auto_limit;
+  return std::min(limit, t.caps().max_packet);
+}
+
+int progress_thunk(void* pml) { return static_cast<pml::Pml*>(pml)->progress(); }
+
+// Whether this host runs more ranks than this process may use cores: the launcher says so;
+// other launchers are judged from the CPUs this process may run on.
+bool oversubscribed(const bootstrap::JobInfo& job) {
+  if (job.oversubscribed) return *job.oversubscribed;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return false;
+  return job.local_size > CPU_COUNT(&set);
+}
+
+Status connect_shm(ProcessState& s, transport::shm::ShmTransport& shm) {
+  const bootstrap::JobInfo& job = s.bootstrap->job();
+  std::size_t limit = eager_limit_for(shm, kShmEagerLimit);
+  for (int peer : job.local_ranks) {
+    if (peer == job.rank) continue;
+    GPURUN_ASSIGN_OR_RETURN(auto address, s.bootstrap->get(peer, kShmAddressKey));
+    GPURUN_ASSIGN_OR_RETURN(transport::Endpoint * ep, shm.connect(peer, address));
+    s.pml->set_route(peer, ep, limit, "shm");
+    GPURUN_LOG(info, transport, "peer %d via shm path host (eager up to %zu bytes)", peer, limit);
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Status wire_up(ProcessState& s) {
+  const bootstrap::JobInfo& job = s.bootstrap->job();
+  s.pml = std::make_unique<pml::Pml>(job.rank, job.size);
+  auto self = std::make_unique<transport::self::SelfTransport>(job.rank, s.pml->handler());
+  GPURUN_ASSIGN_OR_RETURN(transport::Endpoint * self_ep, self->connect(job.rank, {}));
+  s.pml->set_route(job.rank, self_ep, eager_limit_for(*self, kShmEagerLimit), "self");
+  s.pml->add_transport(self.get());
+  s.transports.push_back(std::move(self));
+
+  transport::shm::ShmTransport* shm = nullptr;
+  if (job.local_size > 1) {
+    transport::shm::Config config{job.rank, job.local_ranks, job.job_token};
+    GPURUN_ASSIGN_OR_RETURN(auto created,
+                            transport::shm::ShmTransport::create(config, s.pml->handler()));
+    shm = created.get();
+    GPURUN_TRY(s.bootstrap->put(kShmAddressKey, shm->address()));
+    s.pml->add_transport(shm);
+    s.transports.push_back(std::move(created));
+  }
+  if (job.size > 1) GPURUN_TRY(s.bootstrap->fence(/*collect_data=*/true));
+  if (shm != nullptr) GPURUN_TRY(connect_shm(s, *shm));
+
+  progress::Engine& engine = progress::engine();
+  engine.add(progress_thunk, s.pml.get(), "pml");
+  engine.configure(oversubscribed(job), shm != nullptr ? shm->doorbell() : nullptr);
+  return ok_status();
+}
+
+void drain(ProcessState& s) {
+  if (!s.pml) return;
+  progress::engine().wait([&] {
+    if (!s.pml->idle()) return false;
+    for (const auto& t : s.transports)
+      if (!t->quiescent()) return false;
+    return true;
+  });
+}
+
+}  // namespace gpurun::api

@@ -1,0 +1,480 @@
+#include "pml/pml.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/base/log.h"
+
+namespace gpurun::pml {
+namespace {
+
+// Packet types (transport::PacketHeader::type).
+constexpr std::uint8_t kEager = 1;      // payload: the data
+constexpr std::uint8_t kEagerSync = 2;  // payload: sender token, then the data
+constexpr std::uint8_t kRts = 3;        // payload: RtsPayload; flags kSyncFlag for Ssend
+constexpr std::uint8_t kAck = 4;        // payload: sender token (a synchronous send matched)
+constexpr std::uint8_t kSyncFlag = 1;
+
+struct RtsPayload {
+  std::uint64_t size;
+  transport::BulkCookie cookie;
+  std::uint64_t token;
+};
+
+// Send stages (core::Request::stage).
+constexpr std::uint32_t kNew = 0;
+constexpr std::uint32_t kOffered = 1;   // data offered, request-to-send not yet gone
+constexpr std::uint32_t kInFlight = 2;  // waiting for the ack or the pull
+
+// A sender's request, as its peer names it: index and a sequence number that tells a reused
+// slot from the request the peer means.
+std::uint64_t token_of(const core::Request* r) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(r->sequence)) << 32) | r->index;
+}
+
+std::size_t pack_thunk(void* request, std::size_t offset, void* dst, std::size_t length) {
+  auto* r = static_cast<core::Request*>(request);
+  return r->datatype->pack(r->buffer, r->count, offset, dst, length);
+}
+std::size_t unpack_thunk(void* request, std::size_t offset, const void* src, std::size_t length) {
+  auto* r = static_cast<core::Request*>(request);
+  return r->datatype->unpack(r->buffer, r->count, offset, src, length);
+}
+
+std::byte* first_byte(const core::Request* r) {
+  return static_cast<std::byte*>(r->buffer) + r->datatype->true_lb();
+}
+
+Pml* g_pml = nullptr;  // the packet and completion callbacks find the one pml here
+
+}  // namespace
+
+transport::Data data_of(core::Request* request, std::size_t size) {
+  transport::Data d;
+  d.size = size;
+  if (request->datatype->contiguous()) d.contiguous = first_byte(request);
+  d.pack = pack_thunk;
+  d.unpack = unpack_thunk;
+  d.context = request;
+  return d;
+}
+
+Pml::Pml(int job_rank, int job_size) : job_rank_(job_rank), routes_(job_size) {
+  g_pml = this;
+}
+
+Pml::~Pml() {
+  if (g_pml == this) g_pml = nullptr;
+}
+
+transport::PacketHandler Pml::handler() { return transport::PacketHandler{on_packet_thunk, this}; }
+
+void Pml::add_transport(transport::Transport* transport) { transports_.push_back(transport); }
+
+void Pml::set_route(int rank, transport::Endpoint* endpoint, std::size_t eager_limit,
+                    const char* transport_name) {
+  Route& route = routes_[rank];
+  route.endpoint = endpoint;
+  route.eager_limit = eager_limit;
+  route.transport_name = transport_name;
+  if (scratch_.size() < eager_limit + sizeof(std::uint64_t))
+    scratch_.resize(eager_limit + sizeof(std::uint64_t));
+}
+
+MatchQueues& Pml::queues(std::uint32_t context) {
+  if (context >= contexts_.size()) contexts_.resize(context + 1);
+  if (!contexts_[context]) contexts_[context] = std::make_unique<MatchQueues>();
+  return *contexts_[context];
+}
+
+void Pml::add_comm(const core::Communicator& comm) {
+  queues(context_of(comm, Channel::kUser));
+  queues(context_of(comm, Channel::kColl));
+}
+
+void Pml::remove_comm(const core::Communicator& comm) {
+  // Messages for a context that the peers already reuse must not linger: by the time a
+  // communicator is freed its queues are idle (MPI_Comm_free is collective and messages were
+  // received), so only empty queues go.
+  for (Channel c : {Channel::kUser, Channel::kColl}) {
+    std::uint32_t context = context_of(comm, c);
+    if (context < contexts_.size() && contexts_[context] && contexts_[context]->idle())
+      contexts_[context].reset();
+  }
+}
+
+// ---- sending ---------------------------------------------------------------------------
+
+bool Pml::send_now(const SendArgs& a) {
+  std::int64_t size = a.count * a.type->size();
+  Route& route = routes_[a.comm->group().job_rank(a.dest)];
+  if (static_cast<std::size_t>(size) > route.eager_limit || !a.type->contiguous() ||
+      a.mode == SendMode::kSync || !route.pending.empty())
+    return false;
+  transport::PacketHeader header{kEager, 0, 0, context_of(*a.comm, a.channel), a.tag,
+                                 a.comm->rank()};
+  const auto* data = static_cast<const std::byte*>(a.buf) + a.type->true_lb();
+  return route.endpoint->send(header, data, static_cast<std::size_t>(size)).ok();
+}
+
+Status Pml::isend(const SendArgs& a, core::Request* r) {
+  r->kind = core::RequestKind::kSend;
+  r->comm = a.comm;
+  r->buffer = const_cast<void*>(a.buf);
+  r->count = a.count;
+  r->datatype = a.type;
+  r->peer = a.dest;
+  r->tag = a.tag;
+  r->mode = static_cast<std::uint8_t>(a.mode);
+  r->channel = static_cast<std::uint8_t>(a.channel);
+  r->size = static_cast<std::uint64_t>(a.count * a.type->size());
+  r->stage = kNew;
+  r->sequence = ++next_sequence_;
+  r->status = core::MessageStatus{};
+  r->reset_complete();
+  Route& route = routes_[a.comm->group().job_rank(a.dest)];
+  if (route.pending.empty() && start_send(route, r)) return ok_status();
+  queue_send(route, r);
+  return ok_status();
+}
+
+// Puts the send on the wire, or returns false when the route has no room for it now.
+bool Pml::start_send(Route& route, core::Request* r) {
+  if (r->size <= route.eager_limit) return send_eager(route, r);
+  return send_rts(route, r);
+}
+
+bool Pml::send_eager(Route& route, core::Request* r) {
+  bool sync = r->mode == static_cast<std::uint8_t>(SendMode::kSync);
+  transport::PacketHeader header{sync ? kEagerSync : kEager, 0, 0,
+                                 context_of(*r->comm, static_cast<Channel>(r->channel)), r->tag,
+                                 r->comm->rank()};
+  const void* payload;
+  std::size_t length;
+  if (!sync && r->datatype->contiguous()) {
+    payload = first_byte(r);
+    length = r->size;
+  } else {
+    std::size_t prefix = sync ? sizeof(std::uint64_t) : 0;
+    if (sync) {
+      std::uint64_t token = token_of(r);
+      std::memcpy(scratch_.data(), &token, sizeof token);
+    }
+    r->datatype->pack(r->buffer, r->count, 0, scratch_.data() + prefix, r->size);
+    payload = scratch_.data();
+    length = prefix + r->size;
+  }
+  Status st = route.endpoint->send(header, payload, length);
+  if (st.code() == ErrorCode::kNoResource) return false;
+  if (!st.ok()) {
+    r->status.error = st.code();
+    complete(r);
+  } else if (sync) {
+    r->stage = kInFlight;
+  } else {
+    complete(r);
+  }
+  return true;
+}
+
+bool Pml::send_rts(Route& route, core::Request* r) {
+  if (r->stage == kNew) {
+    auto cookie = route.endpoint->offer(data_of(r, r->size),
+                                        transport::Completion{on_offer_done, r});
+    if (!cookie.ok()) {
+      r->status.error = cookie.status().code();
+      complete(r);
+      return true;
+    }
+    r->remote[0] = cookie->id;
+    r->remote[1] = cookie->address;
+    r->stage = kOffered;
+  }
+  bool sync = r->mode == static_cast<std::uint8_t>(SendMode::kSync);
+  transport::PacketHeader header{kRts, static_cast<std::uint8_t>(sync ? kSyncFlag : 0), 0,
+                                 context_of(*r->comm, static_cast<Channel>(r->channel)), r->tag,
+                                 r->comm->rank()};
+  RtsPayload rts{r->size, transport::BulkCookie{r->remote[0], r->remote[1]}, token_of(r)};
+  Status st = route.endpoint->send(header, &rts, sizeof rts);
+  if (st.code() == ErrorCode::kNoResource) return false;
+  r->stage = kInFlight;
+  if (!st.ok()) {
+    r->status.error = st.code();
+    complete(r);
+  }
+  return true;
+}
+
+void Pml::queue_send(Route& route, core::Request* r) {
+  route.pending.push_back(r);
+  if (!route.flagged) {
+    route.flagged = true;
+    busy_routes_.push_back(static_cast<int>(&route - routes_.data()));
+  }
+}
+
+void Pml::send_ack(int peer, std::uint32_t context, std::uint64_t token) {
+  Route& route = routes_[peer];
+  transport::PacketHeader header{kAck, 0, 0, context, 0, 0};
+  if (route.acks.empty() && route.endpoint->send(header, &token, sizeof token).ok()) return;
+  route.acks.push_back(QueuedAck{context, token});
+  if (!route.flagged) {
+    route.flagged = true;
+    busy_routes_.push_back(peer);
+  }
+}
+
+int Pml::flush_routes() {
+  int events = 0;
+  for (std::size_t i = 0; i < busy_routes_.size();) {
+    Route& route = routes_[busy_routes_[i]];
+    while (!route.acks.empty()) {
+      transport::PacketHeader header{kAck, 0, 0, route.acks.front().context, 0, 0};
+      if (!route.endpoint->send(header, &route.acks.front().token, sizeof(std::uint64_t)).ok())
+        break;
+      route.acks.pop_front();
+      ++events;
+    }
+    while (!route.pending.empty() && start_send(route, route.pending.front())) {
+      route.pending.pop_front();
+      ++events;
+    }
+    if (route.pending.empty() && route.acks.empty()) {
+      route.flagged = false;
+      busy_routes_[i] = busy_routes_.back();
+      busy_routes_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  return events;
+}
+
+// ---- receiving -------------------------------------------------------------------------
+
+Status Pml::irecv(const RecvArgs& a, core::Request* r) {
+  r->kind = core::RequestKind::kRecv;
+  r->comm = a.comm;
+  r->buffer = a.buf;
+  r->count = a.count;
+  r->datatype = a.type;
+  r->peer = a.source;
+  r->tag = a.tag;
+  r->channel = static_cast<std::uint8_t>(a.channel);
+  r->status = core::MessageStatus{};
+  r->reset_complete();
+  MatchQueues& q = queues(context_of(*a.comm, a.channel));
+  if (Unexpected* u = q.find_unexpected(a.source, a.tag, /*take=*/true)) {
+    deliver(r, *u);
+    free_unexpected(u);
+    return ok_status();
+  }
+  r->sequence = ++next_sequence_;
+  q.post(r);
+  return ok_status();
+}
+
+void Pml::on_packet_thunk(void* self, const transport::Packet& packet) {
+  static_cast<Pml*>(self)->on_packet(packet);
+}
+
+void Pml::on_packet(const transport::Packet& p) {
+  const transport::PacketHeader& h = *p.header;
+  if (h.type == kAck) {
+    on_ack(p);
+    return;
+  }
+  MatchQueues& q = queues(h.context);
+  if (core::Request* r = q.take_posted(h.source, h.tag)) [[likely]] {
+    if (h.type == kRts) {
+      RtsPayload rts;
+      std::memcpy(&rts, p.payload, sizeof rts);
+      r->status.source = h.source;
+      r->status.tag = h.tag;
+      start_pull(r, p.peer, rts.size, rts.cookie);
+    } else {
+      deliver_eager(r, h, p.payload, p.length, p.peer);
+    }
+    return;
+  }
+  Unexpected* u = new_unexpected();
+  u->source = h.source;
+  u->tag = h.tag;
+  u->peer = p.peer;
+  u->type = h.type;
+  u->context = h.context;
+  u->sync = h.type == kEagerSync || (h.type == kRts && (h.flags & kSyncFlag));
+  if (h.type == kRts) {
+    RtsPayload rts;
+    std::memcpy(&rts, p.payload, sizeof rts);
+    u->size = rts.size;
+    u->cookie = rts.cookie;
+    u->sender_token = rts.token;
+    u->length = 0;
+  } else {
+    u->length = p.length;
+    u->size = h.type == kEagerSync ? p.length - sizeof(std::uint64_t) : p.length;
+    std::byte* dst = u->inline_data;
+    if (p.length > sizeof u->inline_data) {
+      u->heap_data.reset(new std::byte[p.length]);
+      dst = u->heap_data.get();
+    }
+    std::memcpy(dst, p.payload, p.length);
+  }
+  q.hold(u);
+}
+
+void Pml::on_ack(const transport::Packet& p) {
+  std::uint64_t token;
+  std::memcpy(&token, p.payload, sizeof token);
+  core::Request* r = requests_.find(static_cast<std::uint32_t>(token));
+  if (r == nullptr || static_cast<std::uint32_t>(r->sequence) != (token >> 32) ||
+      r->stage != kInFlight) {
+    GPURUN_LOG(warn, pml, "ack from rank %d for no pending synchronous send", p.peer);
+    return;
+  }
+  complete(r);
+}
+
+// Copies an eager message (payload as it came, token first for a synchronous send) into the
+// receive, acknowledges a synchronous send, and completes the receive.
+void Pml::deliver_eager(core::Request* r, const transport::PacketHeader& h,
+                        const std::byte* data, std::size_t length, int peer) {
+  if (h.type == kEagerSync) {
+    std::uint64_t token;
+    std::memcpy(&token, data, sizeof token);
+    send_ack(peer, h.context, token);
+    data += sizeof token;
+    length -= sizeof token;
+  }
+  std::size_t capacity = static_cast<std::size_t>(r->count * r->datatype->size());
+  std::size_t n = std::min(length, capacity);
+  if (r->datatype->contiguous()) {
+    if (n != 0) std::memcpy(first_byte(r), data, n);
+  } else {
+    r->datatype->unpack(r->buffer, r->count, 0, data, n);
+  }
+  r->status.source = h.source;
+  r->status.tag = h.tag;
+  r->status.bytes = n;
+  r->size = length;
+  if (length > capacity) r->status.error = ErrorCode::kTruncated;
+  complete(r);
+}
+
+void Pml::deliver(core::Request* r, Unexpected& u) {
+  if (u.type == kRts) {
+    r->status.source = u.source;
+    r->status.tag = u.tag;
+    start_pull(r, u.peer, u.size, u.cookie);
+    return;
+  }
+  transport::PacketHeader h{u.type, 0, 0, u.context, u.tag, u.source};
+  deliver_eager(r, h, u.data(), u.length, u.peer);
+}
+
+void Pml::start_pull(core::Request* r, int peer, std::uint64_t size,
+                     const transport::BulkCookie& cookie) {
+  std::uint64_t capacity = static_cast<std::uint64_t>(r->count * r->datatype->size());
+  std::uint64_t wanted = std::min(size, capacity);
+  r->status.bytes = wanted;
+  r->size = size;
+  if (size > capacity) r->status.error = ErrorCode::kTruncated;
+  Status st = routes_[peer].endpoint->pull(cookie, data_of(r, wanted),
+                                           transport::Completion{on_pull_done, r});
+  if (!st.ok()) {
+    r->status.error = st.code();
+    complete(r);
+  }
+}
+
+void Pml::on_offer_done(void* request, Status status) {
+  auto* r = static_cast<core::Request*>(request);
+  if (!status.ok()) r->status.error = status.code();
+  g_pml->complete(r);
+}
+
+void Pml::on_pull_done(void* request, Status status) {
+  auto* r = static_cast<core::Request*>(request);
+  if (!status.ok()) r->status.error = status.code();
+  g_pml->complete(r);
+}
+
+void Pml::complete(core::Request* r) {
+  r->set_complete();
+  if (r->on_complete != nullptr) r->on_complete(r);
+  if (r->orphan) requests_.release(r);
+}
+
+// ---- probing, cancelling, progress ---------------------------------------------------
+
+bool Pml::iprobe(const core::Communicator& comm, int source, int tag, Channel channel,
+                 core::MessageStatus* status) {
+  Unexpected* u = queues(context_of(comm, channel)).find_unexpected(source, tag, false);
+  if (u == nullptr) return false;
+  *status = core::MessageStatus{u->source, u->tag, ErrorCode::kOk, u->size, false};
+  return true;
+}
+
+Message* Pml::improbe(const core::Communicator& comm, int source, int tag, Channel channel,
+                      core::MessageStatus* status) {
+  Unexpected* u = queues(context_of(comm, channel)).find_unexpected(source, tag, true);
+  if (u != nullptr) *status = core::MessageStatus{u->source, u->tag, ErrorCode::kOk, u->size, false};
+  return u;
+}
+
+Status Pml::mrecv(Message* message, const RecvArgs& a, core::Request* r) {
+  r->kind = core::RequestKind::kRecv;
+  r->comm = a.comm;
+  r->buffer = a.buf;
+  r->count = a.count;
+  r->datatype = a.type;
+  r->peer = message->source;
+  r->tag = message->tag;
+  r->channel = static_cast<std::uint8_t>(a.channel);
+  r->status = core::MessageStatus{};
+  r->reset_complete();
+  deliver(r, *message);
+  free_unexpected(message);
+  return ok_status();
+}
+
+bool Pml::cancel(core::Request* r) {
+  if (r->complete()) return false;
+  bool removed = false;
+  if (r->kind == core::RequestKind::kRecv) {
+    removed = queues(context_of(*r->comm, static_cast<Channel>(r->channel))).unpost(r);
+  } else if (r->kind == core::RequestKind::kSend && r->stage == kNew) {
+    Route& route = routes_[r->comm->group().job_rank(r->peer)];
+    auto it = std::find(route.pending.begin(), route.pending.end(), r);
+    if (it != route.pending.end()) {
+      route.pending.erase(it);
+      removed = true;
+    }
+  }
+  if (!removed) return false;
+  r->status.cancelled = true;
+  complete(r);
+  return true;
+}
+
+int Pml::progress() {
+  int events = 0;
+  for (transport::Transport* t : transports_) events += t->progress();
+  if (!busy_routes_.empty()) [[unlikely]] events += flush_routes();
+  return events;
+}
+
+Unexpected* Pml::new_unexpected() {
+  if (unexpected_pool_.empty()) return new Unexpected();
+  Unexpected* u = unexpected_pool_.back().release();
+  unexpected_pool_.pop_back();
+  return u;
+}
+
+void Pml::free_unexpected(Unexpected* u) {
+  u->heap_data.reset();
+  unexpected_pool_.emplace_back(u);
+}
+
+}  // namespace gpurun::pml

@@ -1,0 +1,151 @@
+// The point-to-point messaging layer: matching and protocols over the transports.
+//
+// Protocols, chosen per message by size against the route's eager limit (set once per route at
+// connect time):
+// - eager: header and data in one packet; the send completes at once (a synchronous send when
+//   the receiver acknowledges the match);
+// - rendezvous: the sender offers its data to the transport and sends a request-to-send; the
+//   receiver, once matched, pulls the data (shm: a fragment pipeline or CMA).
+// Sends that find no room wait in their route's queue, in order, and go out from progress().
+//
+// Every communicator has two matching spaces (channels): user traffic and collective traffic,
+// so collectives never match a user's receive.
+//
+// Threading: not thread-safe; the API layer serialises callers.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "pml/match.h"
+#include "runtime/accel/memory.h"
+#include "runtime/core/communicator.h"
+#include "runtime/core/datatype.h"
+#include "runtime/core/request.h"
+#include "runtime/transport/transport.h"
+
+namespace gpurun::pml {
+
+enum class SendMode : std::uint8_t { kStandard, kSync, kReady };
+enum class Channel : std::uint8_t { kUser = 0, kColl = 1 };
+
+struct SendArgs {
+  const core::Communicator* comm = nullptr;
+  const void* buf = nullptr;
+  std::int64_t count = 0;
+  const core::Datatype* type = nullptr;
+  int dest = 0;  // rank in comm
+  int tag = 0;
+  SendMode mode = SendMode::kStandard;
+  Channel channel = Channel::kUser;
+};
+
+struct RecvArgs {
+  const core::Communicator* comm = nullptr;
+  void* buf = nullptr;
+  std::int64_t count = 0;
+  const core::Datatype* type = nullptr;
+  int source = kAnySource;  // rank in comm, or kAnySource
+  int tag = kAnyTag;
+  Channel channel = Channel::kUser;
+};
+
+// A message that MPI_Mprobe took off the queue, to be received by MPI_Mrecv.
+using Message = Unexpected;
+
+class Pml {
+ public:
+  explicit Pml(int job_rank, int job_size);
+  ~Pml();
+  Pml(const Pml&) = delete;
+  Pml& operator=(const Pml&) = delete;
+
+  // --- wiring, by the composition root ---
+  transport::PacketHandler handler();
+  void add_transport(transport::Transport* transport);
+  // The endpoint that reaches job rank `rank`, and the largest eager message on it.
+  void set_route(int rank, transport::Endpoint* endpoint, std::size_t eager_limit,
+                 const char* transport_name);
+  void add_comm(const core::Communicator& comm);
+  void remove_comm(const core::Communicator& comm);
+
+  // --- messaging ---
+  core::RequestPool& requests() { return requests_; }
+  // Sends at once when the message fits one eager packet and nothing waits before it on the
+  // route: returns true when the send is complete (the blocking fast path, no request).
+  bool send_now(const SendArgs& args);
+  // Starts a send or a receive on `request`; it completes later (request->complete()).
+  Status isend(const SendArgs& args, core::Request* request);
+  Status irecv(const RecvArgs& args, core::Request* request);
+  // Whether a message matching source/tag has arrived; fills `status` (source, tag, bytes).
+  bool iprobe(const core::Communicator& comm, int source, int tag, Channel channel,
+              core::MessageStatus* status);
+  // Like iprobe, but takes the message off the queue for mrecv.
+  Message* improbe(const core::Communicator& comm, int source, int tag, Channel channel,
+                   core::MessageStatus* status);
+  Status mrecv(Message* message, const RecvArgs& args, core::Request* request);
+  // Cancels a receive not yet matched, or a send not yet gone; false when too late.
+  bool cancel(core::Request* request);
+  // Runs the transports and the queued sends. Returns the events handled.
+  int progress();
+  // Nothing is queued for sending (sends and acknowledgements).
+  bool idle() const { return busy_routes_.empty(); }
+
+  const char* route_name(int rank) const { return routes_[rank].transport_name; }
+
+ private:
+  struct QueuedAck {
+    std::uint32_t context;
+    std::uint64_t token;
+  };
+  struct Route {
+    transport::Endpoint* endpoint = nullptr;
+    std::size_t eager_limit = 0;
+    const char* transport_name = "none";
+    std::deque<core::Request*> pending;  // sends waiting for room, in order
+    std::deque<QueuedAck> acks;          // acknowledgements waiting for room
+    bool flagged = false;                // in busy_routes_
+  };
+
+  static void on_packet_thunk(void* self, const transport::Packet& packet);
+  static void on_offer_done(void* request, Status status);
+  static void on_pull_done(void* request, Status status);
+  void on_packet(const transport::Packet& packet);
+  void on_ack(const transport::Packet& packet);
+  MatchQueues& queues(std::uint32_t context);
+  std::uint32_t context_of(const core::Communicator& comm, Channel channel) const {
+    return comm.context_id() * 2 + static_cast<std::uint32_t>(channel);
+  }
+
+  bool start_send(Route& route, core::Request* request);
+  bool send_eager(Route& route, core::Request* request);
+  bool send_rts(Route& route, core::Request* request);
+  void queue_send(Route& route, core::Request* request);
+  void send_ack(int peer, std::uint32_t context, std::uint64_t token);
+  int flush_routes();
+  void deliver(core::Request* request, Unexpected& message);
+  void deliver_eager(core::Request* request, const transport::PacketHeader& header,
+                     const std::byte* data, std::size_t length, int peer);
+  void start_pull(core::Request* request, int peer, std::uint64_t size,
+                  const transport::BulkCookie& cookie);
+  void complete(core::Request* request);
+  Unexpected* new_unexpected();
+  void free_unexpected(Unexpected* u);
+
+  int job_rank_;
+  core::RequestPool requests_;
+  std::vector<Route> routes_;
+  std::vector<int> busy_routes_;
+  std::vector<transport::Transport*> transports_;
+  std::vector<std::unique_ptr<MatchQueues>> contexts_;
+  std::vector<std::unique_ptr<Unexpected>> unexpected_pool_;
+  std::vector<std::byte> scratch_;  // packing buffer for non-contiguous eager sends
+  std::uint64_t next_sequence_ = 0;
+};
+
+// Where a request's data is, as the transports see it.
+transport::Data data_of(core::Request* request, std::size_t size);
+
+}  // namespace gpurun::pml

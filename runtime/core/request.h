@@ -1,0 +1,93 @@
+// Requests: one per operation in flight (a send, a receive, a collective, a generalized
+// request). The API hands out its pool index as the MPI_Request handle. Requests live in a
+// RequestPool whose storage never moves, so a pointer stays valid until the request is freed.
+//
+// Threading: `complete_` is the only field read without the API lock held (by threads waiting
+// on their own requests while another thread makes progress); everything else is touched under
+// the lock.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "runtime/base/status.h"
+
+namespace gpurun::core {
+
+class Communicator;
+class Datatype;
+
+enum class RequestKind : std::uint8_t { kSend, kRecv, kColl, kGeneralized };
+
+// What MPI_Status reports about a completed operation.
+struct MessageStatus {
+  int source = -1;
+  int tag = -1;
+  ErrorCode error = ErrorCode::kOk;  // why the operation failed (kTruncated, ...)
+  std::uint64_t bytes = 0;  // bytes received (or sent)
+  bool cancelled = false;
+};
+
+class Request {
+ public:
+  bool complete() const { return complete_.load(std::memory_order_acquire); }
+  void set_complete() { complete_.store(true, std::memory_order_release); }
+  void reset_complete() { complete_.store(false, std::memory_order_relaxed); }
+
+  std::uint32_t index = 0;  // in the pool; the MPI handle's index
+  RequestKind kind = RequestKind::kSend;
+  bool persistent = false;  // made by a *_init call: restarted by MPI_Start
+  bool active = false;      // started and not yet collected by a wait or test
+  bool orphan = false;      // freed by the user before it completed: released on completion
+  MessageStatus status;
+
+  // The operation: what to move, with whom.
+  const Communicator* comm = nullptr;
+  void* buffer = nullptr;
+  std::int64_t count = 0;
+  const Datatype* datatype = nullptr;
+  int peer = -1;  // rank in comm: destination of a send, source (or any) of a receive
+  int tag = 0;
+  std::uint8_t mode = 0;     // the pml's send mode
+  std::uint8_t channel = 0;  // the pml's matching space (user or collective traffic)
+
+  // Protocol state of the layer that runs the operation.
+  std::uint64_t size = 0;      // packed bytes of the message
+  std::uint32_t stage = 0;     // layer-defined progress marker
+  std::uint64_t remote[2] = {0, 0};  // identifiers on the peer's side (a bulk cookie)
+  std::uint64_t sequence = 0;  // post order, for matching
+  Request* next = nullptr;     // intrusive queue links, for the layer queuing it
+  Request* prev = nullptr;
+
+  // Called when a layer completes the request (collectives chain steps through this).
+  void (*on_complete)(Request* request) = nullptr;
+  void* owner = nullptr;  // the object behind a collective or generalized request
+
+ private:
+  std::atomic<bool> complete_{false};
+};
+
+// Requests by index. Allocation and release are O(1), LIFO so recent requests stay in cache.
+class RequestPool {
+ public:
+  Request* allocate();
+  void release(Request* request);
+  // The request at `index`, or nullptr when that slot is free or was never used.
+  Request* find(std::uint32_t index) const {
+    if (index >= count_) return nullptr;
+    Request* r = &chunks_[index / kChunk][index % kChunk];
+    return in_use_[index] ? r : nullptr;
+  }
+  std::uint32_t live() const { return count_ - static_cast<std::uint32_t>(free_.size()); }
+
+ private:
+  static constexpr std::uint32_t kChunk = 256;
+  std::vector<std::unique_ptr<Request[]>> chunks_;
+  std::vector<std::uint32_t> free_;
+  std::vector<bool> in_use_;
+  std::uint32_t count_ = 0;
+};
+
+}  // namespace gpurun::core

@@ -1,0 +1,149 @@
+// A single-producer single-consumer ring of 64-byte cells in shared memory: how one rank's
+// packets reach another on the same host.
+//
+// A packet takes one cell when its payload fits in the first cell (40 bytes), and more
+// consecutive cells otherwise (64 payload bytes each). The first cell carries a sequence number,
+// written last: the consumer polls that one word, and header and small payload arrive with it
+// in the same cache line, so a small message costs the receiver one cache-line transfer and no
+// atomic read-modify-write. A packet never wraps around the end of the ring: the producer pads
+// with a skip cell instead.
+//
+// The consumer publishes how far it has read in a separate line, lazily (every quarter ring,
+// and whenever it finds the ring empty), so that the producer rarely has to fetch that line.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/transport/transport.h"
+
+namespace gpurun::transport::shm {
+
+inline constexpr std::size_t kCellSize = 64;
+inline constexpr std::size_t kFirstPayload = 40;  // payload bytes in the first cell
+
+struct alignas(kCellSize) Cell {
+  std::atomic<std::uint32_t> seq;  // position + 1 of the packet's first cell, written last
+  std::uint32_t length;            // payload bytes
+  PacketHeader header;
+  std::byte payload[kFirstPayload];
+};
+static_assert(sizeof(Cell) == kCellSize);
+
+// Where a packet's payload starts: contiguous from the first cell into the next ones.
+inline std::byte* payload_of(Cell* cell) {
+  return reinterpret_cast<std::byte*>(cell) + offsetof(Cell, payload);
+}
+inline const std::byte* payload_of(const Cell* cell) {
+  return reinterpret_cast<const std::byte*>(cell) + offsetof(Cell, payload);
+}
+
+struct alignas(kCellSize) RingControl {
+  std::atomic<std::uint64_t> head;  // cells the consumer has released
+};
+
+// Cells a packet with `length` payload bytes occupies.
+inline std::uint32_t cells_for(std::size_t length) {
+  if (length <= kFirstPayload) return 1;
+  return 1 + static_cast<std::uint32_t>((length - kFirstPayload + kCellSize - 1) / kCellSize);
+}
+
+// The producer's side; its state is private to the producer.
+class RingWriter {
+ public:
+  RingWriter() = default;
+  RingWriter(RingControl* control, Cell* cells, std::uint32_t count)
+      : control_(control), cells_(cells), count_(count) {}
+
+  // Writes one packet, or returns false when the ring has no room for it now.
+  bool write(const PacketHeader& header, const void* payload, std::size_t length) {
+    std::uint32_t need = cells_for(length);
+    std::uint64_t index = tail_ % count_;
+    std::uint64_t pad = (index + need > count_) ? count_ - index : 0;
+    if (!reserve(need + pad)) return false;
+    if (pad != 0) {
+      Cell& skip = cells_[index];
+      skip.length = static_cast<std::uint32_t>(pad);
+      skip.header.type = kSkip;
+      skip.seq.store(static_cast<std::uint32_t>(tail_ + 1), std::memory_order_release);
+      tail_ += pad;
+      index = 0;
+    }
+    Cell& first = cells_[index];
+    first.length = static_cast<std::uint32_t>(length);
+    first.header = header;
+    // The first cell's payload ends at the cell's end, so a longer payload runs on through
+    // the following cells in one block.
+    if (length != 0) std::memcpy(payload_of(&first), payload, length);
+    first.seq.store(static_cast<std::uint32_t>(tail_ + 1), std::memory_order_release);
+    tail_ += need;
+    return true;
+  }
+
+  // Largest payload the ring can ever take in one packet.
+  std::size_t max_length() const { return kFirstPayload + (count_ / 2 - 1) * kCellSize; }
+
+  static constexpr std::uint8_t kSkip = 0xff;
+
+ private:
+  bool reserve(std::uint64_t cells) {
+    if (tail_ + cells - cached_head_ <= count_) return true;
+    cached_head_ = control_->head.load(std::memory_order_acquire);
+    return tail_ + cells - cached_head_ <= count_;
+  }
+  RingControl* control_ = nullptr;
+  Cell* cells_ = nullptr;
+  std::uint64_t count_ = 0;
+  std::uint64_t tail_ = 0;
+  std::uint64_t cached_head_ = 0;
+};
+
+// The consumer's side; its state is private to the consumer.
+class RingReader {
+ public:
+  RingReader() = default;
+  RingReader(RingControl* control, Cell* cells, std::uint32_t count)
+      : control_(control), cells_(cells), count_(count), publish_every_(count / 4) {}
+
+  // The next packet's first cell, or nullptr when none has arrived. Skips padding.
+  const Cell* peek() {
+    while (true) {
+      const Cell& cell = cells_[head_ % count_];
+      if (cell.seq.load(std::memory_order_acquire) != static_cast<std::uint32_t>(head_ + 1)) {
+        if (published_ != head_) publish();
+        return nullptr;
+      }
+      if (cell.header.type != RingWriter::kSkip) return &cell;
+      head_ += cell.length;
+    }
+  }
+  // Releases the packet peek() returned.
+  void pop(const Cell* cell) {
+    std::uint32_t cells = cells_for(cell->length);
+    // Payload bytes left in continuation cells could, on a later lap, look like a valid
+    // sequence number: stamp each with a value that can never be expected there again.
+    for (std::uint32_t i = 1; i < cells; ++i) {
+      std::uint64_t position = head_ + i;
+      auto& word = const_cast<Cell&>(cells_[position % count_]).seq;
+      word.store(static_cast<std::uint32_t>(position + 1), std::memory_order_relaxed);
+    }
+    head_ += cells;
+    if (head_ - published_ >= publish_every_) publish();
+  }
+
+ private:
+  void publish() {
+    control_->head.store(head_, std::memory_order_release);
+    published_ = head_;
+  }
+  RingControl* control_ = nullptr;
+  const Cell* cells_ = nullptr;
+  std::uint64_t count_ = 0;
+  std::uint64_t head_ = 0;
+  std::uint64_t published_ = 0;
+  std::uint64_t publish_every_ = 1;
+};
+
+}  // namespace gpurun::transport::shm

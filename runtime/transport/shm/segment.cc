@@ -1,0 +1,102 @@
+#include "runtime/transport/shm/segment.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "runtime/base/log.h"
+
+namespace gpurun::transport::shm {
+namespace {
+
+Result<void*> map_fd(int fd, std::size_t size) {
+  void* base = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED) return errno_status("mmap of a shared segment", errno);
+  return base;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Segment>> create_named(std::size_t size, const std::string& name) {
+  int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) return errno_status("shm_open " + name, errno);
+  if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    int err = errno;
+    close(fd);
+    shm_unlink(name.c_str());
+    return errno_status("ftruncate of " + name, err);
+  }
+  auto base = map_fd(fd, size);
+  if (!base.ok()) {
+    close(fd);
+    shm_unlink(name.c_str());
+    return std::move(base).status();
+  }
+  std::string descriptor = "name:" + name + ":" + std::to_string(size);
+  return std::unique_ptr<Segment>(new Segment(base.value(), size, fd, descriptor, name));
+}
+
+Result<std::unique_ptr<Segment>> Segment::create(std::size_t size, const std::string& name,
+                                                 bool memfd) {
+  if (!memfd) return create_named(size, name);
+  int fd = memfd_create("gpurun-shm", MFD_CLOEXEC);
+  if (fd < 0) {
+    GPURUN_LOG(debug, transport, "memfd_create failed (%m); using a named segment");
+    return create_named(size, name);
+  }
+  if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    int err = errno;
+    close(fd);
+    return errno_status("ftruncate of a shared segment", err);
+  }
+  auto base = map_fd(fd, size);
+  if (!base.ok()) {
+    close(fd);
+    return std::move(base).status();
+  }
+  std::string descriptor = "fd:" + std::to_string(getpid()) + ":" + std::to_string(fd) + ":" +
+                           std::to_string(size);
+  return std::unique_ptr<Segment>(new Segment(base.value(), size, fd, descriptor, ""));
+}
+
+Result<std::unique_ptr<Segment>> Segment::attach(const std::string& descriptor) {
+  std::size_t size = 0;
+  int fd = -1;
+  char name[256];
+  long pid = 0;
+  int peer_fd = 0;
+  if (std::sscanf(descriptor.c_str(), "fd:%ld:%d:%zu", &pid, &peer_fd, &size) == 3) {
+    std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(peer_fd);
+    fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return errno_status("open " + path, errno);
+  } else if (std::sscanf(descriptor.c_str(), "name:%255[^:]:%zu", name, &size) == 2) {
+    fd = shm_open(name, O_RDWR, 0600);
+    if (fd < 0) return errno_status(std::string("shm_open ") + name, errno);
+  } else {
+    return Status(ErrorCode::kInvalidArgument, "bad shared segment descriptor '" + descriptor + "'");
+  }
+  auto base = map_fd(fd, size);
+  if (!base.ok()) {
+    close(fd);
+    return std::move(base).status();
+  }
+  return std::unique_ptr<Segment>(new Segment(base.value(), size, fd, descriptor, ""));
+}
+
+Segment::~Segment() {
+  munmap(base_, size_);
+  close(fd_);
+  unlink();
+}
+
+void Segment::unlink() {
+  if (name_.empty()) return;
+  shm_unlink(name_.c_str());
+  name_.clear();
+}
+
+}  // namespace gpurun::transport::shm

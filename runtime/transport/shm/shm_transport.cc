@@ -1,0 +1,383 @@
+#include "runtime/transport/shm/shm_transport.h"
+
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+
+#include "runtime/base/clock.h"
+#include "runtime/base/log.h"
+#include "runtime/transport/shm/params.h"
+
+namespace gpurun::transport::shm {
+namespace {
+
+// Transport control packets (types at or above kTransportTypes).
+constexpr std::uint8_t kCts = kTransportTypes;      // receiver -> sender: stream op `id`
+constexpr std::uint8_t kFin = kTransportTypes + 1;  // receiver -> sender: op `id` was read (CMA)
+
+struct CtsPayload {
+  std::uint64_t id;
+  std::uint64_t wanted;
+};
+
+// Packets a poll takes from one peer before it looks at the next: keeps one busy sender from
+// starving the others.
+constexpr int kBatch = 64;
+
+std::uint32_t round_up_pow2(std::uint32_t v) {
+  std::uint32_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+InboxLayout layout_for(std::uint32_t local_size) {
+  InboxLayout layout;
+  layout.local_size = local_size;
+  // Beyond 8 ranks per host the rings and fragment pipelines shrink so that a host's inboxes
+  // stay within a few hundred MiB (L^2 lanes).
+  std::uint64_t ring_bytes = params::ring_size().get()
+                                 ? params::ring_size().get()->bytes
+                                 : std::max<std::uint64_t>(8192, 65536 * 8 / std::max(8u, local_size));
+  layout.ring_cells = round_up_pow2(static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(64, ring_bytes / kCellSize)));
+  layout.fragment_size = static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(4096, params::fragment_size().get().bytes) / 64 * 64);
+  int fragments = params::fragments().get().value_or(local_size <= 8 ? 8 : local_size <= 32 ? 4 : 2);
+  layout.fragments = static_cast<std::uint32_t>(std::max(2, fragments));
+  return layout;
+}
+
+}  // namespace
+
+// ---- ShmEndpoint -----------------------------------------------------------------------
+
+Status ShmEndpoint::send(const PacketHeader& header, const void* payload, std::size_t length) {
+  if (!writer_.write(header, payload, length)) [[unlikely]]
+    return Status(ErrorCode::kNoResource);
+  peer_doorbell_->ring();
+  return ok_status();
+}
+
+Result<BulkCookie> ShmEndpoint::offer(const Data& data, Completion done) {
+  SendOp op;
+  op.data = data;
+  op.done = done;
+  std::uint64_t id = transport_->add_op(op);
+  auto address = reinterpret_cast<std::uint64_t>(data.contiguous);
+  return BulkCookie{id, data.kind == accel::MemoryKind::kHost ? address : 0};
+}
+
+Status ShmEndpoint::pull(const BulkCookie& cookie, const Data& data, Completion done) {
+  if (data.size == 0) {
+    CtsPayload cts{cookie.id, 0};
+    send_control(kCts, &cts, sizeof cts);
+    done(ok_status());
+    return ok_status();
+  }
+  if (transport_->cma_ && cookie.address != 0 && data.contiguous != nullptr &&
+      data.kind == accel::MemoryKind::kHost) {
+    complete_cma_pull(cookie, data, done);
+    return ok_status();
+  }
+  pulls_.push_back(PullOp{data, done, 0});
+  CtsPayload cts{cookie.id, data.size};
+  send_control(kCts, &cts, sizeof cts);
+  return ok_status();
+}
+
+// Reads the peer's buffer directly, then tells it the data is no longer needed.
+int ShmEndpoint::complete_cma_pull(const BulkCookie& cookie, const Data& data, Completion done) {
+  std::size_t done_bytes = 0;
+  Status status;
+  while (done_bytes < data.size) {
+    iovec local{static_cast<std::byte*>(data.contiguous) + done_bytes, data.size - done_bytes};
+    iovec remote{reinterpret_cast<void*>(cookie.address + done_bytes), data.size - done_bytes};
+    ssize_t n = process_vm_readv(peer_pid_, &local, 1, &remote, 1, 0);
+    if (n <= 0) {
+      status = errno_status("process_vm_readv from rank " + std::to_string(peer_rank_), errno);
+      break;
+    }
+    done_bytes += static_cast<std::size_t>(n);
+  }
+  std::uint64_t id = cookie.id;
+  send_control(kFin, &id, sizeof id);
+  done(std::move(status));
+  return 1;
+}
+
+void ShmEndpoint::send_control(std::uint8_t type, const void* payload, std::size_t length) {
+  if (pending_controls_.empty()) {
+    PacketHeader header{};
+    header.type = type;
+    if (writer_.write(header, payload, length)) {
+      peer_doorbell_->ring();
+      return;
+    }
+  }
+  std::vector<std::byte> queued(1 + length);
+  queued[0] = static_cast<std::byte>(type);
+  std::memcpy(queued.data() + 1, payload, length);
+  pending_controls_.push_back(std::move(queued));
+}
+
+int ShmEndpoint::flush_controls() {
+  int sent = 0;
+  while (!pending_controls_.empty()) {
+    const auto& queued = pending_controls_.front();
+    PacketHeader header{};
+    header.type = static_cast<std::uint8_t>(queued[0]);
+    if (!writer_.write(header, queued.data() + 1, queued.size() - 1)) break;
+    peer_doorbell_->ring();
+    pending_controls_.pop_front();
+    ++sent;
+  }
+  return sent;
+}
+
+// Fills free fragment slots in the peer's inbox with the data it asked for, op by op.
+int ShmEndpoint::push_fragments() {
+  const InboxLayout& layout = transport_->layout_;
+  int events = 0;
+  while (!streams_.empty()) {
+    std::uint64_t id = streams_.front();
+    SendOp* op = &transport_->ops_[id];
+    while (op->sent < op->wanted) {
+      if (fragments_written_ - consumed_cached_ >= layout.fragments) {
+        consumed_cached_ = layout.fragment_control(peer_base_, own_lane_in_peer_)
+                               ->consumed.load(std::memory_order_acquire);
+        if (fragments_written_ - consumed_cached_ >= layout.fragments) return events;
+      }
+      FragmentSlot* slot = layout.slot(peer_base_, own_lane_in_peer_, fragments_written_);
+      std::size_t n = std::min<std::uint64_t>(layout.fragment_size, op->wanted - op->sent);
+      std::byte* dst = InboxLayout::slot_data(slot);
+      if (op->data.contiguous != nullptr) {
+        std::memcpy(dst, static_cast<const std::byte*>(op->data.contiguous) + op->sent, n);
+      } else {
+        op->data.pack(op->data.context, op->sent, dst, n);
+      }
+      slot->length = n;
+      slot->seq.store(++fragments_written_, std::memory_order_release);
+      op->sent += n;
+      ++events;
+      peer_doorbell_->ring();
+    }
+    Completion done = op->done;
+    streams_.pop_front();
+    transport_->free_ops_.push_back(id);
+    done(ok_status());
+  }
+  return events;
+}
+
+// Empties the fragments the peer filled, into the receive at the head of the queue.
+int ShmEndpoint::drain_fragments() {
+  const InboxLayout& layout = transport_->layout_;
+  FragmentControl* control = layout.fragment_control(own_base_, peer_lane_in_own_);
+  int events = 0;
+  while (!pulls_.empty()) {
+    PullOp& pull = pulls_.front();
+    while (pull.received < pull.data.size) {
+      FragmentSlot* slot = layout.slot(own_base_, peer_lane_in_own_, fragments_read_);
+      if (slot->seq.load(std::memory_order_acquire) != fragments_read_ + 1) return events;
+      std::size_t n = slot->length;
+      const std::byte* src = InboxLayout::slot_data(slot);
+      if (pull.data.contiguous != nullptr) {
+        std::memcpy(static_cast<std::byte*>(pull.data.contiguous) + pull.received, src, n);
+      } else {
+        pull.data.unpack(pull.data.context, pull.received, src, n);
+      }
+      pull.received += n;
+      control->consumed.store(++fragments_read_, std::memory_order_release);
+      ++events;
+    }
+    Completion done = pull.done;
+    pulls_.pop_front();
+    done(ok_status());
+  }
+  return events;
+}
+
+// ---- ShmTransport ----------------------------------------------------------------------
+
+Result<std::unique_ptr<ShmTransport>> ShmTransport::create(const Config& config,
+                                                           PacketHandler handler) {
+  InboxLayout layout = layout_for(static_cast<std::uint32_t>(config.local_ranks.size()));
+  std::unique_ptr<ShmTransport> t(new ShmTransport(config, handler, layout));
+  std::string name = "/gpurun-" + config.job_token + "-" + std::to_string(config.rank);
+  bool memfd = params::segment().get() == SegmentKind::kMemfd;
+  GPURUN_ASSIGN_OR_RETURN(t->inbox_, Segment::create(layout.total_bytes(), name, memfd));
+  InboxHeader* header = InboxLayout::header(t->inbox_->base());
+  header->local_size = layout.local_size;
+  header->ring_cells = layout.ring_cells;
+  header->fragment_size = layout.fragment_size;
+  header->fragments = layout.fragments;
+  header->owner_rank = config.rank;
+  header->owner_pid = static_cast<std::int32_t>(getpid());
+  header->magic = kInboxMagic;
+  t->caps_.name = "shm";
+  t->caps_.reach = Reach::kHost;
+  t->caps_.max_packet = RingWriter(nullptr, nullptr, layout.ring_cells).max_length();
+  t->caps_.model = Model{0.1, 40.0};
+  t->endpoints_.resize(config.local_ranks.size());
+  t->decide_cma();
+  GPURUN_LOG(debug, transport, "shm inbox %zu bytes: ring %u cells, %u fragments of %u bytes",
+             layout.total_bytes(), layout.ring_cells, layout.fragments, layout.fragment_size);
+  return t;
+}
+
+ShmTransport::~ShmTransport() = default;
+
+std::vector<std::byte> ShmTransport::address() const {
+  const std::string& d = inbox_->descriptor();
+  auto* bytes = reinterpret_cast<const std::byte*>(d.data());
+  return std::vector<std::byte>(bytes, bytes + d.size());
+}
+
+std::uint32_t ShmTransport::local_index(int rank) const {
+  auto it = std::find(config_.local_ranks.begin(), config_.local_ranks.end(), rank);
+  return static_cast<std::uint32_t>(it - config_.local_ranks.begin());
+}
+
+Result<Endpoint*> ShmTransport::connect(int rank, std::span<const std::byte> address) {
+  std::uint32_t peer_index = local_index(rank);
+  if (peer_index >= config_.local_ranks.size() || rank == config_.rank)
+    return Status(ErrorCode::kInvalidArgument, "rank " + std::to_string(rank) +
+                                                   " is not another rank of this host");
+  std::string descriptor(reinterpret_cast<const char*>(address.data()), address.size());
+  auto segment = Segment::attach(descriptor);
+  if (!segment.ok()) {
+    return std::move(segment).status().prepend(
+        "cannot map the inbox of rank " + std::to_string(rank) +
+        " (set GPURUN_SHM_SEGMENT=named when ranks cannot see each other's /proc)");
+  }
+  void* peer_base = segment.value()->base();
+  const InboxHeader* h = InboxLayout::header(peer_base);
+  if (h->magic != kInboxMagic || h->ring_cells != layout_.ring_cells ||
+      h->fragment_size != layout_.fragment_size || h->fragments != layout_.fragments) {
+    return Status(ErrorCode::kInvalidArgument,
+                  "rank " + std::to_string(rank) +
+                      " laid out its inbox differently: give every rank the same GPURUN_SHM_* knobs");
+  }
+  auto ep = std::make_unique<ShmEndpoint>();
+  std::uint32_t own_index = local_index(config_.rank);
+  ep->transport_ = this;
+  ep->peer_rank_ = rank;
+  ep->peer_pid_ = h->owner_pid;
+  ep->peer_base_ = peer_base;
+  ep->own_base_ = inbox_->base();
+  ep->own_lane_in_peer_ = own_index;
+  ep->peer_lane_in_own_ = peer_index;
+  ep->peer_doorbell_ = InboxLayout::doorbell(peer_base);
+  ep->writer_ = RingWriter(layout_.ring_control(peer_base, own_index),
+                           layout_.cells(peer_base, own_index), layout_.ring_cells);
+  ep->reader_ = RingReader(layout_.ring_control(inbox_->base(), peer_index),
+                           layout_.cells(inbox_->base(), peer_index), layout_.ring_cells);
+  ep->peer_inbox_ = std::move(segment).value();
+  InboxLayout::header(peer_base)->attached.fetch_add(1, std::memory_order_acq_rel);
+  Endpoint* out = ep.get();
+  active_.push_back(ep.get());
+  endpoints_[peer_index] = std::move(ep);
+  return out;
+}
+
+int ShmTransport::progress() {
+  int events = 0;
+  for (ShmEndpoint* ep : active_) {
+    for (int n = 0; n < kBatch; ++n) {
+      const Cell* cell = ep->reader_.peek();
+      if (cell == nullptr) break;
+      if (cell->header.type >= kTransportTypes) [[unlikely]] {
+        handle_control(*ep, *cell);
+      } else {
+        handler_.fn(handler_.context,
+                    Packet{ep->peer_rank_, &cell->header, payload_of(cell), cell->length});
+      }
+      ep->reader_.pop(cell);
+      ++events;
+    }
+    if (!ep->pending_controls_.empty()) [[unlikely]] events += ep->flush_controls();
+    if (!ep->streams_.empty()) [[unlikely]] events += ep->push_fragments();
+    if (!ep->pulls_.empty()) [[unlikely]] events += ep->drain_fragments();
+  }
+  // Once every peer mapped a named inbox, its name can go: nothing is left behind.
+  if (inbox_->named() && InboxLayout::header(inbox_->base())->attached.load(
+                              std::memory_order_acquire) + 1 >= config_.local_ranks.size())
+    inbox_->unlink();
+  return events;
+}
+
+bool ShmTransport::quiescent() const {
+  auto attached = InboxLayout::header(inbox_->base())->attached.load(std::memory_order_acquire);
+  return attached + 1 >= config_.local_ranks.size();
+}
+
+void ShmTransport::handle_control(ShmEndpoint& ep, const Cell& cell) {
+  const std::byte* payload = payload_of(&cell);
+  if (cell.header.type == kCts) {
+    CtsPayload cts;
+    std::memcpy(&cts, payload, sizeof cts);
+    SendOp& op = ops_[cts.id];
+    op.wanted = std::min<std::uint64_t>(cts.wanted, op.data.size);
+    op.active = true;
+    ep.streams_.push_back(cts.id);
+    ep.push_fragments();
+  } else if (cell.header.type == kFin) {
+    std::uint64_t id;
+    std::memcpy(&id, payload, sizeof id);
+    Completion done = ops_[id].done;
+    free_ops_.push_back(id);
+    done(ok_status());
+  }
+}
+
+// Whether large messages go by one process_vm_readv copy rather than the fragment pipeline.
+// The pipeline moves data at about the speed of one memcpy (sender and receiver copy at once,
+// in cache), so auto picks CMA only when a CMA copy measures faster than a memcpy here: in
+// virtual machines the kernel's page pinning often makes it several times slower.
+void ShmTransport::decide_cma() {
+  CmaMode mode = params::cma().get();
+  if (mode == CmaMode::kOff || config_.local_ranks.size() < 2) return;
+  if (mode == CmaMode::kOn) {
+    cma_ = true;
+    return;
+  }
+  constexpr std::size_t kBytes = 256 << 10;
+  std::vector<std::byte> src(kBytes, std::byte{1}), dst(kBytes, std::byte{0});
+  std::int64_t copy_ns = INT64_MAX, cma_ns = INT64_MAX;
+  for (int round = 0; round < 3; ++round) {
+    std::int64_t t0 = clock::now_ns();
+    std::memcpy(dst.data(), src.data(), kBytes);
+    std::int64_t t1 = clock::now_ns();
+    iovec local{dst.data(), kBytes}, remote{src.data(), kBytes};
+    if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != static_cast<ssize_t>(kBytes)) {
+      GPURUN_LOG(info, transport, "shm: process_vm_readv unavailable (%m); large messages by "
+                 "fragment pipeline");
+      return;
+    }
+    std::int64_t t2 = clock::now_ns();
+    copy_ns = std::min(copy_ns, t1 - t0);
+    cma_ns = std::min(cma_ns, t2 - t1);
+  }
+  cma_ = cma_ns < copy_ns;
+  GPURUN_LOG(info, transport, "shm: large messages by %s (256K: CMA %.1f GB/s, memcpy %.1f GB/s)",
+             cma_ ? "CMA single copy" : "fragment pipeline", kBytes / static_cast<double>(cma_ns),
+             kBytes / static_cast<double>(copy_ns));
+}
+
+std::uint64_t ShmTransport::add_op(SendOp op) {
+  if (!free_ops_.empty()) {
+    std::uint64_t id = free_ops_.back();
+    free_ops_.pop_back();
+    ops_[id] = op;
+    return id;
+  }
+  ops_.push_back(op);
+  return ops_.size() - 1;
+}
+
+}  // namespace gpurun::transport::shm

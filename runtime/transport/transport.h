@@ -1,0 +1,125 @@
+// Transports move packets and bulk data between processes; the pml above gives them meaning
+// (matching, protocols). Every transport describes itself (Caps: reach, memory kinds, packet
+// size, a latency and bandwidth model) so that path selection is a pure function of topology,
+// transports and knobs (DESIGN.md decision 3).
+//
+// Packets are active messages: a fixed 16-byte header the pml fills, and a payload of at most
+// caps().max_packet bytes. Large messages move as bulk transfers: the sender offers its data
+// and gets a cookie that it sends to the receiver in a packet; the receiver, once it has
+// matched the message, pulls the data into its buffer with that cookie.
+//
+// Threading: one thread at a time calls into a transport (the API layer serialises callers).
+// Callbacks (packet handler, completions) run inside progress() or inside the call that
+// completes the operation; they may call send()/offer()/pull() again.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/accel/memory.h"
+#include "runtime/base/status.h"
+
+namespace gpurun::transport {
+
+enum class Reach : std::uint8_t { kSelf, kHost, kNetwork };
+
+struct Model {
+  double latency_us;     // one small packet, one way
+  double bandwidth_gbs;  // large transfers
+};
+
+struct Caps {
+  std::string name;  // "self", "shm", "ucx", "ofi", "cuda_ipc": the one name used everywhere
+  Reach reach = Reach::kHost;
+  bool host_memory = true;
+  bool device_memory = false;   // moves CUDA device memory without staging
+  std::size_t max_packet = 0;   // largest packet payload
+  Model model{};
+};
+
+// Packet types at or above this value belong to the transports themselves.
+inline constexpr std::uint8_t kTransportTypes = 0xf0;
+
+struct PacketHeader {
+  std::uint8_t type;   // the pml's message type
+  std::uint8_t flags;
+  std::uint16_t aux;   // type-specific
+  std::uint32_t context;
+  std::int32_t tag;
+  std::int32_t source;  // the sender's rank in the communicator
+};
+static_assert(sizeof(PacketHeader) == 16);
+
+struct Packet {
+  int peer;  // the sender's job rank
+  const PacketHeader* header;
+  const std::byte* payload;  // valid only during the handler call
+  std::size_t length;
+};
+
+struct PacketHandler {
+  void (*fn)(void* context, const Packet& packet);
+  void* context;
+};
+
+// Where bulk data comes from or goes: one contiguous block, or a packer over a typed buffer.
+struct Data {
+  std::size_t size = 0;          // bytes in packed form
+  void* contiguous = nullptr;    // the bytes when they are one block, else nullptr
+  // Copies [offset, offset + length) of the packed stream out of / into the typed buffer.
+  // Calls come with increasing offsets.
+  std::size_t (*pack)(void* context, std::size_t offset, void* dst, std::size_t length) = nullptr;
+  std::size_t (*unpack)(void* context, std::size_t offset, const void* src,
+                        std::size_t length) = nullptr;
+  void* context = nullptr;
+  accel::MemoryKind kind = accel::MemoryKind::kHost;
+};
+
+struct Completion {
+  void (*fn)(void* context, Status status) = nullptr;
+  void* context = nullptr;
+  void operator()(Status status) const { fn(context, std::move(status)); }
+};
+
+// Identifies offered data across processes; travels inside a pml packet.
+struct BulkCookie {
+  std::uint64_t id = 0;
+  std::uint64_t address = 0;  // transport-specific (e.g. the sender's buffer address)
+};
+static_assert(sizeof(BulkCookie) == 16);
+
+class Endpoint {
+ public:
+  virtual ~Endpoint() = default;
+  // Sends one packet. Never blocks: kNoResource when there is no room now (retry after
+  // progress). Packets to one endpoint arrive in the order they were sent.
+  virtual Status send(const PacketHeader& header, const void* payload, std::size_t length) = 0;
+  // Offers `data` (which must stay valid until `done`) for a pull by the peer; `done` runs
+  // when the data has left the buffer.
+  virtual Result<BulkCookie> offer(const Data& data, Completion done) = 0;
+  // Pulls the data the peer offered under `cookie` into `data`; `done` runs when it is all
+  // there. `data.size` may be smaller than what was offered (the receiver truncates).
+  virtual Status pull(const BulkCookie& cookie, const Data& data, Completion done) = 0;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual const Caps& caps() const = 0;
+  // What peers need to connect to this process, published through the bootstrap.
+  virtual std::vector<std::byte> address() const = 0;
+  // The endpoint to the process of job rank `rank`, from the address it published. The
+  // transport owns the endpoint.
+  virtual Result<Endpoint*> connect(int rank, std::span<const std::byte> address) = 0;
+  // Delivers arrived packets to the handler and moves bulk transfers along. Returns how many
+  // events it handled.
+  virtual int progress() = 0;
+  // Whether this process may leave: no peer still needs anything of it (its memory, data it
+  // owes). MPI_Finalize makes progress until every transport says so.
+  virtual bool quiescent() const { return true; }
+};
+
+}  // namespace gpurun::transport
