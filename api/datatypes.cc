@@ -15,20 +15,22 @@ struct Basic {
   MPI_Datatype handle;
   BasicType basic;
   const char* name;
+  std::int64_t external32_size = 0;  // 0: the native size
 };
 
-// Every predefined type of one basic element. The size is in the handle (bits 8-15).
+// Every predefined type of one basic element. The size is in the handle (bits 8-15); the
+// external32 size differs for three types (the standard fixes C long at 4 bytes, wchar_t at 2).
 constexpr Basic kBasics[] = {
     {MPI_CHAR, BasicType::kChar, "MPI_CHAR"},
     {MPI_SIGNED_CHAR, BasicType::kInt8, "MPI_SIGNED_CHAR"},
     {MPI_UNSIGNED_CHAR, BasicType::kUint8, "MPI_UNSIGNED_CHAR"},
-    {MPI_WCHAR, BasicType::kWchar, "MPI_WCHAR"},
+    {MPI_WCHAR, BasicType::kWchar, "MPI_WCHAR", 2},
     {MPI_SHORT, BasicType::kInt16, "MPI_SHORT"},
     {MPI_UNSIGNED_SHORT, BasicType::kUint16, "MPI_UNSIGNED_SHORT"},
     {MPI_INT, BasicType::kInt32, "MPI_INT"},
     {MPI_UNSIGNED, BasicType::kUint32, "MPI_UNSIGNED"},
-    {MPI_LONG, BasicType::kInt64, "MPI_LONG"},
-    {MPI_UNSIGNED_LONG, BasicType::kUint64, "MPI_UNSIGNED_LONG"},
+    {MPI_LONG, BasicType::kInt64, "MPI_LONG", 4},
+    {MPI_UNSIGNED_LONG, BasicType::kUint64, "MPI_UNSIGNED_LONG", 4},
     {MPI_LONG_LONG_INT, BasicType::kInt64, "MPI_LONG_LONG_INT"},
     {MPI_UNSIGNED_LONG_LONG, BasicType::kUint64, "MPI_UNSIGNED_LONG_LONG"},
     {MPI_FLOAT, BasicType::kFloat, "MPI_FLOAT"},
@@ -147,7 +149,7 @@ const Predefined& predefined() {
     auto* p = new Predefined();
     for (const Basic& b : kBasics) {
       std::int64_t size = (static_cast<std::uint32_t>(b.handle) >> 8) & 0xff;
-      p->add(b.handle, core::Datatype::predefined(b.basic, size, b.name));
+      p->add(b.handle, core::Datatype::predefined(b.basic, size, b.name, b.external32_size));
     }
     for (const Pair& pair : kPairs) p->add(pair.handle, make_pair(*p, pair));
     p->add(MPI_LB, core::make_bound_marker(false, "MPI_LB"));

@@ -72,6 +72,12 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
 int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) GPURUN_API;
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) GPURUN_API;
 int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) GPURUN_API;
+int MPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position) GPURUN_API;
+int MPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position) GPURUN_API;
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) GPURUN_API;
+int MPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) GPURUN_API;
+int MPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size) GPURUN_API;
+int MPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) GPURUN_API;
 int MPI_Get_address(const void *location, MPI_Aint *address) GPURUN_API;
 MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) GPURUN_API;
 MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) GPURUN_API;
@@ -186,6 +192,12 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) GPURUN_API;
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) GPURUN_API;
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) GPURUN_API;
+int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position) GPURUN_API;
+int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position) GPURUN_API;
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) GPURUN_API;
+int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) GPURUN_API;
+int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size) GPURUN_API;
+int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) GPURUN_API;
 int PMPI_Get_address(const void *location, MPI_Aint *address) GPURUN_API;
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) GPURUN_API;
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) GPURUN_API;

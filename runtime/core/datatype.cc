@@ -101,9 +101,11 @@ DatatypeRef::~DatatypeRef() {
   if (type_ != nullptr) type_->release();
 }
 
-DatatypeRef Datatype::predefined(BasicType basic, std::int64_t size, std::string name) {
+DatatypeRef Datatype::predefined(BasicType basic, std::int64_t size, std::string name,
+                                 std::int64_t external32_size) {
   DatatypeRef t = DatatypeRef::adopt(new Datatype());
   t->size_ = t->extent_ = t->true_extent_ = size;
+  t->external32_size_ = external32_size > 0 ? external32_size : size;
   t->elements_ = 1;
   t->alignment_ = info_of(basic).alignment;
   t->elementary_ = true;

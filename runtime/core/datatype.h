@@ -146,8 +146,10 @@ struct Layout;
 
 class Datatype {
  public:
-  // A predefined type of `size` bytes made of one `basic` element (MPI_INT, ...).
-  static DatatypeRef predefined(BasicType basic, std::int64_t size, std::string name);
+  // A predefined type of `size` bytes made of one `basic` element (MPI_INT, ...), which takes
+  // `external32_size` bytes in the external32 representation (0: `size`).
+  static DatatypeRef predefined(BasicType basic, std::int64_t size, std::string name,
+                                std::int64_t external32_size = 0);
 
   Datatype() { live_.fetch_add(1, std::memory_order_relaxed); }
   Datatype(const Datatype&) = delete;
@@ -191,6 +193,8 @@ class Datatype {
   // ---- engine details (not used by the pml) ----
   // Basic elements in one element.
   std::int64_t elements() const { return elements_; }
+  // Bytes of one element in the external32 representation (MPI_Pack_external).
+  std::int64_t external32_size() const { return external32_size_; }
   // Alignment of the most aligned basic element (pads struct extents).
   std::int64_t alignment() const { return alignment_; }
   // Whether lb/ub come from explicit markers (MPI_Type_create_resized, MPI_LB, MPI_UB), which
@@ -225,6 +229,7 @@ class Datatype {
   std::int64_t true_lb_ = 0;
   std::int64_t true_extent_ = 0;
   std::int64_t elements_ = 0;
+  std::int64_t external32_size_ = 0;
   std::int64_t alignment_ = 1;
   bool contiguous_ = true;
   bool committed_ = false;

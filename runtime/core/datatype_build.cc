@@ -58,6 +58,7 @@ class TypeBuilder {
     std::int64_t copies = math_.mul(part.outer, part.inner);
     size_ = math_.add(size_, math_.mul(copies, child.size()));
     elements_ = math_.add(elements_, math_.mul(copies, child.elements()));
+    external32_size_ = math_.add(external32_size_, math_.mul(copies, child.external32_size()));
     if (copies == 0) return math_.overflow ? too_large() : ok_status();
     std::int64_t o = math_.mul(part.outer - 1, part.outer_stride);
     std::int64_t i = math_.mul(part.inner - 1, part.inner_stride);
@@ -89,6 +90,7 @@ class TypeBuilder {
     Datatype& t = *type_;
     t.size_ = size_;
     t.elements_ = elements_;
+    t.external32_size_ = external32_size_;
     t.alignment_ = alignment_;
     t.explicit_lb_ = lb_markers_.set;
     t.explicit_ub_ = ub_markers_.set;
@@ -141,6 +143,7 @@ class TypeBuilder {
   Checked math_;
   std::int64_t size_ = 0;
   std::int64_t elements_ = 0;
+  std::int64_t external32_size_ = 0;
   std::int64_t alignment_ = 1;
   Extremes data_;
   Extremes true_;

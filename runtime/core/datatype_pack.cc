@@ -1,10 +1,11 @@
 // Packing and unpacking a compiled layout: a walk of the node tree that copies whole blocks.
 //
-// The walk starts at any byte of the packed stream: each level divides (repeat) or binary
-// searches (blocks, list) its way to the first block, so a fragment at offset X costs
-// O(depth x log blocks) to find, and no cursor is kept between calls (the walk is stateless and
-// may run on one type from several threads). Repeats of one block, the common vector case, copy
-// in a tight loop that the compiler specialises for 1, 2, 4, 8 and 16-byte blocks.
+// The walk starts at any byte of the packed stream: each level divides (repeat) or searches
+// (blocks, list) its way to the first block, so a fragment at any offset costs at most
+// O(depth x log blocks) to find. Nothing is stored in the type, so the walk may run on one type
+// from several threads. Consecutive fragments of one message (the pml's pipeline) find their
+// place in O(1) through a per-thread hint of where the last walk stopped. Repeats of one
+// block, the common vector case, copy in a tight loop specialised for small block sizes.
 #include <algorithm>
 #include <cstring>
 
@@ -17,6 +18,32 @@ using Kind = Layout::Kind;
 
 std::uintptr_t at(std::uintptr_t origin, std::int64_t offset) {
   return origin + static_cast<std::uintptr_t>(offset);
+}
+
+// Where the last walk on this thread stopped in a list of runs or items. The next fragment of
+// the same message usually starts there, and finding it by binary search would touch
+// log2(blocks) cache lines of a list that may be megabytes long. The hint is checked against
+// the list before use, so a stale one (another message, a freed type) costs a search, never a
+// wrong copy.
+struct SeekHint {
+  const void* list = nullptr;
+  std::size_t index = 0;
+};
+thread_local SeekHint t_hint;
+
+// The entry of `v` (runs or items, by increasing start) that holds packed byte `skip`.
+template <class Entry>
+std::size_t seek(const std::vector<Entry>& v, std::int64_t skip) {
+  auto holds = [&](std::size_t i) {
+    return i < v.size() && v[i].start <= skip && (i + 1 == v.size() || skip < v[i + 1].start);
+  };
+  if (t_hint.list == &v) {
+    if (holds(t_hint.index)) return t_hint.index;
+    if (holds(t_hint.index + 1)) return t_hint.index + 1;
+  }
+  auto after = std::upper_bound(v.begin(), v.end(), skip,
+                                [](std::int64_t s, const Entry& e) { return s < e.start; });
+  return static_cast<std::size_t>(after - v.begin()) - 1;
 }
 
 template <bool kPack>
@@ -41,13 +68,37 @@ class Mover {
 
  private:
   void move(std::uintptr_t user, std::int64_t bytes) {
+    // Blocks of a basic type's size are common (struct members): copy them without a call.
+    switch (bytes) {
+      case 4:
+        copy<4>(user);
+        break;
+      case 8:
+        copy<8>(user);
+        break;
+      case 16:
+        copy<16>(user);
+        break;
+      default:
+        copy_any(user, bytes);
+    }
+    packed_ += bytes;
+    left_ -= bytes;
+  }
+  template <std::size_t N>
+  void copy(std::uintptr_t user) {
+    if constexpr (kPack) {
+      std::memcpy(packed_, reinterpret_cast<const void*>(user), N);
+    } else {
+      std::memcpy(reinterpret_cast<void*>(user), packed_, N);
+    }
+  }
+  void copy_any(std::uintptr_t user, std::int64_t bytes) {
     if constexpr (kPack) {
       std::memcpy(packed_, reinterpret_cast<const void*>(user), static_cast<std::size_t>(bytes));
     } else {
       std::memcpy(reinterpret_cast<void*>(user), packed_, static_cast<std::size_t>(bytes));
     }
-    packed_ += bytes;
-    left_ -= bytes;
   }
 
   void node(const Layout& n, std::uintptr_t origin, std::int64_t skip) {
@@ -68,31 +119,23 @@ class Mover {
   }
 
   void blocks(const std::vector<Run>& runs, std::uintptr_t origin, std::int64_t skip) {
-    auto it = runs.begin();
-    if (skip > 0) {
-      it = std::upper_bound(runs.begin(), runs.end(), skip,
-                            [](std::int64_t s, const Run& r) { return s < r.start; }) -
-           1;
-      skip -= it->start;
-    }
-    for (; it != runs.end() && left_ > 0; ++it) {
-      move(at(origin, it->disp + skip), std::min(it->bytes - skip, left_));
+    std::size_t i = skip > 0 ? seek(runs, skip) : 0;
+    skip -= runs[i].start;
+    for (; i < runs.size() && left_ > 0; ++i) {
+      move(at(origin, runs[i].disp + skip), std::min(runs[i].bytes - skip, left_));
       skip = 0;
     }
+    t_hint = {&runs, i - 1};
   }
 
   void list(const std::vector<Item>& items, std::uintptr_t origin, std::int64_t skip) {
-    auto it = items.begin();
-    if (skip > 0) {
-      it = std::upper_bound(items.begin(), items.end(), skip,
-                            [](std::int64_t s, const Item& i) { return s < i.start; }) -
-           1;
-      skip -= it->start;
-    }
-    for (; it != items.end() && left_ > 0; ++it) {
-      node(*it->node, origin, skip);
+    std::size_t i = skip > 0 ? seek(items, skip) : 0;
+    skip -= items[i].start;
+    for (; i < items.size() && left_ > 0; ++i) {
+      node(*items[i].node, origin, skip);
       skip = 0;
     }
+    t_hint = {&items, i - 1};
   }
 
   // `count` blocks of `bytes`, the first at `first`, the next ones `stride` apart; the first
