@@ -72,15 +72,28 @@ void Engine::configure(bool oversubscribed, Doorbell* own_doorbell) {
              static_cast<long long>(spin_ns_), oversubscribed ? " (ranks outnumber cores)" : "");
 }
 
+// Spinning neither pauses nor reads the clock on every poll: a message that arrives during
+// either would be seen that much later. The idle stretch is timed from the first clock check.
 void Engine::Idle::step() {
-  if (idle_polls_++ == 0) idle_since_ns_ = clock::now_ns();
-  if (engine_.policy_ == WaitPolicy::kYield) {
-    sched_yield();
-  } else {
-    cpu_relax();
+  ++idle_polls_;
+  switch (engine_.policy_) {
+    case WaitPolicy::kYield:
+      sched_yield();
+      break;
+    case WaitPolicy::kBlock:
+      cpu_relax();  // a rank that will soon give its core away
+      break;
+    default:
+      break;
   }
-  if (idle_polls_ % kPollsPerClockCheck != 0 && engine_.policy_ != WaitPolicy::kBlock) return;
-  if (clock::now_ns() - idle_since_ns_ >= engine_.spin_ns_) sleep();
+  std::uint64_t every = engine_.policy_ == WaitPolicy::kBlock ? 16 : kPollsPerClockCheck;
+  if (idle_polls_ % every != 0) return;
+  std::int64_t now = clock::now_ns();
+  if (idle_polls_ == every) {
+    idle_since_ns_ = now;
+    return;
+  }
+  if (now - idle_since_ns_ >= engine_.spin_ns_) sleep();
 }
 
 // Announces the sleep, polls once more (a message may have arrived before the announcement
@@ -94,8 +107,8 @@ void Engine::Idle::sleep() {
     futex(&bell->rings, FUTEX_WAIT, seen, &timeout);
   }
   bell->sleeping.store(0, std::memory_order_relaxed);
-  // Whatever woke us (a ring, the timeout), look for work right away, then go on waiting.
-  idle_polls_ = 1;
+  // Whatever woke us (a ring, the timeout), look for work right away; if there is none, the
+  // idle stretch goes on from where it was, so the next check sleeps again.
 }
 
 }  // namespace gpurun::progress
