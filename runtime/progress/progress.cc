@@ -21,8 +21,8 @@ constexpr std::uint64_t kPollsPerClockCheck = 256;
 // that is already on its way (a few microseconds), short enough to give the core away soon.
 constexpr std::int64_t kOversubscribedSpinNs = 20'000;
 // Spinning before the first sleep when every rank has a core: sleeping costs the next message
-// a wake-up, so a rank sleeps only after a long idle stretch.
-constexpr std::int64_t kDedicatedSpinNs = 100'000'000;
+// a wake-up, so a rank sleeps only after a long idle stretch (and then uses ~5% of a core).
+constexpr std::int64_t kDedicatedSpinNs = 50'000'000;
 
 long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t value, const timespec* timeout) {
   return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op, value, timeout, nullptr,
@@ -47,6 +47,8 @@ const char* policy_name(WaitPolicy p) {
 
 }  // namespace
 
+bool g_doorbell_fence = false;
+
 void Doorbell::wake() {
   rings.fetch_add(1, std::memory_order_release);
   futex(&rings, FUTEX_WAKE, INT_MAX, nullptr);
@@ -68,6 +70,7 @@ void Engine::configure(bool oversubscribed, Doorbell* own_doorbell) {
   auto spin = params::spin_time().get();
   spin_ns_ = spin ? spin->count() : (oversubscribed ? kOversubscribedSpinNs : kDedicatedSpinNs);
   sleep_max_ns_ = params::sleep_max().get().count();
+  g_doorbell_fence = policy_ != WaitPolicy::kSpin;
   GPURUN_LOG(info, init, "wait policy %s, spin %lld ns before sleeping%s", policy_name(policy_),
              static_cast<long long>(spin_ns_), oversubscribed ? " (ranks outnumber cores)" : "");
 }
