@@ -207,6 +207,4 @@ bool erase_datatype(MPI_Datatype handle) {
   return true;
 }
 
-std::uint32_t live_datatypes() { return user_types().live(); }
-
 }  // namespace gpurun::api

@@ -25,7 +25,5 @@ MPI_Datatype predefined_handle(const core::Datatype* type);
 MPI_Datatype insert_datatype(core::DatatypeRef type);
 // Ends a user handle (its reference is dropped). False when `handle` names no user type.
 bool erase_datatype(MPI_Datatype handle);
-// User handles alive (for tests of handle leaks).
-std::uint32_t live_datatypes();
 
 }  // namespace gpurun::api

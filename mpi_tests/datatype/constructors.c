@@ -38,11 +38,13 @@ static void check_ints(const char *what, MPI_Datatype t, int base, const int *wa
 static void check_bounds(const char *what, MPI_Datatype t, MPI_Aint lb, MPI_Aint extent,
                          MPI_Aint true_lb, MPI_Aint true_extent, int size) {
   MPI_Aint l, e, tl, te;
-  MPI_Count cl, ce, csize;
+  MPI_Count cl, ce, csize, xl, xe, ctl, cte;
   int s;
   MPI_Type_get_extent(t, &l, &e);
   MPI_Type_get_extent_c(t, &cl, &ce);
   MPI_Type_get_true_extent(t, &tl, &te);
+  MPI_Type_get_true_extent_x(t, &xl, &xe);
+  MPI_Type_get_true_extent_c(t, &ctl, &cte);
   MPI_Type_size(t, &s);
   MPI_Type_size_x(t, &csize);
   MTEST_CHECK(l == lb && e == extent && cl == lb && ce == extent,
@@ -120,8 +122,10 @@ static void structs(void) {
     double d[2];
     short s;
   } x;
-  MPI_Aint base, disps[3];
+  MPI_Aint base, disps[3], old_style;
   MPI_Get_address(&x, &base);
+  MPI_Address(&x, &old_style);
+  MTEST_CHECK(old_style == base, "MPI_Address and MPI_Get_address differ");
   MPI_Get_address(&x.c, &disps[0]);
   MPI_Get_address(&x.d, &disps[1]);
   MPI_Get_address(&x.s, &disps[2]);

@@ -119,10 +119,12 @@ static void large_strided(int rank) {
   MPI_Type_free(&recv_type);
 }
 
-/* MPI_Pack on one rank, MPI_PACKED on the wire, MPI_Unpack on the other. */
+/* MPI_Pack on one rank, MPI_PACKED on the wire, MPI_Unpack on the other; the _c forms for
+ * the doubles. */
 static void packed(int rank) {
   char buf[256];
   int position = 0, count = 5, ints[5] = {0};
+  MPI_Count cposition;
   double values[10] = {0};
   MPI_Datatype evens;
   MPI_Type_vector(5, 1, 2, MPI_DOUBLE, &evens);
@@ -132,16 +134,18 @@ static void packed(int rank) {
     for (int i = 0; i < 10; i++) values[i] = i + 0.25;
     MPI_Pack(&count, 1, MPI_INT, buf, sizeof buf, &position, MPI_COMM_WORLD);
     MPI_Pack(ints, count, MPI_INT, buf, sizeof buf, &position, MPI_COMM_WORLD);
-    MPI_Pack(values, 1, evens, buf, sizeof buf, &position, MPI_COMM_WORLD);
-    MPI_Send(buf, position, MPI_PACKED, 1, 5, MPI_COMM_WORLD);
+    cposition = position;
+    MPI_Pack_c(values, 1, evens, buf, sizeof buf, &cposition, MPI_COMM_WORLD);
+    MPI_Send(buf, (int)cposition, MPI_PACKED, 1, 5, MPI_COMM_WORLD);
   } else {
     MPI_Recv(buf, sizeof buf, MPI_PACKED, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     int n = 0;
     MPI_Unpack(buf, sizeof buf, &position, &n, 1, MPI_INT, MPI_COMM_WORLD);
     MTEST_CHECK(n == 5, "unpacked count %d", n);
     MPI_Unpack(buf, sizeof buf, &position, ints, n, MPI_INT, MPI_COMM_WORLD);
-    MPI_Unpack(buf, sizeof buf, &position, values, 5, MPI_DOUBLE, MPI_COMM_WORLD);
-    MTEST_CHECK(position == 4 + 20 + 40, "position %d after unpacking", position);
+    cposition = position;
+    MPI_Unpack_c(buf, sizeof buf, &cposition, values, 5, MPI_DOUBLE, MPI_COMM_WORLD);
+    MTEST_CHECK(cposition == 4 + 20 + 40, "position %ld after unpacking", (long)cposition);
     for (int i = 0; i < 5; i++) {
       MTEST_CHECK(ints[i] == 10 * i, "int %d is %d", i, ints[i]);
       MTEST_CHECK(values[i] == 2 * i + 0.25, "double %d is %g", i, values[i]);

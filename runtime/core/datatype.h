@@ -172,8 +172,9 @@ class Datatype {
 
   // Packs bytes [offset, offset + length) of the packed stream of `count` elements at `buf`
   // into `dst`. Returns the bytes packed (less than length only at the end of the stream).
-  // The type must be committed. Seeking to `offset` costs O(depth x log blocks), so
-  // consecutive fragments need no state between calls.
+  // The type must be committed. A call that starts where the previous one on this thread
+  // ended (the pml's consecutive fragments) finds its place in O(1); any other offset costs
+  // O(depth x log blocks). Safe to call concurrently on one type.
   std::size_t pack(const void* buf, std::int64_t count, std::size_t offset, void* dst,
                    std::size_t length) const;
   // Unpacks `length` bytes of the packed stream, starting at `offset`, into `count` elements
@@ -185,10 +186,10 @@ class Datatype {
   std::int64_t count_elements(std::uint64_t bytes) const;
 
   void retain() const { refs_.fetch_add(1, std::memory_order_relaxed); }
-  // Datatype objects alive in the process (predefined ones included), for leak tests.
-  static std::int64_t live() { return live_.load(std::memory_order_relaxed); }
   // Drops a reference; the last one destroys the type.
   void release() const;
+  // Datatype objects alive in the process (predefined ones included), for leak tests.
+  static std::int64_t live() { return live_.load(std::memory_order_relaxed); }
 
   // ---- engine details (not used by the pml) ----
   // Basic elements in one element.
