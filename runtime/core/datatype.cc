@@ -202,4 +202,28 @@ std::int64_t Datatype::prefix_elements(std::int64_t bytes) const {
   return -1;
 }
 
+std::int64_t Datatype::bytes_of_elements(std::int64_t elements) const {
+  if (elements_ == 0) return 0;
+  return (elements / elements_) * size_ + prefix_bytes(elements % elements_);
+}
+
+// Packed bytes of the first `elements` (< elements()) basic elements of one element.
+std::int64_t Datatype::prefix_bytes(std::int64_t elements) const {
+  std::int64_t bytes = 0;
+  for (const Part& part : parts_) {
+    if (elements == 0) break;
+    const Datatype& child = *children_[part.child];
+    if (child.elements_ == 0) continue;
+    std::int64_t chunk = part.copies() * child.elements_;
+    if (elements >= chunk) {
+      bytes += part.copies() * child.size_;
+      elements -= chunk;
+      continue;
+    }
+    return bytes + (elements / child.elements_) * child.size_ +
+           child.prefix_bytes(elements % child.elements_);
+  }
+  return bytes;
+}
+
 }  // namespace gpurun::core

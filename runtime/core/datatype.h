@@ -184,6 +184,9 @@ class Datatype {
   // Basic elements in the first `bytes` bytes of the packed stream (MPI_Get_elements), or -1
   // when those bytes end inside a basic element. A pair type counts as two elements.
   std::int64_t count_elements(std::uint64_t bytes) const;
+  // Packed bytes of the first `elements` basic elements of the stream (MPI_Status_set_elements):
+  // the inverse of count_elements. `elements` >= 0; the stream is as long as needed.
+  std::int64_t bytes_of_elements(std::int64_t elements) const;
 
   void retain() const { refs_.fetch_add(1, std::memory_order_relaxed); }
   // Drops a reference; the last one destroys the type.
@@ -223,6 +226,7 @@ class Datatype {
  private:
   friend class TypeBuilder;
   std::int64_t prefix_elements(std::int64_t bytes) const;
+  std::int64_t prefix_bytes(std::int64_t elements) const;
 
   std::int64_t size_ = 0;
   std::int64_t extent_ = 0;

@@ -193,6 +193,12 @@ TEST(Datatype, CountElementsOfMixedStruct) {
   EXPECT_EQ(st.type->count_elements(13), 3);
   EXPECT_EQ(st.type->count_elements(5), -1);
   EXPECT_EQ(st.type->elements(), 4);
+  for (std::int64_t n = 0; n <= 3 * 2 * 4; ++n) {
+    std::int64_t bytes = v.type->bytes_of_elements(n);
+    EXPECT_EQ(reference::count_elements(v.ref, bytes), n) << n << " elements in " << bytes;
+    EXPECT_EQ(v.type->count_elements(static_cast<std::uint64_t>(bytes)), n);
+  }
+  EXPECT_EQ(st.type->bytes_of_elements(3), 13);
 }
 
 // Random nests of every constructor against the reference.

@@ -172,6 +172,13 @@ void check(const Typed& t, std::int64_t count, bool unpack) {
   ASSERT_EQ(static_cast<std::int64_t>(want.size()), count * type.size());
   std::mt19937 rng(static_cast<std::uint32_t>(want.size()));
   check_pack(type, count, origin, want, rng);
+  for (std::int64_t bytes = 0; bytes <= std::min<std::int64_t>(count * type.size(), 300); ++bytes) {
+    std::int64_t n = type.count_elements(static_cast<std::uint64_t>(bytes));
+    ASSERT_EQ(n, reference::count_elements(ref, bytes)) << "elements in " << bytes << " bytes";
+    if (n >= 0) {
+      ASSERT_EQ(type.bytes_of_elements(n), bytes) << "bytes of " << n << " elements";
+    }
+  }
   if (!unpack) return;
   std::vector<std::uint8_t> expect(memory.size(), 0xee), actual(memory.size(), 0xee);
   reference::unpack(ref, count, expect.data() + 32 - lo, want);
