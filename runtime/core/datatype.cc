@@ -67,22 +67,48 @@ BasicInfo info_of(BasicType basic) {
 
 using Compiled = std::unordered_map<const Datatype*, LayoutPtr>;
 
+// Whether the parts are an indexed list: one child, one copy stride, one copy per outer loop.
+bool one_child_list(const Datatype& type) {
+  const std::vector<Part>& parts = type.parts();
+  if (parts.size() < 3) return false;
+  for (const Part& p : parts)
+    if (p.child != parts[0].child || p.outer != 1 || p.inner_stride != parts[0].inner_stride)
+      return false;
+  return true;
+}
+
+LayoutPtr compile(const Datatype& type, Compiled& compiled);
+
+LayoutPtr compile_child(const Datatype& type, const Part& part, Compiled& compiled) {
+  return compile(*type.children()[part.child], compiled);
+}
+
 // Compiles `type`: each part is `outer` repeats of `inner` repeats of the child's layout.
 // Committed children lend their layouts; an uncommitted child is compiled once per commit.
 LayoutPtr compile(const Datatype& type, Compiled& compiled) {
   if (type.committed()) return type.shared_layout();
   auto it = compiled.find(&type);
   if (it != compiled.end()) return it->second;
-  std::vector<LayoutPtr> nodes;
-  nodes.reserve(type.parts().size());
-  for (const Part& part : type.parts()) {
-    if (part.copies() == 0) continue;
-    LayoutPtr child = compile(*type.children()[part.child], compiled);
-    LayoutPtr inner = layout::repeat(part.inner, part.inner_stride, child);
-    nodes.push_back(
-        layout::shifted(layout::repeat(part.outer, part.outer_stride, inner), part.disp));
+  LayoutPtr result;
+  if (one_child_list(type)) {
+    const std::vector<Part>& parts = type.parts();
+    std::vector<Segment> segments;
+    segments.reserve(parts.size());
+    for (const Part& p : parts) segments.push_back({p.disp, 0, p.inner});
+    result = layout::indexed(compile_child(type, parts[0], compiled), parts[0].inner_stride,
+                             std::move(segments));
+  } else {
+    std::vector<LayoutPtr> nodes;
+    nodes.reserve(type.parts().size());
+    for (const Part& part : type.parts()) {
+      if (part.copies() == 0) continue;
+      LayoutPtr inner =
+          layout::repeat(part.inner, part.inner_stride, compile_child(type, part, compiled));
+      nodes.push_back(
+          layout::shifted(layout::repeat(part.outer, part.outer_stride, inner), part.disp));
+    }
+    result = layout::sequence(nodes);
   }
-  LayoutPtr result = layout::sequence(nodes);
   compiled.emplace(&type, result);
   return result;
 }

@@ -35,6 +35,8 @@ bool same_shape(const Layout& a, const Layout& b) {
       return a.count == b.count && a.stride == b.stride && a.child == b.child;
     case Kind::kBlocks:
       return a.runs == b.runs;
+    case Kind::kIndexed:
+      return a.segments == b.segments && a.child == b.child;
     case Kind::kList:
       return a.items == b.items;
   }
@@ -177,6 +179,44 @@ LayoutPtr sequence(const std::vector<LayoutPtr>& nodes) {
   std::vector<LayoutPtr> merged = merge_runs(present);
   if (merged.size() == 1) return merged[0];
   return list(merged);
+}
+
+LayoutPtr indexed(const LayoutPtr& child, std::int64_t stride, std::vector<Segment> segments) {
+  if (!child) return nullptr;
+  // Drop empty segments; merge a segment into the previous one when it continues it.
+  std::vector<Segment> merged;
+  for (const Segment& s : segments) {
+    if (s.count == 0) continue;
+    if (!merged.empty() && merged.back().disp + merged.back().count * stride == s.disp) {
+      merged.back().count += s.count;
+      continue;
+    }
+    std::int64_t start =
+        merged.empty() ? 0 : merged.back().start + merged.back().count * child->size;
+    merged.push_back(Segment{s.disp, start, s.count});
+  }
+  std::vector<LayoutPtr> few;
+  if (merged.size() <= 2 || child->kind == Kind::kLeaf) {
+    // A leaf child makes runs; one or two segments make a repeat or a short sequence.
+    for (const Segment& s : merged) few.push_back(shifted(repeat(s.count, stride, child), s.disp));
+    return sequence(few);
+  }
+  bool even = true;
+  std::int64_t step = merged[1].disp - merged[0].disp;
+  for (std::size_t i = 1; i < merged.size() && even; ++i)
+    even = merged[i].count == merged[0].count && merged[i].disp - merged[i - 1].disp == step;
+  if (even)
+    return repeat(static_cast<std::int64_t>(merged.size()), step,
+                  shifted(repeat(merged[0].count, stride, child), merged[0].disp));
+  auto node = std::make_shared<Layout>();
+  node->kind = Kind::kIndexed;
+  node->stride = stride;
+  node->child = child;
+  node->size = merged.back().start + merged.back().count * child->size;
+  for (const Segment& s : merged)
+    node->blocks = saturating_add(node->blocks, saturating_mul(s.count, child->blocks));
+  node->segments = std::make_shared<const std::vector<Segment>>(std::move(merged));
+  return node;
 }
 
 }  // namespace gpurun::core::layout

@@ -112,6 +112,9 @@ class Mover {
       case Kind::kBlocks:
         blocks(*n.runs, at(origin, n.disp), skip);
         return;
+      case Kind::kIndexed:
+        segments(n, at(origin, n.disp), skip);
+        return;
       case Kind::kList:
         list(*n.items, at(origin, n.disp), skip);
         return;
@@ -126,6 +129,17 @@ class Mover {
       skip = 0;
     }
     t_hint = {&runs, i - 1};
+  }
+
+  void segments(const Layout& n, std::uintptr_t origin, std::int64_t skip) {
+    const std::vector<Segment>& segs = *n.segments;
+    std::size_t i = skip > 0 ? seek(segs, skip) : 0;
+    skip -= segs[i].start;
+    for (; i < segs.size() && left_ > 0; ++i) {
+      repeat(*n.child, segs[i].count, n.stride, at(origin, segs[i].disp), skip);
+      skip = 0;
+    }
+    t_hint = {&segs, i - 1};
   }
 
   void list(const std::vector<Item>& items, std::uintptr_t origin, std::int64_t skip) {

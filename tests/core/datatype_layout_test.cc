@@ -72,6 +72,27 @@ TEST(DatatypeLayout, VectorOfStructIsALoopOverItsBlocks) {
   EXPECT_EQ(v.type->block_count(), 2000);
 }
 
+// An irregular list of blocks of a non-contiguous type keeps one copy of the type's layout and
+// a segment per block.
+TEST(DatatypeLayout, IrregularBlocksOfAStructShareItsLayout) {
+  Typed i = testing_util::basic(BasicType::kInt32, 4);
+  Typed c = testing_util::basic(BasicType::kChar, 1);
+  Typed st = testing_util::structure({1, 1}, {0, 8}, {&i, &c});  // 2 blocks, extent 12
+  st.type->commit();
+  std::vector<std::int64_t> lengths, disps;
+  for (std::int64_t k = 0; k < 50; ++k) {
+    lengths.push_back(1 + k % 3);
+    disps.push_back(4 * k + k % 5);
+  }
+  Typed idx = testing_util::indexed(lengths, disps, st);
+  testing_util::check(idx, 2);
+  const Layout* l = idx.type->layout();
+  ASSERT_EQ(l->kind, Kind::kIndexed);
+  EXPECT_EQ(l->segments->size(), 50u);
+  EXPECT_EQ(l->child.get(), st.type->layout()) << "the struct's layout is shared";
+  EXPECT_EQ(l->stride, 12);
+}
+
 // Sizes beyond 2^32: every copy of an hvector of stride 0 reads one double, so the packed
 // stream is long but the memory small.
 TEST(DatatypeLayout, StreamsBeyondFourGigabytes) {
