@@ -5,7 +5,7 @@
 // O(depth x log blocks) to find. Nothing is stored in the type, so the walk may run on one type
 // from several threads. Consecutive fragments of one message (the pml's pipeline) find their
 // place in O(1) through a per-thread hint of where the last walk stopped. Repeats of one
-// block, the common vector case, copy in a tight loop specialised for small block sizes.
+// block, the common vector case, copy in a tight loop specialised for the common block sizes.
 #include <algorithm>
 #include <cstring>
 
@@ -178,10 +178,36 @@ class Mover {
       case 16:
         first = fixed<16>(first, stride, whole);
         break;
+      case 32:
+        first = fixed<32>(first, stride, whole);
+        break;
+      case 64:
+        first = fixed<64>(first, stride, whole);
+        break;
+      case 128:
+        first = fixed<128>(first, stride, whole);
+        break;
       default:
-        for (std::int64_t i = 0; i < whole; ++i, first = at(first, stride)) move(first, bytes);
+        first = sized(first, stride, whole, bytes);
     }
     if (whole < count && left_ > 0) move(first, left_);  // a part of the last block
+  }
+
+  // `n` blocks of `bytes` (a size the compiler does not know).
+  std::uintptr_t sized(std::uintptr_t user, std::int64_t stride, std::int64_t n,
+                       std::int64_t bytes) {
+    std::byte* p = packed_;
+    auto len = static_cast<std::size_t>(bytes);
+    for (std::int64_t i = 0; i < n; ++i, p += len, user = at(user, stride)) {
+      if constexpr (kPack) {
+        std::memcpy(p, reinterpret_cast<const void*>(user), len);
+      } else {
+        std::memcpy(reinterpret_cast<void*>(user), p, len);
+      }
+    }
+    packed_ = p;
+    left_ -= bytes * n;
+    return user;
   }
 
   template <std::size_t N>
