@@ -90,6 +90,14 @@ int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent) GPURUN_API;
 int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement) GPURUN_API;
 int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement) GPURUN_API;
 
+/* Ops */
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) GPURUN_API;
+int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op) GPURUN_API;
+int MPI_Op_free(MPI_Op *op) GPURUN_API;
+int MPI_Op_commutative(MPI_Op op, int *commute) GPURUN_API;
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) GPURUN_API;
+int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) GPURUN_API;
+
 /* Errors */
 int MPI_Error_string(int errorcode, char *string, int *resultlen) GPURUN_API;
 int MPI_Error_class(int errorcode, int *errorclass) GPURUN_API;
@@ -208,6 +216,12 @@ int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_d
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent) GPURUN_API;
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement) GPURUN_API;
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement) GPURUN_API;
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) GPURUN_API;
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op) GPURUN_API;
+int PMPI_Op_free(MPI_Op *op) GPURUN_API;
+int PMPI_Op_commutative(MPI_Op op, int *commute) GPURUN_API;
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) GPURUN_API;
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) GPURUN_API;
 int PMPI_Error_string(int errorcode, char *string, int *resultlen) GPURUN_API;
 int PMPI_Error_class(int errorcode, int *errorclass) GPURUN_API;
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) GPURUN_API;
