@@ -126,7 +126,7 @@ bool Op::defined_for(const Datatype& type) const {
   BasicType basic = type.basic();
   if (basic == BasicType::kNone) return false;
   if (kind_ == OpKind::kReplace || kind_ == OpKind::kNoOp) return true;
-  if (packed_kernel(kind_, basic) == nullptr) return false;
+  if (packed_kernel(kind_, basic).loop == nullptr) return false;
   return !(is_logical(kind_) && is_integer(basic) && has_fortran_integer(type));
 }
 
@@ -158,16 +158,17 @@ Status Op::apply(const void* in, void* inout, std::int64_t count, const Datatype
       break;
   }
   BasicType basic = type.basic();
-  ReduceKernel kernel = packed_kernel(kind_, basic);
-  if (kernel == nullptr || (is_logical(kind_) && is_integer(basic) && has_fortran_integer(type)))
-      [[unlikely]]
+  const Kernel& kernel = packed_kernel(kind_, basic);
+  if (kernel.loop == nullptr ||
+      (is_logical(kind_) && is_integer(basic) && has_fortran_integer(type))) [[unlikely]]
     return check(type);
   if (count <= 0 || type.size() == 0) return ok_status();
   std::uintptr_t a = address(in, type.true_lb());
   std::uintptr_t b = address(inout, type.true_lb());
-  if (type.contiguous() && aligned(a, b, packed_alignment(basic))) [[likely]] {
-    kernel(reinterpret_cast<const void*>(a), reinterpret_cast<void*>(b),
-           count * type.size() / basic_size(basic));
+  if (type.contiguous() && aligned(a, b, kernel.alignment)) [[likely]] {
+    // Predefined types are one element each: no division on the common path.
+    std::int64_t n = type.size() == kernel.unit ? count : count * (type.size() / kernel.unit);
+    kernel.loop(reinterpret_cast<const void*>(a), reinterpret_cast<void*>(b), n);
     return ok_status();
   }
   return apply_strided(in, inout, count, type);
@@ -176,13 +177,14 @@ Status Op::apply(const void* in, void* inout, std::int64_t count, const Datatype
 Status Op::apply_strided(const void* in, void* inout, std::int64_t count,
                          const Datatype& type) const {
   BasicType basic = type.basic();
-  if (type.predefined() && is_pair(basic) && type.extent() == struct_size(basic) &&
-      aligned(address(in, 0), address(inout, 0), struct_alignment(basic))) {
-    struct_kernel(kind_, basic)(in, inout, count);
+  const Kernel& pairs = struct_kernel(kind_, basic);
+  if (type.predefined() && pairs.loop != nullptr && type.extent() == pairs.unit &&
+      aligned(address(in, 0), address(inout, 0), pairs.alignment)) {
+    pairs.loop(in, inout, count);
     return ok_status();
   }
-  ReduceKernel kernel = packed_kernel(kind_, basic);
-  const std::int64_t unit = basic_size(basic);
+  const Kernel& kernel = packed_kernel(kind_, basic);
+  const std::int64_t unit = kernel.unit;
   const std::int64_t total = count * type.size();
   const std::int64_t chunk =
       std::min(total, std::max<std::int64_t>(1, kScratchBytes / unit) * unit);
@@ -195,7 +197,7 @@ Status Op::apply_strided(const void* in, void* inout, std::int64_t count,
     auto at = static_cast<std::size_t>(offset);
     type.pack(in, count, at, a, length);
     type.pack(inout, count, at, b, length);
-    kernel(a, b, static_cast<std::int64_t>(length) / unit);
+    kernel.loop(a, b, static_cast<std::int64_t>(length) / unit);
     type.unpack(inout, count, at, b, length);
   }
   return ok_status();

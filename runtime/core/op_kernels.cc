@@ -8,11 +8,12 @@
 #include "runtime/core/op_kernels.h"
 
 #include <array>
-#include <bit>
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
 #include <utility>
+
+#include "runtime/core/op_half.h"
 
 namespace gpurun::core {
 namespace {
@@ -37,42 +38,6 @@ struct PairOf {
     I index;
   };
 };
-
-// IEEE binary16, stored as its bits. The ops convert each operand to float, compute there and
-// round once to half precision (round to nearest even): float has more than 2 x 11 + 2 bits of
-// significand, so this is the correctly rounded half-precision result. The conversions are
-// written out with integer operations, which GCC vectorises, rather than using _Float16, whose
-// conversions are library calls without F16C (five times slower) and which clang 14 lacks.
-struct Half {
-  std::uint16_t bits;
-};
-
-float half_to_float(std::uint16_t h) {
-  std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  std::uint32_t magnitude = h & 0x7fffu;
-  // The half's exponent and significand moved to a float's places, scaled by 2^(127 - 15):
-  // exact for normal and subnormal halves; infinities and NaNs take the float's top exponent.
-  float scaled = std::bit_cast<float>(magnitude << 13) * 0x1p112f;
-  std::uint32_t bits = magnitude >= 0x7c00u ? ((magnitude << 13) | 0x7f800000u)
-                                            : std::bit_cast<std::uint32_t>(scaled);
-  return std::bit_cast<float>(bits | sign);
-}
-
-std::uint16_t float_to_half(float f) {
-  std::uint32_t x = std::bit_cast<std::uint32_t>(f);
-  std::uint32_t sign = (x >> 16) & 0x8000u;
-  x &= 0x7fffffffu;
-  // Below 2^-14 (half subnormals): adding 0.5 lets the FPU round to a multiple of 2^-24.
-  std::uint32_t subnormal = std::bit_cast<std::uint32_t>(std::bit_cast<float>(x) + 0.5f) -
-                            std::bit_cast<std::uint32_t>(0.5f);
-  // Normal: rebias the exponent (-112) and round the 13 dropped bits to nearest even; a carry
-  // out of the significand moves to the exponent, up to infinity.
-  std::uint32_t odd = (x >> 13) & 1u;
-  std::uint32_t normal = (x + 0xc8000fffu + odd) >> 13;
-  std::uint32_t huge = x > 0x7f800000u ? 0x7e00u : 0x7c00u;  // NaN (quiet) or infinity
-  std::uint32_t r = x >= 0x47800000u ? huge : x < 0x38800000u ? subnormal : normal;
-  return static_cast<std::uint16_t>(r | sign);
-}
 
 template <Family F, class T>
 struct Is {
@@ -301,33 +266,36 @@ void pair_loc(const void* in, void* inout, std::int64_t n) {
 }
 
 template <OpKind K, BasicType B>
-constexpr ReduceKernel pick_packed() {
+constexpr Kernel pick_packed() {
   using Tr = Traits<B>;
   if constexpr (!allowed(K, Tr::family)) {
-    return nullptr;
+    return {};
   } else if constexpr (Tr::family == Family::kPair) {
     using V = typename Tr::Type::Value;
     using I = typename Tr::Type::Index;
-    return &pair_loc<V, I, sizeof(V), sizeof(V) + sizeof(I), K == OpKind::kMaxloc>;
+    constexpr std::size_t kUnit = sizeof(V) + sizeof(I);
+    return {&pair_loc<V, I, sizeof(V), kUnit, K == OpKind::kMaxloc>, kUnit, 1};
   } else {
-    return &elementwise<OpOf<K>, typename Tr::Type>;
+    using T = typename Tr::Type;
+    return {&elementwise<OpOf<K>, T>, sizeof(T), alignof(T)};
   }
 }
 
 template <OpKind K, BasicType B>
-constexpr ReduceKernel pick_struct() {
+constexpr Kernel pick_struct() {
   using Tr = Traits<B>;
   if constexpr (Tr::family != Family::kPair || !allowed(K, Tr::family)) {
-    return nullptr;
+    return {};
   } else {
     using S = typename Tr::Type::Struct;
     using V = typename Tr::Type::Value;
     using I = typename Tr::Type::Index;
-    return &pair_loc<V, I, offsetof(S, index), sizeof(S), K == OpKind::kMaxloc>;
+    return {&pair_loc<V, I, offsetof(S, index), sizeof(S), K == OpKind::kMaxloc>, sizeof(S),
+            alignof(S)};
   }
 }
 
-using Row = std::array<ReduceKernel, kBasicCount>;
+using Row = std::array<Kernel, kBasicCount>;
 
 template <OpKind K, std::size_t... Bs>
 constexpr Row packed_row(std::index_sequence<Bs...>) {
@@ -346,57 +314,46 @@ constexpr std::array<Row, kPredefinedOpCount> kPackedKernels =
     packed_table(std::make_index_sequence<kPredefinedOpCount>());
 constexpr Row kMinlocStruct = struct_row<OpKind::kMinloc>(std::make_index_sequence<kBasicCount>());
 constexpr Row kMaxlocStruct = struct_row<OpKind::kMaxloc>(std::make_index_sequence<kBasicCount>());
+constexpr Kernel kNone{};
 
-struct Shape {
-  std::int64_t packed_alignment = 1;
-  std::int64_t struct_alignment = 0;
-  std::int64_t struct_size = 0;
-};
-
-template <BasicType B>
-constexpr Shape shape_of() {
-  using Tr = Traits<B>;
-  if constexpr (Tr::family == Family::kPair) {
-    using S = typename Tr::Type::Struct;
-    return {1, alignof(S), sizeof(S)};
-  } else {
-    return {alignof(typename Tr::Type), 0, 0};
-  }
+// The half-precision loops with hardware conversions, where the CPU has them.
+const Kernel& half_hardware(int k) {
+  static const std::array<Kernel, kPredefinedOpCount> kernels = [] {
+    std::array<Kernel, kPredefinedOpCount> table{};
+    for (int op = 0; op < kPredefinedOpCount; ++op) {
+      Kernel portable = kPackedKernels[op][static_cast<int>(BasicType::kFloat16)];
+      HalfKernel fast = half_hardware_kernel(static_cast<OpKind>(op));
+      table[op] = fast != nullptr ? Kernel{fast, portable.unit, portable.alignment} : portable;
+    }
+    return table;
+  }();
+  return kernels[k];
 }
-template <std::size_t... Bs>
-constexpr std::array<Shape, kBasicCount> shape_table(std::index_sequence<Bs...>) {
-  return {shape_of<static_cast<BasicType>(Bs)>()...};
-}
-constexpr std::array<Shape, kBasicCount> kShapes =
-    shape_table(std::make_index_sequence<kBasicCount>());
 
-int index_of(BasicType basic) { return static_cast<int>(basic); }
+bool in_range(OpKind kind, BasicType basic) {
+  return static_cast<int>(kind) < kPredefinedOpCount && static_cast<int>(basic) < kBasicCount;
+}
 
 }  // namespace
 
-ReduceKernel packed_kernel(OpKind kind, BasicType basic) {
-  auto k = static_cast<int>(kind);
-  if (k >= kPredefinedOpCount || index_of(basic) >= kBasicCount) return nullptr;
-  return kPackedKernels[k][index_of(basic)];
+const Kernel& packed_kernel(OpKind kind, BasicType basic) {
+  if (!in_range(kind, basic)) [[unlikely]]
+    return kNone;
+  if (basic == BasicType::kFloat16) [[unlikely]]
+    return half_hardware(static_cast<int>(kind));
+  return kPackedKernels[static_cast<int>(kind)][static_cast<int>(basic)];
 }
 
-ReduceKernel struct_kernel(OpKind kind, BasicType basic) {
-  if (index_of(basic) >= kBasicCount) return nullptr;
-  if (kind == OpKind::kMinloc) return kMinlocStruct[index_of(basic)];
-  if (kind == OpKind::kMaxloc) return kMaxlocStruct[index_of(basic)];
-  return nullptr;
+ReduceKernel portable_kernel(OpKind kind, BasicType basic) {
+  if (!in_range(kind, basic)) return nullptr;
+  return kPackedKernels[static_cast<int>(kind)][static_cast<int>(basic)].loop;
 }
 
-std::int64_t packed_alignment(BasicType basic) {
-  return index_of(basic) < kBasicCount ? kShapes[index_of(basic)].packed_alignment : 1;
-}
-
-std::int64_t struct_alignment(BasicType basic) {
-  return index_of(basic) < kBasicCount ? kShapes[index_of(basic)].struct_alignment : 0;
-}
-
-std::int64_t struct_size(BasicType basic) {
-  return index_of(basic) < kBasicCount ? kShapes[index_of(basic)].struct_size : 0;
+const Kernel& struct_kernel(OpKind kind, BasicType basic) {
+  if (!in_range(kind, basic)) return kNone;
+  if (kind == OpKind::kMinloc) return kMinlocStruct[static_cast<int>(basic)];
+  if (kind == OpKind::kMaxloc) return kMaxlocStruct[static_cast<int>(basic)];
+  return kNone;
 }
 
 }  // namespace gpurun::core

@@ -16,22 +16,25 @@ namespace gpurun::core {
 // inout[i] = in[i] op inout[i] for `n` basic elements (pairs: n pairs).
 using ReduceKernel = void (*)(const void* in, void* inout, std::int64_t n);
 
-// The kernel of a predefined op (not MPI_REPLACE, MPI_NO_OP or a user op) on `n` elements of
-// `basic` laid out one after the other as in a packed stream: arrays of the C type, and for the
-// pairs the value immediately followed by the index (no padding). nullptr where the standard
-// does not define the op on the type.
-ReduceKernel packed_kernel(OpKind kind, BasicType basic);
+// A loop and what it assumes about its elements.
+struct Kernel {
+  ReduceKernel loop = nullptr;  // nullptr: the standard does not define the op on the type
+  std::int64_t unit = 0;        // bytes per element
+  std::int64_t alignment = 1;   // of element addresses (1: read byte-wise)
+};
+
+// The loop of a predefined op (not MPI_REPLACE, MPI_NO_OP or a user op) on elements of `basic`
+// laid out one after the other as in a packed stream: arrays of the C type, and for the pairs
+// the value immediately followed by the index (no padding; read byte-wise). Half precision
+// uses the CPU's conversion instructions where it has them. One table lookup.
+const Kernel& packed_kernel(OpKind kind, BasicType basic);
+
+// The same loops without the CPU-specific substitutes, for tests.
+ReduceKernel portable_kernel(OpKind kind, BasicType basic);
 
 // MPI_MINLOC / MPI_MAXLOC on pairs in their C struct layout (the index at its aligned offset,
 // the struct padded to its alignment), which is how the predefined pair types sit in memory.
-// nullptr for other ops or types.
-ReduceKernel struct_kernel(OpKind kind, BasicType basic);
-
-// The alignment the kernels assume for element addresses of `basic` (1 for the packed pairs,
-// which the kernels read byte-wise; the struct alignment for struct_kernel pairs).
-std::int64_t packed_alignment(BasicType basic);
-std::int64_t struct_alignment(BasicType basic);
-// Bytes of one pair in its C struct layout (0 for other types).
-std::int64_t struct_size(BasicType basic);
+// No loop for other ops or types.
+const Kernel& struct_kernel(OpKind kind, BasicType basic);
 
 }  // namespace gpurun::core

@@ -10,6 +10,7 @@
 
 #include "runtime/core/datatype_build.h"
 #include "runtime/core/op.h"
+#include "runtime/core/op_kernels.h"
 #include "tests/core/op_test_util.h"
 
 namespace gpurun::core {
@@ -111,6 +112,8 @@ class PairOps {
     for (OpKind kind : {OpKind::kMax, OpKind::kSum, OpKind::kBand, OpKind::kLand})
       EXPECT_FALSE(Op::predefined(kind).defined_for(*type_)) << Op::predefined(kind).name();
     EXPECT_TRUE(Op::predefined(OpKind::kMinloc).defined_for(*type_));
+    EXPECT_EQ(packed_kernel(OpKind::kMinloc, type_->basic()).unit, type_->size());
+    EXPECT_EQ(struct_kernel(OpKind::kMaxloc, type_->basic()).unit, type_->extent());
   }
 
  private:

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <ostream>
 #include <random>
@@ -14,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "runtime/core/op_kernels.h"
 #include "tests/core/op_test_util.h"
 
 namespace gpurun::core {
@@ -239,6 +241,7 @@ void check_case(const Case& c, OpKind kind, std::int64_t n, std::mt19937_64& rng
     return;
   }
   EXPECT_TRUE(op.defined_for(*type)) << op.name();
+  EXPECT_EQ(packed_kernel(kind, c.basic).unit, basic_size(c.basic));  // as the engine packs
   ASSERT_TRUE(applied(op, in.data(), inout.data(), n, *type));
   for (std::int64_t i = 0; i < n; ++i) {
     T want = reference<T>(kind, in[i], before[i]);
@@ -376,34 +379,43 @@ TEST(Op, HalfPrecisionRoundsOnce) {
 }
 
 // Every half-precision value (subnormals, infinities and NaNs included) against operands of
-// every kind, compared bit for bit with the compiler's _Float16 arithmetic.
-TEST(Op, HalfPrecisionMatchesTheCompilerOnEveryValue) {
-  DatatypeRef h = predefined(BasicType::kFloat16, 2, "MPIX_C_FLOAT16");
+// every kind, compared with the compiler's _Float16 arithmetic: through Op::apply (hardware
+// conversions where the CPU has them) and through the portable loop.
+void check_every_half(OpKind kind,
+                      const std::function<void(const void*, void*, std::int64_t)>& kernel) {
   const std::uint16_t others[] = {0x0000, 0x8000, 0x0001, 0x03ff, 0x0400, 0x3c00, 0xbc01,
                                   0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x3555, 0x1234, 0xc7ff};
-  for (OpKind kind : {OpKind::kSum, OpKind::kProd, OpKind::kMax, OpKind::kMin}) {
-    for (std::uint16_t other : others) {
-      std::vector<std::uint16_t> in(65536), inout(65536, other);
-      for (std::uint32_t i = 0; i < 65536; ++i) in[i] = static_cast<std::uint16_t>(i);
-      ASSERT_TRUE(applied(Op::predefined(kind), in.data(), inout.data(), 65536, *h));
-      for (std::uint32_t i = 0; i < 65536; ++i) {
-        _Float16 a, b;
-        std::memcpy(&a, &in[i], 2);
-        std::memcpy(&b, &other, 2);
-        bool minmax = kind == OpKind::kMax || kind == OpKind::kMin;
-        if (minmax && (a != a || b != b)) continue;  // MPI leaves MAX/MIN of NaN undefined
-        _Float16 want = reference<_Float16>(kind, a, b);
-        std::uint16_t want_bits;
-        std::memcpy(&want_bits, &want, 2);
-        _Float16 got;
-        std::memcpy(&got, &inout[i], 2);
-        bool both_nan = want != want && got != got;
-        bool equal = minmax ? want == got : want_bits == inout[i];  // MAX(-0, +0) is either
-        ASSERT_TRUE(equal || both_nan)
-            << Op::predefined(kind).name() << " of 0x" << std::hex << i << " and 0x" << other
-            << ": 0x" << inout[i] << ", want 0x" << want_bits;
-      }
+  for (std::uint16_t other : others) {
+    std::vector<std::uint16_t> in(65536), inout(65536, other);
+    for (std::uint32_t i = 0; i < 65536; ++i) in[i] = static_cast<std::uint16_t>(i);
+    kernel(in.data(), inout.data(), 65536);
+    for (std::uint32_t i = 0; i < 65536; ++i) {
+      _Float16 a, b, got;
+      std::memcpy(&a, &in[i], 2);
+      std::memcpy(&b, &other, 2);
+      std::memcpy(&got, &inout[i], 2);
+      bool minmax = kind == OpKind::kMax || kind == OpKind::kMin;
+      if (minmax && (a != a || b != b)) continue;  // MPI leaves MAX/MIN of NaN undefined
+      _Float16 want = reference<_Float16>(kind, a, b);
+      std::uint16_t want_bits;
+      std::memcpy(&want_bits, &want, 2);
+      bool both_nan = want != want && got != got;
+      bool equal = minmax ? want == got : want_bits == inout[i];  // MAX(-0, +0) is either
+      ASSERT_TRUE(equal || both_nan)
+          << Op::predefined(kind).name() << " of 0x" << std::hex << i << " and 0x" << other
+          << ": 0x" << inout[i] << ", want 0x" << want_bits;
     }
+  }
+}
+
+TEST(Op, HalfPrecisionMatchesTheCompilerOnEveryValue) {
+  DatatypeRef h = predefined(BasicType::kFloat16, 2, "MPIX_C_FLOAT16");
+  for (OpKind kind : {OpKind::kSum, OpKind::kProd, OpKind::kMax, OpKind::kMin}) {
+    SCOPED_TRACE(Op::predefined(kind).name());
+    check_every_half(kind, [&](const void* in, void* inout, std::int64_t n) {
+      ASSERT_TRUE(applied(Op::predefined(kind), in, inout, n, *h));
+    });
+    check_every_half(kind, portable_kernel(kind, BasicType::kFloat16));
   }
 }
 #endif
