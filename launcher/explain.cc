@@ -91,6 +91,11 @@ std::string header(const ExplainInput& in) {
   out += "\n";
   out += "GPUs: " + std::to_string(t.gpus().size()) + ", NICs: " + std::to_string(t.nics().size()) +
          ", NVLink and P2P data: " + t.link_source() + "\n";
+  if (!in.plan->request.hidden_gpus.empty()) {
+    out += "hidden by CUDA_VISIBLE_DEVICES (no rank placed on them):";
+    for (int gpu : in.plan->request.hidden_gpus) out += " " + gpu_label(gpu);
+    out += "\n";
+  }
   out += "placement: ";
   out += p.by_gpu ? "by GPU" : "by core";
   out += p.oversubscribed ? ", oversubscribed (more ranks than cores)" : "";

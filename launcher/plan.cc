@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "runtime/base/log.h"
 #include "runtime/base/param.h"
 #include "runtime/topo/visibility.h"
 
@@ -43,6 +44,15 @@ Plan make_plan(const Options& options, topo::Topology::Io io) {
                                   .gpus_per_rank = options.gpus_per_rank,
                                   .hidden_gpus = std::move(hidden)};
   plan.placement = place_ranks(plan.topology, plan.request);
+  if (plan.placement.by_gpu) {
+    for (std::size_t r = 0; r < plan.placement.ranks.size(); ++r) {
+      const RankPlace& rank = plan.placement.ranks[r];
+      GPURUN_LOG(info, launcher, "rank %zu gpus %s nic %s cpus %s", r,
+                 gpu_bus_ids(plan.topology, rank).c_str(),
+                 rank.nic < 0 ? "none" : nic_name(plan.topology, rank).c_str(),
+                 rank.cpus ? rank.cpus->to_string().c_str() : "unbound");
+    }
+  }
   return plan;
 }
 

@@ -493,6 +493,19 @@ class Explain(FixtureTest):
         if os.path.exists(library):
             self.assertRegex(out, r"transports: self\S* shm .*, from \S*libmpi.so.12\n")
 
+    def test_dump_then_explain_from_the_dump(self):
+        dump = os.path.join(self.tmpdir, "topo.xml")
+        first = self.explain("-np", "4", topo="pcie-2socket.xml",
+                             env=dict(self.env, GPURUN_TOPO_DUMP=dump)).stdout
+        second = self.explain("-np", "4", env=dict(self.env, GPURUN_TOPO_FILE=dump)).stdout
+        for section in ("Placement", "Topology", "Paths between ranks"):
+            self.assertEqual(explain_sections(first)[section], explain_sections(second)[section])
+        # This host's own topology, dumped and explained from the file: the same matrix.
+        here = self.explain("-np", "2", env=dict(self.env, GPURUN_TOPO_DUMP=dump)).stdout
+        again = self.explain("-np", "2", env=dict(self.env, GPURUN_TOPO_FILE=dump)).stdout
+        self.assertEqual(explain_sections(here)["Topology"], explain_sections(again)["Topology"])
+        os.remove(dump)
+
     def test_program_is_checked_not_run(self):
         marker = os.path.join(self.tmpdir, "ran")
         self.explain("-np", "2", "sh", "-c", f"touch {marker}")
@@ -526,6 +539,11 @@ class GpuPlacement(FixtureTest):
         infos = self.info_lines("-np", "2", topo="dgx-h100.xml", env=env)
         self.assertEqual([i["gpus"] for i in infos], DGX_GPUS[2:4])
         self.assertEqual([i["cuda_visible"] for i in infos], ["2,3", "2,3"])
+        env = dict(env, GPURUN_TOPO_FILE=fixture("dgx-h100.xml"))
+        out = self.run_gpurun("--explain", env=env).stdout
+        self.assertIn("hidden by CUDA_VISIBLE_DEVICES (no rank placed on them): GPU0 GPU1 GPU4 "
+                      "GPU5 GPU6 GPU7\n", out)
+        self.assertEqual(sorted(placement_rows(out)), [0, 1])
 
     def test_several_gpus_per_rank(self):
         infos = self.info_lines("--gpus-per-rank", "2", "-np", "2", topo="pcie-2socket.xml")
