@@ -552,12 +552,16 @@ class GpuPlacement(FixtureTest):
         self.assertEqual([i["nic"] for i in infos], ["mlx5_0", "mlx5_1"])
 
     def test_more_ranks_than_gpus_spread_evenly(self):
-        infos = self.info_lines("-np", "6", topo="pcie-2socket.xml")
-        self.assertEqual([i["gpus"] for i in infos],
-                         [PCIE_GPUS[0]] * 2 + [PCIE_GPUS[1]] * 2 + PCIE_GPUS[2:])
-        infos = self.info_lines("--map-by", "gpu", "-np", "8", topo="pcie-2socket.xml")
-        counts = {g: sum(i["gpus"] == g for i in infos) for g in PCIE_GPUS}
-        self.assertEqual(counts, {g: 2 for g in PCIE_GPUS})
+        infos = self.info_lines("-np", "5", topo="pcie-2socket.xml")
+        self.assertEqual([i["gpus"] for i in infos], [PCIE_GPUS[0]] * 2 + PCIE_GPUS[1:])
+        # The same placement, shown by --explain (no ranks started) for more ranks.
+        env = dict(self.env, GPURUN_TOPO_FILE=fixture("pcie-2socket.xml"))
+        for np, shares in (("6", [0, 0, 1, 1, 2, 3]), ("8", [0, 0, 1, 1, 2, 2, 3, 3])):
+            r = self.run_gpurun("--explain", "--map-by", "gpu", "-np", np, env=env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            rows = placement_rows(r.stdout)
+            self.assertEqual([rows[k]["gpu"] for k in sorted(rows)],
+                             [f"GPU{g} {PCIE_GPUS[g]}" for g in shares])
 
     def test_map_by_core_gives_no_gpu(self):
         for info in self.info_lines("--map-by", "core", "-np", "2", topo="dgx-h100.xml"):
