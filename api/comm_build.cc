@@ -26,7 +26,7 @@ std::uint64_t creation_key(const CommEntry& entry, int tag) {
          static_cast<std::uint32_t>(tag);
 }
 
-Status wait_collective(coll::Collective& c) {
+Status wait_collective(coll::BasicCollective& c) {
   wait_until([&c] { return c.done(); });
   return c.status();
 }

@@ -51,7 +51,7 @@ coll::Team whole_team(CommEntry& entry);
 std::uint64_t creation_key(const CommEntry& entry, int tag);
 
 // Waits for `c` (progress, and the wait policy); returns its status.
-Status wait_collective(coll::Collective& c);
+Status wait_collective(coll::BasicCollective& c);
 
 // Creates a communicator over all of `parent` (blocking): every rank of it takes part; those
 // for which spec.group is null get MPI_COMM_NULL. Errors go through `parent_handle`'s handler.

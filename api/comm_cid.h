@@ -62,7 +62,7 @@ class CidAgreement {
   core::ContextIds::Ticket ticket_ = 0;
   int round_ = 0;
   std::array<std::int64_t, kWords + 1> buffer_{};  // the mask, then the "offered" flag
-  std::unique_ptr<coll::Collective> coll_;         // the current round
+  std::unique_ptr<coll::BasicCollective> coll_;    // the current round
   bool starting_ = false;
   bool running_ = false;
   bool parked_ = false;

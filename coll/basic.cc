@@ -66,17 +66,17 @@ void reduce(ReduceOp op, std::span<const std::int64_t> in, std::span<std::int64_
 
 // ---- the step machine -----------------------------------------------------------------
 
-Collective::Collective(pml::Pml& pml, Team team)
+BasicCollective::BasicCollective(pml::Pml& pml, Team team)
     : pml_(pml), team_(std::move(team)), me_(team_.me()), size_(team_.size()) {}
 
-void Collective::start() {
+void BasicCollective::start() {
   started_ = true;
   starting_ = true;
   advance();
   starting_ = false;
 }
 
-core::Request* Collective::new_request() {
+core::Request* BasicCollective::new_request() {
   core::Request* r = pml_.requests().allocate();
   r->kind = core::RequestKind::kColl;
   r->on_complete = on_request;
@@ -87,7 +87,7 @@ core::Request* Collective::new_request() {
   return r;
 }
 
-void Collective::send(int member, const void* buf, std::size_t bytes) {
+void BasicCollective::send(int member, const void* buf, std::size_t bytes) {
   static const std::byte kNothing{};
   pml::SendArgs args{.comm = team_.comm,
                      .buf = bytes != 0 ? buf : &kNothing,
@@ -105,7 +105,7 @@ void Collective::send(int member, const void* buf, std::size_t bytes) {
   }
 }
 
-void Collective::recv(int member, void* buf, std::size_t bytes) {
+void BasicCollective::recv(int member, void* buf, std::size_t bytes) {
   static std::byte sink;
   pml::RecvArgs args{.comm = team_.comm,
                      .buf = bytes != 0 ? buf : &sink,
@@ -122,8 +122,8 @@ void Collective::recv(int member, void* buf, std::size_t bytes) {
   }
 }
 
-void Collective::on_request(core::Request* r) {
-  auto* self = static_cast<Collective*>(r->owner);
+void BasicCollective::on_request(core::Request* r) {
+  auto* self = static_cast<BasicCollective*>(r->owner);
   if (r->status.error != ErrorCode::kOk && self->status_.ok()) {
     self->status_ = Status(r->status.error, "a message of a collective failed (peer rank " +
                                                 std::to_string(r->peer) + ", tag " +
@@ -137,7 +137,7 @@ void Collective::on_request(core::Request* r) {
 // Posts steps while the current one is complete. Completions that arrive while a step is being
 // posted only count down; the loop sees them. A failure ends the collective once everything
 // it posted has completed.
-void Collective::advance() {
+void BasicCollective::advance() {
   if (done_) return;
   advancing_ = true;
   while (pending_ == 0 && !done_) {
@@ -226,9 +226,9 @@ Exchange allreduce_step(int me, int size, int step) {
 
 namespace {
 
-class Barrier final : public Collective {
+class Barrier final : public BasicCollective {
  public:
-  Barrier(pml::Pml& pml, Team team) : Collective(pml, std::move(team)) {}
+  Barrier(pml::Pml& pml, Team team) : BasicCollective(pml, std::move(team)) {}
 
  private:
   bool post_step(int step) override {
@@ -239,10 +239,10 @@ class Barrier final : public Collective {
   }
 };
 
-class Bcast final : public Collective {
+class Bcast final : public BasicCollective {
  public:
   Bcast(pml::Pml& pml, Team team, void* buf, std::size_t bytes, int root)
-      : Collective(pml, std::move(team)), buf_(buf), bytes_(bytes), root_(root) {}
+      : BasicCollective(pml, std::move(team)), buf_(buf), bytes_(bytes), root_(root) {}
 
  private:
   bool post_step(int step) override {
@@ -261,10 +261,10 @@ class Bcast final : public Collective {
   int root_;
 };
 
-class Allgather final : public Collective {
+class Allgather final : public BasicCollective {
  public:
   Allgather(pml::Pml& pml, Team team, const void* mine, std::size_t bytes, void* all)
-      : Collective(pml, std::move(team)), bytes_(bytes), all_(static_cast<std::byte*>(all)) {
+      : BasicCollective(pml, std::move(team)), bytes_(bytes), all_(static_cast<std::byte*>(all)) {
     blocks_.resize(static_cast<std::size_t>(size()) * bytes_);
     if (bytes_ != 0) std::memcpy(blocks_.data(), mine, bytes_);
   }
@@ -288,10 +288,10 @@ class Allgather final : public Collective {
   std::vector<std::byte> blocks_;
 };
 
-class Allreduce final : public Collective {
+class Allreduce final : public BasicCollective {
  public:
   Allreduce(pml::Pml& pml, Team team, std::span<std::int64_t> data, ReduceOp op)
-      : Collective(pml, std::move(team)), data_(data), tmp_(data.size()), op_(op) {}
+      : BasicCollective(pml, std::move(team)), data_(data), tmp_(data.size()), op_(op) {}
 
  private:
   std::size_t bytes() const { return data_.size() * sizeof(std::int64_t); }
@@ -315,30 +315,30 @@ class Allreduce final : public Collective {
 };
 
 template <class T, class... Args>
-std::unique_ptr<Collective> started(Args&&... args) {
-  std::unique_ptr<Collective> c = std::make_unique<T>(std::forward<Args>(args)...);
+std::unique_ptr<BasicCollective> started(Args&&... args) {
+  std::unique_ptr<BasicCollective> c = std::make_unique<T>(std::forward<Args>(args)...);
   c->start();
   return c;
 }
 
 }  // namespace
 
-std::unique_ptr<Collective> barrier(pml::Pml& pml, Team team) {
+std::unique_ptr<BasicCollective> barrier(pml::Pml& pml, Team team) {
   return started<Barrier>(pml, std::move(team));
 }
 
-std::unique_ptr<Collective> bcast(pml::Pml& pml, Team team, void* buf, std::size_t bytes,
-                                  int root) {
+std::unique_ptr<BasicCollective> bcast(pml::Pml& pml, Team team, void* buf, std::size_t bytes,
+                                       int root) {
   return started<Bcast>(pml, std::move(team), buf, bytes, root);
 }
 
-std::unique_ptr<Collective> allgather(pml::Pml& pml, Team team, const void* mine, std::size_t bytes,
-                                      void* all) {
+std::unique_ptr<BasicCollective> allgather(pml::Pml& pml, Team team, const void* mine,
+                                           std::size_t bytes, void* all) {
   return started<Allgather>(pml, std::move(team), mine, bytes, all);
 }
 
-std::unique_ptr<Collective> allreduce(pml::Pml& pml, Team team, std::span<std::int64_t> data,
-                                      ReduceOp op) {
+std::unique_ptr<BasicCollective> allreduce(pml::Pml& pml, Team team, std::span<std::int64_t> data,
+                                           ReduceOp op) {
   return started<Allreduce>(pml, std::move(team), data, op);
 }
 

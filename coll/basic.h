@@ -44,12 +44,12 @@ struct Team {
 
 enum class ReduceOp : std::uint8_t { kBand, kBor, kMax, kMin, kSum };
 
-class Collective {
+class BasicCollective {
  public:
   using DoneFn = void (*)(void* context);
-  virtual ~Collective() = default;
-  Collective(const Collective&) = delete;
-  Collective& operator=(const Collective&) = delete;
+  virtual ~BasicCollective() = default;
+  BasicCollective(const BasicCollective&) = delete;
+  BasicCollective& operator=(const BasicCollective&) = delete;
 
   bool done() const { return done_; }
   // The first failure of any of its messages, once done.
@@ -64,7 +64,7 @@ class Collective {
   void start();
 
  protected:
-  Collective(pml::Pml& pml, Team team);
+  BasicCollective(pml::Pml& pml, Team team);
   // Posts the messages of step `step` (with send/recv). Returns false when there is no such
   // step: the collective is done. A step may post nothing.
   virtual bool post_step(int step) = 0;
@@ -99,17 +99,18 @@ class Collective {
 
 // Every member has entered before any leaves. Dissemination: ceil(log2 p) rounds of one
 // zero-byte send and receive.
-std::unique_ptr<Collective> barrier(pml::Pml& pml, Team team);
+std::unique_ptr<BasicCollective> barrier(pml::Pml& pml, Team team);
 // `bytes` at `buf` of team member `root` end up at `buf` of every member. Binomial tree.
-std::unique_ptr<Collective> bcast(pml::Pml& pml, Team team, void* buf, std::size_t bytes, int root);
+std::unique_ptr<BasicCollective> bcast(pml::Pml& pml, Team team, void* buf, std::size_t bytes,
+                                       int root);
 // Each member's `bytes` at `mine` end up at all + index * bytes on every member (all holds
 // size * bytes). Bruck's algorithm: ceil(log2 p) rounds.
-std::unique_ptr<Collective> allgather(pml::Pml& pml, Team team, const void* mine, std::size_t bytes,
-                                      void* all);
+std::unique_ptr<BasicCollective> allgather(pml::Pml& pml, Team team, const void* mine,
+                                           std::size_t bytes, void* all);
 // data[i] becomes op over the members' data[i], on every member. Recursive doubling, with the
 // ranks beyond the largest power of two folded in first and served last.
-std::unique_ptr<Collective> allreduce(pml::Pml& pml, Team team, std::span<std::int64_t> data,
-                                      ReduceOp op);
+std::unique_ptr<BasicCollective> allreduce(pml::Pml& pml, Team team, std::span<std::int64_t> data,
+                                           ReduceOp op);
 
 // Applies `op` elementwise: inout[i] = op(inout[i], in[i]).
 void reduce(ReduceOp op, std::span<const std::int64_t> in, std::span<std::int64_t> inout);
