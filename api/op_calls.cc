@@ -55,7 +55,10 @@ int reduce_local(const Call& call, const void* inbuf, void* inoutbuf, std::int64
   }
   Status status;
   {
-    const TypeHandleScope scope(type.get(), datatype);
+    // A user function gets the datatype handle. Without the lock, looking it up would race
+    // with threads that create types, so the call's own handle is handed over; a single thread
+    // finds it as the collectives' user functions do (which the tests then cover).
+    const TypeHandleScope scope(g_thread_multiple ? type.get() : nullptr, datatype);
     status = op->apply(inbuf, inoutbuf, count, *type);
   }
   if (!op->is_predefined()) op->release();

@@ -1,7 +1,11 @@
 /* Users' ops: MPI_Op_create(_c), MPI_Op_commutative, MPI_Op_free, and what MPI_Reduce_local
  * hands the user function: the elements in operand order (inout = in op inout), their count,
- * and the datatype handle the program passed, predefined or derived. The program runs with
- * MPI_THREAD_MULTIPLE, and its functions call MPI on their datatype argument. */
+ * and the datatype handle the program passed, predefined or derived, among many other types.
+ * The functions call MPI on their datatype argument. The program runs with
+ * MPI_THREAD_MULTIPLE, or MPI_THREAD_SINGLE when OP_TEST_THREAD_LEVEL=single (the library
+ * finds the datatype handle by two different means in the two modes). */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mtest.h"
@@ -105,6 +109,75 @@ static void any_type(void) {
   MPI_Type_free(&t);
 }
 
+/* Records the handle it gets. */
+static void record(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype) {
+  (void)invec, (void)inoutvec;
+  calls++;
+  last_len = *len;
+  last_type = *datatype;
+}
+
+/* Records each call's length and addresses without touching the data. */
+static int piece_lens[4];
+static char *piece_in[4], *piece_inout[4];
+static void pieces(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype) {
+  (void)datatype;
+  if (calls < 4) {
+    piece_lens[calls] = *len;
+    piece_in[calls] = invec;
+    piece_inout[calls] = inoutvec;
+  }
+  calls++;
+}
+
+/* More than INT_MAX elements reach an int-length user function in pieces of at most INT_MAX,
+ * each at its place (the data is never touched, so small buffers do). */
+static void large_count_in_pieces(void) {
+  MPI_Op op;
+  MPI_Op_create(pieces, 1, &op);
+  static char a[4], b[4];
+  const MPI_Count count = (MPI_Count)2147483647 + 6;
+  calls = 0;
+  MTEST_CHECK(MPI_Reduce_local_c(a, b, count, MPI_BYTE, op) == MPI_SUCCESS, "reduce_c");
+  MTEST_CHECK(calls == 2, "%d calls, want 2", calls);
+  MTEST_CHECK(piece_lens[0] == 2147483647 && piece_lens[1] == 6, "lengths %d %d", piece_lens[0],
+              piece_lens[1]);
+  MTEST_CHECK(piece_in[0] == a && piece_inout[0] == b, "first piece not at the start");
+  MTEST_CHECK((uintptr_t)piece_in[1] == (uintptr_t)a + 2147483647u &&
+                  (uintptr_t)piece_inout[1] == (uintptr_t)b + 2147483647u,
+              "second piece not after the first");
+  MPI_Op_free(&op);
+}
+
+/* The handle of a derived type among thousands of others, some freed. */
+static void handles_among_many_types(void) {
+  enum { TYPES = 3000 };
+  static MPI_Datatype types[TYPES];
+  for (int i = 0; i < TYPES; ++i) {
+    MPI_Type_contiguous(1 + i % 7, MPI_INT, &types[i]);
+    MPI_Type_commit(&types[i]);
+  }
+  for (int i = 0; i < TYPES; ++i)
+    if (i % 1000 != 999 && i != 1234) MPI_Type_free(&types[i]);
+  MPI_Op op;
+  MPI_Op_create(record, 1, &op);
+  int a[8] = {0}, b[8] = {0};
+  const int kept[] = {999, 1234, 2999, 1999, 1234};
+  for (unsigned k = 0; k < sizeof kept / sizeof kept[0]; ++k) {
+    calls = 0;
+    MPI_Reduce_local(a, b, 1, types[kept[k]], op);
+    MTEST_CHECK(calls == 1 && last_type == types[kept[k]],
+                "type %d: %d calls, handle 0x%x, want 0x%x", kept[k], calls, (unsigned)last_type,
+                (unsigned)types[kept[k]]);
+  }
+  MPI_Reduce_local(a, b, 2, MPI_SHORT, op);
+  MTEST_CHECK(last_type == MPI_SHORT && last_len == 2, "predefined handle 0x%x, len %d",
+              (unsigned)last_type, last_len);
+  MPI_Op_free(&op);
+  for (int i = 999; i < TYPES; i += 1000) MPI_Type_free(&types[i]);
+  MPI_Type_free(&types[1234]);
+}
+
 static void predefined_commutativity_and_reuse(void) {
   const MPI_Op predefined[] = {MPI_MAX, MPI_MIN, MPI_SUM,  MPI_PROD, MPI_LAND,   MPI_BAND,
                                MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC};
@@ -128,12 +201,17 @@ static void predefined_commutativity_and_reuse(void) {
 }
 
 int main(int argc, char **argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  const char *level = getenv("OP_TEST_THREAD_LEVEL");
+  int required = level && strcmp(level, "single") == 0 ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE;
+  int provided = -1;
+  MPI_Init_thread(&argc, &argv, required, &provided);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MTEST_CHECK(provided == required, "asked for thread level %d, got %d", required, provided);
   operand_order_and_handles();
   large_count_function();
   any_type();
+  handles_among_many_types();
+  large_count_in_pieces();
   predefined_commutativity_and_reuse();
   return mtest_finalize();
 }
