@@ -4,6 +4,7 @@
 #include "runtime/core/op_half.h"
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -43,10 +44,17 @@ __attribute__((target("avx,f16c"))) void half_f16c(const void* in, void* inout, 
   for (; i < n; ++i) b[i] = float_to_half(combine<K>(half_to_float(a[i]), half_to_float(b[i])));
 }
 
+// F16C and AVX from CPUID leaf 1, and the OS saving AVX state (XGETBV); read directly, since
+// __builtin_cpu_supports("f16c") is unknown to clang 14.
 bool cpu_has_f16c() {
   static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
+    const unsigned kWanted = (1u << 27) | (1u << 28) | (1u << 29);  // OSXSAVE, AVX, F16C
+    if ((ecx & kWanted) != kWanted) return false;
+    unsigned lo = 0, hi = 0;
+    asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (lo & 6u) == 6u;  // XMM and YMM state enabled
   }();
   return has;
 }
