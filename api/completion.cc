@@ -1,4 +1,5 @@
 // Completion: MPI_Wait/Test and their any/some/all forms, MPI_Request_free.
+#include <cstdio>
 #include <vector>
 
 #include "api/checks.h"
@@ -13,15 +14,19 @@ struct Slot {
   core::Request* r;
 };
 
-// Resolves requests[i] into `out`; returns MPI_SUCCESS or the error for a bad handle.
+constexpr int kSingle = -1;  // the index of a call's only request argument
+
+// Resolves the request argument (array_of_requests[index], or request when index is kSingle)
+// into `out`; returns MPI_SUCCESS or the error for a bad handle.
 int resolve(const Call& call, MPI_Request handle, int index, Slot* out) {
   out->r = nullptr;
   if (handle == MPI_REQUEST_NULL) return MPI_SUCCESS;
   core::Request* r = find_request(handle);
   if (r == nullptr) {
-    return raise(call, MPI_COMM_NULL, MPI_ERR_REQUEST,
-                 "argument requests[%d] (0x%x) is not a request", index,
-                 static_cast<unsigned>(handle));
+    if (index == kSingle) return bad_request(call, "request", handle);
+    char name[48];
+    std::snprintf(name, sizeof name, "array_of_requests[%d]", index);
+    return bad_request(call, name, handle);
   }
   if (r->persistent && !r->active) return MPI_SUCCESS;
   out->r = r;
@@ -93,7 +98,7 @@ int collect_completed(const Call& call, Slots& slots, MPI_Request* requests, int
 int wait_one(const Call& call, MPI_Request* request, MPI_Status* status) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
   Slot slot;
-  if (int rc = resolve(call, *request, 0, &slot); rc != MPI_SUCCESS) return rc;
+  if (int rc = resolve(call, *request, kSingle, &slot); rc != MPI_SUCCESS) return rc;
   if (slot.r == nullptr) {
     write_empty_status(status);
     return MPI_SUCCESS;
@@ -106,7 +111,7 @@ int test_one(const Call& call, MPI_Request* request, int* flag, MPI_Status* stat
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
   Slot slot;
-  if (int rc = resolve(call, *request, 0, &slot); rc != MPI_SUCCESS) return rc;
+  if (int rc = resolve(call, *request, kSingle, &slot); rc != MPI_SUCCESS) return rc;
   if (slot.r == nullptr) {
     *flag = 1;
     write_empty_status(status);
@@ -134,8 +139,7 @@ int wait_all(const Call& call, int count, MPI_Request* requests, MPI_Status* sta
   return collect_completed(call, slots, requests, nullptr, nullptr, statuses, false);
 }
 
-int test_all(const Call& call, int count, MPI_Request* requests, int* flag,
-             MPI_Status* statuses) {
+int test_all(const Call& call, int count, MPI_Request* requests, int* flag, MPI_Status* statuses) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
   Slots slots;
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
@@ -191,8 +195,10 @@ int some(const Call& call, int count, MPI_Request* requests, int* outcount, int*
     return MPI_SUCCESS;
   }
   if (first_complete(slots) < 0) {
-    if (block) wait_until([&] { return first_complete(slots) >= 0; });
-    else progress::engine().poll();
+    if (block)
+      wait_until([&] { return first_complete(slots) >= 0; });
+    else
+      progress::engine().poll();
   }
   return collect_completed(call, slots, requests, outcount, indices, statuses, true);
 }
@@ -200,10 +206,7 @@ int some(const Call& call, int count, MPI_Request* requests, int* outcount, int*
 int request_free(const Call& call, MPI_Request* request) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
   core::Request* r = find_request(*request);
-  if (r == nullptr) {
-    return raise(call, MPI_COMM_NULL, MPI_ERR_REQUEST, "argument request (0x%x) is not a request",
-                 static_cast<unsigned>(*request));
-  }
+  if (r == nullptr) return bad_request(call, "request", *request);
   // An operation still in flight finishes on its own; the request goes when it completes.
   if (r->complete() || (r->persistent && !r->active)) {
     the_pml().requests().release(r);
@@ -234,8 +237,7 @@ extern "C" int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status status
   return wait_all(call, count, requests, statuses);
 }
 
-extern "C" int PMPI_Testall(int count, MPI_Request requests[], int* flag,
-                            MPI_Status statuses[]) {
+extern "C" int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   GPURUN_API_ENTER("MPI_Testall");
   return test_all(call, count, requests, flag, statuses);
 }
