@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/base/copy.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::pml {
@@ -45,8 +46,6 @@ std::byte* first_byte(const core::Request* r) {
   return static_cast<std::byte*>(r->buffer) + r->datatype->true_lb();
 }
 
-Pml* g_pml = nullptr;  // the packet and completion callbacks find the one pml here
-
 }  // namespace
 
 transport::Data data_of(core::Request* request, std::size_t size) {
@@ -59,13 +58,9 @@ transport::Data data_of(core::Request* request, std::size_t size) {
   return d;
 }
 
-Pml::Pml(int job_rank, int job_size) : job_rank_(job_rank), routes_(job_size) {
-  g_pml = this;
-}
+Pml::Pml(int job_rank, int job_size) : job_rank_(job_rank), routes_(job_size) {}
 
-Pml::~Pml() {
-  if (g_pml == this) g_pml = nullptr;
-}
+Pml::~Pml() = default;
 
 transport::PacketHandler Pml::handler() { return transport::PacketHandler{on_packet_thunk, this}; }
 
@@ -81,7 +76,7 @@ void Pml::set_route(int rank, transport::Endpoint* endpoint, std::size_t eager_l
     scratch_.resize(eager_limit + sizeof(std::uint64_t));
 }
 
-MatchQueues& Pml::queues(std::uint32_t context) {
+MatchQueues& Pml::make_queues(std::uint32_t context) {
   if (context >= contexts_.size()) contexts_.resize(context + 1);
   if (!contexts_[context]) contexts_[context] = std::make_unique<MatchQueues>();
   return *contexts_[context];
@@ -350,7 +345,7 @@ void Pml::deliver_eager(core::Request* r, const transport::PacketHeader& h,
   std::size_t capacity = static_cast<std::size_t>(r->count * r->datatype->size());
   std::size_t n = std::min(length, capacity);
   if (r->datatype->contiguous()) {
-    if (n != 0) std::memcpy(first_byte(r), data, n);
+    copy_bytes(first_byte(r), data, n);
   } else {
     r->datatype->unpack(r->buffer, r->count, 0, data, n);
   }
@@ -391,19 +386,19 @@ void Pml::start_pull(core::Request* r, int peer, std::uint64_t size,
 void Pml::on_offer_done(void* request, Status status) {
   auto* r = static_cast<core::Request*>(request);
   if (!status.ok()) r->status.error = status.code();
-  g_pml->complete(r);
+  complete(r);
 }
 
 void Pml::on_pull_done(void* request, Status status) {
   auto* r = static_cast<core::Request*>(request);
   if (!status.ok()) r->status.error = status.code();
-  g_pml->complete(r);
+  complete(r);
 }
 
 void Pml::complete(core::Request* r) {
   r->set_complete();
   if (r->on_complete != nullptr) r->on_complete(r);
-  if (r->orphan) requests_.release(r);
+  if (r->orphan && r->pool != nullptr) r->pool->release(r);
 }
 
 // ---- probing, cancelling, progress ---------------------------------------------------

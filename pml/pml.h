@@ -114,7 +114,12 @@ class Pml {
   static void on_pull_done(void* request, Status status);
   void on_packet(const transport::Packet& packet);
   void on_ack(const transport::Packet& packet);
-  MatchQueues& queues(std::uint32_t context);
+  MatchQueues& queues(std::uint32_t context) {
+    if (context < contexts_.size() && contexts_[context]) [[likely]]
+      return *contexts_[context];
+    return make_queues(context);
+  }
+  MatchQueues& make_queues(std::uint32_t context);
   std::uint32_t context_of(const core::Communicator& comm, Channel channel) const {
     return comm.context_id() * 2 + static_cast<std::uint32_t>(channel);
   }
@@ -130,7 +135,7 @@ class Pml {
                      const std::byte* data, std::size_t length, int peer);
   void start_pull(core::Request* request, int peer, std::uint64_t size,
                   const transport::BulkCookie& cookie);
-  void complete(core::Request* request);
+  static void complete(core::Request* request);
   Unexpected* new_unexpected();
   void free_unexpected(Unexpected* u);
 

@@ -54,3 +54,21 @@ def find_gpu_ref(build_dir: Path, explicit: str | None, build_root: Path, log) -
           "arch=compute_90,code=sm_90", "-o", str(out), str(BENCH_DIR / "gpu" / "gpu_ref.cu")],
          log)
     return out
+
+
+def build_hop_probe(build_root: Path, log) -> Path | None:
+    """The core-to-core probe (bench/probe/hop.c), compiled with the system C compiler."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        return None
+    out = build_root / "hop"
+    src = BENCH_DIR / "probe" / "hop.c"
+    if out.is_file() and out.stat().st_mtime >= src.stat().st_mtime:
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        _run([cc, "-O2", "-pthread", "-o", str(out), str(src)], log)
+    except BuildError as err:
+        log(f"bench/compare: no core-to-core probe: {err}")
+        return None
+    return out

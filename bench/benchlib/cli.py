@@ -137,17 +137,21 @@ def prepare(args, configs) -> tuple[dict, dict, list]:
     return bindirs, skipped, usable
 
 
-def run_all(args, usable, bindirs, skipped, gpu_ref) -> tuple[list, list]:
+def run_all(args, usable, bindirs, skipped, gpu_ref, hop_probe) -> tuple[list, list]:
     runs, refs = [], []
     probe = runner.CpuProbe()
     for rep in range(1, args.reps + 1):
         for bench in args.benches:
+            # One round: every configuration once, back to back, after a look at how far apart
+            # the host placed our cores right now.
+            hop = runner.measure_hop(hop_probe)
             for c in usable:
                 if bench in skipped[c.name]:
                     continue
                 program = bindirs[c.name] / bench
                 r = runner.run_one(c, program, bench_args(args, bench), args.np, rep,
                                    args.timeout, args.load_threshold, probe)
+                r.hop_ns = hop
                 runs.append(r)
                 flag = f", DISTURBED: {disturbance(r)}" if r.disturbed else ""
                 log(f"[{rep}/{args.reps}] {bench:<16} {c.name:<14} {r.status} "
@@ -232,7 +236,8 @@ def main(argv=None) -> int:
     build_root = Path(args.build_dir) if args.build_dir else Path(args.build) / "bench-suites"
     gpu_ref = build.find_gpu_ref(Path(args.build), args.gpu_ref, build_root, log) if cuda \
         else None
-    runs, refs = run_all(args, usable, bindirs, skipped, gpu_ref)
+    hop_probe = build.build_hop_probe(build_root, log)
+    runs, refs = run_all(args, usable, bindirs, skipped, gpu_ref, hop_probe)
     ref = merge_refs(refs)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -61,6 +61,21 @@ class BenchReport:
         return self.metric["lower_is_better"]
 
     def ratio(self, size: int) -> float | None:
+        """gpurun over the best peer configuration, paired by round: in each repetition,
+        gpurun's value over the best peer value of the same round (runs next to each other in
+        time share the host's state), then the median over rounds. Falls back to the ratio of
+        medians when no round has both."""
+        paired = []
+        for rep in sorted({r.rep for rs in self.runs.values() for r in rs}):
+            mine = self._value(GPURUN, rep, size)
+            peers = [v for c in self.configs if c != GPURUN
+                     for v in [self._value(c, rep, size)] if v is not None]
+            if mine is not None and peers:
+                best = min(peers) if self.lower else max(peers)
+                if best:
+                    paired.append(mine / best)
+        if paired:
+            return statistics.median(paired)
         mine = self.med.get(GPURUN, {}).get(size)
         peers = [m[size] for c, m in self.med.items() if c != GPURUN and size in m]
         if mine is None or not peers:
@@ -68,11 +83,28 @@ class BenchReport:
         best = min(peers) if self.lower else max(peers)
         return mine / best if best else None
 
+    def _value(self, config: str, rep: int, size: int) -> float | None:
+        for r in self.runs.get(config, []):
+            if r.rep == rep and r.ok and not r.disturbed and size in r.values:
+                return r.values[size]
+        return None
+
+    def hop_note(self) -> str | None:
+        hops = sorted({(r.rep, r.hop_ns) for rs in self.runs.values() for r in rs
+                       if r.hop_ns is not None})
+        if not hops:
+            return None
+        values = [h for _, h in hops]
+        return (f"- host placement: a cache line took {min(values):.0f} / "
+                f"{statistics.median(values):.0f} / {max(values):.0f} ns (min / median / max "
+                f"over {len(values)} rounds) to go from one core to the other; it moves every "
+                "shared-memory figure, which is why the ratio pairs runs of the same round")
+
     def table(self, gpu_ref: dict | None, placement: str | None) -> str:
         better = "lower" if self.lower else "higher"
         lines = [f"### {self.bench}: {self.metric['title']}, median per configuration "
                  f"({better} is better)", ""]
-        head = ["Size", *self.configs, "gpurun / best peer"]
+        head = ["Size", *self.configs, "gpurun / best peer (paired)"]
         lines += ["| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
         for s in self.sizes:
             cells = [str(s) if s >= 0 else "—"]
@@ -124,6 +156,9 @@ class BenchReport:
 
     def notes(self) -> list[str]:
         out = [f"- {name}: not available: {why}" for name, why in self.absent.items()]
+        hop = self.hop_note()
+        if hop:
+            out.append(hop)
         for c in self.configs:
             runs = self.runs[c]
             if c in self.skipped:

@@ -61,6 +61,7 @@ class Run:
     own_cpu_s: float = 0.0
     foreign: float = 0.0  # share of the machine's CPU used by others during the run
     slowdown: float = 1.0  # CPU probe around the run over the fastest probe
+    hop_ns: float | None = None  # core-to-core cache-line time measured before the round
     load_before: float = 0.0
     disturbed: bool = False
     command: str = ""
@@ -150,3 +151,14 @@ def run_gpu_ref(gpu_ref: Path, timeout: float) -> tuple[dict | None, str]:
         return json.loads(proc.stdout), ""
     except ValueError as err:
         return None, f"unreadable output ({err})"
+
+
+def measure_hop(probe: Path | None) -> float | None:
+    """Half a cache-line round trip between two cores now (bench/probe/hop.c), in ns."""
+    if probe is None:
+        return None
+    try:
+        proc = subprocess.run([str(probe)], capture_output=True, text=True, timeout=10)
+        return json.loads(proc.stdout).get("hop_ns")
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None

@@ -56,7 +56,7 @@ def main() -> int:
     table = (out / "osu_latency.md").read_text()
     head = next(ln for ln in table.splitlines() if ln.startswith("| Size"))
     configs = [c.strip() for c in head.strip("|").split("|")][1:-1]
-    assert configs and head.rstrip().endswith("gpurun / best peer |"), head
+    assert configs and head.rstrip().endswith("gpurun / best peer (paired) |"), head
     rows = [ln for ln in table.splitlines() if re.match(r"\| \d+ \|", ln)]
     assert [int(r.split("|")[1]) for r in rows] == [1, 2, 4, 8, 16, 32, 64], rows
     for r in rows:
@@ -69,6 +69,8 @@ def main() -> int:
     runs = json.loads((out / "runs.json").read_text())
     assert len(runs) == 2 * 2 * len(configs), f"{len(runs)} runs"
     assert all("foreign" in r and "disturbed" in r for r in runs), "load not measured"
+    assert all(r.get("hop_ns") for r in runs), "the core-to-core probe did not run"
+    assert "host placement" in table, "the table does not say how the host placed the cores"
     index = (out / "README.md").read_text()
     assert "(osu_latency.md)" in index and "(osu_latency.png)" in index, index
     print("1 passed, 0 failed")

@@ -16,6 +16,7 @@ Request* RequestPool::allocate() {
   r->~Request();
   new (r) Request();
   r->index = index;
+  r->pool = this;
   in_use_[index] = true;
   return r;
 }

@@ -18,6 +18,7 @@ namespace gpurun::core {
 
 class Communicator;
 class Datatype;
+class RequestPool;
 
 enum class RequestKind : std::uint8_t { kSend, kRecv, kColl, kGeneralized };
 
@@ -37,6 +38,7 @@ class Request {
   void reset_complete() { complete_.store(false, std::memory_order_relaxed); }
 
   std::uint32_t index = 0;  // in the pool; the MPI handle's index
+  RequestPool* pool = nullptr;  // where it goes back; nullptr for a request on the stack
   RequestKind kind = RequestKind::kSend;
   bool persistent = false;  // made by a *_init call: restarted by MPI_Start
   bool active = false;      // started and not yet collected by a wait or test

@@ -20,7 +20,7 @@ param::Param<WaitPolicy> g_wait(
 param::Param<std::optional<param::Duration>> g_spin_time(
     "GPURUN_PROGRESS_SPIN_TIME", std::nullopt,
     "How long a waiting rank polls without finding work before it sleeps on its doorbell; "
-    "auto: 100ms when every rank has a core, 20us when ranks outnumber cores.");
+    "auto: 50ms when every rank has a core, 20us when ranks outnumber cores.");
 param::Param<param::Duration> g_sleep_max(
     "GPURUN_PROGRESS_SLEEP_MAX", param::Duration(1'000'000),
     "Longest single sleep of a waiting rank before it polls again (bounds the cost of a "

@@ -21,8 +21,8 @@ constexpr std::uint64_t kPollsPerClockCheck = 256;
 // that is already on its way (a few microseconds), short enough to give the core away soon.
 constexpr std::int64_t kOversubscribedSpinNs = 20'000;
 // Spinning before the first sleep when every rank has a core: sleeping costs the next message
-// a wake-up, so a rank sleeps only after a long idle stretch.
-constexpr std::int64_t kDedicatedSpinNs = 100'000'000;
+// a wake-up, so a rank sleeps only after a long idle stretch (and then uses ~5% of a core).
+constexpr std::int64_t kDedicatedSpinNs = 50'000'000;
 
 long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t value, const timespec* timeout) {
   return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op, value, timeout, nullptr,
@@ -47,6 +47,8 @@ const char* policy_name(WaitPolicy p) {
 
 }  // namespace
 
+bool g_doorbell_fence = false;
+
 void Doorbell::wake() {
   rings.fetch_add(1, std::memory_order_release);
   futex(&rings, FUTEX_WAKE, INT_MAX, nullptr);
@@ -68,19 +70,33 @@ void Engine::configure(bool oversubscribed, Doorbell* own_doorbell) {
   auto spin = params::spin_time().get();
   spin_ns_ = spin ? spin->count() : (oversubscribed ? kOversubscribedSpinNs : kDedicatedSpinNs);
   sleep_max_ns_ = params::sleep_max().get().count();
+  g_doorbell_fence = policy_ != WaitPolicy::kSpin;
   GPURUN_LOG(info, init, "wait policy %s, spin %lld ns before sleeping%s", policy_name(policy_),
              static_cast<long long>(spin_ns_), oversubscribed ? " (ranks outnumber cores)" : "");
 }
 
+// Spinning neither pauses nor reads the clock on every poll: a message that arrives during
+// either would be seen that much later. The idle stretch is timed from the first clock check.
 void Engine::Idle::step() {
-  if (idle_polls_++ == 0) idle_since_ns_ = clock::now_ns();
-  if (engine_.policy_ == WaitPolicy::kYield) {
-    sched_yield();
-  } else {
-    cpu_relax();
+  ++idle_polls_;
+  switch (engine_.policy_) {
+    case WaitPolicy::kYield:
+      sched_yield();
+      break;
+    case WaitPolicy::kBlock:
+      cpu_relax();  // a rank that will soon give its core away
+      break;
+    default:
+      break;
   }
-  if (idle_polls_ % kPollsPerClockCheck != 0 && engine_.policy_ != WaitPolicy::kBlock) return;
-  if (clock::now_ns() - idle_since_ns_ >= engine_.spin_ns_) sleep();
+  std::uint64_t every = engine_.policy_ == WaitPolicy::kBlock ? 16 : kPollsPerClockCheck;
+  if (idle_polls_ % every != 0) return;
+  std::int64_t now = clock::now_ns();
+  if (idle_polls_ == every) {
+    idle_since_ns_ = now;
+    return;
+  }
+  if (now - idle_since_ns_ >= engine_.spin_ns_) sleep();
 }
 
 // Announces the sleep, polls once more (a message may have arrived before the announcement
@@ -94,8 +110,8 @@ void Engine::Idle::sleep() {
     futex(&bell->rings, FUTEX_WAIT, seen, &timeout);
   }
   bell->sleeping.store(0, std::memory_order_relaxed);
-  // Whatever woke us (a ring, the timeout), look for work right away, then go on waiting.
-  idle_polls_ = 1;
+  // Whatever woke us (a ring, the timeout), look for work right away; if there is none, the
+  // idle stretch goes on from where it was, so the next check sleeps again.
 }
 
 }  // namespace gpurun::progress

@@ -21,6 +21,11 @@ namespace gpurun::progress {
 
 enum class WaitPolicy : std::uint8_t { kAuto, kSpin, kYield, kBlock };
 
+// Whether peers sleep often (ranks outnumber cores): then ring() orders the caller's earlier
+// stores before its look at the sleeping flag, so a wake-up is never missed. Otherwise a rank
+// sleeps only after a long idle stretch, and the rare missed wake-up costs one sleep timeout.
+extern bool g_doorbell_fence;
+
 // A rank's doorbell, in shared memory so that peers can ring it. Lives in one cache line.
 struct alignas(64) Doorbell {
   std::atomic<std::uint32_t> sleeping{0};  // 1 while the owner sleeps (a futex word)
@@ -29,6 +34,7 @@ struct alignas(64) Doorbell {
   // Wakes the owner if it sleeps. Cheap when it does not: one load of a line that stays
   // shared in the caller's cache.
   void ring() {
+    if (g_doorbell_fence) std::atomic_thread_fence(std::memory_order_seq_cst);
     if (sleeping.load(std::memory_order_relaxed) != 0) [[unlikely]]
       wake();
   }

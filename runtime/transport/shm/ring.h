@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "runtime/base/copy.h"
 #include "runtime/transport/transport.h"
 
 namespace gpurun::transport::shm {
@@ -54,13 +55,14 @@ inline std::uint32_t cells_for(std::size_t length) {
 class RingWriter {
  public:
   RingWriter() = default;
+  // `count` is a power of two.
   RingWriter(RingControl* control, Cell* cells, std::uint32_t count)
-      : control_(control), cells_(cells), count_(count) {}
+      : control_(control), cells_(cells), count_(count), mask_(count - 1) {}
 
   // Writes one packet, or returns false when the ring has no room for it now.
   bool write(const PacketHeader& header, const void* payload, std::size_t length) {
     std::uint32_t need = cells_for(length);
-    std::uint64_t index = tail_ % count_;
+    std::uint64_t index = tail_ & mask_;
     std::uint64_t pad = (index + need > count_) ? count_ - index : 0;
     if (!reserve(need + pad)) return false;
     if (pad != 0) {
@@ -76,7 +78,7 @@ class RingWriter {
     first.header = header;
     // The first cell's payload ends at the cell's end, so a longer payload runs on through
     // the following cells in one block.
-    if (length != 0) std::memcpy(payload_of(&first), payload, length);
+    copy_bytes(payload_of(&first), payload, length);
     first.seq.store(static_cast<std::uint32_t>(tail_ + 1), std::memory_order_release);
     tail_ += need;
     return true;
@@ -96,6 +98,7 @@ class RingWriter {
   RingControl* control_ = nullptr;
   Cell* cells_ = nullptr;
   std::uint64_t count_ = 0;
+  std::uint64_t mask_ = 0;
   std::uint64_t tail_ = 0;
   std::uint64_t cached_head_ = 0;
 };
@@ -104,13 +107,15 @@ class RingWriter {
 class RingReader {
  public:
   RingReader() = default;
+  // `count` is a power of two.
   RingReader(RingControl* control, Cell* cells, std::uint32_t count)
-      : control_(control), cells_(cells), count_(count), publish_every_(count / 4) {}
+      : control_(control), cells_(cells), count_(count), mask_(count - 1),
+        publish_every_(count / 4) {}
 
   // The next packet's first cell, or nullptr when none has arrived. Skips padding.
   const Cell* peek() {
     while (true) {
-      const Cell& cell = cells_[head_ % count_];
+      const Cell& cell = cells_[head_ & mask_];
       if (cell.seq.load(std::memory_order_acquire) != static_cast<std::uint32_t>(head_ + 1)) {
         if (published_ != head_) publish();
         return nullptr;
@@ -126,7 +131,7 @@ class RingReader {
     // sequence number: stamp each with a value that can never be expected there again.
     for (std::uint32_t i = 1; i < cells; ++i) {
       std::uint64_t position = head_ + i;
-      auto& word = const_cast<Cell&>(cells_[position % count_]).seq;
+      auto& word = const_cast<Cell&>(cells_[position & mask_]).seq;
       word.store(static_cast<std::uint32_t>(position + 1), std::memory_order_relaxed);
     }
     head_ += cells;
@@ -141,6 +146,7 @@ class RingReader {
   RingControl* control_ = nullptr;
   const Cell* cells_ = nullptr;
   std::uint64_t count_ = 0;
+  std::uint64_t mask_ = 0;
   std::uint64_t head_ = 0;
   std::uint64_t published_ = 0;
   std::uint64_t publish_every_ = 1;

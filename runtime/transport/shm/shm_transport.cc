@@ -85,6 +85,7 @@ Status ShmEndpoint::pull(const BulkCookie& cookie, const Data& data, Completion 
     return ok_status();
   }
   pulls_.push_back(PullOp{data, done, 0});
+  busy_ = true;
   CtsPayload cts{cookie.id, data.size};
   send_control(kCts, &cts, sizeof cts);
   return ok_status();
@@ -123,6 +124,7 @@ void ShmEndpoint::send_control(std::uint8_t type, const void* payload, std::size
   queued[0] = static_cast<std::byte>(type);
   std::memcpy(queued.data() + 1, payload, length);
   pending_controls_.push_back(std::move(queued));
+  busy_ = true;
 }
 
 int ShmEndpoint::flush_controls() {
@@ -300,9 +302,10 @@ int ShmTransport::progress() {
       ep->reader_.pop(cell);
       ++events;
     }
-    if (!ep->pending_controls_.empty()) [[unlikely]] events += ep->flush_controls();
-    if (!ep->streams_.empty()) [[unlikely]] events += ep->push_fragments();
-    if (!ep->pulls_.empty()) [[unlikely]] events += ep->drain_fragments();
+    if (ep->busy_) [[unlikely]] {
+      events += ep->flush_controls() + ep->push_fragments() + ep->drain_fragments();
+      ep->update_busy();
+    }
   }
   // Once every peer mapped a named inbox, its name can go: nothing is left behind.
   if (inbox_->named() && InboxLayout::header(inbox_->base())->attached.load(
@@ -325,6 +328,7 @@ void ShmTransport::handle_control(ShmEndpoint& ep, const Cell& cell) {
     op.wanted = std::min<std::uint64_t>(cts.wanted, op.data.size);
     op.active = true;
     ep.streams_.push_back(cts.id);
+    ep.busy_ = true;
     ep.push_fragments();
   } else if (cell.header.type == kFin) {
     std::uint64_t id;

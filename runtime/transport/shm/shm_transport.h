@@ -73,6 +73,11 @@ class ShmEndpoint final : public Endpoint {
   std::deque<std::uint64_t> streams_;  // SendOp ids the peer asked for, in CTS order
   std::deque<PullOp> pulls_;           // what we asked the peer for, in CTS order
   std::deque<std::vector<std::byte>> pending_controls_;  // type byte + payload
+  // Something besides packets to look after (controls, streams, pulls): one flag on the hot path.
+  bool busy_ = false;
+  void update_busy() {
+    busy_ = !pending_controls_.empty() || !streams_.empty() || !pulls_.empty();
+  }
 };
 
 class ShmTransport final : public Transport {

@@ -1,0 +1,126 @@
+// Collective algorithms: the contract between the collective engine (selection, blocking /
+// nonblocking / persistent calls) and the algorithms, which are written once each.
+//
+// An algorithm turns the arguments of one call into an Operation: a plan that start() begins and
+// progress() advances without blocking. A blocking call starts it and progresses it to the end;
+// a nonblocking call hands it to the progress engine behind an MPI_Request; a persistent call
+// keeps it and starts it again at each MPI_Start. Algorithms register themselves by name in the
+// Registry; the selection table (JSON) and knobs choose among them.
+//
+// THIS FILE IS THE CONTRACT between the engine and the algorithm files; both sides may add to
+// it, keeping what is here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "runtime/accel/memory.h"
+#include "runtime/base/status.h"
+#include "runtime/core/communicator.h"
+#include "runtime/core/datatype.h"
+#include "runtime/core/op.h"
+
+namespace gpurun::pml {
+class Pml;
+}
+
+namespace gpurun::coll {
+
+enum class Collective : std::uint8_t {
+  kBarrier,
+  kBcast,
+  kReduce,
+  kAllreduce,
+  kReduceScatter,
+  kReduceScatterBlock,
+  kScan,
+  kExscan,
+  kGather,
+  kGatherv,
+  kScatter,
+  kScatterv,
+  kAllgather,
+  kAllgatherv,
+  kAlltoall,
+  kAlltoallv,
+  kAlltoallw,
+  kNeighborAllgather,
+  kNeighborAllgatherv,
+  kNeighborAlltoall,
+  kNeighborAlltoallv,
+  kNeighborAlltoallw,
+  kCount,
+};
+
+// "allreduce", "reduce_scatter_block": the name in knobs (GPURUN_COLL_ALLREDUCE_ALGO), logs and
+// the tuning file.
+std::string_view collective_name(Collective collective);
+
+// One collective call's arguments as the algorithms see them. Valid only during
+// Algorithm::create(): an operation copies what it needs (counts, displacements, types),
+// except the data buffers themselves, which MPI keeps valid until the operation completes.
+struct Args {
+  Collective collective = Collective::kBarrier;
+  pml::Pml* pml = nullptr;  // point-to-point traffic goes on its collective channel
+  const core::Communicator* comm = nullptr;
+  const void* sendbuf = nullptr;
+  void* recvbuf = nullptr;
+  bool in_place = false;  // MPI_IN_PLACE was given (sendbuf or recvbuf, as the call defines)
+  std::int64_t count = 0;  // elements: the count, or the per-rank send count
+  const core::Datatype* type = nullptr;  // the datatype, or the send datatype
+  std::int64_t recvcount = 0;
+  const core::Datatype* recvtype = nullptr;
+  // v and w forms: per-rank counts and displacements (elements; bytes for the w form).
+  const std::int64_t* sendcounts = nullptr;
+  const std::int64_t* sdispls = nullptr;
+  const std::int64_t* recvcounts = nullptr;
+  const std::int64_t* rdispls = nullptr;
+  const core::Datatype* const* sendtypes = nullptr;
+  const core::Datatype* const* recvtypes = nullptr;
+  const core::Op* op = nullptr;
+  int root = 0;
+  accel::MemoryKind memory = accel::MemoryKind::kHost;  // where the buffers are
+};
+
+// One collective in flight, or a persistent one between starts.
+class Operation {
+ public:
+  virtual ~Operation() = default;
+  // Begins the operation (again, for a persistent one).
+  virtual Status start() = 0;
+  // Advances it without blocking; true once it is complete.
+  virtual bool progress() = 0;
+  // After completion: why it failed (ok when it succeeded).
+  virtual Status status() const { return ok_status(); }
+};
+
+struct Algorithm {
+  std::string_view name;  // its one name: "ring", "recursive_doubling", "shm"
+  Collective collective = Collective::kBarrier;
+  // Whether it can run these arguments (a power-of-two size, a commutative op, one host...).
+  bool (*usable)(const Args& args) = nullptr;
+  Result<std::unique_ptr<Operation>> (*create)(const Args& args) = nullptr;
+  std::string_view summary;  // idea and cost, one line, for `gpurun --info algos`
+};
+
+// Every registered algorithm. Algorithm files register at static initialisation through
+// GPURUN_REGISTER_ALGORITHM; lookups are for setup time, not the hot path.
+class Registry {
+ public:
+  static void add(const Algorithm& algorithm);
+  static std::span<const Algorithm* const> of(Collective collective);
+  static const Algorithm* find(Collective collective, std::string_view name);
+};
+
+}  // namespace gpurun::coll
+
+#define GPURUN_REGISTER_ALGORITHM(id, ...)                              \
+  namespace {                                                           \
+  const bool gpurun_registered_##id = [] {                              \
+    static const ::gpurun::coll::Algorithm algorithm{__VA_ARGS__};      \
+    ::gpurun::coll::Registry::add(algorithm);                           \
+    return true;                                                        \
+  }();                                                                  \
+  }

@@ -1,0 +1,180 @@
+#include "runtime/transport/shm/shm_transport.h"
+
+#include <gtest/gtest.h>
+
+#include "runtime/base/param.h"
+
+#include <atomic>
+#include <memory>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+namespace gpurun::transport::shm {
+namespace {
+
+// Two ranks of one host, both in this process: each has its inbox and an endpoint to the other.
+struct Pair {
+  struct Side {
+    std::unique_ptr<ShmTransport> transport;
+    Endpoint* to_peer = nullptr;
+    std::vector<std::vector<std::byte>> received;
+    std::vector<PacketHeader> headers;
+  };
+  Side side[2];
+
+  Pair() {
+    for (int rank = 0; rank < 2; ++rank) {
+      Config config{rank, {0, 1}, "test" + std::to_string(::getpid())};
+      auto t = ShmTransport::create(config, PacketHandler{on_packet, &side[rank]});
+      EXPECT_TRUE(t.ok()) << t.status().to_string();
+      side[rank].transport = std::move(t).value();
+    }
+    for (int rank = 0; rank < 2; ++rank) {
+      auto ep = side[rank].transport->connect(1 - rank, side[1 - rank].transport->address());
+      EXPECT_TRUE(ep.ok()) << ep.status().to_string();
+      side[rank].to_peer = ep.value();
+    }
+  }
+  static void on_packet(void* context, const Packet& p) {
+    auto* s = static_cast<Side*>(context);
+    s->received.emplace_back(p.payload, p.payload + p.length);
+    s->headers.push_back(*p.header);
+  }
+  void progress() {
+    side[0].transport->progress();
+    side[1].transport->progress();
+  }
+};
+
+std::vector<std::byte> pattern(std::size_t size, int seed) {
+  std::vector<std::byte> out(size);
+  for (std::size_t i = 0; i < size; ++i) out[i] = static_cast<std::byte>((i * 13 + seed) & 0xff);
+  return out;
+}
+
+TEST(ShmTransport, DescribesItself) {
+  Pair pair;
+  const Caps& caps = pair.side[0].transport->caps();
+  EXPECT_EQ(caps.name, "shm");
+  EXPECT_EQ(caps.reach, Reach::kHost);
+  EXPECT_GE(caps.max_packet, 16384u) << "the default eager limit must fit one packet";
+  EXPECT_TRUE(pair.side[0].transport->quiescent()) << "the peer mapped the inbox";
+}
+
+TEST(ShmTransport, PacketsArriveInOrderWithHeaders) {
+  Pair pair;
+  for (int i = 0; i < 1000; ++i) {
+    auto data = pattern(static_cast<std::size_t>(i % 300), i);
+    PacketHeader h{1, 0, 0, 7, i, 0};
+    while (!pair.side[0].to_peer->send(h, data.data(), data.size()).ok()) pair.progress();
+  }
+  while (pair.side[1].received.size() < 1000) pair.progress();
+  for (int i = 0; i < 1000; ++i) {
+    EXPECT_EQ(pair.side[1].headers[i].tag, i);
+    EXPECT_EQ(pair.side[1].received[i], pattern(static_cast<std::size_t>(i % 300), i));
+  }
+}
+
+TEST(ShmTransport, FullRingAsksToRetry) {
+  Pair pair;
+  auto data = pattern(8, 1);
+  PacketHeader h{1, 0, 0, 0, 0, 0};
+  int sent = 0;
+  Status st;
+  while ((st = pair.side[0].to_peer->send(h, data.data(), data.size())).ok()) ++sent;
+  EXPECT_EQ(st.code(), ErrorCode::kNoResource);
+  EXPECT_GT(sent, 100);
+  // A poll takes a batch from each peer: a full ring empties over a few polls.
+  for (int polls = 0; polls < 100 && static_cast<int>(pair.side[1].received.size()) < sent; ++polls)
+    pair.progress();
+  EXPECT_EQ(static_cast<int>(pair.side[1].received.size()), sent);
+  EXPECT_TRUE(pair.side[0].to_peer->send(h, data.data(), data.size()).ok());
+}
+
+struct Done {
+  std::atomic<int> count{0};
+  static void fn(void* self, Status st) {
+    EXPECT_TRUE(st.ok()) << st.to_string();
+    static_cast<Done*>(self)->count++;
+  }
+};
+
+// Bulk data through the fragment pipeline: contiguous on both sides, and through packers.
+void check_bulk(std::size_t size, std::size_t pull_size, bool packers) {
+  Pair pair;
+  auto src = pattern(size, 5);
+  std::vector<std::byte> dst(pull_size, std::byte{0});
+  Data offered{size, packers ? nullptr : src.data()};
+  Data into{pull_size, packers ? nullptr : dst.data()};
+  offered.context = &src;
+  offered.pack = [](void* ctx, std::size_t off, void* out, std::size_t len) {
+    auto& v = *static_cast<std::vector<std::byte>*>(ctx);
+    std::memcpy(out, v.data() + off, len);
+    return len;
+  };
+  into.context = &dst;
+  into.unpack = [](void* ctx, std::size_t off, const void* in, std::size_t len) {
+    auto& v = *static_cast<std::vector<std::byte>*>(ctx);
+    std::memcpy(v.data() + off, in, len);
+    return len;
+  };
+  Done sent, received;
+  auto cookie = pair.side[0].to_peer->offer(offered, Completion{Done::fn, &sent});
+  ASSERT_TRUE(cookie.ok());
+  ASSERT_TRUE(pair.side[1].to_peer->pull(*cookie, into, Completion{Done::fn, &received}).ok());
+  while (sent.count == 0 || received.count == 0) pair.progress();
+  EXPECT_TRUE(std::equal(dst.begin(), dst.end(), src.begin()));
+}
+
+TEST(ShmTransport, BulkThroughFragments) {
+  check_bulk(1 << 20, 1 << 20, false);
+  check_bulk(3 * 32768 + 5, 3 * 32768 + 5, false);
+}
+TEST(ShmTransport, BulkWithPackers) { check_bulk(300000, 300000, true); }
+TEST(ShmTransport, BulkPulledShorterThanOffered) { check_bulk(200000, 70001, false); }
+TEST(ShmTransport, EmptyBulkCompletesBothSides) { check_bulk(100, 0, false); }
+
+TEST(ShmTransport, BulkBothWaysAtOnceWithThreads) {
+  Pair pair;
+  constexpr std::size_t kSize = 5 << 20;
+  auto a = pattern(kSize, 1), b = pattern(kSize, 2);
+  std::vector<std::byte> at_a(kSize), at_b(kSize);
+  Done done[4];
+  auto c0 = pair.side[0].to_peer->offer(Data{kSize, a.data()}, Completion{Done::fn, &done[0]});
+  auto c1 = pair.side[1].to_peer->offer(Data{kSize, b.data()}, Completion{Done::fn, &done[1]});
+  ASSERT_TRUE(c0.ok() && c1.ok());
+  std::thread t1([&] {
+    ASSERT_TRUE(pair.side[1].to_peer->pull(*c0, Data{kSize, at_b.data()},
+                                           Completion{Done::fn, &done[2]}).ok());
+    while (done[1].count == 0 || done[2].count == 0) pair.side[1].transport->progress();
+  });
+  ASSERT_TRUE(pair.side[0].to_peer->pull(*c1, Data{kSize, at_a.data()},
+                                         Completion{Done::fn, &done[3]}).ok());
+  while (done[0].count == 0 || done[3].count == 0) pair.side[0].transport->progress();
+  t1.join();
+  EXPECT_EQ(at_b, a);
+  EXPECT_EQ(at_a, b);
+}
+
+}  // namespace
+}  // namespace gpurun::transport::shm
+
+namespace gpurun::transport::shm {
+namespace {
+
+TEST(ShmTransport, CmaSingleCopyWhenForced) {
+  ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("on").ok());
+  check_bulk(1 << 20, 1 << 20, false);
+  {
+    Pair pair;
+    EXPECT_TRUE(pair.side[1].transport->cma_enabled());
+  }
+  ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("off").ok());
+  Pair pair;
+  EXPECT_FALSE(pair.side[1].transport->cma_enabled());
+  ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
+}
+
+}  // namespace
+}  // namespace gpurun::transport::shm
