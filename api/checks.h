@@ -73,3 +73,11 @@ inline constexpr int kTagUpperBound = INT_MAX;
                               "argument " arg " %d is outside 0..MPI_TAG_UB (%d)", tag, \
                               ::gpurun::api::kTagUpperBound)
 #define GPURUN_CHECK_TAG(comm_h, tag, allow_any) GPURUN_CHECK_TAG_ARG(comm_h, "tag", tag, allow_any)
+
+// An output status, or array of them: a real one or MPI_STATUS(ES)_IGNORE, never null.
+#define GPURUN_CHECK_STATUS_OUT(comm_h, arg, status)                        \
+  if ((status) == nullptr) [[unlikely]]                                     \
+  return ::gpurun::api::raise(call, comm_h, MPI_ERR_ARG,                    \
+                              "argument " arg                               \
+                              " is a null pointer (pass MPI_STATUS_IGNORE " \
+                              "or MPI_STATUSES_IGNORE to ignore it)")

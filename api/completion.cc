@@ -41,6 +41,12 @@ int check_array(const Call& call, int count, const MPI_Request* requests) {
   return MPI_SUCCESS;
 }
 
+// The status array of the calls over several requests.
+int check_statuses(const Call& call, int count, const MPI_Status* statuses) {
+  if (count > 0) GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "array_of_statuses", statuses);
+  return MPI_SUCCESS;
+}
+
 // Resolves every handle; small arrays stay on the stack.
 class Slots {
  public:
@@ -97,6 +103,7 @@ int collect_completed(const Call& call, Slots& slots, MPI_Request* requests, int
 
 int wait_one(const Call& call, MPI_Request* request, MPI_Status* status) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
+  GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "status", status);
   Slot slot;
   if (int rc = resolve(call, *request, kSingle, &slot); rc != MPI_SUCCESS) return rc;
   if (slot.r == nullptr) {
@@ -110,6 +117,7 @@ int wait_one(const Call& call, MPI_Request* request, MPI_Status* status) {
 int test_one(const Call& call, MPI_Request* request, int* flag, MPI_Status* status) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "status", status);
   Slot slot;
   if (int rc = resolve(call, *request, kSingle, &slot); rc != MPI_SUCCESS) return rc;
   if (slot.r == nullptr) {
@@ -124,6 +132,7 @@ int test_one(const Call& call, MPI_Request* request, int* flag, MPI_Status* stat
 }
 
 int wait_all(const Call& call, int count, MPI_Request* requests, MPI_Status* statuses) {
+  if (int rc = check_statuses(call, count, statuses); rc != MPI_SUCCESS) return rc;
   Slots slots;
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
   int first_pending = 0;
@@ -141,6 +150,7 @@ int wait_all(const Call& call, int count, MPI_Request* requests, MPI_Status* sta
 
 int test_all(const Call& call, int count, MPI_Request* requests, int* flag, MPI_Status* statuses) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  if (int rc = check_statuses(call, count, statuses); rc != MPI_SUCCESS) return rc;
   Slots slots;
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
   auto all_done = [&] {
@@ -165,6 +175,7 @@ int first_complete(Slots& slots) {
 int any(const Call& call, int count, MPI_Request* requests, int* index, int* flag,
         MPI_Status* status, bool block) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, index);
+  GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "status", status);
   Slots slots;
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
   if (slots.none_active()) {
@@ -188,6 +199,9 @@ int any(const Call& call, int count, MPI_Request* requests, int* index, int* fla
 int some(const Call& call, int count, MPI_Request* requests, int* outcount, int* indices,
          MPI_Status* statuses, bool block) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, outcount);
+  if (count > 0 && indices == nullptr)
+    return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "argument array_of_indices is a null pointer");
+  if (int rc = check_statuses(call, count, statuses); rc != MPI_SUCCESS) return rc;
   Slots slots;
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
   if (slots.none_active()) {

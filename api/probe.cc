@@ -83,6 +83,7 @@ int probe(const Call& call, const ProbeCall& a, int* flag, MPI_Status* status) {
   CommEntry* entry = nullptr;
   if (int rc = check_probe(call, a.source, a.tag, a.comm, &entry); rc != MPI_SUCCESS) return rc;
   if (!a.block) GPURUN_CHECK_NOT_NULL(a.comm, flag);
+  GPURUN_CHECK_STATUS_OUT(a.comm, "status", status);
   if (flag != nullptr) *flag = 1;
   if (a.source == MPI_PROC_NULL) {
     write_status(status, proc_null_status());
@@ -105,6 +106,7 @@ int mprobe(const Call& call, const ProbeCall& a, int* flag, MPI_Message* message
   if (int rc = check_probe(call, a.source, a.tag, a.comm, &entry); rc != MPI_SUCCESS) return rc;
   if (!a.block) GPURUN_CHECK_NOT_NULL(a.comm, flag);
   GPURUN_CHECK_NOT_NULL(a.comm, message);
+  GPURUN_CHECK_STATUS_OUT(a.comm, "status", status);
   if (flag != nullptr) *flag = 1;
   if (a.source == MPI_PROC_NULL) {
     *message = MPI_MESSAGE_NO_PROC;
@@ -178,6 +180,7 @@ int mrecv(const Call& call, const MrecvCall& a, MPI_Status* status) {
   MessageEntry* entry = nullptr;
   const core::Datatype* type = nullptr;
   if (int rc = check_mrecv(call, a, &entry, &type); rc != MPI_SUCCESS) return rc;
+  GPURUN_CHECK_STATUS_OUT(entry ? entry->comm_handle : MPI_COMM_NULL, "status", status);
   if (entry == nullptr) {
     *a.message = MPI_MESSAGE_NULL;
     write_status(status, proc_null_status());

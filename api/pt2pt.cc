@@ -71,6 +71,7 @@ int isend(const Call& call, const SendCall& a, MPI_Request* request) {
 int recv(const Call& call, const RecvCall& a, MPI_Status* status) {
   Resolved res;
   if (int rc = check_recv(call, a, &res); rc != MPI_SUCCESS) return rc;
+  GPURUN_CHECK_STATUS_OUT(a.comm, "status", status);
   if (a.source == MPI_PROC_NULL) {
     write_status(status, proc_null_status());
     return MPI_SUCCESS;

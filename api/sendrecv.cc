@@ -99,6 +99,7 @@ int sendrecv(const Call& call, const SendrecvCall& a, MPI_Status* status) {
   const core::Datatype* stype = nullptr;
   const core::Datatype* rtype = nullptr;
   if (int rc = check_sendrecv(call, a, &entry, &stype, &rtype); rc != MPI_SUCCESS) return rc;
+  GPURUN_CHECK_STATUS_OUT(a.comm, "status", status);
   const core::Communicator* comm = entry->comm.get();
   pml::SendArgs send{comm, a.sendbuf, a.sendcount, stype, a.dest, a.sendtag};
   pml::RecvArgs recv{comm, a.recvbuf, a.recvcount, rtype, a.source, a.recvtag};
@@ -138,6 +139,7 @@ int sendrecv_replace(const Call& call, const ReplaceCall& a, MPI_Status* status)
   CommEntry* entry = nullptr;
   const core::Datatype* type = nullptr;
   if (int rc = check_replace(call, a, &entry, &type); rc != MPI_SUCCESS) return rc;
+  GPURUN_CHECK_STATUS_OUT(a.comm, "status", status);
   const core::Communicator* comm = entry->comm.get();
   pml::SendArgs send{comm, a.buf, a.count, type, a.dest, a.sendtag};
   pml::RecvArgs recv{comm, a.buf, a.count, type, a.source, a.recvtag};

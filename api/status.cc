@@ -63,6 +63,7 @@ int set_elements(const Call& call, MPI_Status* status, MPI_Datatype datatype, MP
 
 int request_get_status(const Call& call, MPI_Request request, int* flag, MPI_Status* status) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "status", status);
   core::Request* r = nullptr;
   if (request != MPI_REQUEST_NULL) {
     r = find_request(request);

@@ -69,6 +69,9 @@ static void messaging(void) {
          "MPI_Send_init", "dest");
   EXPECT(MPI_Recv_init(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, &req), MPI_ERR_COUNT,
          "MPI_Recv_init", "count");
+  EXPECT(MPI_Recv(buf, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, NULL), MPI_ERR_ARG, "MPI_Recv",
+         "status");
+  EXPECT(MPI_Probe(rank, 0, MPI_COMM_WORLD, NULL), MPI_ERR_ARG, "MPI_Probe", "status");
 }
 
 static void requests(void) {
@@ -94,6 +97,11 @@ static void requests(void) {
   EXPECT(MPI_Waitall(2, NULL, MPI_STATUSES_IGNORE), MPI_ERR_ARG, "MPI_Waitall",
          "array_of_requests");
   EXPECT(MPI_Startall(1, NULL), MPI_ERR_ARG, "MPI_Startall", "array_of_requests");
+  reqs[0] = MPI_REQUEST_NULL;
+  EXPECT(MPI_Waitall(1, reqs, NULL), MPI_ERR_ARG, "MPI_Waitall", "array_of_statuses");
+  EXPECT(MPI_Waitsome(1, reqs, &outcount, NULL, MPI_STATUSES_IGNORE), MPI_ERR_ARG, "MPI_Waitsome",
+         "array_of_indices");
+  EXPECT(MPI_Wait(reqs, NULL), MPI_ERR_ARG, "MPI_Wait", "status");
   EXPECT(MPI_Cancel(&copy), MPI_ERR_REQUEST, "MPI_Cancel", "request");
   EXPECT(MPI_Request_get_status(copy, &flag, &st), MPI_ERR_REQUEST, "MPI_Request_get_status",
          "request");
