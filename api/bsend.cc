@@ -74,6 +74,11 @@ int bsend_start(const Call& call, MPI_Comm comm, const pml::SendArgs& args) {
   return MPI_SUCCESS;
 }
 
+void wait_buffered_sends() {
+  BsendBuffer& buffer = bsend_buffer();
+  if (buffer.blocks() != 0) wait_until([&buffer] { return buffer.blocks() == 0; });
+}
+
 namespace {
 
 int buffered_send(const Call& call, const SendCall& a) {
@@ -118,8 +123,8 @@ int buffer_attach(const Call& call, void* buffer, MPI_Count size) {
 // (a void**, as the standard's C binding says) and *size.
 int buffer_detach(const Call& call, void* buffer_addr, MPI_Count* size) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, buffer_addr);
+  wait_buffered_sends();
   BsendBuffer& buffer = bsend_buffer();
-  if (buffer.blocks() != 0) wait_until([&buffer] { return buffer.blocks() == 0; });
   *static_cast<void**>(buffer_addr) = buffer.base();
   *size = static_cast<MPI_Count>(buffer.size());
   buffer.detach();

@@ -16,4 +16,9 @@ namespace gpurun::api {
 // `comm`'s handler: MPI_ERR_BUFFER when no buffer is attached or the message does not fit.
 int bsend_start(const Call& call, MPI_Comm comm, const pml::SendArgs& args);
 
+// Makes progress until every buffered send has completed (its copy has left the attached
+// buffer). MPI_Buffer_detach waits so; MPI_Finalize must too, since a program may end right
+// after MPI_Bsend without detaching, and its messages must still arrive.
+void wait_buffered_sends();
+
 }  // namespace gpurun::api
