@@ -223,9 +223,9 @@ int request_free(const Call& call, MPI_Request* request) {
   if (r == nullptr) return bad_request(call, "request", *request);
   // An operation still in flight finishes on its own; the request goes when it completes.
   if (r->complete() || (r->persistent && !r->active)) {
-    the_pml().requests().release(r);
+    release_request(r);
   } else {
-    r->orphan = true;
+    orphan_request(r);
   }
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;

@@ -30,6 +30,7 @@ core::Request* new_persistent(core::RequestKind kind, const Resolved& res, void*
   r->peer = peer;
   r->tag = tag;
   r->channel = static_cast<std::uint8_t>(pml::Channel::kUser);
+  hold_datatype(r);  // until MPI_Request_free: every start moves this type
   return r;
 }
 

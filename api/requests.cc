@@ -52,6 +52,30 @@ void set_status_bytes(MPI_Status* status, std::uint64_t bytes) {
   status->count_hi_and_cancelled = static_cast<int>((bytes >> 32) << 1) | cancelled;
 }
 
+namespace {
+bool counted(const core::Datatype* type) { return type != nullptr && !type->predefined(); }
+
+void drop_datatype(core::Request* r) {
+  if (counted(r->datatype)) r->datatype->release();
+  r->datatype = nullptr;
+}
+}  // namespace
+
+void hold_datatype(core::Request* r) {
+  if (counted(r->datatype)) r->datatype->retain();
+}
+
+void release_request(core::Request* r) {
+  drop_datatype(r);
+  the_pml().requests().release(r);
+}
+
+void orphan_request(core::Request* r) {
+  // The pml runs on_complete, then returns an orphan to its pool.
+  r->on_complete = drop_datatype;
+  r->orphan = true;
+}
+
 core::Request* completed_request(const core::MessageStatus& m) {
   core::Request* r = the_pml().requests().allocate();
   r->status = m;
@@ -100,7 +124,7 @@ int finish(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* 
   if (r->persistent) {
     r->active = false;
   } else {
-    the_pml().requests().release(r);
+    release_request(r);
     *handle = MPI_REQUEST_NULL;
   }
   return error_class;

@@ -55,6 +55,7 @@ int start_op(const Call& call, MPI_Comm comm, Start&& op, core::Request** out) {
     pml.requests().release(r);
     return raise_status(call, comm, st);
   }
+  hold_datatype(r);
   *out = r;
   return MPI_SUCCESS;
 }
@@ -73,7 +74,7 @@ int exchange(const Call& call, MPI_Comm comm, const pml::SendArgs* send, const p
   if (send != nullptr && !pml.send_now(*send)) {
     auto op = [send](pml::Pml& p, core::Request* r) { return p.isend(*send, r); };
     if (int rc = start_op(call, comm, op, &rs); rc != MPI_SUCCESS) {
-      if (rr != nullptr) rr->orphan = true;  // cannot be taken back; goes when it completes
+      if (rr != nullptr) orphan_request(rr);  // cannot be taken back; goes when it completes
       return rc;
     }
   }
@@ -82,7 +83,7 @@ int exchange(const Call& call, MPI_Comm comm, const pml::SendArgs* send, const p
   int rc = MPI_SUCCESS;
   if (rs != nullptr) {
     rc = raise_request(call, rs);
-    pml.requests().release(rs);
+    release_request(rs);
   }
   if (rr == nullptr) {
     write_status(status, proc_null_status());
@@ -90,7 +91,7 @@ int exchange(const Call& call, MPI_Comm comm, const pml::SendArgs* send, const p
   }
   write_status(status, rr->status);
   if (rc == MPI_SUCCESS) rc = raise_request(call, rr);
-  pml.requests().release(rr);
+  release_request(rr);
   return rc;
 }
 

@@ -57,7 +57,8 @@ int set_elements(const Call& call, MPI_Status* status, MPI_Datatype datatype, MP
                  "argument count %lld is too large: its bytes do not fit a status",
                  static_cast<long long>(count));
   }
-  set_status_bytes(status, static_cast<std::uint64_t>(count * type->size()));
+  // So that MPI_Get_elements on this status and type gives `count` back.
+  set_status_bytes(status, static_cast<std::uint64_t>(type->bytes_of_elements(count)));
   return MPI_SUCCESS;
 }
 
