@@ -61,8 +61,13 @@ int bsend_start(const Call& call, MPI_Comm comm, const pml::SendArgs& args) {
   r->orphan = true;  // nobody waits for it: the pml releases it when it completes
   r->owner = block;
   r->on_complete = on_buffered_send_done;
-  pml::SendArgs copy{args.comm, block,    static_cast<std::int64_t>(bytes), byte_type(),
-                     args.dest, args.tag, pml::SendMode::kStandard,         args.channel};
+  pml::SendArgs copy{.comm = args.comm,
+                     .buf = block,
+                     .count = static_cast<std::int64_t>(bytes),
+                     .type = byte_type(),
+                     .dest = args.dest,
+                     .tag = args.tag,
+                     .channel = args.channel};
   Status st = pml.isend(copy, r);
   if (!st.ok()) {
     if (!r->complete()) {
