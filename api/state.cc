@@ -13,7 +13,12 @@ std::mutex& big_lock() {
 }
 
 ProcessState& state() {
-  static ProcessState* s = new ProcessState();  // never destroyed: ranks exit from anywhere
+  static ProcessState* s = [] {
+    auto* p = new ProcessState();  // never destroyed: ranks exit from anywhere
+    p->world.name = "MPI_COMM_WORLD";
+    p->self.name = "MPI_COMM_SELF";
+    return p;
+  }();
   return *s;
 }
 

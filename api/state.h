@@ -1,25 +1,96 @@
 // The state of the MPI library in this process: the phase, the thread level, the bootstrap
-// and the communicators known to the API layer (with their API-level state: error handler).
+// and the communicators known to the API layer (with their API-level state: error handler,
+// name, attributes, info hints).
 #pragma once
 
 #include <mpi.h>
 
+#include <cstdint>
+#include <deque>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "api/handle.h"
 #include "pml/pml.h"
 #include "runtime/bootstrap/bootstrap.h"
-#include "runtime/transport/transport.h"
 #include "runtime/core/communicator.h"
+#include "runtime/core/info.h"
+#include "runtime/transport/transport.h"
 
 namespace gpurun::api {
+
+// User objects of one type, addressed by the index of their handle. An index holds a slot and
+// that slot's generation, so a handle stays invalid once its object is freed, even after the
+// slot is reused (for the next 255 reuses); freed slots are reused oldest first. An object
+// does not move while it lives. Not thread-safe by itself: the API layer serialises callers.
+template <class T>
+class ObjectTable {
+ public:
+  static constexpr std::uint32_t kSlotBits = 18;
+  static constexpr std::uint32_t kSlots = 1u << kSlotBits;
+  static constexpr std::uint32_t kFull = ~0u;
+
+  // Stores `object`; returns its index, or kFull when every slot is taken.
+  std::uint32_t insert(std::unique_ptr<T> object) {
+    std::uint32_t slot;
+    if (!free_.empty()) {
+      slot = free_.front();
+      free_.pop_front();
+    } else if (slots_.size() < kSlots) {
+      slot = static_cast<std::uint32_t>(slots_.size());
+      slots_.emplace_back();
+    } else {
+      return kFull;
+    }
+    slots_[slot].object = std::move(object);
+    return (static_cast<std::uint32_t>(slots_[slot].generation) << kSlotBits) | slot;
+  }
+  // The object at `index`, or nullptr when it was freed or never existed.
+  T* find(std::uint32_t index) const {
+    std::uint32_t slot = index & (kSlots - 1);
+    if (slot >= slots_.size() || slots_[slot].generation != (index >> kSlotBits)) return nullptr;
+    return slots_[slot].object.get();
+  }
+  // Removes and returns the object at `index` (nullptr when there is none).
+  std::unique_ptr<T> release(std::uint32_t index) {
+    if (find(index) == nullptr) return nullptr;
+    Slot& s = slots_[index & (kSlots - 1)];
+    std::unique_ptr<T> out = std::move(s.object);
+    ++s.generation;
+    free_.push_back(index & (kSlots - 1));
+    return out;
+  }
+  std::uint32_t live() const { return static_cast<std::uint32_t>(slots_.size() - free_.size()); }
+
+ private:
+  struct Slot {
+    std::unique_ptr<T> object;
+    std::uint8_t generation = 0;
+  };
+  std::vector<Slot> slots_;
+  std::deque<std::uint32_t> free_;
+};
+
+// An attribute on a communicator: the keyval's handle and the value the user stored.
+struct Attribute {
+  int keyval;
+  void* value;
+};
 
 // A communicator as the API sees it: its identity (core) and the API layer's own state.
 struct CommEntry {
   std::unique_ptr<core::Communicator> comm;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  std::string name;                   // MPI_Comm_set_name; empty until set
+  std::vector<Attribute> attributes;  // in the order they were first set
+  std::unique_ptr<core::Info> hints;  // MPI_Comm_set_info; null when none were given
+  std::uint32_t coll_sequence = 0;    // collectives started on it, for their tags
+
+  // The tag of the next collective on this communicator. Every member starts collectives on a
+  // communicator in the same order, so they all give the same collective the same tag.
+  int next_coll_tag() { return static_cast<int>(coll_sequence++ & 0x7fffffff); }
 };
 
 struct ProcessState {
@@ -30,7 +101,7 @@ struct ProcessState {
   std::unique_ptr<pml::Pml> pml;
   CommEntry world;
   CommEntry self;
-  HandleTable<CommEntry> comms;  // communicators that users create
+  ObjectTable<CommEntry> comms;  // communicators that users create
 };
 
 ProcessState& state();

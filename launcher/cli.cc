@@ -38,6 +38,20 @@ std::pair<std::string, std::string> parse_export(std::string_view text) {
   return {name, *value};
 }
 
+MapBy parse_map_by(std::string_view text) {
+  if (text == "gpu") return MapBy::kGpu;
+  if (text == "core") return MapBy::kCore;
+  throw UsageError("--map-by: '" + std::string(text) + "' is not gpu or core");
+}
+
+int parse_gpus_per_rank(std::string_view text) {
+  int n = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty() || n <= 0)
+    throw UsageError("--gpus-per-rank: '" + std::string(text) + "' is not a positive number");
+  return n;
+}
+
 BindTo parse_bind(std::string_view text) {
   if (text == "core") return BindTo::kCore;
   if (text == "none") return BindTo::kNone;
@@ -105,6 +119,12 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
     opts.timeout = parse_timeout(take_value(argc, argv, i, arg, "--timeout"));
   } else if (matches(arg, "--bind-to")) {
     opts.bind_to = parse_bind(take_value(argc, argv, i, arg, "--bind-to"));
+  } else if (matches(arg, "--map-by")) {
+    opts.map_by = parse_map_by(take_value(argc, argv, i, arg, "--map-by"));
+  } else if (matches(arg, "--gpus-per-rank")) {
+    opts.gpus_per_rank = parse_gpus_per_rank(take_value(argc, argv, i, arg, "--gpus-per-rank"));
+  } else if (arg == "--explain") {
+    opts.action = Options::Action::kExplain;
   } else if (arg.starts_with("-") && arg != "-") {
     throw UsageError("unknown option '" + std::string(arg) + "' (see gpurun --help)");
   } else {
@@ -124,10 +144,17 @@ Options parse_command_line(int argc, char** argv) {
       break;
     }
     if (!parse_option(argc, argv, i, opts)) break;
-    if (opts.action != Options::Action::kRun) return opts;
+    if (opts.action != Options::Action::kRun && opts.action != Options::Action::kExplain)
+      return opts;
   }
-  if (i >= argc) throw UsageError("no program to run (usage: gpurun -np N program [args])");
-  if (opts.np == 0) opts.np = 1;
+  if (opts.map_by == MapBy::kCore && opts.gpus_per_rank > 0)
+    throw UsageError("--gpus-per-rank needs --map-by gpu (or no --map-by), not --map-by core");
+  bool explain = opts.action == Options::Action::kExplain;
+  if (i >= argc) {
+    if (explain) return opts;
+    throw UsageError("no program to run (usage: gpurun -np N program [args])");
+  }
+  if (opts.np == 0 && !explain) opts.np = 1;
   opts.program = resolve_program(argv[i]);
   opts.argv.assign(argv + i, argv + argc);
   return opts;
@@ -135,6 +162,7 @@ Options parse_command_line(int argc, char** argv) {
 
 std::string usage_text() {
   return R"(usage: gpurun [options] [--] program [args...]
+       gpurun --explain [-np N] [placement options] [program [args...]]
 
 Starts N copies (ranks) of an MPI program on this host and serves them as their PMIx server.
 
@@ -143,12 +171,25 @@ options:
   -x VAR[=value]       set VAR in the ranks' environment (its current value without '=')
   --tag-output         prefix every output line with [rank]
   --timeout T          end the job after T (seconds, or 500ms, 2m); exit code 124
-  --bind-to core|none  bind each rank to one core (default: core when the ranks fit the
-                       cores, none when there are more ranks than cores)
+  --bind-to core|none  without GPUs, bind each rank to one core (default: core when the
+                       ranks fit the cores, none when there are more ranks than cores); with
+                       GPUs, ranks are bound to the CPUs of their GPU's NUMA node, or to one
+                       core of it with --bind-to core
+  --map-by gpu|core    gpu: give each rank a GPU, round robin over the GPUs in PCI bus order,
+                       consecutive ranks sharing one when there are more ranks than GPUs (the
+                       default when the host has GPUs); core: no GPU placement
+  --gpus-per-rank N    give each rank N GPUs (an error when the host has too few)
+  --explain            print the placement, the GPU/NIC topology matrix and the path chosen
+                       between every pair of ranks for host and device buffers, then exit
+                       without running the program (-np defaults to one rank per GPU)
   --info params        list every knob: value, default, source and doc
   --version            print the version
   --help               print this help
   --                   end of options
+
+Each rank placed on a GPU is told its GPU (PCI bus id) and nearest NIC through PMIx
+(gpurun.gpus, gpurun.nic); CUDA_VISIBLE_DEVICES is left as it is, so that every GPU stays
+visible for CUDA IPC. GPURUN_TOPO_FILE=topology.xml places the ranks as on that machine.
 
 Output is forwarded line by line; stdin goes to rank 0. When a rank fails (non-zero exit, a
 signal, MPI_Abort) the other ranks are ended and gpurun exits with the failing rank's code

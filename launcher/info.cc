@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 
+#include "gpurun/build_config.h"
 #include "runtime/base/param.h"
 
 namespace gpurun::launcher {
@@ -71,7 +72,43 @@ std::vector<param::ParamBase*> launcher_only(const std::vector<std::string>& lib
   return out;
 }
 
+// What api/info_hook.cc answers for this build, when the library cannot be asked.
+std::vector<topo::TransportInfo> configured_transports() {
+  using topo::Reach;
+  std::vector<topo::TransportInfo> out = {
+      {.name = "self", .reach = Reach::kSelf, .host_memory = true, .device_memory = true},
+      {.name = "shm", .reach = Reach::kHost, .host_memory = true}};
+  if (GPURUN_HAVE_CUDA)
+    out.push_back(
+        {.name = "cuda_ipc", .reach = Reach::kHost, .host_memory = false, .device_memory = true});
+  if (GPURUN_HAVE_UCX)
+    out.push_back(
+        {.name = "ucx", .reach = Reach::kNetwork, .host_memory = true, .device_memory = true});
+  if (GPURUN_HAVE_OFI)
+    out.push_back(
+        {.name = "ofi", .reach = Reach::kNetwork, .host_memory = true, .device_memory = true});
+  return out;
+}
+
 }  // namespace
+
+std::vector<topo::TransportInfo> build_transports(std::string& source) {
+  std::string error;
+  if (InfoFn fn = load_library_info(error)) {
+    if (std::optional<std::string> text = library_info(fn, "transports")) {
+      auto parsed = topo::parse_transports(*text);
+      if (parsed.ok()) {
+        source = library_path();
+        return *parsed;
+      }
+      error = "its transport list is unreadable: " + parsed.status().to_string();
+    } else {
+      error = library_path() + " does not list its transports";
+    }
+  }
+  source = "the build configuration (" + error + ")";
+  return configured_transports();
+}
 
 std::string version_text() {
   return std::string("gpurun ") + GPURUN_VERSION + " (PMIx " + PMIx_Get_version() + ", hwloc " +

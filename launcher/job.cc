@@ -39,6 +39,8 @@ struct Job::Rank {
   bool connected = false;
   bool finalized = false;
   bool aborted = false;
+  // Exited with code 0 before its finalize reached us: how long we wait for it.
+  std::optional<std::chrono::steady_clock::time_point> finalize_deadline;
   int stdout_fd = -1;
   int stderr_fd = -1;
   int stdin_fd = -1;
@@ -82,6 +84,8 @@ int Job::run() {
   std::vector<Polled> polled;
   while (true) {
     Clock::time_point now = Clock::now();
+    on_events();
+    check_finalize_deadlines(now);
     check_timers(now);
     if (finished(now)) break;
     build_poll_set(fds, polled);
@@ -106,7 +110,7 @@ int Job::run() {
 
 bool Job::finished(Clock::time_point now) const {
   for (const Rank& rank : ranks_) {
-    if (rank.running) return false;
+    if (rank.running || rank.finalize_deadline) return false;
     bool open = rank.stdout_fd >= 0 || rank.stderr_fd >= 0;
     // A rank's children may keep its pipes open after it exits: wait for them a grace only.
     if (open && !(drain_deadline_ && now >= *drain_deadline_)) return false;
@@ -122,6 +126,7 @@ int Job::poll_timeout_ms(Clock::time_point now) const {
   if (config_.timeout && !ending_) consider(start_ + *config_.timeout);
   consider(kill_deadline_);
   consider(drain_deadline_);
+  for (const Rank& rank : ranks_) consider(rank.finalize_deadline);
   if (!next) return -1;
   auto ms = std::chrono::ceil<std::chrono::milliseconds>(*next - now).count();
   return static_cast<int>(std::clamp<long long>(ms, 0, 60000));
@@ -179,6 +184,7 @@ void Job::on_events() {
         break;
       case RankEvent::Kind::kFinalized:
         rank.finalized = true;
+        rank.finalize_deadline.reset();
         break;
       case RankEvent::Kind::kAbort:
         rank.aborted = true;
@@ -232,7 +238,19 @@ void Job::on_rank_exit(Rank& rank, int status) {
     int code = WEXITSTATUS(status);
     fail(code, where + " exited with code " + std::to_string(code));
   } else if (rank.connected && !rank.finalized) {
-    fail(1, where + " exited without finalizing (MPI_Finalize or PMIx_Finalize)");
+    // PMIx tells us of a finalize on its own thread, and a busy machine can deliver the exit
+    // first: give the news a moment before calling it a rank that never finalized.
+    rank.finalize_deadline = Clock::now() + kFinalizeGrace;
+  }
+}
+
+void Job::check_finalize_deadlines(Clock::time_point now) {
+  for (Rank& rank : ranks_) {
+    if (!rank.finalize_deadline || now < *rank.finalize_deadline) continue;
+    rank.finalize_deadline.reset();
+    if (ending_ || rank.finalized) continue;
+    fail(1, rank.who() + " on host " + config_.hostname +
+                " exited without finalizing (MPI_Finalize or PMIx_Finalize)");
   }
 }
 

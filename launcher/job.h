@@ -68,6 +68,9 @@ class Job {
   void on_rank_stdin_writable();
   void close_rank_stdin();
   void check_timers(Clock::time_point now);
+  void check_finalize_deadlines(Clock::time_point now);
+  // How long a rank that exited with code 0 may take to have its finalize reach gpurun.
+  static constexpr std::chrono::milliseconds kFinalizeGrace{1000};
   void fail(int exit_code, const std::string& report);
   void end_job(int signal);
   void kill_ranks(int signal);

@@ -14,7 +14,7 @@
 #include "launcher/job.h"
 #include "launcher/job_dir.h"
 #include "launcher/params.h"
-#include "launcher/placement.h"
+#include "launcher/plan.h"
 #include "launcher/pmix_server.h"
 #include "runtime/base/clock.h"
 
@@ -64,12 +64,6 @@ class SignalFd {
   int fd_ = -1;
 };
 
-std::string host_name() {
-  char buf[256] = {};
-  gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
 JobConfig job_config(const Options& options) {
   return JobConfig{.tag_output = options.tag_output,
                    .timeout = options.timeout,
@@ -108,26 +102,37 @@ int run_ranks(const Options& options, const std::vector<RankCommand>& commands, 
   return code;
 }
 
+JobLayout job_layout(const Options& options, const Plan& plan, const JobDir& dir,
+                     const std::string& hostname) {
+  JobLayout layout{.size = options.np,
+                   .hostname = hostname,
+                   .jobdir = dir.path(),
+                   .token = dir.token(),
+                   .oversubscribed = plan.placement.oversubscribed};
+  if (plan.placement.by_gpu) {
+    for (const RankPlace& rank : plan.placement.ranks) {
+      layout.rank_gpus.push_back(gpu_bus_ids(plan.topology, rank));
+      layout.rank_nics.push_back(nic_name(plan.topology, rank));
+    }
+  }
+  return layout;
+}
+
 }  // namespace
 
 int launch(const Options& options) {
   Profile profile;
   SignalFd signals;
-  auto topology = topo::Topology::load_host();
-  if (!topology.ok()) throw std::runtime_error(topology.status().to_string());
-  Placement placement = place_ranks(*topology, options.np, options.bind_to);
+  Plan plan = make_plan(options, topo::Topology::Io::kAuto);
+  const Placement& placement = plan.placement;
   profile.mark("placement");
   JobDir dir;
   JobConfig config = job_config(options);
-  JobLayout layout{.size = options.np,
-                   .hostname = config.hostname,
-                   .jobdir = dir.path(),
-                   .token = dir.token(),
-                   .oversubscribed = placement.oversubscribed};
+  JobLayout layout = job_layout(options, plan, dir, config.hostname);
   set_pmix_environment();
   EventQueue events;
   std::optional<PmixServer> server;
-  server.emplace(dir.make_subdir("pmix"), *topology, events);
+  server.emplace(dir.make_subdir("pmix"), plan.topology, events);
   profile.mark("pmix-init");
   server->register_job(layout);
   std::vector<RankCommand> commands = rank_commands(options, placement, *server);

@@ -7,6 +7,7 @@
 
 #include "launcher/cli.h"
 #include "launcher/environment.h"
+#include "launcher/explain.h"
 #include "launcher/info.h"
 #include "launcher/launch.h"
 #include "runtime/base/log.h"
@@ -32,6 +33,9 @@ int run(int argc, char** argv) {
       return 0;
     case Options::Action::kInfo:
       return gpurun::launcher::print_info(options.info_topic);
+    case Options::Action::kExplain:
+      gpurun::log::configure();
+      return gpurun::launcher::explain(options);
     case Options::Action::kRun:
       break;
   }

@@ -1,39 +1,175 @@
 #include "launcher/placement.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
+#include <string>
 
 #include "runtime/base/log.h"
 
 namespace gpurun::launcher {
+namespace {
+
+topo::CpuSet pus_of(const std::vector<topo::Core>& cores) {
+  std::vector<int> pus;
+  for (const topo::Core& core : cores)
+    pus.insert(pus.end(), core.pus.cpus().begin(), core.pus.cpus().end());
+  return topo::CpuSet(std::move(pus));
+}
+
+std::vector<topo::Core> cores_in(const std::vector<topo::Core>& cores, const topo::CpuSet& set) {
+  std::vector<topo::Core> out;
+  for (const topo::Core& core : cores)
+    if (!core.pus.intersect(set).empty()) out.push_back(core);
+  return out;
+}
+
+// The GPUs of each rank: `per` consecutive visible GPUs each, or with one GPU per rank and
+// more ranks than GPUs, consecutive ranks packed onto each GPU, the first GPUs taking one rank
+// more when the ranks do not divide evenly.
+std::vector<std::vector<int>> assign_gpus(const std::vector<int>& visible, int np, int per) {
+  auto ranks = static_cast<std::size_t>(np);
+  auto each = static_cast<std::size_t>(per);
+  std::vector<std::vector<int>> out(ranks);
+  if (each > 1 || ranks <= visible.size()) {
+    for (std::size_t r = 0; r < ranks; ++r)
+      for (std::size_t k = 0; k < each; ++k) out[r].push_back(visible[r * each + k]);
+    return out;
+  }
+  std::size_t base = ranks / visible.size();
+  std::size_t extra = ranks % visible.size();
+  std::size_t rank = 0;
+  for (std::size_t g = 0; g < visible.size(); ++g)
+    for (std::size_t k = 0; k < base + (g < extra ? 1 : 0); ++k) out[rank++].push_back(visible[g]);
+  return out;
+}
+
+// The NIC nearest `gpu`: smallest path class, ties by PCI order; -1 without NICs.
+int nearest_nic(const topo::Topology& topology, int gpu) {
+  int best = -1;
+  topo::PathClass best_path = topo::PathClass::NET;
+  for (const topo::Nic& nic : topology.nics()) {
+    topo::PathClass path = topology.gpu_nic_path(gpu, nic.index);
+    if (best < 0 || path < best_path) {
+      best = nic.index;
+      best_path = path;
+    }
+  }
+  return best;
+}
+
+std::vector<int> visible_gpus(const topo::Topology& topology, const PlacementRequest& request) {
+  std::vector<int> visible;
+  for (const topo::Gpu& gpu : topology.gpus())
+    if (std::find(request.hidden_gpus.begin(), request.hidden_gpus.end(), gpu.index) ==
+        request.hidden_gpus.end())
+      visible.push_back(gpu.index);
+  return visible;
+}
+
+void check_gpu_request(const topo::Topology& topology, const PlacementRequest& request,
+                       std::size_t visible) {
+  std::string option = request.gpus_per_rank > 0
+                           ? "--gpus-per-rank " + std::to_string(request.gpus_per_rank)
+                           : "--map-by gpu";
+  std::string have = std::to_string(visible) + " GPU" + (visible == 1 ? "" : "s");
+  if (visible < topology.gpus().size())
+    have += " visible (CUDA_VISIBLE_DEVICES hides " +
+            std::to_string(topology.gpus().size() - visible) + ")";
+  if (visible == 0)
+    throw UsageError(option + ": this host has no GPU" +
+                     (topology.gpus().empty() ? "" : " visible (CUDA_VISIBLE_DEVICES hides all)") +
+                     "; use --map-by core");
+  int per = std::max(1, request.gpus_per_rank);
+  if (request.gpus_per_rank > 0 && static_cast<std::size_t>(request.np) * per > visible)
+    throw UsageError(option + " with -np " + std::to_string(request.np) + " needs " +
+                     std::to_string(request.np * per) + " GPUs; this host has " + have);
+}
+
+// Binds each rank near its GPUs and counts the ranks sharing each set of CPUs.
+void bind_near_gpus(const topo::Topology& topology, const std::vector<topo::Core>& cores,
+                    BindTo bind, Placement& placement) {
+  topo::CpuSet allowed = pus_of(cores);
+  std::map<std::vector<int>, int> ranks_on;  // local CPU set -> ranks placed there so far
+  for (RankPlace& rank : placement.ranks) {
+    std::vector<int> near;
+    for (int gpu : rank.gpus) {
+      const auto& cpus = topology.gpus()[static_cast<std::size_t>(gpu)].cpus.cpus();
+      near.insert(near.end(), cpus.begin(), cpus.end());
+    }
+    topo::CpuSet local = topo::CpuSet(std::move(near)).intersect(allowed);
+    if (local.empty()) local = allowed;  // gpurun may not use the GPU's CPUs: use its own
+    std::vector<topo::Core> local_cores = cores_in(cores, local);
+    int index = ranks_on[local.cpus()]++;
+    if (index >= static_cast<int>(local_cores.size())) placement.oversubscribed = true;
+    if (bind == BindTo::kAuto) rank.cpus = local;
+    if (bind == BindTo::kCore && !local_cores.empty())
+      rank.cpus =
+          local_cores[static_cast<std::size_t>(index) % local_cores.size()].pus.intersect(allowed);
+  }
+}
+
+}  // namespace
 
 std::optional<topo::CpuSet> Placement::binding(int rank) const {
-  if (bindings.empty()) return std::nullopt;
-  return bindings[static_cast<std::size_t>(rank) % bindings.size()];
+  if (!apply_binding || ranks.empty()) return std::nullopt;
+  return ranks[static_cast<std::size_t>(rank) % ranks.size()].cpus;
 }
 
 Placement place_on(const std::vector<topo::Core>& cores, int np, BindTo bind) {
   Placement placement;
   placement.cores = static_cast<int>(cores.size());
   placement.oversubscribed = np > placement.cores;
+  placement.ranks.resize(static_cast<std::size_t>(np));
   bool bound = bind == BindTo::kCore || (bind == BindTo::kAuto && !placement.oversubscribed);
   if (bound && !cores.empty()) {
     // Ranks wrap around the cores when --bind-to core was asked for with too few of them.
     for (int rank = 0; rank < np; ++rank)
-      placement.bindings.push_back(cores[static_cast<std::size_t>(rank) % cores.size()].pus);
+      placement.ranks[static_cast<std::size_t>(rank)].cpus =
+          cores[static_cast<std::size_t>(rank) % cores.size()].pus;
   }
   return placement;
 }
 
-Placement place_ranks(const topo::Topology& topology, int np, BindTo bind) {
-  auto allowed = topo::CpuSet::of_calling_thread();
-  if (!allowed.ok()) throw std::runtime_error(allowed.status().to_string());
-  Placement placement = place_on(topology.cores_within(*allowed), np, bind);
-  if (placement.oversubscribed && bind == BindTo::kCore)
-    std::fprintf(stderr, "gpurun: warning: %d ranks on %d cores: --bind-to core shares cores\n", np,
-                 placement.cores);
-  GPURUN_LOG(info, launcher, "ranks %d cores %d oversubscribed %d bound %d", np, placement.cores,
-             placement.oversubscribed ? 1 : 0, placement.bindings.empty() ? 0 : 1);
+Placement place_on(const topo::Topology& topology, const std::vector<topo::Core>& cores,
+                   const PlacementRequest& request) {
+  std::vector<int> visible = visible_gpus(topology, request);
+  bool asked = request.map_by == MapBy::kGpu || request.gpus_per_rank > 0;
+  if (asked) check_gpu_request(topology, request, visible.size());
+  if (request.map_by == MapBy::kCore || visible.empty())
+    return place_on(cores, request.np, request.bind);
+  Placement placement;
+  placement.by_gpu = true;
+  placement.cores = static_cast<int>(cores.size());
+  placement.oversubscribed = request.np > placement.cores;
+  placement.ranks.resize(static_cast<std::size_t>(request.np));
+  auto gpus = assign_gpus(visible, request.np, std::max(1, request.gpus_per_rank));
+  for (std::size_t r = 0; r < gpus.size(); ++r) {
+    placement.ranks[r].gpus = std::move(gpus[r]);
+    placement.ranks[r].nic = nearest_nic(topology, placement.ranks[r].gpus.front());
+  }
+  bind_near_gpus(topology, cores, request.bind, placement);
+  return placement;
+}
+
+Placement place_ranks(const topo::Topology& topology, const PlacementRequest& request) {
+  std::vector<topo::Core> cores;
+  if (topology.is_this_system()) {
+    auto allowed = topo::CpuSet::of_calling_thread();
+    if (!allowed.ok()) throw std::runtime_error(allowed.status().to_string());
+    cores = topology.cores_within(*allowed);
+  } else {
+    cores = topology.cores_within(topology.all_pus());
+  }
+  Placement placement = place_on(topology, cores, request);
+  placement.apply_binding = topology.is_this_system();
+  if (placement.oversubscribed && request.bind == BindTo::kCore)
+    std::fprintf(stderr, "gpurun: warning: %d ranks on %d cores: --bind-to core shares cores\n",
+                 request.np, placement.cores);
+  GPURUN_LOG(info, launcher, "ranks %d cores %d oversubscribed %d bound %d by gpu %d", request.np,
+             placement.cores, placement.oversubscribed ? 1 : 0,
+             placement.binding(0).has_value() ? 1 : 0, placement.by_gpu ? 1 : 0);
   return placement;
 }
 

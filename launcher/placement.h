@@ -1,5 +1,14 @@
-// Where the ranks of a one-host job run: one core each while they fit, no binding when there
+// Where the ranks of a one-host job run.
+//
+// Without GPUs (or with --map-by core): one core each while they fit, no binding when there
 // are more ranks than cores (then the ranks are told they are oversubscribed).
+//
+// With GPUs: each rank gets a GPU (or --gpus-per-rank N of them), taken in PCI bus id order;
+// with more ranks than GPUs, consecutive ranks share one, the GPUs' shares differing by at most
+// one rank. A rank is bound to the CPUs of its GPUs' NUMA node(s) (to one core of them with
+// --bind-to core) and gets the NIC nearest its GPU (smallest path class, ties by PCI order).
+// Ranks are told their GPU and NIC through PMIx; CUDA_VISIBLE_DEVICES is not set: hiding the
+// other GPUs would break CUDA IPC between ranks.
 #pragma once
 
 #include <optional>
@@ -10,17 +19,42 @@
 
 namespace gpurun::launcher {
 
+struct RankPlace {
+  std::optional<topo::CpuSet> cpus;  // its binding; nullopt: not bound
+  std::vector<int> gpus;             // indices into Topology::gpus(), its own device first
+  int nic = -1;                      // index into Topology::nics(); -1: none
+};
+
 struct Placement {
   int cores = 0;  // cores available to gpurun
   bool oversubscribed = false;
-  std::vector<topo::CpuSet> bindings;  // per rank; empty when the ranks are not bound
+  bool by_gpu = false;
+  // False when the topology is not this machine's (GPURUN_TOPO_FILE): the bindings are
+  // computed and shown, never applied.
+  bool apply_binding = true;
+  std::vector<RankPlace> ranks;
+  // The binding to apply to `rank`; nullopt when it is not bound or bindings are not applied.
   std::optional<topo::CpuSet> binding(int rank) const;
 };
 
-// Pure placement of `np` ranks on `cores` (the cores gpurun may use).
+struct PlacementRequest {
+  int np = 1;
+  BindTo bind = BindTo::kAuto;
+  MapBy map_by = MapBy::kAuto;
+  int gpus_per_rank = 0;         // 0: not asked (one GPU per rank)
+  std::vector<int> hidden_gpus;  // GPUs the ranks cannot see (CUDA_VISIBLE_DEVICES)
+};
+
+// Pure placement of `np` ranks on `cores` (the cores gpurun may use), without GPUs.
 Placement place_on(const std::vector<topo::Core>& cores, int np, BindTo bind);
-// Placement on this host's `topology`, within gpurun's own CPU affinity. Throws when the
+// Pure placement on `topology` within `cores`, by GPU when the request and the topology say
+// so. Throws UsageError when the request cannot be met (--map-by gpu or --gpus-per-rank
+// without enough GPUs).
+Placement place_on(const topo::Topology& topology, const std::vector<topo::Core>& cores,
+                   const PlacementRequest& request);
+// Placement on `topology`: within gpurun's own CPU affinity on this machine, on all of the
+// topology's cores otherwise. Throws UsageError as above, std::runtime_error when the
 // affinity cannot be read.
-Placement place_ranks(const topo::Topology& topology, int np, BindTo bind);
+Placement place_ranks(const topo::Topology& topology, const PlacementRequest& request);
 
 }  // namespace gpurun::launcher

@@ -71,6 +71,11 @@ InfoList rank_info(const JobLayout& job, int rank) {
   info.add_uint32(PMIX_NODEID, 0);
   info.add_uint32(PMIX_APPNUM, 0);
   info.add_string(PMIX_HOSTNAME, job.hostname);
+  auto index = static_cast<std::size_t>(rank);
+  if (index < job.rank_gpus.size() && !job.rank_gpus[index].empty())
+    info.add_string(bootstrap::keys::kGpus, job.rank_gpus[index]);
+  if (index < job.rank_nics.size() && !job.rank_nics[index].empty())
+    info.add_string(bootstrap::keys::kNic, job.rank_nics[index]);
   return info;
 }
 

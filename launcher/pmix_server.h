@@ -19,6 +19,10 @@ struct JobLayout {
   std::string jobdir;
   std::string token;
   bool oversubscribed = false;
+  // Per rank (empty, or one entry per rank; an empty string: none): the keys::kGpus and
+  // keys::kNic values of runtime/bootstrap/keys.h.
+  std::vector<std::string> rank_gpus;
+  std::vector<std::string> rank_nics;
 };
 
 class PmixServer {

@@ -123,6 +123,7 @@ Status Pml::isend(const SendArgs& a, core::Request* r) {
   r->mode = static_cast<std::uint8_t>(a.mode);
   r->channel = static_cast<std::uint8_t>(a.channel);
   r->size = static_cast<std::uint64_t>(a.count * a.type->size());
+  hold_type(r);
   r->stage = kNew;
   r->sequence = ++next_sequence_;
   r->status = core::MessageStatus{};
@@ -258,6 +259,7 @@ Status Pml::irecv(const RecvArgs& a, core::Request* r) {
   r->channel = static_cast<std::uint8_t>(a.channel);
   r->status = core::MessageStatus{};
   r->reset_complete();
+  hold_type(r);
   MatchQueues& q = queues(context_of(*a.comm, a.channel));
   if (Unexpected* u = q.find_unexpected(a.source, a.tag, /*take=*/true)) {
     deliver(r, *u);
@@ -395,7 +397,14 @@ void Pml::on_pull_done(void* request, Status status) {
   complete(r);
 }
 
+// A user datatype stays alive while an operation uses it, even if the user frees it
+// meanwhile; predefined ones live for the whole process and need no counting.
+void Pml::hold_type(core::Request* r) {
+  if (!r->datatype->predefined()) r->datatype->retain();
+}
+
 void Pml::complete(core::Request* r) {
+  if (!r->datatype->predefined()) r->datatype->release();
   r->set_complete();
   if (r->on_complete != nullptr) r->on_complete(r);
   if (r->orphan && r->pool != nullptr) r->pool->release(r);
@@ -429,6 +438,7 @@ Status Pml::mrecv(Message* message, const RecvArgs& a, core::Request* r) {
   r->channel = static_cast<std::uint8_t>(a.channel);
   r->status = core::MessageStatus{};
   r->reset_complete();
+  hold_type(r);
   deliver(r, *message);
   free_unexpected(message);
   return ok_status();

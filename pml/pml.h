@@ -136,6 +136,7 @@ class Pml {
   void start_pull(core::Request* request, int peer, std::uint64_t size,
                   const transport::BulkCookie& cookie);
   static void complete(core::Request* request);
+  static void hold_type(core::Request* request);
   Unexpected* new_unexpected();
   void free_unexpected(Unexpected* u);
 

@@ -16,4 +16,15 @@ inline constexpr char kJobToken[] = "gpurun.token";
 // bool: more ranks than cores on this host; ranks then wait without spinning.
 inline constexpr char kOversubscribed[] = "gpurun.oversubscribed";
 
+// Per-rank keys (in the rank's PMIX_PROC_DATA), present only when gpurun placed the rank on a
+// GPU (launcher/placement.h):
+// string: the PCI bus ids ("0000:18:00.0") of the rank's GPUs, comma-separated, its own device
+// first. Find the CUDA device with cudaDeviceGetByPCIBusId: gpurun does not set
+// CUDA_VISIBLE_DEVICES (every GPU stays visible, as CUDA IPC between ranks needs), so device
+// numbers are not gpurun's GPU numbers.
+inline constexpr char kGpus[] = "gpurun.gpus";
+// string: the NIC nearest the rank's GPU, by its RDMA device name ("mlx5_0") or, without one,
+// its network interface ("eth0"); absent when the host has no NIC gpurun knows of.
+inline constexpr char kNic[] = "gpurun.nic";
+
 }  // namespace gpurun::bootstrap::keys

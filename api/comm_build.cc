@@ -1,0 +1,131 @@
+#include "api/comm_build.h"
+
+#include <algorithm>
+
+#include "api/attr.h"
+#include "api/requests.h"
+#include "runtime/base/log.h"
+
+namespace gpurun::api {
+namespace {
+
+// Freed communicators that requests still refer to.
+std::vector<std::unique_ptr<CommEntry>>& retired() {
+  static auto* list = new std::vector<std::unique_ptr<CommEntry>>();
+  return *list;
+}
+
+}  // namespace
+
+coll::Team whole_team(CommEntry& entry) {
+  return coll::Team{.comm = entry.comm.get(), .members = {}, .tag = entry.next_coll_tag()};
+}
+
+std::uint64_t creation_key(const CommEntry& entry, int tag) {
+  return (static_cast<std::uint64_t>(entry.comm->context_id()) << 32) |
+         static_cast<std::uint32_t>(tag);
+}
+
+Status wait_collective(coll::BasicCollective& c) {
+  wait_until([&c] { return c.done(); });
+  return c.status();
+}
+
+std::unique_ptr<Creation> Creation::start(coll::Team team, std::uint64_t key, CommSpec spec) {
+  auto c = std::make_unique<Creation>();
+  c->spec_ = std::move(spec);
+  c->agreement_ = CidAgreement::start(std::move(team), key);
+  return c;
+}
+
+Result<MPI_Comm> Creation::finish() {
+  if (!agreement_->status().ok()) {
+    drop_attributes(spec_.attributes);
+    return agreement_->status();
+  }
+  int id = agreement_->id();
+  if (!spec_.group) {
+    release_context_id(id);  // took part, but is not in the new communicator
+    return MPI_COMM_NULL;
+  }
+  return install(std::move(spec_), id);
+}
+
+int create_over(const Call& call, MPI_Comm parent_handle, CommEntry& parent, CommSpec spec,
+                MPI_Comm* newcomm) {
+  reclaim_retired();
+  coll::Team team = whole_team(parent);
+  std::uint64_t key = creation_key(parent, team.tag);
+  std::unique_ptr<Creation> c = Creation::start(std::move(team), key, std::move(spec));
+  wait_until([&c] { return c->done(); });
+  Result<MPI_Comm> made = c->finish();
+  if (!made.ok()) return raise_status(call, parent_handle, made.status());
+  *newcomm = *made;
+  return MPI_SUCCESS;
+}
+
+Result<MPI_Comm> install(CommSpec spec, int id) {
+  int rank = spec.group->rank_of(world_rank());
+  auto entry = std::make_unique<CommEntry>();
+  entry->comm = std::make_unique<core::Communicator>(spec.group, rank, id);
+  entry->errhandler = spec.errhandler;
+  entry->hints = std::move(spec.hints);
+  entry->attributes = std::move(spec.attributes);
+  CommEntry* raw = entry.get();
+  std::uint32_t index = state().comms.insert(std::move(entry));
+  if (index == ObjectTable<CommEntry>::kFull) {
+    release_context_id(id);
+    return Status(ErrorCode::kNoResource, "too many communicators; free some with MPI_Comm_free");
+  }
+  MPI_Comm handle = make_handle(HandleKind::kIndirect, ObjectType::kComm, index);
+  raw->comm->set_handle(handle);
+  state().pml->add_comm(*raw->comm);
+  GPURUN_LOG(debug, init, "communicator 0x%x: context %d, rank %d of %d",
+             static_cast<unsigned>(handle), id, rank, spec.group->size());
+  return handle;
+}
+
+void retire(std::unique_ptr<CommEntry> entry) {
+  retired().push_back(std::move(entry));
+  reclaim_retired();
+}
+
+bool comm_in_use(const core::Communicator* comm) {
+  core::RequestPool& pool = state().pml->requests();
+  std::uint32_t live = pool.live();
+  std::uint32_t seen = 0;
+  for (std::uint32_t i = 0; seen < live; ++i) {
+    const core::Request* r = pool.find(i);
+    if (r == nullptr) continue;
+    ++seen;
+    if (r->comm == comm) return true;
+  }
+  return false;
+}
+
+void reclaim_retired() {
+  auto& list = retired();
+  for (std::size_t i = 0; i < list.size();) {
+    if (comm_in_use(list[i]->comm.get())) {
+      ++i;
+      continue;
+    }
+    std::unique_ptr<CommEntry> entry = std::move(list[i]);
+    list[i] = std::move(list.back());
+    list.pop_back();
+    state().pml->remove_comm(*entry->comm);
+    release_context_id(static_cast<int>(entry->comm->context_id()));
+  }
+}
+
+int finalize_communicators() {
+  int failed_keyval = MPI_KEYVAL_INVALID;
+  int rc = delete_attributes(MPI_COMM_SELF, state().self, &failed_keyval);
+  if (rc != MPI_SUCCESS) {
+    const Call call{"MPI_Finalize"};
+    return raise_callback_error(call, MPI_COMM_SELF, "delete", failed_keyval, rc);
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace gpurun::api

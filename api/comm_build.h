@@ -1,0 +1,75 @@
+// What the communicator creation calls share: running the internal collectives, the creation
+// itself (agree on a context id, then install the communicator), and retiring freed ones.
+//
+// A freed communicator's handle is invalid at once, but the communicator itself, and its
+// context id, stay until no request refers to it any more (MPI_Comm_free "takes effect when
+// the pending operations complete"): retired communicators are reclaimed at the next creation
+// or free.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "api/call.h"
+#include "api/comm_cid.h"
+#include "api/state.h"
+#include "coll/basic.h"
+#include "runtime/core/group.h"
+
+namespace gpurun::api {
+
+// What a new communicator starts with, besides its context id.
+struct CommSpec {
+  core::GroupPtr group;  // null: this process takes part in the creation but gets MPI_COMM_NULL
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  std::unique_ptr<core::Info> hints;
+  std::vector<Attribute> attributes;  // copied already (by MPI_Comm_idup at its call)
+};
+
+// A communicator being created: the context-id agreement among a team, then the installation.
+class Creation {
+ public:
+  static std::unique_ptr<Creation> start(coll::Team team, std::uint64_t key, CommSpec spec);
+  bool done() const { return agreement_->done(); }
+  CidAgreement& agreement() { return *agreement_; }
+  // Once done: installs the communicator, or gives the id back when this process is not in
+  // it. Returns the new handle, MPI_COMM_NULL, or the failure.
+  Result<MPI_Comm> finish();
+
+ private:
+  std::unique_ptr<CidAgreement> agreement_;
+  CommSpec spec_;
+};
+
+// Every rank of `entry`'s communicator, with the tag of its next collective.
+coll::Team whole_team(CommEntry& entry);
+// The agreement key (ContextIds) of a creation over the parent `entry` whose collective tag is
+// `tag`: the parent's id first, so that every member orders concurrent creations alike.
+std::uint64_t creation_key(const CommEntry& entry, int tag);
+
+// Waits for `c` (progress, and the wait policy); returns its status.
+Status wait_collective(coll::BasicCollective& c);
+
+// Creates a communicator over all of `parent` (blocking): every rank of it takes part; those
+// for which spec.group is null get MPI_COMM_NULL. Errors go through `parent_handle`'s handler.
+int create_over(const Call& call, MPI_Comm parent_handle, CommEntry& parent, CommSpec spec,
+                MPI_Comm* newcomm);
+
+// Installs a communicator with context id `id` (table entry, handle, pml). Gives the id back
+// on failure.
+Result<MPI_Comm> install(CommSpec spec, int id);
+// MPI_Comm_free once the handle is gone: the communicator goes when no request uses it.
+void retire(std::unique_ptr<CommEntry> entry);
+// Destroys the retired communicators that no request uses any more, giving their ids back.
+void reclaim_retired();
+// Whether a request (pending, or complete but not yet freed) refers to `comm`.
+bool comm_in_use(const core::Communicator* comm);
+
+// MPI_Finalize's first step: deletes MPI_COMM_SELF's attributes (callbacks last set first),
+// while the library is still fully usable, as the standard requires. Returns an MPI error code.
+int finalize_communicators();
+
+}  // namespace gpurun::api

@@ -1,0 +1,156 @@
+// Questions about communicators and their settings: MPI_Comm_compare, MPI_Comm_group, names,
+// info hints, MPI_Comm_test_inter, and the intercommunicator calls (not supported yet).
+#include <cstring>
+
+#include "api/checks.h"
+#include "api/group.h"
+#include "api/info.h"
+
+using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
+namespace core = gpurun::core;
+
+namespace {
+
+int raise_no_intercomm(const Call& call, MPI_Comm comm) {
+  return raise(call, comm, MPI_ERR_UNSUPPORTED_OPERATION,
+               "intercommunicators are not supported yet (every communicator is an "
+               "intracommunicator)");
+}
+
+}  // namespace
+
+extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  GPURUN_API_ENTER("MPI_Comm_compare");
+  GPURUN_CHECK_COMM(a, comm1);
+  GPURUN_CHECK_COMM(b, comm2);
+  GPURUN_CHECK_NOT_NULL(comm1, result);
+  if (a == b) {
+    *result = MPI_IDENT;
+    return MPI_SUCCESS;
+  }
+  switch (core::compare(a->comm->group(), b->comm->group())) {
+    case core::GroupRelation::kIdent:
+      *result = MPI_CONGRUENT;
+      break;
+    case core::GroupRelation::kSimilar:
+      *result = MPI_SIMILAR;
+      break;
+    case core::GroupRelation::kUnequal:
+      *result = MPI_UNEQUAL;
+      break;
+  }
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+  GPURUN_API_ENTER("MPI_Comm_group");
+  GPURUN_CHECK_COMM(entry, comm);
+  GPURUN_CHECK_NOT_NULL(comm, group);
+  MPI_Group h = new_group_handle(entry->comm->shared_group());
+  if (h == MPI_GROUP_NULL) return raise(call, comm, MPI_ERR_NO_MEM, "too many groups; free some");
+  *group = h;
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+  GPURUN_API_ENTER("MPI_Comm_set_name");
+  GPURUN_CHECK_COMM(entry, comm);
+  GPURUN_CHECK_NOT_NULL(comm, comm_name);
+  // Longer names are cut to what MPI_Comm_get_name can return (MPI_MAX_OBJECT_NAME - 1).
+  entry->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+  GPURUN_API_ENTER("MPI_Comm_get_name");
+  GPURUN_CHECK_COMM(entry, comm);
+  GPURUN_CHECK_NOT_NULL(comm, comm_name);
+  GPURUN_CHECK_NOT_NULL(comm, resultlen);
+  std::memcpy(comm_name, entry->name.c_str(), entry->name.size() + 1);
+  *resultlen = static_cast<int>(entry->name.size());
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  GPURUN_API_ENTER("MPI_Comm_set_info");
+  GPURUN_CHECK_COMM(entry, comm);
+  core::Info* hints = find_info(info);
+  if (hints == nullptr)
+    return raise(call, comm, MPI_ERR_INFO, "argument info (0x%x) is not an info object",
+                 static_cast<unsigned>(info));
+  // No hint changes what gpurun does yet; they are kept and returned by MPI_Comm_get_info.
+  if (!entry->hints) entry->hints = std::make_unique<core::Info>();
+  for (int i = 0; i < hints->size(); ++i) entry->hints->set(hints->key(i), hints->value(i));
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+  GPURUN_API_ENTER("MPI_Comm_get_info");
+  GPURUN_CHECK_COMM(entry, comm);
+  GPURUN_CHECK_NOT_NULL(comm, info_used);
+  auto copy =
+      entry->hints ? std::make_unique<core::Info>(*entry->hints) : std::make_unique<core::Info>();
+  MPI_Info h = new_info_handle(std::move(copy));
+  if (h == MPI_INFO_NULL)
+    return raise(call, comm, MPI_ERR_NO_MEM, "too many info objects; free some");
+  *info_used = h;
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  GPURUN_API_ENTER("MPI_Comm_test_inter");
+  GPURUN_CHECK_COMM(entry, comm);
+  GPURUN_CHECK_NOT_NULL(comm, flag);
+  *flag = 0;
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  GPURUN_API_ENTER("MPI_Comm_remote_size");
+  GPURUN_CHECK_COMM(entry, comm);
+  (void)entry;
+  GPURUN_CHECK_NOT_NULL(comm, size);
+  return raise_no_intercomm(call, comm);
+}
+
+extern "C" int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  GPURUN_API_ENTER("MPI_Comm_remote_group");
+  GPURUN_CHECK_COMM(entry, comm);
+  (void)entry;
+  GPURUN_CHECK_NOT_NULL(comm, group);
+  return raise_no_intercomm(call, comm);
+}
+
+extern "C" int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                                     int remote_leader, int tag, MPI_Comm* newintercomm) {
+  GPURUN_API_ENTER("MPI_Intercomm_create");
+  GPURUN_CHECK_COMM(entry, local_comm);
+  (void)entry;
+  (void)local_leader;
+  (void)peer_comm;
+  (void)remote_leader;
+  (void)tag;
+  GPURUN_CHECK_NOT_NULL(local_comm, newintercomm);
+  return raise_no_intercomm(call, local_comm);
+}
+
+extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+  GPURUN_API_ENTER("MPI_Intercomm_merge");
+  GPURUN_CHECK_COMM(entry, intercomm);
+  (void)entry;
+  (void)high;
+  GPURUN_CHECK_NOT_NULL(intercomm, newintracomm);
+  return raise_no_intercomm(call, intercomm);
+}
+
+GPURUN_MPI_ALIAS(MPI_Comm_compare)
+GPURUN_MPI_ALIAS(MPI_Comm_group)
+GPURUN_MPI_ALIAS(MPI_Comm_set_name)
+GPURUN_MPI_ALIAS(MPI_Comm_get_name)
+GPURUN_MPI_ALIAS(MPI_Comm_set_info)
+GPURUN_MPI_ALIAS(MPI_Comm_get_info)
+GPURUN_MPI_ALIAS(MPI_Comm_test_inter)
+GPURUN_MPI_ALIAS(MPI_Comm_remote_size)
+GPURUN_MPI_ALIAS(MPI_Comm_remote_group)
+GPURUN_MPI_ALIAS(MPI_Intercomm_create)
+GPURUN_MPI_ALIAS(MPI_Intercomm_merge)

@@ -1,0 +1,34 @@
+// A job's plan, made before anything starts, for a run and for --explain alike: the topology
+// (this host, or GPURUN_TOPO_FILE), the GPUs the ranks can see, and the placement.
+#pragma once
+
+#include <string>
+
+#include "launcher/cli.h"
+#include "launcher/placement.h"
+#include "runtime/topo/topology.h"
+
+namespace gpurun::launcher {
+
+struct Plan {
+  topo::Topology topology;
+  PlacementRequest request;
+  Placement placement;
+};
+
+// Loads the topology (`io` as Topology::load takes it), reads CUDA_VISIBLE_DEVICES (warning
+// when it cannot be mapped to GPUs; then every GPU counts as visible) and places options.np
+// ranks, or for --explain without -np, one rank per visible GPU (per --gpus-per-rank GPUs),
+// one without GPUs. Throws UsageError for an impossible placement, std::runtime_error when
+// the topology cannot be loaded.
+Plan make_plan(const Options& options, topo::Topology::Io io);
+
+// This host's name (gethostname).
+std::string host_name();
+
+// The keys::kGpus value of a rank: its GPUs' bus ids, comma-separated; "" without GPU.
+std::string gpu_bus_ids(const topo::Topology& topology, const RankPlace& rank);
+// The keys::kNic value of a rank: its NIC's name; "" without NIC.
+std::string nic_name(const topo::Topology& topology, const RankPlace& rank);
+
+}  // namespace gpurun::launcher

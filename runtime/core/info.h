@@ -1,0 +1,33 @@
+// An info object: an ordered list of (key, value) string pairs, the hints of MPI_Info. Keys
+// keep the order in which they were first set (MPI_Info_get_nthkey walks it); setting a key
+// again replaces its value in place. Length limits are the API layer's to check.
+//
+// Not thread-safe: the API layer serialises callers.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gpurun::core {
+
+class Info {
+ public:
+  void set(std::string_view key, std::string_view value);
+  // The value of `key`, or nullptr when it is not set.
+  const std::string* get(std::string_view key) const;
+  // Removes `key`; false when it was not set.
+  bool erase(std::string_view key);
+  int size() const { return static_cast<int>(entries_.size()); }
+  // The n-th key (0 <= n < size()).
+  const std::string& key(int n) const { return entries_[n].first; }
+  const std::string& value(int n) const { return entries_[n].second; }
+  bool empty() const { return entries_.empty(); }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> entries_;
+};
+
+}  // namespace gpurun::core

@@ -1,0 +1,118 @@
+// Placement by GPU on the fixture topologies: which GPUs, NIC and CPUs each rank gets.
+#include "launcher/placement.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/topo/fixtures.h"
+
+namespace gpurun::launcher {
+namespace {
+
+using topo::load_fixture;
+
+std::vector<topo::Core> all_cores(const topo::Topology& t) { return t.cores_within(t.all_pus()); }
+
+Placement place(const topo::Topology& t, PlacementRequest request) {
+  return place_on(t, all_cores(t), request);
+}
+
+std::vector<std::vector<int>> gpus_of(const Placement& p) {
+  std::vector<std::vector<int>> out;
+  for (const RankPlace& rank : p.ranks) out.push_back(rank.gpus);
+  return out;
+}
+
+TEST(GpuPlacement, OneRankPerGpuOnDgx) {
+  topo::Topology t = load_fixture(topo::kDgx);
+  Placement p = place(t, {.np = 8});
+  EXPECT_TRUE(p.by_gpu);
+  EXPECT_FALSE(p.oversubscribed);
+  ASSERT_EQ(p.ranks.size(), 8u);
+  for (int r = 0; r < 8; ++r) {
+    const RankPlace& rank = p.ranks[static_cast<std::size_t>(r)];
+    EXPECT_EQ(rank.gpus, std::vector<int>{r});
+    EXPECT_EQ(rank.nic, r);  // the NIC under the GPU's own switch
+    ASSERT_TRUE(rank.cpus.has_value());
+    EXPECT_EQ(rank.cpus->to_string(), r < 4 ? "0-111" : "112-223");
+  }
+}
+
+TEST(GpuPlacement, MoreRanksThanGpusArePackedEvenly) {
+  topo::Topology t = load_fixture(topo::kPcie);
+  EXPECT_EQ(gpus_of(place(t, {.np = 6})),
+            (std::vector<std::vector<int>>{{0}, {0}, {1}, {1}, {2}, {3}}));
+  EXPECT_EQ(gpus_of(place(t, {.np = 9, .map_by = MapBy::kGpu})),
+            (std::vector<std::vector<int>>{{0}, {0}, {0}, {1}, {1}, {2}, {2}, {3}, {3}}));
+  EXPECT_EQ(gpus_of(place(t, {.np = 2})), (std::vector<std::vector<int>>{{0}, {1}}));
+}
+
+TEST(GpuPlacement, SeveralGpusPerRankOrAnError) {
+  topo::Topology t = load_fixture(topo::kPcie);
+  Placement p = place(t, {.np = 2, .gpus_per_rank = 2});
+  EXPECT_EQ(gpus_of(p), (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
+  // Bound to the CPUs of both its GPUs; its NIC is the one nearest its first GPU.
+  EXPECT_EQ(p.ranks[1].cpus->to_string(), "32-63");
+  EXPECT_EQ(p.ranks[0].nic, 0);
+  EXPECT_EQ(p.ranks[1].nic, 2);
+  try {
+    place(t, {.np = 3, .gpus_per_rank = 2});
+    FAIL() << "3 ranks of 2 GPUs placed on 4 GPUs";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "--gpus-per-rank 2 with -np 3 needs 6 GPUs; this host has 4 GPUs");
+  }
+  topo::Topology none = load_fixture(topo::kNoGpu);
+  EXPECT_THROW(place(none, {.np = 1, .gpus_per_rank = 1}), UsageError);
+  EXPECT_THROW(place(none, {.np = 1, .map_by = MapBy::kGpu}), UsageError);
+  EXPECT_FALSE(place(none, {.np = 2}).by_gpu);  // auto: by core
+}
+
+TEST(GpuPlacement, HiddenGpusAreNotUsed) {
+  topo::Topology t = load_fixture(topo::kPcie);
+  Placement p = place(t, {.np = 3, .hidden_gpus = {0, 1}});
+  EXPECT_EQ(gpus_of(p), (std::vector<std::vector<int>>{{2}, {2}, {3}}));
+  EXPECT_THROW(place(t, {.np = 1, .map_by = MapBy::kGpu, .hidden_gpus = {0, 1, 2, 3}}), UsageError);
+  // Every GPU hidden and no GPU asked for: placed by core, as without GPUs.
+  EXPECT_FALSE(place(t, {.np = 1, .hidden_gpus = {0, 1, 2, 3}}).by_gpu);
+}
+
+TEST(GpuPlacement, MapByCoreIgnoresTheGpus) {
+  topo::Topology t = load_fixture(topo::kDgx);
+  Placement p = place(t, {.np = 2, .map_by = MapBy::kCore});
+  EXPECT_FALSE(p.by_gpu);
+  EXPECT_TRUE(p.ranks[0].gpus.empty());
+  EXPECT_EQ(p.ranks[0].nic, -1);
+  EXPECT_EQ(p.ranks[1].cpus->to_string(), "2-3");  // one core each, as without GPUs
+}
+
+TEST(GpuPlacement, BindToCoreTakesCoresOfTheGpuNumaNode) {
+  topo::Topology t = load_fixture(topo::kDgx);
+  Placement p = place(t, {.np = 8, .bind = BindTo::kCore});
+  EXPECT_EQ(p.ranks[0].cpus->to_string(), "0-1");
+  EXPECT_EQ(p.ranks[3].cpus->to_string(), "6-7");
+  EXPECT_EQ(p.ranks[4].cpus->to_string(), "112-113");
+  Placement none = place(t, {.np = 2, .bind = BindTo::kNone});
+  EXPECT_FALSE(none.ranks[0].cpus.has_value());
+  EXPECT_EQ(none.ranks[1].gpus, std::vector<int>{1});
+}
+
+TEST(GpuPlacement, OversubscriptionIsStillTracked) {
+  topo::Topology t = load_fixture(topo::kGpuNic);  // 8 cores, one GPU
+  Placement fits = place(t, {.np = 8});
+  EXPECT_FALSE(fits.oversubscribed);
+  Placement over = place(t, {.np = 9});
+  EXPECT_TRUE(over.oversubscribed);
+  EXPECT_EQ(over.ranks[8].cpus->to_string(), "0-15");  // still bound to the NUMA node
+  EXPECT_EQ(over.ranks[8].nic, 1);                     // mlx5_0, under the GPU's switch
+}
+
+TEST(GpuPlacement, FileTopologiesAreNotBound) {
+  topo::Topology t = load_fixture(topo::kDgx);
+  Placement p = place_ranks(t, {.np = 2});
+  EXPECT_FALSE(p.apply_binding);
+  EXPECT_FALSE(p.binding(0).has_value());
+  EXPECT_TRUE(p.ranks[0].cpus.has_value());  // computed, for --explain
+  EXPECT_EQ(p.cores, 112);                   // the file's cores, not this machine's
+}
+
+}  // namespace
+}  // namespace gpurun::launcher
