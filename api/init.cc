@@ -6,6 +6,7 @@
 #include <string>
 
 #include "api/call.h"
+#include "api/comm_build.h"
 #include "api/state.h"
 #include "api/wiring.h"
 #include "gpurun/build_config.h"
@@ -78,6 +79,9 @@ extern "C" int PMPI_Init_thread(int* /*argc*/, char*** /*argv*/, int required, i
 
 extern "C" int PMPI_Finalize(void) {
   GPURUN_API_ENTER("MPI_Finalize");
+  // MPI_COMM_SELF's attributes go first, last set first: their delete callbacks may still
+  // use MPI (the standard's hook for libraries that must clean up before MPI ends).
+  if (int rc = finalize_communicators(); rc != MPI_SUCCESS) return rc;
   ProcessState& s = state();
   drain(s);
   gpurun::Status st = s.bootstrap->finalize();

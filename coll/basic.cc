@@ -23,8 +23,8 @@ namespace gpurun::coll {
 namespace {
 
 const core::Datatype& byte_type() {
-  static const auto* type = new std::shared_ptr<core::Datatype>(
-      core::Datatype::predefined(core::BasicType::kByte, 1, "MPI_BYTE"));
+  static const auto* type =
+      new core::DatatypeRef(core::Datatype::predefined(core::BasicType::kByte, 1, "MPI_BYTE"));
   return **type;
 }
 
