@@ -172,7 +172,6 @@ int start_mrecv(const Call& call, const MrecvCall& a, MessageEntry* entry,
     pml.requests().release(r);
     return raise_status(call, comm, st);
   }
-  hold_datatype(r);
   *out = r;
   return MPI_SUCCESS;
 }

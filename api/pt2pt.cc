@@ -43,7 +43,6 @@ int send(const Call& call, const SendCall& a) {
     pml.requests().release(r);
     return raise_status(call, a.comm, st);
   }
-  hold_datatype(r);
   wait_for(r);
   MPI_Request handle = MPI_REQUEST_NULL;
   return collect(call, r, &handle, MPI_STATUS_IGNORE);
@@ -65,7 +64,6 @@ int isend(const Call& call, const SendCall& a, MPI_Request* request) {
     pml.requests().release(r);
     return raise_status(call, a.comm, st);
   }
-  hold_datatype(r);
   *request = handle_of(r);
   return MPI_SUCCESS;
 }
@@ -85,7 +83,6 @@ int recv(const Call& call, const RecvCall& a, MPI_Status* status) {
     pml.requests().release(r);
     return raise_status(call, a.comm, st);
   }
-  hold_datatype(r);
   if (!r->complete()) wait_for(r);
   MPI_Request handle = MPI_REQUEST_NULL;
   return collect(call, r, &handle, status);
@@ -107,7 +104,6 @@ int irecv(const Call& call, const RecvCall& a, MPI_Request* request) {
     pml.requests().release(r);
     return raise_status(call, a.comm, st);
   }
-  hold_datatype(r);
   *request = handle_of(r);
   return MPI_SUCCESS;
 }

@@ -53,16 +53,18 @@ void set_status_bytes(MPI_Status* status, std::uint64_t bytes) {
 }
 
 namespace {
-bool counted(const core::Datatype* type) { return type != nullptr && !type->predefined(); }
+// Only persistent requests hold a reference of their own; predefined types are never counted.
+bool counted(const core::Request* r) {
+  return r->persistent && r->datatype != nullptr && !r->datatype->predefined();
+}
 
 void drop_datatype(core::Request* r) {
-  if (counted(r->datatype)) r->datatype->release();
-  r->datatype = nullptr;
+  if (counted(r)) r->datatype->release();
 }
 }  // namespace
 
 void hold_datatype(core::Request* r) {
-  if (counted(r->datatype)) r->datatype->retain();
+  if (counted(r)) r->datatype->retain();
 }
 
 void release_request(core::Request* r) {
@@ -72,7 +74,7 @@ void release_request(core::Request* r) {
 
 void orphan_request(core::Request* r) {
   // The pml runs on_complete, then returns an orphan to its pool.
-  r->on_complete = drop_datatype;
+  if (r->persistent) r->on_complete = drop_datatype;
   r->orphan = true;
 }
 

@@ -30,12 +30,11 @@ void write_empty_status(MPI_Status* status);
 std::uint64_t status_bytes(const MPI_Status& status);
 void set_status_bytes(MPI_Status* status, std::uint64_t bytes);
 
-// Datatype lifetimes: a request moving user data holds a reference on its datatype from the
-// start of its operation until the request is freed, so that MPI_Type_free of a type in use is
-// safe. hold_datatype takes it (after the pml or an *_init call set r->datatype);
+// Datatype lifetimes: the pml holds a reference on an operation's datatype while the operation
+// runs; a persistent request holds one more from its *_init call until it is freed, so that
+// MPI_Type_free right after MPI_Send_init is safe. hold_datatype takes that reference;
 // release_request drops it and returns the request to the pool; a request freed by the user
-// while in flight (orphan) drops it when it completes (orphan_request). Predefined types are
-// never counted (they live for the whole process).
+// while in flight (orphan_request) drops it when it completes.
 void hold_datatype(core::Request* r);
 void release_request(core::Request* r);
 // Makes `r` go by itself when its operation completes (MPI_Request_free of a request in flight).

@@ -55,7 +55,6 @@ int start_op(const Call& call, MPI_Comm comm, Start&& op, core::Request** out) {
     pml.requests().release(r);
     return raise_status(call, comm, st);
   }
-  hold_datatype(r);
   *out = r;
   return MPI_SUCCESS;
 }
