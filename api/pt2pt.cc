@@ -76,16 +76,15 @@ int recv(const Call& call, const RecvCall& a, MPI_Status* status) {
     write_status(status, proc_null_status());
     return MPI_SUCCESS;
   }
-  pml::Pml& pml = the_pml();
-  core::Request* r = pml.requests().allocate();
-  Status st = pml.irecv(recv_args(a, res), r);
-  if (!st.ok()) {
-    pml.requests().release(r);
-    return raise_status(call, a.comm, st);
-  }
-  if (!r->complete()) wait_for(r);
-  MPI_Request handle = MPI_REQUEST_NULL;
-  return collect(call, r, &handle, status);
+  // A blocking receive needs no handle: its request lives on the stack, no pool round trip.
+  core::Request r;
+  Status st = the_pml().irecv(recv_args(a, res), &r);
+  if (!st.ok()) return raise_status(call, a.comm, st);
+  if (!r.complete()) wait_for(&r);
+  write_status(status, r.status);
+  if (r.status.error == ErrorCode::kOk) [[likely]]
+    return MPI_SUCCESS;
+  return raise_request(call, &r);
 }
 
 int irecv(const Call& call, const RecvCall& a, MPI_Request* request) {
