@@ -111,8 +111,11 @@ bool on_one_host(const core::Communicator& comm) {
   return true;
 }
 
-int run_blocking(const Call& call, MPI_Comm comm, coll::Operation& operation,
-                 const coll::Args& args, MPI_Datatype type_handle) {
+int run_blocking(const Call& call, MPI_Comm comm, const coll::Args& args,
+                 MPI_Datatype type_handle) {
+  Result<coll::Operation*> made = coll::blocking_operation(args);
+  if (!made.ok()) return raise_status(call, comm, made.status());
+  coll::Operation& operation = **made;
   TypeHandleScope scope(args.type, type_handle);
   if (Status st = operation.start(); !st.ok()) return raise_status(call, comm, st);
   wait_until([&operation] { return operation.progress(); });
@@ -139,11 +142,10 @@ int run_collective(const Call& call, MPI_Comm comm, CommEntry& entry, coll::Args
   args.pml = &the_pml();
   args.comm = entry.comm.get();
   args.one_host = on_one_host(*args.comm);
+  if (form.kind == CollForm::Kind::kBlocking) return run_blocking(call, comm, args, type_handle);
   if (form.kind == CollForm::Kind::kPersistent) reclaim_persistent();
   Result<std::unique_ptr<coll::Operation>> made = coll::create(args);
   if (!made.ok()) return raise_status(call, comm, made.status());
-  if (form.kind == CollForm::Kind::kBlocking)
-    return run_blocking(call, comm, **made, args, type_handle);
 
   auto rec = std::make_unique<Record>();
   rec->operation = std::move(made).value();

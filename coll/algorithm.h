@@ -126,6 +126,11 @@ class Operation {
   virtual bool progress() = 0;
   // After completion: why it failed (ok when it succeeded).
   virtual Status status() const { return ok_status(); }
+  // Blocking calls keep their last operation per communicator and collective and offer it the
+  // next call: true when this operation (complete) will run `args` as it is (the same
+  // buffers, counts, types, op and root; usually the same call in a loop) after taking
+  // args.tag, so the engine starts it again instead of creating another. Default: never.
+  virtual bool rearm(const Args& /*args*/) { return false; }
 };
 
 struct Algorithm {

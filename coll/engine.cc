@@ -16,12 +16,19 @@ namespace {
 
 constexpr std::size_t kCollectives = static_cast<std::size_t>(Collective::kCount);
 
+// The last operation of a blocking call, for the next one (blocking_operation()).
+struct BlockingSlot {
+  const Algorithm* algorithm = nullptr;
+  std::unique_ptr<Operation> operation;
+};
+
 struct CommState {
   const core::Communicator* comm = nullptr;
   int size = 0;
   bool one_host = true;
   std::array<std::optional<std::vector<Candidate>>, kCollectives> candidates;
   std::array<std::uint64_t, kCollectives> logged{};  // size buckets whose decision was logged
+  std::array<BlockingSlot, kCollectives> blocking;
 };
 
 std::string forced_knob(Collective collective) {
@@ -34,6 +41,10 @@ struct Engine {
   std::optional<TuningTable> table;
   std::optional<Selector> selector;
   std::unordered_map<std::uint32_t, CommState> comms;
+  // The state looked up last (calls in a loop go to one communicator); elements of an
+  // unordered_map stay where they are until erased.
+  std::uint32_t last_context = 0;
+  CommState* last_state = nullptr;
 
   Status load_table() {
     if (table_loaded) return table_status;
@@ -51,7 +62,12 @@ struct Engine {
   }
 
   CommState& state_of(const Args& args) {
-    CommState& s = comms[args.comm->context_id()];
+    std::uint32_t context = args.comm->context_id();
+    if (last_state == nullptr || last_context != context) {
+      last_state = &comms[context];
+      last_context = context;
+    }
+    CommState& s = *last_state;
     if (s.comm != args.comm || s.size != args.comm->size() || s.one_host != args.one_host) {
       s = CommState{};
       s.comm = args.comm;
@@ -117,10 +133,9 @@ std::int64_t selection_bytes(const Args& a) {
   }
 }
 
-Result<const Algorithm*> select(const Args& args) {
-  Engine& e = engine();
-  GPURUN_TRY(e.load_table());
-  CommState& s = e.state_of(args);
+namespace {
+
+Result<const Algorithm*> select_in(Engine& e, CommState& s, const Args& args) {
   auto& candidates = s.candidates[static_cast<std::size_t>(args.collective)];
   if (!candidates) candidates = e.selector->candidates(args.collective, s.size, s.one_host);
   std::int64_t bytes = selection_bytes(args);
@@ -129,16 +144,43 @@ Result<const Algorithm*> select(const Args& args) {
   return a;
 }
 
+}  // namespace
+
+Result<const Algorithm*> select(const Args& args) {
+  Engine& e = engine();
+  GPURUN_TRY(e.load_table());
+  return select_in(e, e.state_of(args), args);
+}
+
 Result<std::unique_ptr<Operation>> create(const Args& args) {
   GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select(args));
   return a->create(args);
 }
 
-void forget_comm(std::uint32_t context_id) { engine().comms.erase(context_id); }
+Result<Operation*> blocking_operation(const Args& args) {
+  Engine& e = engine();
+  GPURUN_TRY(e.load_table());
+  CommState& s = e.state_of(args);
+  GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select_in(e, s, args));
+  BlockingSlot& slot = s.blocking[static_cast<std::size_t>(args.collective)];
+  if (slot.algorithm == a && slot.operation && slot.operation->rearm(args))
+    return slot.operation.get();
+  slot.operation.reset();  // its scratch goes back to the pool first
+  GPURUN_ASSIGN_OR_RETURN(slot.operation, a->create(args));
+  slot.algorithm = a;
+  return slot.operation.get();
+}
+
+void forget_comm(std::uint32_t context_id) {
+  Engine& e = engine();
+  e.comms.erase(context_id);
+  e.last_state = nullptr;
+}
 
 void reset_engine() {
   Engine& e = engine();
   e.comms.clear();
+  e.last_state = nullptr;
   e.selector.reset();
   e.table.reset();
   e.table_loaded = false;

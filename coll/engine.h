@@ -31,6 +31,11 @@ std::int64_t selection_bytes(const Args& args);
 Result<const Algorithm*> select(const Args& args);
 // The operation of the selected algorithm for `args`, not started.
 Result<std::unique_ptr<Operation>> create(const Args& args);
+// The same for a blocking call: the engine keeps the operation (one per communicator and
+// collective) and offers it to the next blocking call (Operation::rearm), so that a call
+// repeated with the same arguments builds nothing. Valid until the next blocking call of this
+// collective on this communicator; the caller runs it to completion before that.
+Result<Operation*> blocking_operation(const Args& args);
 
 // Drops the state of the communicator with `context_id` (it is being freed).
 void forget_comm(std::uint32_t context_id);

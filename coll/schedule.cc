@@ -80,6 +80,40 @@ Status copy_data(const Buf& from, const Buf& to) {
   return ok_status();
 }
 
+// What a schedule was built for, as far as running it again for another call goes: the
+// call's scalars (the v and w forms' arrays are not kept, so those never rearm).
+struct Signature {
+  Collective collective = Collective::kBarrier;
+  const core::Communicator* comm = nullptr;
+  const void* sendbuf = nullptr;
+  const void* recvbuf = nullptr;
+  bool in_place = false;
+  std::int64_t count = 0, recvcount = 0;
+  const core::Datatype* type = nullptr;
+  const core::Datatype* recvtype = nullptr;
+  const core::Op* op = nullptr;
+  int root = 0;
+  accel::MemoryKind memory = accel::MemoryKind::kHost;
+  bool has_arrays = false;
+
+  explicit Signature(const Args& a)
+      : collective(a.collective),
+        comm(a.comm),
+        sendbuf(a.sendbuf),
+        recvbuf(a.recvbuf),
+        in_place(a.in_place),
+        count(a.count),
+        recvcount(a.recvcount),
+        type(a.type),
+        recvtype(a.recvtype),
+        op(a.op),
+        root(a.root),
+        memory(a.memory),
+        has_arrays(a.sendcounts != nullptr || a.recvcounts != nullptr || a.sdispls != nullptr ||
+                   a.rdispls != nullptr || a.sendtypes != nullptr || a.recvtypes != nullptr) {}
+  bool operator==(const Signature&) const = default;
+};
+
 class Schedule final : public Operation {
  public:
   Schedule(const Args& args, std::vector<Step> messages, std::vector<Step> locals,
@@ -87,6 +121,7 @@ class Schedule final : public Operation {
       : pml_(args.pml),
         comm_(args.comm),
         tag_(args.tag),
+        signature_(args),
         messages_(std::move(messages)),
         locals_(std::move(locals)),
         rounds_(std::move(rounds)) {}
@@ -114,6 +149,13 @@ class Schedule final : public Operation {
 
   Status status() const override { return status_; }
 
+  bool rearm(const Args& args) override {
+    if (!done_ || comm_ == nullptr || signature_.has_arrays || !(Signature(args) == signature_))
+      return false;
+    tag_ = args.tag;
+    return true;
+  }
+
  private:
   enum class Phase : std::uint8_t { kPost, kLocal, kSends };
 
@@ -129,6 +171,7 @@ class Schedule final : public Operation {
   pml::Pml* pml_;
   const core::Communicator* comm_;
   int tag_;
+  Signature signature_;
   std::vector<Step> messages_;
   std::vector<Step> locals_;
   std::vector<Round> rounds_;

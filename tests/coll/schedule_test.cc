@@ -9,6 +9,7 @@
 #include <numeric>
 #include <vector>
 
+#include "coll/engine.h"
 #include "coll/scratch.h"
 #include "runtime/core/datatype_build.h"
 #include "tests/coll/coll_job.h"
@@ -220,6 +221,70 @@ TEST(Schedule, KeepsItsTypesAliveAfterTheCallerDropsThem) {
   EXPECT_EQ(dst, src);
   ops.clear();
   EXPECT_EQ(core::Datatype::live(), before);
+}
+
+TEST(Schedule, RearmsOnlyForTheSameCallWithItsNewTag) {
+  // Two ranks exchange through a schedule built for tag 5; rearmed with tag 6 for the same
+  // buffers it runs again (and its messages carry tag 6: a receive posted for tag 6 gets them).
+  Job job(2);
+  std::vector<int> a{1, 2}, b(2, 0);
+  Args a0 = job.args(0, Collective::kAllreduce, 5), a1 = job.args(1, Collective::kAllreduce, 5);
+  a0.sendbuf = a.data();
+  a1.recvbuf = b.data();
+  ScheduleBuilder b0(a0), b1(a1);
+  b0.send(1, ints(a));
+  b1.recv(0, ints(b));
+  std::vector<std::unique_ptr<Operation>> ops(2);
+  ops[0] = built(b0);
+  ops[1] = built(b1);
+  ASSERT_TRUE(job.run(ops));
+  Args next0 = a0, next1 = a1;
+  next0.tag = next1.tag = 6;
+  ASSERT_TRUE(ops[0]->rearm(next0));
+  ASSERT_TRUE(ops[1]->rearm(next1));
+  a = {3, 4};
+  ASSERT_TRUE(job.run(ops));
+  EXPECT_EQ(b, a);
+  std::vector<int> other(2);
+  Args moved = a1;
+  moved.recvbuf = other.data();
+  EXPECT_FALSE(ops[1]->rearm(moved)) << "another buffer";
+  Args recount = a1;
+  recount.count = 3;
+  EXPECT_FALSE(ops[1]->rearm(recount)) << "another count";
+  std::int64_t counts[2] = {1, 1};
+  Args v = a1;
+  v.recvcounts = counts;
+  EXPECT_FALSE(ops[1]->rearm(v)) << "per-rank arrays are not kept";
+  ASSERT_TRUE(ops[1]->start().ok());
+  EXPECT_FALSE(ops[1]->rearm(a1)) << "still running";
+}
+
+TEST(Engine, BlockingCallsReuseTheirOperationForTheSameArguments) {
+  Job job(1);
+  std::vector<int> in{7}, out{0}, out2{0};
+  Args a = job.args(0, Collective::kAllreduce, 1);
+  a.sendbuf = in.data();
+  a.recvbuf = out.data();
+  a.count = 1;
+  a.type = &int32();
+  a.op = &core::Op::predefined(core::OpKind::kSum);
+  auto first = blocking_operation(a);
+  ASSERT_TRUE(first.ok()) << first.status().to_string();
+  ASSERT_TRUE(first.value()->start().ok());
+  EXPECT_TRUE(first.value()->progress());
+  EXPECT_EQ(out[0], 7);
+  a.tag = 2;
+  auto again = blocking_operation(a);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again.value(), first.value());
+  a.recvbuf = out2.data();
+  auto other = blocking_operation(a);
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE(other.value()->start().ok());
+  EXPECT_TRUE(other.value()->progress());
+  EXPECT_EQ(out2[0], 7);
+  forget_comm(job.comm(0)->context_id());
 }
 
 TEST(ScratchPool, BlocksComeBackForReuse) {
