@@ -37,39 +37,52 @@ struct Side {
   std::vector<const core::Datatype*> resolved;  // alltoallw: per-rank types
 };
 
-std::string named(const char* side, const char* what) { return std::string(side) + what; }
+// The names of one side's arguments, for messages.
+struct Names {
+  const char* buf;
+  const char* count;
+  const char* counts;
+  const char* arrays;  // when one of the arrays is missing
+  const char* type;
+  const char* types;
+};
+constexpr Names kSend{"sendbuf",  "sendcount", "sendcounts", "sendcounts, sdispls or sendtypes",
+                      "sendtype", "sendtypes"};
+constexpr Names kRecv{"recvbuf",  "recvcount", "recvcounts", "recvcounts, rdispls or recvtypes",
+                      "recvtype", "recvtypes"};
+
+// alltoallw: each rank's type, valid and committed where its count is not 0.
+int check_types(const Call& call, MPI_Comm comm, Side& s, int n, const Names& name) {
+  s.resolved.assign(n, &coll::byte_type());  // moves nothing where the count is 0
+  for (int i = 0; i < n; ++i) {
+    if (s.counts[i] == 0) continue;
+    const core::Datatype* t = find_datatype(s.types[i]);
+    if (t == nullptr || !t->committed()) {
+      std::string what = std::string(name.types) + "[" + std::to_string(i) + "]";
+      return check_type(call, comm, s.types[i], what.c_str(), &t);
+    }
+    s.resolved[i] = t;
+    GPURUN_COLL_TRY(check_buffer(call, comm, s.buf, s.counts[i], t, name.buf));
+  }
+  return MPI_SUCCESS;
+}
 
 // Checks counts, displacements and types of one side of `n` ranks; sets *type (alltoall(v)).
 int check_side(const Call& call, MPI_Comm comm, Collective collective, Side& s, int n,
-               const char* side, const core::Datatype** type) {
+               const Names& name, const core::Datatype** type) {
   std::int64_t total = s.count * n;
   if (collective != Collective::kAlltoall) {
-    if (!s.arrays_given) {
-      return raise(call, comm, MPI_ERR_ARG,
-                   "argument %scounts, %sdispls or %stypes is a null "
-                   "pointer",
-                   side, side[0] == 's' ? "s" : "r", side);
-    }
-    GPURUN_COLL_TRY(check_counts(call, comm, s.counts.data(), n, named(side, "counts").c_str()));
+    if (!s.arrays_given)
+      return raise(call, comm, MPI_ERR_ARG, "argument %s is a null pointer", name.arrays);
+    GPURUN_COLL_TRY(check_counts(call, comm, s.counts.data(), n, name.counts));
     total = 0;
     for (std::int64_t c : s.counts) total += c;
   } else {
-    GPURUN_COLL_TRY(check_count(call, comm, s.count, named(side, "count").c_str()));
+    GPURUN_COLL_TRY(check_count(call, comm, s.count, name.count));
   }
-  if (collective != Collective::kAlltoallw) {
-    GPURUN_COLL_TRY(check_type(call, comm, s.type, named(side, "type").c_str(), type));
-    return check_buffer(call, comm, s.buf, total, *type, named(side, "buf").c_str());
-  }
-  s.resolved.resize(n);
-  for (int i = 0; i < n; ++i) {
-    std::string what = named(side, "types[") + std::to_string(i) + "]";
-    s.resolved[i] = &coll::byte_type();  // moves nothing where the count is 0
-    if (s.counts[i] == 0) continue;
-    GPURUN_COLL_TRY(check_type(call, comm, s.types[i], what.c_str(), &s.resolved[i]));
-    GPURUN_COLL_TRY(
-        check_buffer(call, comm, s.buf, s.counts[i], s.resolved[i], named(side, "buf").c_str()));
-  }
-  return MPI_SUCCESS;
+  if (collective == Collective::kAlltoallw) return check_types(call, comm, s, n, name);
+  GPURUN_COLL_TRY(check_type(call, comm, s.type, name.type, type));
+  return check_buffer(call, comm, s.buf, total, *type, name.buf);
 }
 
 int alltoall(const Call& call, Collective collective, Side& send, Side& recv, MPI_Comm comm,
@@ -80,10 +93,10 @@ int alltoall(const Call& call, Collective collective, Side& send, Side& recv, MP
   bool in_place = send.buf == MPI_IN_PLACE;
   GPURUN_COLL_TRY(check_not_in_place(call, comm, recv.buf, "recvbuf", ""));
   coll::Args args{.collective = collective, .in_place = in_place};
-  GPURUN_COLL_TRY(check_side(call, comm, collective, recv, p, "recv", &args.recvtype));
+  GPURUN_COLL_TRY(check_side(call, comm, collective, recv, p, kRecv, &args.recvtype));
   Side& from = in_place ? recv : send;
   if (!in_place)
-    GPURUN_COLL_TRY(check_side(call, comm, collective, send, p, "send", &args.type));
+    GPURUN_COLL_TRY(check_side(call, comm, collective, send, p, kSend, &args.type));
   else
     args.type = args.recvtype;
   args.sendbuf = in_place ? recv.buf : send.buf;

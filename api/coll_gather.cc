@@ -25,27 +25,35 @@ struct Side {
   const std::int64_t* displs = nullptr;
 };
 
+// The names of one side's arguments, for messages.
+struct Names {
+  const char* buf;
+  const char* count;
+  const char* counts;
+  const char* displs;
+  const char* type;
+};
+constexpr Names kSend{"sendbuf", "sendcount", "sendcounts", "displs", "sendtype"};
+constexpr Names kRecv{"recvbuf", "recvcount", "recvcounts", "displs", "recvtype"};
+
 // Checks a side that moves data: count (or counts and displacements of `n` ranks), datatype,
-// buffer (`what` names them: "send" or "recv"). Sets *type.
-int check_side(const Call& call, MPI_Comm comm, const Side& s, bool v, int n, const char* what,
+// buffer. Sets *type.
+int check_side(const Call& call, MPI_Comm comm, const Side& s, bool v, int n, const Names& name,
                const core::Datatype** type) {
-  std::string counts = std::string(what) + "counts", displs = "displs";
-  std::string count = std::string(what) + "count", buf = std::string(what) + "buf";
   std::int64_t total = s.count;
   if (v) {
     if (s.counts == nullptr || s.displs == nullptr) {
       return raise(call, comm, MPI_ERR_ARG, "argument %s is a null pointer",
-                   s.counts == nullptr ? counts.c_str() : displs.c_str());
+                   s.counts == nullptr ? name.counts : name.displs);
     }
-    GPURUN_COLL_TRY(check_counts(call, comm, s.counts, n, counts.c_str()));
+    GPURUN_COLL_TRY(check_counts(call, comm, s.counts, n, name.counts));
     total = 0;
     for (int i = 0; i < n; ++i) total += s.counts[i];
   } else {
-    GPURUN_COLL_TRY(check_count(call, comm, s.count, count.c_str()));
+    GPURUN_COLL_TRY(check_count(call, comm, s.count, name.count));
   }
-  std::string type_name = std::string(what) + "type";
-  GPURUN_COLL_TRY(check_type(call, comm, s.type, type_name.c_str(), type));
-  return check_buffer(call, comm, s.buf, total, *type, buf.c_str());
+  GPURUN_COLL_TRY(check_type(call, comm, s.type, name.type, type));
+  return check_buffer(call, comm, s.buf, total, *type, name.buf);
 }
 
 int bcast(const Call& call, void* buf, std::int64_t count, MPI_Datatype datatype, int root,
@@ -82,13 +90,13 @@ int gather(const Call& call, Collective collective, const Side& send, const Side
     GPURUN_COLL_TRY(check_not_in_place(call, comm, send.buf, "sendbuf", "at the root"));
   coll::Args args{.collective = collective, .in_place = in_place, .root = root};
   if (!in_place) {
-    GPURUN_COLL_TRY(check_side(call, comm, send, false, 0, "send", &args.type));
+    GPURUN_COLL_TRY(check_side(call, comm, send, false, 0, kSend, &args.type));
     args.sendbuf = send.buf;
     args.count = send.count;
   }
   if (receives) {
     GPURUN_COLL_TRY(check_not_in_place(call, comm, recv.buf, "recvbuf", ""));
-    GPURUN_COLL_TRY(check_side(call, comm, recv, v, entry->comm->size(), "recv", &args.recvtype));
+    GPURUN_COLL_TRY(check_side(call, comm, recv, v, entry->comm->size(), kRecv, &args.recvtype));
     args.recvbuf = const_cast<void*>(recv.buf);
     args.recvcount = recv.count;
     args.recvcounts = recv.counts;
@@ -112,14 +120,14 @@ int scatter(const Call& call, Collective collective, const Side& send, const Sid
   coll::Args args{.collective = collective, .in_place = in_place, .root = root};
   if (sends) {
     GPURUN_COLL_TRY(check_not_in_place(call, comm, send.buf, "sendbuf", ""));
-    GPURUN_COLL_TRY(check_side(call, comm, send, v, entry->comm->size(), "send", &args.type));
+    GPURUN_COLL_TRY(check_side(call, comm, send, v, entry->comm->size(), kSend, &args.type));
     args.sendbuf = send.buf;
     args.count = send.count;
     args.sendcounts = send.counts;
     args.sdispls = send.displs;
   }
   if (!in_place) {
-    GPURUN_COLL_TRY(check_side(call, comm, recv, false, 0, "recv", &args.recvtype));
+    GPURUN_COLL_TRY(check_side(call, comm, recv, false, 0, kRecv, &args.recvtype));
     args.recvbuf = const_cast<void*>(recv.buf);
     args.recvcount = recv.count;
   }
