@@ -8,7 +8,9 @@
 // partial result on the left), so non-commutative ops are right.
 // Requirements: none (any p, any op, any datatype).
 // Cost: (ceil(log2 p) + 2 [p not a power of two]) (alpha + n beta + n gamma). Latency-optimal
-// for small n; moves n per round, so large n wants reduce-scatter + allgather.
+// for small n; moves n per round, so large n wants reduce-scatter + allgather. With a
+// commutative op (not in place) the first exchange sends the input itself and receives into
+// the result, so the input is never copied first.
 #include "coll/algo/common.h"
 
 namespace gpurun::coll::algo {
@@ -18,40 +20,57 @@ namespace {
 int doubling_rank(int r, int rem) { return r < 2 * rem ? (r % 2 == 1 ? r / 2 : -1) : r - rem; }
 int real_rank(int d, int rem) { return d < rem ? 2 * d + 1 : d + rem; }
 
-// data = other op data with the lower rank's operand on the left; `tmp` holds `other`.
-void combine(ScheduleBuilder& b, const Buf& tmp, const Buf& data, bool other_is_lower) {
-  if (other_is_lower || b.args().op->commutative()) {
-    b.reduce(tmp, data);
-  } else {
-    b.reduce(data, tmp);
-    b.copy(tmp, data);
+// The rank's partial result: at first (a commutative op, not in place) still the send buffer,
+// which the first exchange reads directly, receiving the partner's data where the result goes;
+// after that, `data`, combined with what arrives in `tmp`.
+struct Partial {
+  ScheduleBuilder& b;
+  Buf data, tmp;  // tmp: made on first use
+  Buf mine;       // where the partial result is now
+  bool commutative;
+
+  // Receives `peer`'s partial result and combines it, lower rank on the left.
+  void combine_from(int peer) {
+    if (mine.base != data.base) {  // data = mine op peer's (commutative)
+      b.recv(peer, data);
+      b.reduce(mine, data);
+      mine = data;
+      return;
+    }
+    if (tmp.type == nullptr) tmp = b.scratch(data.count, *data.type);
+    b.recv(peer, tmp);
+    if (peer < b.rank() || commutative) {
+      b.reduce(tmp, data);
+    } else {
+      b.reduce(data, tmp);
+      b.copy(tmp, data);
+    }
   }
-}
+};
 
 Status plan(ScheduleBuilder& b) {
   const Args& a = b.args();
   const int p = b.size(), r = b.rank();
   Buf data = recv_buf(a, a.count, a.type);
-  if (!a.in_place) b.copy(send_buf(a, a.count), data);
+  bool direct = !a.in_place && a.op->commutative() && p > 1;
+  Partial x{b, data, Buf{}, direct ? send_buf(a, a.count) : data, a.op->commutative()};
+  if (!direct && !a.in_place) b.copy(send_buf(a, a.count), data);
   b.next_round();
   if (p == 1) return ok_status();
   const int rem = p - floor_pow2(p);
-  Buf tmp = b.scratch(a.count, *a.type);
   if (r < 2 * rem) {
     if (r % 2 == 0) {
-      b.send(r + 1, data);
+      b.send(r + 1, x.mine);
     } else {
-      b.recv(r - 1, tmp);
-      combine(b, tmp, data, true);
+      x.combine_from(r - 1);
     }
     b.next_round();
   }
   if (int d = doubling_rank(r, rem); d >= 0) {
     for (int mask = 1; mask < floor_pow2(p); mask <<= 1) {
       int peer = real_rank(d ^ mask, rem);
-      b.send(peer, data);
-      b.recv(peer, tmp);
-      combine(b, tmp, data, peer < r);
+      b.send(peer, x.mine);
+      x.combine_from(peer);
       b.next_round();
     }
   }

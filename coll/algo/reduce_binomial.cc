@@ -8,7 +8,10 @@
 // to the root (one more hop).
 // Requirements: none (any p, any op, any datatype).
 // Cost: ceil(log2 p) (alpha + n beta + n gamma), plus alpha + n beta for a non-commutative op
-// with a root other than 0. Scratch: up to 2 n per rank.
+// with a root other than 0. The first child's data is received where the partial result will
+// live (the root's receive buffer), so no rank copies its input first. Scratch: up to 2 n.
+#include <utility>
+
 #include "coll/algo/common.h"
 #include "coll/algo/phases.h"
 
@@ -21,31 +24,29 @@ void reduce_binomial(ScheduleBuilder& b, const Buf& in, const Buf& out, int root
   const int top = commutative ? root : 0;
   const int vr = (r - top + p) % p;
   const int parent = vr == 0 ? -1 : ((vr & (vr - 1)) + top) % p;
+  const bool final_root = r == root && top == root;
   Buf acc = in;  // the partial result; `in` itself is never written
-  bool writable = false;
-  if (r == root && top == root && commutative) {
-    if (in.base != out.base) b.copy(in, out);
-    b.next_round();
-    acc = out;
-    writable = true;
-  }
-  Buf tmp, spare;
+  bool writable = final_root && commutative && in.base == out.base;  // in place: acc is out
+  Buf tmp;
   for (int m = 1; m < p && (vr & m) == 0; m <<= 1) {
     if (vr + m >= p) continue;
-    if (tmp.type == nullptr) tmp = b.scratch(in.count, *in.type);
-    b.recv((vr + m + top) % p, tmp);
-    if (writable && commutative) {
-      b.reduce(tmp, acc);
-    } else {
-      b.reduce(acc, tmp);  // acc holds the lower ranks
-      Buf old = acc;
-      acc = tmp;
-      if (writable) {
-        tmp = old;
-      } else {
-        tmp = spare.type != nullptr ? spare : (spare = b.scratch(in.count, *in.type));
-      }
+    int child = (vr + m + top) % p;
+    if (!writable) {
+      // The first child's data goes straight where the result will be: dest = in op child.
+      Buf dest = final_root && in.base != out.base ? out : b.scratch(in.count, *in.type);
+      b.recv(child, dest);
+      b.reduce(acc, dest);
+      acc = dest;
       writable = true;
+    } else {
+      if (tmp.type == nullptr) tmp = b.scratch(in.count, *in.type);
+      b.recv(child, tmp);
+      if (commutative) {
+        b.reduce(tmp, acc);
+      } else {
+        b.reduce(acc, tmp);  // acc holds the lower ranks
+        std::swap(acc, tmp);
+      }
     }
     b.next_round();
   }
