@@ -13,6 +13,7 @@
 
 #include "api/coll.h"
 #include "api/info.h"
+#include "api/memory.h"
 #include "api/ops.h"
 #include "api/requests.h"
 #include "coll/engine.h"
@@ -142,6 +143,10 @@ int run_collective(const Call& call, MPI_Comm comm, CommEntry& entry, coll::Args
   args.pml = &the_pml();
   args.comm = entry.comm.get();
   args.one_host = on_one_host(*args.comm);
+  // One kind for the call: device memory if either buffer is (algorithms say what they take).
+  args.memory = memory_of(args.recvbuf);
+  if (args.memory == accel::MemoryKind::kHost && args.sendbuf != args.recvbuf)
+    args.memory = memory_of(args.sendbuf);
   if (form.kind == CollForm::Kind::kBlocking) return run_blocking(call, comm, args, type_handle);
   if (form.kind == CollForm::Kind::kPersistent) reclaim_persistent();
   Result<std::unique_ptr<coll::Operation>> made = coll::create(args);

@@ -89,7 +89,7 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(allreduce_recursive_doubling, .name = "recursive_doubling",
                           .collective = ::gpurun::coll::Collective::kAllreduce,
-                          .usable = ::gpurun::coll::algo::always,
+                          .usable = ::gpurun::coll::algo::on_host,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
                           .summary =
                               "recursive doubling, non-powers of two folded; "

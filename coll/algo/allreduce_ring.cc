@@ -13,7 +13,7 @@
 namespace gpurun::coll::algo {
 namespace {
 
-bool commutative(const Args& a) { return a.op != nullptr && a.op->commutative(); }
+bool usable(const Args& a) { return on_host(a) && a.op != nullptr && a.op->commutative(); }
 
 // Block i of `whole` (count elements): the first count % p blocks hold one element more.
 Buf block_of(const Buf& whole, int i, int p) {
@@ -60,7 +60,7 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(allreduce_ring, .name = "ring",
                           .collective = ::gpurun::coll::Collective::kAllreduce,
-                          .usable = ::gpurun::coll::algo::commutative,
+                          .usable = ::gpurun::coll::algo::usable,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
                           .summary =
                               "ring reduce-scatter + ring allgather, commutative ops; "

@@ -35,6 +35,6 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(bcast_binomial, .name = "binomial",
                           .collective = ::gpurun::coll::Collective::kBcast,
-                          .usable = ::gpurun::coll::algo::always,
+                          .usable = ::gpurun::coll::algo::on_host,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
                           .summary = "binomial tree; ceil(log2 p)(alpha + n beta)")

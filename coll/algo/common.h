@@ -30,7 +30,9 @@ Result<std::unique_ptr<Operation>> create_with(const Args& args) {
   return b.build();
 }
 
-inline bool always(const Args&) { return true; }
+// The algorithms here compute on the host (reduce and copy steps touch the buffers): they
+// take host memory only. Device buffers need an algorithm that stages or reduces on the device.
+inline bool on_host(const Args& a) { return a.memory == accel::MemoryKind::kHost; }
 
 // Largest power of two not above n (n >= 1).
 inline int floor_pow2(int n) { return static_cast<int>(std::bit_floor(static_cast<unsigned>(n))); }

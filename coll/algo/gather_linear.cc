@@ -37,11 +37,11 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(
     gather_linear, .name = "linear", .collective = ::gpurun::coll::Collective::kGather,
-    .usable = ::gpurun::coll::algo::always,
+    .usable = ::gpurun::coll::algo::on_host,
     .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
     .summary = "each rank sends to the root; (p-1)(alpha + n beta) at the root")
 GPURUN_REGISTER_ALGORITHM(gatherv_linear, .name = "linear",
                           .collective = ::gpurun::coll::Collective::kGatherv,
-                          .usable = ::gpurun::coll::algo::always,
+                          .usable = ::gpurun::coll::algo::on_host,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
                           .summary = "each rank sends to the root; (p-1) alpha + sum(n_i) beta")

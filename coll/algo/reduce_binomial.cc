@@ -76,6 +76,6 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(reduce_binomial, .name = "binomial",
                           .collective = ::gpurun::coll::Collective::kReduce,
-                          .usable = ::gpurun::coll::algo::always,
+                          .usable = ::gpurun::coll::algo::on_host,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
                           .summary = "binomial tree; ceil(log2 p)(alpha + n beta + n gamma)")

@@ -38,11 +38,11 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(scatter_linear, .name = "linear",
                           .collective = ::gpurun::coll::Collective::kScatter,
-                          .usable = ::gpurun::coll::algo::always,
+                          .usable = ::gpurun::coll::algo::on_host,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
                           .summary = "root sends to each rank; (p-1)(alpha + n beta) at the root")
 GPURUN_REGISTER_ALGORITHM(scatterv_linear, .name = "linear",
                           .collective = ::gpurun::coll::Collective::kScatterv,
-                          .usable = ::gpurun::coll::algo::always,
+                          .usable = ::gpurun::coll::algo::on_host,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
                           .summary = "root sends to each rank; (p-1) alpha + sum(n_i) beta")

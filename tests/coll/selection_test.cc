@@ -301,6 +301,30 @@ TEST(Engine, InfoListsEveryAlgorithmWithItsSummary) {
   EXPECT_NE(text.find("recursive_doubling"), std::string::npos);
 }
 
+TEST(Engine, DeviceBuffersAreRefusedClearlyByHostAlgorithms) {
+  // Every algorithm registered here computes on the host: a device buffer has none to run it
+  // until a device-capable one registers, and the call says so rather than touching it.
+  Call call(4);
+  call.args.collective = Collective::kAllreduce;
+  call.args.memory = accel::MemoryKind::kCudaDevice;
+  auto int32 = core::Datatype::predefined(core::BasicType::kInt32, 4, "MPI_INT");
+  call.args.type = int32.get();
+  call.args.count = 4;
+  call.args.op = &core::Op::predefined(core::OpKind::kSum);
+  reset_engine();
+  ::testing::internal::CaptureStderr();
+  auto a = select(call.args);
+  ::testing::internal::GetCapturedStderr();
+  bool device_capable = false;
+  for (const Algorithm* x : Registry::of(Collective::kAllreduce))
+    device_capable |= x->usable == nullptr || x->usable(call.args);
+  if (device_capable) GTEST_SKIP() << "a device-capable allreduce is registered";
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(a.status().to_string().find("allreduce"), std::string::npos);
+  reset_engine();
+}
+
 TEST(Engine, SelectionBytesAreTheSameOnEveryRank) {
   core::Communicator comm(core::Group::identity(3), 1, 5);
   auto int32 = core::Datatype::predefined(core::BasicType::kInt32, 4, "MPI_INT");
