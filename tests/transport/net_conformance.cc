@@ -243,6 +243,23 @@ TEST_P(NetConformance, BulkBothWays) {
   }
 }
 
+// An offer completes only once its receiver took the data: a synchronous send relies on it.
+TEST_P(NetConformance, OfferCompletesOnlyAfterPull) {
+  NetPair pair(GetParam());
+  for (std::size_t size : {std::size_t{1}, std::size_t{16384}, std::size_t{1 << 20}}) {
+    std::vector<std::byte> src = pattern(size, 4), dst(size);
+    Done offered, pulled;
+    auto cookie = pair.to_peer(0).offer(contiguous(src, size), offered.completion());
+    ASSERT_TRUE(cookie.ok());
+    BulkCookie k = exchange_cookie(pair, 0, *cookie);
+    for (int i = 0; i < 20000; ++i) pair.progress();
+    EXPECT_FALSE(offered.called) << size << " bytes: done before the receiver pulled";
+    ASSERT_TRUE(pair.to_peer(1).pull(k, contiguous(dst, size), pulled.completion()).ok());
+    ASSERT_TRUE(pair.progress_until([&] { return offered.called && pulled.called; }));
+    EXPECT_EQ(dst, src);
+  }
+}
+
 // Non-contiguous on either side goes through pack/unpack by offset.
 TEST_P(NetConformance, BulkNonContiguous) {
   NetPair pair(GetParam());

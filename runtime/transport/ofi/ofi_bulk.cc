@@ -1,4 +1,6 @@
-// Bulk data on ofi: one tagged message per offer, sent at once; the pull posts its receive.
+// Bulk data on ofi, moved when the receiver asks: offer() records, pull() posts the receive
+// and sends a CTS, the sender's answer is one tagged message into the posted buffer.
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -7,6 +9,15 @@
 
 namespace gpurun::transport::ofi {
 namespace {
+
+// Transport control packets (types at or above kTransportTypes).
+constexpr std::uint8_t kCts = kTransportTypes;  // receiver -> sender: send offer `id`
+
+struct CtsPayload {
+  std::uint32_t id;
+  std::uint32_t reserved;
+  std::uint64_t wanted;  // bytes the receiver takes (a truncating receive wants fewer)
+};
 
 Status host_only(const Data& data, int peer) {
   if (accel::is_host(data.kind)) return ok_status();
@@ -28,16 +39,8 @@ Result<BulkCookie> OfiEndpoint::offer(const Data& data, Completion done) {
   op->done = done;
   op->length = data.size;
   op->tag = t.bulk_tag(t.config_.rank, next_offer_);
-  if (data.contiguous == nullptr && data.size > 0) {
-    op->bounce.resize(data.size);
-    data.pack(data.context, 0, op->bounce.data(), data.size);
-  }
-  Status st = t.start_bulk(op);
-  if (!st.ok()) {
-    t.release_bulk(op);
-    return st.prepend("ofi: cannot offer data to rank " + std::to_string(peer_));
-  }
-  ++t.in_flight_;
+  offers_.emplace(next_offer_, op);
+  ++t.in_flight_;  // the peer still needs this memory
   return BulkCookie{next_offer_++, 0};
 }
 
@@ -45,27 +48,95 @@ Status OfiEndpoint::pull(const BulkCookie& cookie, const Data& data, Completion 
   if (!failed_.ok()) return failed_;
   GPURUN_TRY(host_only(data, peer_));
   OfiTransport& t = *transport_;
+  CtsPayload cts{static_cast<std::uint32_t>(cookie.id), 0, data.size};
+  if (data.size == 0) {  // nothing wanted: the sender completes without sending
+    t.send_control(*this, kCts, &cts, sizeof cts);
+    done(ok_status());
+    return ok_status();
+  }
   BulkOp* op = t.take_bulk();
   op->kind = Op::Kind::kBulkRecv;
   op->endpoint = this;
   op->data = data;
   op->done = done;
   op->length = data.size;
-  op->tag = t.bulk_tag(peer_, static_cast<std::uint32_t>(cookie.id));
-  if (data.contiguous == nullptr && data.size > 0) op->bounce.resize(data.size);
-  // tcp;ofi_rxm never completes a zero-byte receive of a rendezvous message: take one byte
-  // into scratch (and drop it) instead.
-  if (data.size == 0) {
-    op->bounce.resize(1);
-    op->length = 1;
-  }
+  op->tag = t.bulk_tag(peer_, cts.id);
+  if (data.contiguous == nullptr) op->bounce.resize(data.size);
+  // The receive is posted (or queued to be) before the CTS leaves, so the data always finds it.
   Status st = t.start_bulk(op);
   if (!st.ok()) {
     t.release_bulk(op);
     return st.prepend("ofi: cannot receive data from rank " + std::to_string(peer_));
   }
   ++t.in_flight_;
+  t.send_control(*this, kCts, &cts, sizeof cts);
   return ok_status();
+}
+
+void OfiTransport::handle_control(int rank, const PacketHeader& header, const std::byte* payload,
+                                  std::size_t length) {
+  CtsPayload cts;
+  OfiEndpoint* ep = endpoints_[rank].get();
+  if (header.type != kCts || length != sizeof cts || ep == nullptr) [[unlikely]] {
+    GPURUN_LOG(error, transport, "ofi: dropped a control packet (type %u) from rank %d",
+               header.type, rank);
+    return;
+  }
+  std::memcpy(&cts, payload, sizeof cts);
+  auto it = ep->offers_.find(cts.id);
+  if (it == ep->offers_.end()) {
+    GPURUN_LOG(error, transport, "ofi: rank %d asked for offer %u, which is not pending", rank,
+               cts.id);
+    return;
+  }
+  BulkOp* op = it->second;
+  ep->offers_.erase(it);
+  op->length = std::min<std::uint64_t>(cts.wanted, op->data.size);
+  if (op->length == 0) {
+    --in_flight_;
+    finish_bulk(op, ok_status());
+    return;
+  }
+  if (op->data.contiguous == nullptr) {
+    op->bounce.resize(op->length);
+    op->data.pack(op->data.context, 0, op->bounce.data(), op->length);
+  }
+  Status st = start_bulk(op);
+  if (!st.ok()) {
+    --in_flight_;
+    finish_bulk(op, std::move(st));
+  }
+}
+
+void OfiTransport::send_control(OfiEndpoint& ep, std::uint8_t type, const void* payload,
+                                std::size_t length) {
+  if (controls_.empty()) {
+    PacketHeader header{};
+    header.type = type;
+    Status st = post_packet(ep, header, payload, length);
+    if (st.ok()) return;
+    if (st.code() != ErrorCode::kNoResource) {
+      GPURUN_LOG(error, transport, "%s", st.to_string().c_str());
+      return;
+    }
+  }
+  const auto* bytes = static_cast<const std::byte*>(payload);
+  controls_.push_back(PendingControl{&ep, type, std::vector<std::byte>(bytes, bytes + length)});
+}
+
+int OfiTransport::flush_controls() {
+  int sent = 0;
+  while (!controls_.empty()) {
+    PendingControl& c = controls_.front();
+    PacketHeader header{};
+    header.type = c.type;
+    Status st = post_packet(*c.endpoint, header, c.payload.data(), c.payload.size());
+    if (st.code() == ErrorCode::kNoResource) break;
+    if (!st.ok()) GPURUN_LOG(error, transport, "%s", st.to_string().c_str());
+    controls_.pop_front();
+    ++sent;
+  }
+  return sent;
 }
 
 BulkOp* OfiTransport::take_bulk() {
@@ -106,7 +177,7 @@ Status OfiTransport::start_bulk(BulkOp* op) {
 }
 
 void OfiTransport::finish_bulk(BulkOp* op, Status status) {
-  if (status.ok() && op->kind == Op::Kind::kBulkRecv && !op->bounce.empty() && op->data.size > 0)
+  if (status.ok() && op->kind == Op::Kind::kBulkRecv && !op->bounce.empty())
     op->data.unpack(op->data.context, 0, op->bounce.data(), op->length);
   if (!status.ok()) status.prepend("ofi transfer with rank " + std::to_string(op->endpoint->peer_));
   Completion done = op->done;

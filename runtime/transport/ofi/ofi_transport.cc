@@ -30,21 +30,25 @@ Status ofi_error(const std::string& what, ssize_t rc) {
 Status OfiEndpoint::send(const PacketHeader& header, const void* payload, std::size_t length) {
   if (!failed_.ok()) [[unlikely]]
     return failed_;
-  OfiTransport& t = *transport_;
-  if (t.free_sends_.empty()) [[unlikely]]
+  return transport_->post_packet(*this, header, payload, length);
+}
+
+Status OfiTransport::post_packet(OfiEndpoint& ep, const PacketHeader& header, const void* payload,
+                                 std::size_t length) {
+  if (free_sends_.empty()) [[unlikely]]
     return Status(ErrorCode::kNoResource);
-  PacketBuffer* b = t.free_sends_.back();
-  WireHeader wire{header, t.config_.rank, next_seq_};
+  PacketBuffer* b = free_sends_.back();
+  WireHeader wire{header, config_.rank, ep.next_seq_};
   std::memcpy(b->bytes.data(), &wire, sizeof wire);
   if (length > 0) std::memcpy(b->bytes.data() + sizeof wire, payload, length);
-  b->endpoint = this;
-  ssize_t rc = fi_tsend(t.ep_, b->bytes.data(), sizeof wire + length, b->desc, address_, kPacketTag,
-                        &b->context);
+  b->endpoint = &ep;
+  ssize_t rc = fi_tsend(ep_, b->bytes.data(), sizeof wire + length, b->desc, ep.address_,
+                        kPacketTag, &b->context);
   if (rc == -FI_EAGAIN) return Status(ErrorCode::kNoResource);
-  if (rc != 0) return ofi_error("ofi send to rank " + std::to_string(peer_), rc);
-  t.free_sends_.pop_back();
-  ++next_seq_;
-  ++t.in_flight_;
+  if (rc != 0) return ofi_error("ofi send to rank " + std::to_string(ep.peer_), rc);
+  free_sends_.pop_back();
+  ++ep.next_seq_;
+  ++in_flight_;
   return ok_status();
 }
 
@@ -191,8 +195,8 @@ int OfiTransport::progress() {
     events += static_cast<int>(n);
     if (n < 16) break;
   }
-  if (!retry_.empty() || !unposted_.empty()) [[unlikely]]
-    events += retry();
+  if (!retry_.empty() || !unposted_.empty() || !controls_.empty()) [[unlikely]]
+    events += retry() + flush_controls();
   return events + delivered_;
 }
 
@@ -200,11 +204,6 @@ int OfiTransport::read_error() {
   fi_cq_err_entry err{};
   if (fi_cq_readerr(cq_, &err, 0) != 1) return 0;
   auto* op = static_cast<Op*>(err.op_context);
-  // A pull smaller than the offer: the provider filled the buffer and dropped the rest.
-  if (err.err == FI_ETRUNC && op->kind == Op::Kind::kBulkRecv) {
-    complete(op, static_cast<BulkOp*>(op)->length, ok_status());
-    return 1;
-  }
   char text[256] = "";
   fi_cq_strerror(cq_, err.prov_errno, err.err_data, text, sizeof text);
   std::string why =
@@ -263,7 +262,11 @@ void OfiTransport::receive_packet(PacketBuffer* b, std::size_t length) {
   }
   ++in.next_seq;
   ++delivered_;
-  handler_.fn(handler_.context, Packet{wire.rank, &wire.header, payload, length - sizeof wire});
+  if (wire.header.type >= kTransportTypes) [[unlikely]] {
+    handle_control(wire.rank, wire.header, payload, length - sizeof wire);
+  } else {
+    handler_.fn(handler_.context, Packet{wire.rank, &wire.header, payload, length - sizeof wire});
+  }
   if (!in.early.empty()) [[unlikely]]
     deliver_early(wire.rank);
 }

@@ -8,11 +8,12 @@
 // handled. Send buffers bound what is in flight (GPURUN_OFI_SEND_BUFFERS): when none is free,
 // send() asks the caller to retry.
 //
-// Bulk data: offer() sends the data at once as one tagged message whose tag names the sender
-// and the offer; the provider keeps it (its rendezvous for large messages) until the receiver,
-// in pull(), posts a receive with that tag into the user's buffer. A pull smaller than the
-// offer completes with FI_ETRUNC and keeps the first bytes. Non-contiguous data goes through a
-// packed copy.
+// Bulk data moves when the receiver asks for it, so that an offer completes only once its
+// receiver took it (a synchronous send relies on that): offer() only records the data; pull()
+// posts a receive, tagged with the sender and the offer, into the user's buffer and then sends
+// the sender a control packet (kCts: offer id, bytes wanted); the sender then sends that many
+// bytes as one tagged message, which always finds its receive posted (the provider's own
+// rendezvous moves large ones without a copy). Non-contiguous data goes through a packed copy.
 //
 // Progress: the completion queue is read in progress(); no thread of its own.
 // Threading: one thread at a time (FI_THREAD_DOMAIN).
@@ -80,6 +81,13 @@ struct BulkOp : Op {
   fid_mr* mr = nullptr;
 };
 
+// A transport control packet waiting for a free send buffer.
+struct PendingControl {
+  OfiEndpoint* endpoint;
+  std::uint8_t type;
+  std::vector<std::byte> payload;
+};
+
 class OfiEndpoint final : public Endpoint {
  public:
   Status send(const PacketHeader& header, const void* payload, std::size_t length) override;
@@ -91,8 +99,9 @@ class OfiEndpoint final : public Endpoint {
   OfiTransport* transport_ = nullptr;
   fi_addr_t address_ = FI_ADDR_UNSPEC;
   int peer_ = -1;
-  std::uint32_t next_seq_ = 0;    // of the next packet to the peer
-  std::uint32_t next_offer_ = 0;  // id of the next offer to the peer
+  std::uint32_t next_seq_ = 0;               // of the next packet to the peer
+  std::uint32_t next_offer_ = 0;             // id of the next offer to the peer
+  std::map<std::uint32_t, BulkOp*> offers_;  // offered to the peer, not yet asked for
   Status failed_;
 };
 
@@ -106,7 +115,7 @@ class OfiTransport final : public Transport {
   Result<Endpoint*> connect(int rank, std::span<const std::byte> address) override;
   int progress() override;
   // Every send (packets and offers) completed and every pull posted has completed.
-  bool quiescent() const override { return in_flight_ == 0 && retry_.empty(); }
+  bool quiescent() const override { return in_flight_ == 0 && retry_.empty() && controls_.empty(); }
   const std::string& provider() const { return provider_; }
   const std::string& domain_name() const { return domain_name_; }
 
@@ -121,6 +130,13 @@ class OfiTransport final : public Transport {
   BulkOp* take_bulk();
   void release_bulk(BulkOp* op);
   Status start_bulk(BulkOp* op);  // posts a bulk send or receive; -FI_EAGAIN queues it
+  // Sends a packet now, or kNoResource.
+  Status post_packet(OfiEndpoint& ep, const PacketHeader& header, const void* payload,
+                     std::size_t length);
+  void send_control(OfiEndpoint& ep, std::uint8_t type, const void* payload, std::size_t length);
+  void handle_control(int rank, const PacketHeader& header, const std::byte* payload,
+                      std::size_t length);
+  int flush_controls();
   void complete(Op* op, std::size_t length, Status status);
   void receive_packet(PacketBuffer* buffer, std::size_t length);
   void deliver_early(int rank);
@@ -148,13 +164,14 @@ class OfiTransport final : public Transport {
   std::deque<PacketBuffer*> unposted_;            // receive buffers waiting to be posted again
   std::deque<std::unique_ptr<BulkOp>> bulk_ops_;  // stable addresses; reused through free_bulk_
   std::vector<BulkOp*> free_bulk_;
-  std::deque<BulkOp*> retry_;  // bulk operations the provider had no room for
+  std::deque<BulkOp*> retry_;            // bulk operations the provider had no room for
+  std::deque<PendingControl> controls_;  // control packets waiting for a send buffer
   struct Inbound {
     std::uint32_t next_seq = 0;
     std::map<std::uint32_t, std::vector<std::byte>> early;  // packets that overtook others
   };
   std::vector<Inbound> inbound_;  // by job rank
-  int in_flight_ = 0;             // sends and bulk operations posted and not completed
+  int in_flight_ = 0;             // packet sends, offers and pulls not completed
   int delivered_ = 0;
 };
 
