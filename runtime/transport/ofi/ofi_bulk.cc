@@ -172,7 +172,7 @@ Status OfiTransport::start_bulk(BulkOp* op) {
   }
   if (rc != 0)
     return Status(ErrorCode::kIo, std::string(send ? "fi_tsend: " : "fi_trecv: ") +
-                                      fi_strerror(static_cast<int>(-rc)));
+                                      api().strerror(static_cast<int>(-rc)));
   return ok_status();
 }
 

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/transport/ofi/ofi_api.h"
+
 namespace gpurun::transport::ofi {
 namespace {
 
@@ -107,7 +109,8 @@ Result<std::size_t> choose_offer(std::span<const Offer> offers, const Preference
 }
 
 Result<fi_info*> get_info(const Preference& pref) {
-  fi_info* hints = fi_allocinfo();
+  GPURUN_TRY(load_api());
+  fi_info* hints = api().dupinfo(nullptr);
   if (hints == nullptr) return Status(ErrorCode::kNoMemory, "fi_allocinfo");
   hints->caps = FI_TAGGED;
   hints->mode = FI_CONTEXT | FI_CONTEXT2;
@@ -117,12 +120,12 @@ Result<fi_info*> get_info(const Preference& pref) {
   hints->tx_attr->msg_order = FI_ORDER_SAS;
   hints->rx_attr->msg_order = FI_ORDER_SAS;
   fi_info* list = nullptr;
-  int rc = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &list);
-  fi_freeinfo(hints);
+  int rc = api().getinfo(kApiVersion, nullptr, nullptr, 0, hints, &list);
+  api().freeinfo(hints);
   if (rc != 0)
     return Status(
         ErrorCode::kNotFound,
-        std::string("ofi: fi_getinfo found no reliable tagged provider: ") + fi_strerror(-rc));
+        std::string("ofi: fi_getinfo found no reliable tagged provider: ") + api().strerror(-rc));
   std::vector<Offer> offers;
   std::vector<fi_info*> infos;
   for (fi_info* i = list; i != nullptr; i = i->next) {
@@ -130,8 +133,8 @@ Result<fi_info*> get_info(const Preference& pref) {
     infos.push_back(i);
   }
   Result<std::size_t> chosen = choose_offer(offers, pref);
-  fi_info* out = chosen.ok() ? fi_dupinfo(infos[*chosen]) : nullptr;
-  fi_freeinfo(list);
+  fi_info* out = chosen.ok() ? api().dupinfo(infos[*chosen]) : nullptr;
+  api().freeinfo(list);
   if (!chosen.ok()) return chosen.status();
   if (out == nullptr) return Status(ErrorCode::kNoMemory, "fi_dupinfo");
   return out;

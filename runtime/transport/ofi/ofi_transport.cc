@@ -20,7 +20,7 @@ constexpr std::uint64_t kBulkKind = std::uint64_t{2} << 60;
 constexpr Model kModel{3.0, 12.0};
 
 Status ofi_error(const std::string& what, ssize_t rc) {
-  return Status(ErrorCode::kIo, what + ": " + fi_strerror(static_cast<int>(-rc)));
+  return Status(ErrorCode::kIo, what + ": " + api().strerror(static_cast<int>(-rc)));
 }
 
 }  // namespace
@@ -84,7 +84,7 @@ Status OfiTransport::open(fi_info* info) {
   local_mr_ = (info->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
   caps_.max_packet =
       std::min<std::size_t>(caps_.max_packet, info->ep_attr->max_msg_size - sizeof(WireHeader));
-  int rc = fi_fabric(info->fabric_attr, &fabric_, nullptr);
+  int rc = api().fabric(info->fabric_attr, &fabric_, nullptr);
   if (rc != 0) return ofi_error("fi_fabric " + provider_, rc);
   rc = fi_domain(fabric_, info, &domain_, nullptr);
   if (rc != 0) return ofi_error("fi_domain " + domain_name_, rc);
@@ -187,7 +187,7 @@ int OfiTransport::progress() {
       continue;
     }
     if (n < 0) {
-      GPURUN_LOG(error, transport, "ofi: fi_cq_read: %s", fi_strerror(static_cast<int>(-n)));
+      GPURUN_LOG(error, transport, "ofi: fi_cq_read: %s", api().strerror(static_cast<int>(-n)));
       break;
     }
     for (ssize_t i = 0; i < n; ++i)
@@ -207,7 +207,7 @@ int OfiTransport::read_error() {
   char text[256] = "";
   fi_cq_strerror(cq_, err.prov_errno, err.err_data, text, sizeof text);
   std::string why =
-      std::string(fi_strerror(err.err)) + (text[0] ? std::string(" (") + text + ")" : "");
+      std::string(api().strerror(err.err)) + (text[0] ? std::string(" (") + text + ")" : "");
   if (err.err == FI_ETRUNC && op->kind == Op::Kind::kPacketRecv) {
     why = "a packet larger than GPURUN_OFI_MAX_PACKET (" + std::to_string(caps_.max_packet) +
           " bytes) arrived: give every rank the same GPURUN_OFI_MAX_PACKET";
@@ -324,7 +324,7 @@ OfiTransport::~OfiTransport() {
   if (av_ != nullptr) fi_close(&av_->fid);
   if (domain_ != nullptr) fi_close(&domain_->fid);
   if (fabric_ != nullptr) fi_close(&fabric_->fid);
-  if (info_ != nullptr) fi_freeinfo(info_);
+  if (info_ != nullptr) api().freeinfo(info_);
 }
 
 }  // namespace gpurun::transport::ofi

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/transport/ofi/ofi_api.h"
 #include "runtime/transport/ofi/ofi_info.h"
 #include "runtime/transport/transport.h"
 

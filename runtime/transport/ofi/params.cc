@@ -23,6 +23,11 @@ param::Param<int> g_recv_buffers(
     "Receive buffers of GPURUN_OFI_MAX_PACKET bytes posted for packets (the provider queues "
     "what arrives beyond them).",
     param::Level::kAdvanced);
+param::Param<std::string> g_library(
+    "GPURUN_OFI_LIBRARY", "libfabric.so.1",
+    "The libfabric library that the ofi transport loads when a job needs it (a path, for a "
+    "libfabric built elsewhere).",
+    param::Level::kAdvanced);
 }  // namespace
 
 const param::Param<std::optional<std::string>>& provider() { return g_provider; }
@@ -30,5 +35,6 @@ const param::Param<std::optional<std::string>>& domain() { return g_domain; }
 const param::Param<param::Size>& max_packet() { return g_max_packet; }
 const param::Param<int>& send_buffers() { return g_send_buffers; }
 const param::Param<int>& recv_buffers() { return g_recv_buffers; }
+const param::Param<std::string>& library() { return g_library; }
 
 }  // namespace gpurun::transport::ofi::params

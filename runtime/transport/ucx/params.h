@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "runtime/base/param.h"
 
@@ -11,5 +12,6 @@ namespace gpurun::transport::ucx::params {
 const param::Param<param::Size>& max_packet();  // GPURUN_UCX_MAX_PACKET
 const param::Param<int>& send_queue();          // GPURUN_UCX_SEND_QUEUE
 const param::Param<bool>& peer_failure();       // GPURUN_UCX_PEER_FAILURE
+const param::Param<std::string>& library();     // GPURUN_UCX_LIBRARY
 
 }  // namespace gpurun::transport::ucx::params

@@ -73,8 +73,8 @@ Result<BulkCookie> UcxEndpoint::offer(const Data& data, Completion done) {
   p.flags = UCP_AM_SEND_FLAG_RNDV;
   p.datatype = contiguous ? ucp_dt_make_contig(1) : t.generic_;
   t.set_memory_type(p, data.kind);
-  ucs_status_ptr_t r = ucp_am_send_nbx(ep_, kBulkAm, &op->header, sizeof op->header,
-                                       contiguous ? data.contiguous : op, data.size, &p);
+  ucs_status_ptr_t r = api().am_send_nbx(ep_, kBulkAm, &op->header, sizeof op->header,
+                                         contiguous ? data.contiguous : op, data.size, &p);
   if (UCS_PTR_IS_ERR(r)) {
     t.send_ops_.put(op);
     return ucx_error("ucx: cannot offer data to rank " + std::to_string(peer_), UCS_PTR_STATUS(r));
@@ -94,7 +94,7 @@ Result<BulkCookie> UcxEndpoint::offer(const Data& data, Completion done) {
 void UcxTransport::on_offer_sent(void* request, ucs_status_t status, void* user_data) {
   auto* op = static_cast<SendOp*>(user_data);
   UcxTransport* t = op->transport;
-  ucp_request_free(request);
+  api().request_free(request);
   --t->in_flight_;
   Completion done = op->done;
   int peer = op->peer;
@@ -162,7 +162,7 @@ ucs_status_t UcxTransport::on_bulk(void* arg, const void* header, std::size_t he
 void UcxTransport::receive_bulk(int peer, void* desc, std::size_t length, const Data& data,
                                 Completion done) {
   if (data.size == 0) {  // nothing wanted: let the sender go
-    ucp_am_data_release(worker_, desc);
+    api().am_data_release(worker_, desc);
     ++delivered_;
     done(ok_status());
     return;
@@ -184,7 +184,7 @@ void UcxTransport::receive_bulk(int peer, void* desc, std::size_t length, const 
   p.datatype = direct ? ucp_dt_make_contig(1) : generic_;
   set_memory_type(p, data.kind);
   ucs_status_ptr_t r =
-      ucp_am_recv_data_nbx(worker_, desc, direct ? data.contiguous : op, length, &p);
+      api().am_recv_data_nbx(worker_, desc, direct ? data.contiguous : op, length, &p);
   if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
     ++in_flight_;
     return;
@@ -198,7 +198,7 @@ void UcxTransport::on_received(void* request, ucs_status_t status, std::size_t /
                                void* user_data) {
   auto* op = static_cast<RecvOp*>(user_data);
   UcxTransport* t = op->transport;
-  ucp_request_free(request);
+  api().request_free(request);
   --t->in_flight_;
   Completion done = op->done;
   int peer = op->peer;

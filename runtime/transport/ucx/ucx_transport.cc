@@ -37,13 +37,13 @@ ErrorCode code_of(ucs_status_t status) {
 }  // namespace
 
 Status ucx_error(const std::string& what, ucs_status_t status) {
-  return Status(ErrorCode::kIo, what + ": " + ucs_status_string(status));
+  return Status(ErrorCode::kIo, what + ": " + api().status_string(status));
 }
 
 Status status_of(ucs_status_t status, int peer) {
   if (status == UCS_OK) return ok_status();
   return Status(code_of(status), "ucx transfer with rank " + std::to_string(peer) + ": " +
-                                     ucs_status_string(status));
+                                     api().status_string(status));
 }
 
 // ---- UcxEndpoint: packets ----------------------------------------------------------------
@@ -54,8 +54,8 @@ Status UcxEndpoint::send(const PacketHeader& header, const void* payload, std::s
   WireHeader wire{header, transport_->config_.rank, next_seq_};
   // Once UCX holds a copied packet, later ones queue behind it so that order is kept.
   if (queued_ == 0) [[likely]] {
-    ucs_status_ptr_t r = ucp_am_send_nbx(ep_, kPacketAm, &wire, sizeof wire, payload, length,
-                                         &transport_->immediate_);
+    ucs_status_ptr_t r = api().am_send_nbx(ep_, kPacketAm, &wire, sizeof wire, payload, length,
+                                           &transport_->immediate_);
     if (r == nullptr) [[likely]] {
       ++next_seq_;
       ++transport_->sends_;
@@ -81,8 +81,8 @@ Status UcxEndpoint::send_queued(const WireHeader& wire, const void* payload, std
   param.cb.send = on_queued_sent;
   param.user_data = q;
   param.flags = UCP_AM_SEND_FLAG_EAGER;
-  ucs_status_ptr_t r = ucp_am_send_nbx(ep_, kPacketAm, &q->header, sizeof q->header,
-                                       q->payload.data(), length, &param);
+  ucs_status_ptr_t r = api().am_send_nbx(ep_, kPacketAm, &q->header, sizeof q->header,
+                                         q->payload.data(), length, &param);
   if (UCS_PTR_IS_ERR(r)) {
     transport_->queued_.put(q);
     return ucx_error("ucx send to rank " + std::to_string(peer_), UCS_PTR_STATUS(r));
@@ -101,7 +101,7 @@ Status UcxEndpoint::send_queued(const WireHeader& wire, const void* payload, std
 void UcxEndpoint::on_queued_sent(void* request, ucs_status_t status, void* user_data) {
   auto* q = static_cast<QueuedPacket*>(user_data);
   UcxEndpoint* ep = q->endpoint;
-  ucp_request_free(request);
+  api().request_free(request);
   --ep->queued_;
   --ep->transport_->in_flight_;
   ep->transport_->queued_.put(q);
@@ -116,7 +116,7 @@ void UcxEndpoint::on_error(void* arg, ucp_ep_h /*ep*/, ucs_status_t status) {
   if (ep->transport_->closing_ || !ep->failed_.ok()) return;
   ep->failed_ =
       Status(ErrorCode::kPeerFailed, "ucx connection to rank " + std::to_string(ep->peer_) +
-                                         " failed: " + ucs_status_string(status));
+                                         " failed: " + api().status_string(status));
   GPURUN_LOG(error, transport, "%s", std::string(ep->failed_.message()).c_str());
 }
 
@@ -136,6 +136,7 @@ UcxTransport::UcxTransport(const Config& config, PacketHandler handler)
 
 Result<std::unique_ptr<UcxTransport>> UcxTransport::create(const Config& config,
                                                            PacketHandler handler) {
+  GPURUN_TRY(load_api());
   std::unique_ptr<UcxTransport> t(new UcxTransport(config, handler));
   GPURUN_TRY(t->init_context());
   GPURUN_TRY(t->init_worker());
@@ -147,10 +148,10 @@ Result<std::unique_ptr<UcxTransport>> UcxTransport::create(const Config& config,
 
 Status UcxTransport::init_context() {
   ucp_config_t* ucx_config = nullptr;
-  ucs_status_t st = ucp_config_read(nullptr, nullptr, &ucx_config);
+  ucs_status_t st = api().config_read(nullptr, nullptr, &ucx_config);
   if (st != UCS_OK) return ucx_error("ucp_config_read", st);
   if (config_.loopback_only && !param::external_env("UCX_NET_DEVICES"))
-    st = ucp_config_modify(ucx_config, "NET_DEVICES", "lo");
+    st = api().config_modify(ucx_config, "NET_DEVICES", "lo");
   ucp_params_t p{};
   p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
                  UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;
@@ -158,12 +159,13 @@ Status UcxTransport::init_context() {
   p.estimated_num_eps = static_cast<std::size_t>(config_.size);
   p.mt_workers_shared = 0;
   p.name = "gpurun";
-  if (st == UCS_OK) st = ucp_init(&p, ucx_config, &context_);
-  ucp_config_release(ucx_config);
+  if (st == UCS_OK)
+    st = api().init_version(UCP_API_MAJOR, UCP_API_MINOR, &p, ucx_config, &context_);
+  api().config_release(ucx_config);
   if (st != UCS_OK) return ucx_error("ucp_init", st);
   ucp_context_attr_t attr{};
   attr.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES;
-  if (ucp_context_query(context_, &attr) == UCS_OK)
+  if (api().context_query(context_, &attr) == UCS_OK)
     caps_.device_memory = (attr.memory_types & UCS_BIT(UCS_MEMORY_TYPE_CUDA)) != 0;
   return ok_status();
 }
@@ -172,11 +174,11 @@ Status UcxTransport::init_worker() {
   ucp_worker_params_t wp{};
   wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
   wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
-  ucs_status_t st = ucp_worker_create(context_, &wp, &worker_);
+  ucs_status_t st = api().worker_create(context_, &wp, &worker_);
   if (st != UCS_OK) return ucx_error("ucp_worker_create", st);
   ucp_worker_attr_t wattr{};
   wattr.field_mask = UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER;
-  st = ucp_worker_query(worker_, &wattr);
+  st = api().worker_query(worker_, &wattr);
   if (st != UCS_OK) return ucx_error("ucp_worker_query", st);
   if (wattr.max_am_header < sizeof(WireHeader))
     return Status(ErrorCode::kUnsupported, "ucx: active-message headers of at most " +
@@ -189,7 +191,7 @@ Status UcxTransport::init_worker() {
     hp.cb = cb;
     hp.arg = this;
     hp.flags = flags;
-    return ucp_worker_set_am_recv_handler(worker_, &hp);
+    return api().worker_set_am_recv_handler(worker_, &hp);
   };
   st = set_handler(kPacketAm, on_packet, UCP_AM_FLAG_WHOLE_MSG);
   if (st == UCS_OK)
@@ -197,12 +199,12 @@ Status UcxTransport::init_worker() {
   if (st != UCS_OK) return ucx_error("ucp_worker_set_am_recv_handler", st);
   ucp_address_t* address = nullptr;
   std::size_t length = 0;
-  st = ucp_worker_get_address(worker_, &address, &length);
+  st = api().worker_get_address(worker_, &address, &length);
   if (st != UCS_OK) return ucx_error("ucp_worker_get_address", st);
   const auto* bytes = reinterpret_cast<const std::byte*>(address);
   address_.assign(bytes, bytes + length);
-  ucp_worker_release_address(worker_, address);
-  st = ucp_dt_create_generic(&generic_ops(), nullptr, &generic_);
+  api().worker_release_address(worker_, address);
+  st = api().dt_create_generic(&generic_ops(), nullptr, &generic_);
   if (st != UCS_OK) return ucx_error("ucp_dt_create_generic", st);
   return ok_status();
 }
@@ -224,7 +226,7 @@ Result<Endpoint*> UcxTransport::connect(int rank, std::span<const std::byte> add
     p.err_handler.cb = UcxEndpoint::on_error;
     p.err_handler.arg = ep.get();
   }
-  ucs_status_t st = ucp_ep_create(worker_, &p, &ep->ep_);
+  ucs_status_t st = api().ep_create(worker_, &p, &ep->ep_);
   if (st != UCS_OK) return ucx_error("ucx: cannot connect to rank " + std::to_string(rank), st);
   endpoints_[rank] = std::move(ep);
   return static_cast<Endpoint*>(endpoints_[rank].get());
@@ -286,7 +288,7 @@ void UcxTransport::deliver_early(int rank, Inbound& in) {
 
 int UcxTransport::progress() {
   delivered_ = 0;
-  int events = static_cast<int>(ucp_worker_progress(worker_));
+  int events = static_cast<int>(api().worker_progress(worker_));
   if (!deferred_.empty()) [[unlikely]]
     events += run_deferred();
   return events + delivered_;
@@ -314,10 +316,10 @@ bool UcxTransport::quiescent() const {
   p.cb.send = on_flushed;
   p.user_data = const_cast<UcxTransport*>(this);
   flushing_ = sends_;
-  ucs_status_ptr_t r = ucp_worker_flush_nbx(worker_, &p);
+  ucs_status_ptr_t r = api().worker_flush_nbx(worker_, &p);
   if (r == nullptr || UCS_PTR_IS_ERR(r)) {
     if (UCS_PTR_IS_ERR(r))
-      GPURUN_LOG(warn, transport, "ucx: flush failed: %s", ucs_status_string(UCS_PTR_STATUS(r)));
+      GPURUN_LOG(warn, transport, "ucx: flush failed: %s", api().status_string(UCS_PTR_STATUS(r)));
     flushed_ = flushing_;
     return flushed_ == sends_;
   }
@@ -327,9 +329,9 @@ bool UcxTransport::quiescent() const {
 
 void UcxTransport::on_flushed(void* request, ucs_status_t status, void* user_data) {
   auto* t = static_cast<UcxTransport*>(user_data);
-  ucp_request_free(request);
+  api().request_free(request);
   if (status != UCS_OK)
-    GPURUN_LOG(warn, transport, "ucx: flush failed: %s", ucs_status_string(status));
+    GPURUN_LOG(warn, transport, "ucx: flush failed: %s", api().status_string(status));
   t->flushed_ = t->flushing_;
   t->flush_running_ = false;
 }
@@ -342,10 +344,10 @@ void UcxTransport::close_endpoints() {
     ucp_request_param_t p;
     p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-    ucs_status_ptr_t r = ucp_ep_close_nbx(ep->ep_, &p);
+    ucs_status_ptr_t r = api().ep_close_nbx(ep->ep_, &p);
     if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
-      while (ucp_request_check_status(r) == UCS_INPROGRESS) ucp_worker_progress(worker_);
-      ucp_request_free(r);
+      while (api().request_check_status(r) == UCS_INPROGRESS) api().worker_progress(worker_);
+      api().request_free(r);
     }
     ep->ep_ = nullptr;
   }
@@ -356,14 +358,14 @@ UcxTransport::~UcxTransport() {
   if (worker_ != nullptr) {
     for (Inbound& in : inbound_)
       for (auto& [id, arrival] : in.arrivals)
-        if (arrival.arrived) ucp_am_data_release(worker_, arrival.desc);
+        if (arrival.arrived) api().am_data_release(worker_, arrival.desc);
     close_endpoints();
-    for (int i = 0; i < 1000 && ucp_worker_progress(worker_) != 0; ++i) {
+    for (int i = 0; i < 1000 && api().worker_progress(worker_) != 0; ++i) {
     }
-    if (generic_ != 0) ucp_dt_destroy(generic_);
-    ucp_worker_destroy(worker_);
+    if (generic_ != 0) api().dt_destroy(generic_);
+    api().worker_destroy(worker_);
   }
-  if (context_ != nullptr) ucp_cleanup(context_);
+  if (context_ != nullptr) api().cleanup(context_);
 }
 
 }  // namespace gpurun::transport::ucx

@@ -16,8 +16,6 @@
 // completions) run there. Threading: one thread at a time (UCS_THREAD_MODE_SERIALIZED).
 #pragma once
 
-#include <ucp/api/ucp.h>
-
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -27,6 +25,7 @@
 #include <vector>
 
 #include "runtime/transport/transport.h"
+#include "runtime/transport/ucx/ucx_api.h"
 
 namespace gpurun::transport::ucx {
 
