@@ -13,3 +13,6 @@ if(_net_sources)
     LIBS gpurun_transport
     LABELS net)
 endif()
+
+# The MPI tests over the network transports (they run programs that mpi_tests builds).
+include(${PROJECT_SOURCE_DIR}/mpi_tests/net/net.cmake)
