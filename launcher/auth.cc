@@ -86,16 +86,15 @@ std::string daemon_proof(std::string_view secret, std::uint32_t node, std::strin
   return proof(secret, "gpurun daemon", node, challenge, nonce);
 }
 
-std::string launcher_proof(std::string_view secret, std::uint32_t node,
-                           std::string_view challenge, std::string_view nonce) {
+std::string launcher_proof(std::string_view secret, std::uint32_t node, std::string_view challenge,
+                           std::string_view nonce) {
   return proof(secret, "gpurun launcher", node, nonce, challenge);
 }
 
 bool same(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   unsigned char diff = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
   return diff == 0;
 }
 

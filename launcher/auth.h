@@ -29,8 +29,8 @@ std::string hmac_sha256(std::string_view key, std::string_view data);
 
 std::string daemon_proof(std::string_view secret, std::uint32_t node, std::string_view challenge,
                          std::string_view nonce);
-std::string launcher_proof(std::string_view secret, std::uint32_t node,
-                           std::string_view challenge, std::string_view nonce);
+std::string launcher_proof(std::string_view secret, std::uint32_t node, std::string_view challenge,
+                           std::string_view nonce);
 // Compares in time independent of where the inputs differ.
 bool same(std::string_view a, std::string_view b);
 

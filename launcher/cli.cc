@@ -185,10 +185,10 @@ MapBy local_map_by(MapBy map_by) {
 Options parse_command_line(int argc, char** argv) {
   Options opts;
   // gpurun's own modes on a remote host, started by gpurun through the launch agent.
-  if (argc > 1 && (std::string_view(argv[1]) == "--daemon" ||
-                   std::string_view(argv[1]) == "--host-cleanup")) {
+  if (argc > 1 &&
+      (std::string_view(argv[1]) == "--daemon" || std::string_view(argv[1]) == "--host-cleanup")) {
     opts.action = std::string_view(argv[1]) == "--daemon" ? Options::Action::kDaemon
-                                                           : Options::Action::kHostCleanup;
+                                                          : Options::Action::kHostCleanup;
     opts.internal_args.assign(argv + 2, argv + argc);
     return opts;
   }

@@ -89,16 +89,15 @@ void authenticate(wire::Link& link, const std::string& secret, std::uint32_t nod
   if (challenge.type != wire::Type::kChallenge) throw StartError("gpurun sent no challenge");
   std::string challenge_bytes = wire::Decoder(challenge.body).str();
   std::string nonce = auth::random_bytes(auth::kNonceBytes);
-  link.send(wire::Type::kProof,
-            wire::Encoder()
-                .u32(node)
-                .str(nonce)
-                .str(auth::daemon_proof(secret, node, challenge_bytes, nonce))
-                .take());
+  link.send(wire::Type::kProof, wire::Encoder()
+                                    .u32(node)
+                                    .str(nonce)
+                                    .str(auth::daemon_proof(secret, node, challenge_bytes, nonce))
+                                    .take());
   wire::Message answer = await(link, deadline, "answer to its proof");
   if (answer.type == wire::Type::kReject)
-    throw StartError("gpurun at " + endpoints + " refused this daemon: " +
-                     wire::Decoder(answer.body).str());
+    throw StartError("gpurun at " + endpoints +
+                     " refused this daemon: " + wire::Decoder(answer.body).str());
   std::string proof = answer.type == wire::Type::kAccept ? wire::Decoder(answer.body).str() : "";
   if (!auth::same(proof, auth::launcher_proof(secret, node, challenge_bytes, nonce)))
     throw StartError("the gpurun at " + endpoints +
@@ -165,7 +164,8 @@ int run_host_cleanup(const std::vector<std::string>& args) {
   }
   std::filesystem::path dir(args[0]);
   const std::string& token = args[1];
-  bool token_ok = !token.empty() && token.find_first_not_of("0123456789abcdef") == std::string::npos;
+  bool token_ok =
+      !token.empty() && token.find_first_not_of("0123456789abcdef") == std::string::npos;
   if (!dir.is_absolute() || !dir.filename().string().starts_with("gpurun.") || !token_ok) {
     std::fprintf(stderr, "gpurun --host-cleanup: %s %s is no gpurun job\n", args[0].c_str(),
                  token.c_str());

@@ -142,9 +142,9 @@ bool HostJob::wait_start() {
 
 void HostJob::spawn() {
   if (!spec_.cwd.empty() && chdir(spec_.cwd.c_str()) != 0)
-    GPURUN_LOG(warn, launcher, "host %s: cannot enter %s (%m); the ranks start where the daemon did",
-               spec_.map.nodes[static_cast<std::size_t>(spec_.node)].name.c_str(),
-               spec_.cwd.c_str());
+    GPURUN_LOG(
+        warn, launcher, "host %s: cannot enter %s (%m); the ranks start where the daemon did",
+        spec_.map.nodes[static_cast<std::size_t>(spec_.node)].name.c_str(), spec_.cwd.c_str());
   std::vector<std::string> env = environment_with({});
   std::vector<int> pids;
   for (std::size_t i = 0; i < ranks_.size(); ++i) {
@@ -157,8 +157,10 @@ void HostJob::spawn() {
     try {
       rank.pid = spawn_rank(command, rank.rank == 0, pipes);
     } catch (const std::runtime_error& e) {
-      send(Type::kFailure, wire::Encoder().str("cannot start rank " + std::to_string(rank.rank) +
-                                               ": " + e.what()).take());
+      send(Type::kFailure,
+           wire::Encoder()
+               .str("cannot start rank " + std::to_string(rank.rank) + ": " + e.what())
+               .take());
       end(SIGTERM);
       break;
     }
@@ -214,8 +216,8 @@ void HostJob::loop() {
     add(signal_fd_, POLLIN, Kind::kSignal, 0);
     add(events_.fd(), POLLIN, Kind::kEvents, 0);
     if (link_open_)
-      add(link_.fd(), static_cast<short>(POLLIN | (link_.wants_write() ? POLLOUT : 0)),
-          Kind::kLink, 0);
+      add(link_.fd(), static_cast<short>(POLLIN | (link_.wants_write() ? POLLOUT : 0)), Kind::kLink,
+          0);
     bool room = !link_open_ || link_.queued() < kOutputBacklog;
     for (std::size_t i = 0; i < ranks_.size(); ++i) {
       if (room && ranks_[i].out >= 0) add(ranks_[i].out, POLLIN, Kind::kOut, i);

@@ -86,8 +86,7 @@ std::vector<std::string> local_addresses() {
     if (a->ifa_addr == nullptr) continue;
     char text[INET6_ADDRSTRLEN] = {};
     if (a->ifa_addr->sa_family == AF_INET)
-      inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, text,
-                sizeof text);
+      inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, text, sizeof text);
     else if (a->ifa_addr->sa_family == AF_INET6)
       inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(a->ifa_addr)->sin6_addr, text,
                 sizeof text);

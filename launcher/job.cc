@@ -51,9 +51,7 @@ struct Job::Rank {
     return "rank " + std::to_string(rank) + pid_text;
   }
   std::string where() const { return who() + " on host " + host; }
-  bool output_open() const {
-    return stdout_fd >= 0 || stderr_fd >= 0 || remote_out || remote_err;
-  }
+  bool output_open() const { return stdout_fd >= 0 || stderr_fd >= 0 || remote_out || remote_err; }
 };
 
 Job::Job(JobConfig config, EventQueue& events, int signal_fd, RemoteHosts* remote)
@@ -66,7 +64,9 @@ Job::Job(JobConfig config, EventQueue& events, int signal_fd, RemoteHosts* remot
   // Every rank exists from the start: local ones run once added, remote ones run from the
   // start (their daemons start them and report their exit).
   for (int r = 0; r < config_.map.size(); ++r) {
-    const NodeRanks& node = config_.map.nodes[static_cast<std::size_t>(config_.map.node_of[static_cast<std::size_t>(r)])];
+    const NodeRanks& node =
+        config_.map
+            .nodes[static_cast<std::size_t>(config_.map.node_of[static_cast<std::size_t>(r)])];
     std::string prefix = config_.tag_output ? "[" + std::to_string(r) + "] " : "";
     ranks_.push_back(Rank{.rank = r,
                           .host = node.name,
@@ -386,7 +386,8 @@ void Job::end_job(int signal) {
 void Job::kill_ranks(int signal) {
   // Each rank leads its own process group: the signal reaches what it started as well.
   for (const Rank& rank : ranks_)
-    if (!rank.remote && rank.pid > 0 && (rank.running || signal == SIGKILL)) kill(-rank.pid, signal);
+    if (!rank.remote && rank.pid > 0 && (rank.running || signal == SIGKILL))
+      kill(-rank.pid, signal);
   if (remote_ != nullptr) remote_->kill(signal);
 }
 

@@ -111,8 +111,8 @@ class Job final : private RemoteSink {
   bool ending_ = false;
   std::optional<Clock::time_point> kill_deadline_;
   std::optional<Clock::time_point> drain_deadline_;
-  bool stdin_open_ = true;     // gpurun's stdin still read
-  std::string stdin_pending_;  // read from stdin, not yet written to rank 0
+  bool stdin_open_ = true;            // gpurun's stdin still read
+  std::string stdin_pending_;         // read from stdin, not yet written to rank 0
   bool remote_stdin_closed_ = false;  // rank 0 is remote and its end of input was sent
 };
 

@@ -51,8 +51,8 @@ JobSpec decode_job_spec(std::string_view body) {
 
 std::vector<std::string> forwarded_env(
     const std::vector<std::pair<std::string, std::string>>& exports) {
-  static constexpr std::array<std::string_view, 5> kPrefixes = {"GPURUN_", "UCX_", "FI_",
-                                                                "NCCL_", "PMIX_MCA_"};
+  static constexpr std::array<std::string_view, 5> kPrefixes = {"GPURUN_", "UCX_", "FI_", "NCCL_",
+                                                                "PMIX_MCA_"};
   std::vector<std::string> env;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     std::string_view entry(*e);

@@ -111,11 +111,11 @@ JobMap map_hosts(const Options& options) {
     std::vector<HostSpec> more = parse_host_list(list);
     specs.insert(specs.end(), more.begin(), more.end());
   }
-  JobMap map = map_ranks(merge_hosts(std::move(specs)),
-                         MapRequest{.np = options.np,
-                                    .by_node = options.map_by == MapBy::kNode,
-                                    .npernode = options.npernode,
-                                    .oversubscribe = options.oversubscribe});
+  JobMap map =
+      map_ranks(merge_hosts(std::move(specs)), MapRequest{.np = options.np,
+                                                          .by_node = options.map_by == MapBy::kNode,
+                                                          .npernode = options.npernode,
+                                                          .oversubscribe = options.oversubscribe});
   if (int local = map.local_node(); local >= 0)
     map.nodes[static_cast<std::size_t>(local)].name = host_name();
   return map;

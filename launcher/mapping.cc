@@ -79,7 +79,8 @@ JobMap map_ranks(const std::vector<HostSpec>& hosts, const MapRequest& request) 
   } else {
     int r = 0;
     for (std::size_t h = 0; h < hosts.size(); ++h)
-      for (int k = 0; k < count[h]; ++k) host_of[static_cast<std::size_t>(r++)] = static_cast<int>(h);
+      for (int k = 0; k < count[h]; ++k)
+        host_of[static_cast<std::size_t>(r++)] = static_cast<int>(h);
   }
   JobMap map;
   std::vector<int> node_of_host(hosts.size(), -1);

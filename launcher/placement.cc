@@ -165,7 +165,8 @@ Placement place_on(const topo::Topology& topology, const std::vector<topo::Core>
   std::vector<int> visible = visible_gpus(topology, request);
   bool asked = request.map_by == MapBy::kGpu || request.gpus_per_rank > 0;
   if (asked) check_gpu_request(topology, request, visible.size());
-  if (request.map_by == MapBy::kNuma) return place_by_numa(topology, cores, request.np, request.bind);
+  if (request.map_by == MapBy::kNuma)
+    return place_by_numa(topology, cores, request.np, request.bind);
   if (request.map_by == MapBy::kCore || visible.empty())
     return place_on(cores, request.np, request.bind);
   Placement placement;

@@ -75,7 +75,7 @@ pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info
   std::vector<int> participants;
   for (size_t i = 0; i < nprocs; ++i)
     participants.push_back(procs[i].rank == PMIX_RANK_WILDCARD ? -1
-                                                                : static_cast<int>(procs[i].rank));
+                                                               : static_cast<int>(procs[i].rank));
   std::sort(participants.begin(), participants.end());
   std::uint32_t sequence = next_sequence(participants);
   post({.kind = RankEvent::Kind::kFence,

@@ -38,7 +38,8 @@ std::string last_line(const std::string& text) {
   std::size_t end = text.find_last_not_of(" \t\r\n");
   if (end == std::string::npos) return "";
   std::size_t start = text.rfind('\n', end);
-  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+  return text.substr(start == std::string::npos ? 0 : start + 1,
+                     end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 
 int ms(std::chrono::nanoseconds d) {
@@ -102,7 +103,8 @@ int RemoteHosts::start(int signal_fd) {
     poll_set(fds, tags);
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
     if (auto next = next_deadline())
-      wait = std::min<long long>(wait, std::chrono::ceil<std::chrono::milliseconds>(*next - now).count());
+      wait = std::min<long long>(wait,
+                                 std::chrono::ceil<std::chrono::milliseconds>(*next - now).count());
     poll(fds.data(), fds.size(), static_cast<int>(std::clamp<long long>(wait, 0, 1000)));
     if (fds[0].revents != 0) {
       signalfd_siginfo info;
@@ -187,14 +189,16 @@ void RemoteHosts::on_proof(Pending& pending, const std::string& body) {
   if (!auth::same(proof, auth::daemon_proof(secret_, node, pending.challenge, nonce))) {
     pending.link->send(wire::Type::kReject, wire::Encoder().str("authentication failed").take());
     pending.link->flush_blocking(100);
-    fail_host(*host, "its daemon failed authentication (it does not have this job's secret; "
-                     "connection from " + pending.peer + ")");
+    fail_host(*host,
+              "its daemon failed authentication (it does not have this job's secret; "
+              "connection from " +
+                  pending.peer + ")");
     return;
   }
   pending.link->set_authenticated();
-  pending.link->send(wire::Type::kAccept,
-                     wire::Encoder().str(auth::launcher_proof(secret_, node, pending.challenge,
-                                                              nonce)).take());
+  pending.link->send(
+      wire::Type::kAccept,
+      wire::Encoder().str(auth::launcher_proof(secret_, node, pending.challenge, nonce)).take());
   host->link = std::move(pending.link);
   host->authenticated = true;
   if (!host->agent_text.empty()) host->err.feed(host->agent_text.data(), host->agent_text.size());
@@ -234,7 +238,8 @@ bool RemoteHosts::on_child_exit(pid_t pid, int status) {
     host.agent_status = status;
     on_agent_output(host, false);  // what it printed before it exited
     on_agent_output(host, true);
-    GPURUN_LOG(debug, launcher, "host %s: agent %s", host.name.c_str(), status_text(status).c_str());
+    GPURUN_LOG(debug, launcher, "host %s: agent %s", host.name.c_str(),
+               status_text(status).c_str());
     if (!host.authenticated && !host.gone)
       fail_host(host, agent_failure(host));
     else if (host.lost)
@@ -293,9 +298,8 @@ void RemoteHosts::check_deadlines(Clock::time_point now) {
     h->agent_signalled = true;
     h->settle_deadline = now + std::chrono::seconds(1);
   }
-  std::erase_if(pending_, [&](const std::unique_ptr<Pending>& p) {
-    return p->done || now >= p->deadline;
-  });
+  std::erase_if(pending_,
+                [&](const std::unique_ptr<Pending>& p) { return p->done || now >= p->deadline; });
 }
 
 std::optional<RemoteHosts::Clock::time_point> RemoteHosts::next_deadline() const {

@@ -259,7 +259,8 @@ bool RemoteHosts::rank0_remote() const {
 
 void RemoteHosts::send_stdin(std::string_view data) {
   Host* host = host_of_rank(0);
-  if (host != nullptr && host->link) host->link->send(wire::Type::kStdin, wire::Encoder().str(data).take());
+  if (host != nullptr && host->link)
+    host->link->send(wire::Type::kStdin, wire::Encoder().str(data).take());
 }
 
 std::size_t RemoteHosts::stdin_backlog() const {

@@ -33,8 +33,8 @@ struct RankPipes {
 
 // Forks and execs `command` as its own process group, with stdout/stderr to new pipes, stdin
 // from a new pipe (`with_stdin`) or /dev/null, signals unblocked and SIGPIPE at default, bound
-// to its CPUs, and set to receive command.death_signal if gpurun dies. Throws std::runtime_error when
-// the fork or the pipes fail; a failing exec makes the rank exit with 127.
+// to its CPUs, and set to receive command.death_signal if gpurun dies. Throws std::runtime_error
+// when the fork or the pipes fail; a failing exec makes the rank exit with 127.
 pid_t spawn_rank(const RankCommand& command, bool with_stdin, RankPipes& pipes);
 
 }  // namespace gpurun::launcher

@@ -1,5 +1,7 @@
 // Jobs across hosts, the pure parts: host lists and hostfiles, mapping ranks to hosts, launch
 // agent command lines, fences gathered across hosts, the wire format and the authentication.
+#include "launcher/hosts.h"
+
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -11,7 +13,6 @@
 #include "launcher/auth.h"
 #include "launcher/cli.h"
 #include "launcher/fence.h"
-#include "launcher/hosts.h"
 #include "launcher/job_spec.h"
 #include "launcher/mapping.h"
 #include "launcher/wire.h"
@@ -43,8 +44,7 @@ TEST(HostList, ErrorsNameTheEntry) {
   EXPECT_NE(usage_error([] { parse_host_list("a:x"); }).find("positive"), std::string::npos);
   EXPECT_NE(usage_error([] { parse_host_list("a,,b"); }).find("not a host name"),
             std::string::npos);
-  EXPECT_NE(usage_error([] { parse_host_list("a;rm -rf"); }).find("'a;rm -rf'"),
-            std::string::npos);
+  EXPECT_NE(usage_error([] { parse_host_list("a;rm -rf"); }).find("'a;rm -rf'"), std::string::npos);
 }
 
 TEST(Hostfile, CommentsBlankLinesAndBothSyntaxes) {
@@ -108,8 +108,9 @@ TEST(Mapping, ByNodeDealsRoundRobin) {
 TEST(Mapping, NpernodeReplacesTheSlots) {
   JobMap map = map_ranks(two_hosts(1, 1), {.npernode = 2});
   EXPECT_EQ(map.node_of, (std::vector<int>{0, 0, 1, 1}));
-  EXPECT_NE(usage_error([] { map_ranks(two_hosts(8, 8), {.np = 5, .npernode = 2}); })
-                .find("5 ranks do not fit the 4 slots of a:8,b:8 with --npernode 2"),
+  EXPECT_NE(usage_error([] {
+              map_ranks(two_hosts(8, 8), {.np = 5, .npernode = 2});
+            }).find("5 ranks do not fit the 4 slots of a:8,b:8 with --npernode 2"),
             std::string::npos);
 }
 

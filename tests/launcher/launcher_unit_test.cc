@@ -48,7 +48,8 @@ TEST(Placement, ByNumaDealsRanksOverTheNodes) {
   EXPECT_EQ(p.binding(0)->to_string(), "0-1");
   EXPECT_EQ(p.binding(1)->to_string(), "2-3");
   EXPECT_EQ(p.binding(2)->to_string(), "0-1");
-  Placement cored = place_on(*topology, cores, {.np = 3, .bind = BindTo::kCore, .map_by = MapBy::kNuma});
+  Placement cored =
+      place_on(*topology, cores, {.np = 3, .bind = BindTo::kCore, .map_by = MapBy::kNuma});
   EXPECT_EQ(cored.binding(0)->to_string(), "0");
   EXPECT_EQ(cored.binding(1)->to_string(), "2");
   EXPECT_EQ(cored.binding(2)->to_string(), "1");

@@ -70,8 +70,8 @@ static int mode_where(void) {
   netns_name(ns, sizeof ns);
   printf("rank %u size %u local %u/%u node %u nodes %u host %s netns %s peers %s\n", me.rank,
          get_u32(&wild, PMIX_JOB_SIZE), get_u32(&me, PMIX_LOCAL_RANK),
-         get_u32(&wild, PMIX_LOCAL_SIZE), get_u32(&me, PMIX_NODEID),
-         get_u32(&wild, PMIX_NUM_NODES), host->data.string, ns, peers->data.string);
+         get_u32(&wild, PMIX_LOCAL_SIZE), get_u32(&me, PMIX_NODEID), get_u32(&wild, PMIX_NUM_NODES),
+         host->data.string, ns, peers->data.string);
   PMIX_VALUE_RELEASE(host);
   PMIX_VALUE_RELEASE(peers);
   return 0;

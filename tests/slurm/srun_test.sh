@@ -6,7 +6,8 @@
 #   gpurun_in_step    gpurun -np 2 inside an srun --mpi=pmix step: gpurun ignores the step's
 #                     PMIx and Slurm variables and serves its own ranks
 # On the two-node Slurm of the test hosts (scripts/slurm.sh start-hosts), srun running in the
-# first host's network namespace (the 6th argument):
+# first host's network namespace (the 6th argument, which ends in 1; the second host's name ends
+# in 2):
 #   two_nodes         srun --mpi=pmix -N 2 -n 4 mpi_where: an MPI program's ranks 0,1 on the
 #                     first host and 2,3 on the second
 #   two_nodes_pmix    srun --mpi=pmix -N 2 -n 4 pmix_rank hello: the fence across nodes
