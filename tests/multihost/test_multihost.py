@@ -363,6 +363,36 @@ class Faults(MultiHostTest):
         self.assert_one_line(r, f"host {H2}: its daemon failed authentication", code=1)
         self.assertEqual(r.stdout, "")
 
+    def test_host_cut_off_mid_job(self):
+        # H2's link goes down: no connection closes, the keep-alive probes find it gone.
+        env = dict(self.env, GPURUN_LAUNCHER_HOST_TIMEOUT="2s")
+        proc = subprocess.Popen(self.command("-H", f"localhost:2,{H2}:2", PMIX_RANK, "wait"),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env)
+        pids = self.read_pids(proc, 4)
+        subprocess.run(["ip", "-n", H2, "link", "set", "eth0", "down"], check=True)
+        try:
+            out, err = proc.communicate(timeout=HANG_GUARD)
+        finally:
+            subprocess.run(["ip", "-n", H2, "link", "set", "eth0", "up"], check=True)
+        self.assertEqual(proc.returncode, 1, err)
+        lines = [l for l in err.splitlines() if l.startswith("gpurun: ")]
+        self.assertEqual(len(lines), 1, err)
+        self.assertIn(f"host {H2}: lost its gpurun daemon", lines[0])
+        self.assert_ranks_gone(pids)
+        # The daemon, cut off from gpurun, ends its ranks and cleans its host by itself.
+        for _ in range(200):
+            if not self.leftovers():
+                break
+            time.sleep(0.05)
+        # testhosts.sh start waited for the link; so does the next test.
+        for _ in range(100):
+            link = subprocess.run(["ip", "-n", H2, "-br", "link", "show", "eth0"],
+                                  capture_output=True, text=True).stdout
+            if " UP " in link:
+                break
+            time.sleep(0.05)
+
     def test_host_dying_mid_job(self):
         proc = self.start("-H", f"localhost:2,{H2}:2", PMIX_RANK, "wait")
         pids = self.read_pids(proc, 4)
