@@ -68,6 +68,8 @@ class HostJob {
   void on_events();
   void on_link();
   void on_message(const wire::Message& message);
+  void on_fence_done(wire::Decoder& d);
+  void on_modex_request(wire::Decoder& d);
   void on_output(Rank& rank, bool is_stderr);
   void on_rank_stdin();
   void on_stdin_message(std::string data);
@@ -339,28 +341,12 @@ void HostJob::on_message(const wire::Message& message) {
     case Type::kStdin:
       on_stdin_message(d.str());
       break;
-    case Type::kFenceDone: {
-      std::uint32_t sequence = d.u32();
-      std::vector<int> participants = d.ints();
-      int status = d.i32();
-      auto it = fences_.find({participants, sequence});
-      if (it == fences_.end()) break;
-      it->second(status, d.str());
-      fences_.erase(it);
+    case Type::kFenceDone:
+      on_fence_done(d);
       break;
-    }
-    case Type::kModexRequest: {
-      std::uint32_t id = d.u32();
-      int rank = d.i32();
-      EventQueue* events = &events_;
-      server_->request_modex(rank, [events, id](int status, std::string data) {
-        events->push(RankEvent{.kind = RankEvent::Kind::kModexServed,
-                               .code = status,
-                               .sequence = id,
-                               .data = std::move(data)});
-      });
+    case Type::kModexRequest:
+      on_modex_request(d);
       break;
-    }
     case Type::kModexReply: {
       std::uint32_t id = d.u32();
       int status = d.i32();
@@ -374,6 +360,30 @@ void HostJob::on_message(const wire::Message& message) {
       throw wire::ProtocolError("unexpected message " +
                                 std::to_string(static_cast<std::uint32_t>(message.type)));
   }
+}
+
+void HostJob::on_fence_done(wire::Decoder& d) {
+  std::uint32_t sequence = d.u32();
+  std::vector<int> participants = d.ints();
+  int status = d.i32();
+  auto it = fences_.find({participants, sequence});
+  if (it == fences_.end()) return;
+  it->second(status, d.str());
+  fences_.erase(it);
+}
+
+// gpurun asks for the data of one of this host's ranks (another host's direct modex): libpmix
+// answers once the rank has committed it, and the main loop sends it (kModexServed).
+void HostJob::on_modex_request(wire::Decoder& d) {
+  std::uint32_t id = d.u32();
+  int rank = d.i32();
+  EventQueue* events = &events_;
+  server_->request_modex(rank, [events, id](int status, std::string data) {
+    events->push(RankEvent{.kind = RankEvent::Kind::kModexServed,
+                           .code = status,
+                           .sequence = id,
+                           .data = std::move(data)});
+  });
 }
 
 void HostJob::on_output(Rank& rank, bool is_stderr) {

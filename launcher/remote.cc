@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 #include <thread>
 
 #include "launcher/agent.h"
@@ -82,44 +83,49 @@ int RemoteHosts::start(int signal_fd) {
   for (auto& host : hosts_)
     if (host) spawn_agent(*host);
   Clock::time_point deadline = Clock::now() + settings_.start_timeout;
-  std::vector<pollfd> fds;
-  std::vector<std::uint32_t> tags;
   while (true) {
     if (startup_error_) throw HostError(*startup_error_);
     bool ready = true;
     for (const auto& host : hosts_) ready &= !host || host->ready;
     if (ready) break;
-    Clock::time_point now = Clock::now();
-    if (now >= deadline) {
-      for (auto& host : hosts_)
-        if (host && !host->ready)
-          throw HostError("host " + host->name + ": its daemon was not ready within " +
-                          param::Traits<param::Duration>::format(settings_.start_timeout) +
-                          " (GPURUN_LAUNCHER_START_TIMEOUT)" +
-                          (host->agent_text.empty() ? "" : "; " + last_line(host->agent_text)));
-    }
-    fds.assign(1, pollfd{.fd = signal_fd, .events = POLLIN, .revents = 0});
-    tags.assign(1, 0);
-    poll_set(fds, tags);
-    auto wait = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
-    if (auto next = next_deadline())
-      wait = std::min<long long>(wait,
-                                 std::chrono::ceil<std::chrono::milliseconds>(*next - now).count());
-    poll(fds.data(), fds.size(), static_cast<int>(std::clamp<long long>(wait, 0, 1000)));
-    if (fds[0].revents != 0) {
-      signalfd_siginfo info;
-      while (read(signal_fd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-        int sig = static_cast<int>(info.ssi_signo);
-        if (sig != SIGCHLD) return sig;
-        int status = 0;
-        for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) on_child_exit(pid, status);
-      }
-    }
-    for (std::size_t i = 1; i < fds.size(); ++i)
-      if (fds[i].revents != 0) on_ready(tags[i]);
-    check_deadlines(Clock::now());
+    if (Clock::now() >= deadline) throw_not_ready();
+    if (int sig = wait_startup(signal_fd, deadline); sig != 0) return sig;
   }
   starting_ = false;
+  listener_.reset();  // every daemon is in: nobody else may connect
+  return 0;
+}
+
+void RemoteHosts::throw_not_ready() const {
+  for (const auto& host : hosts_)
+    if (host && !host->ready)
+      throw HostError("host " + host->name + ": its daemon was not ready within " +
+                      param::Traits<param::Duration>::format(settings_.start_timeout) +
+                      " (GPURUN_LAUNCHER_START_TIMEOUT)" +
+                      (host->agent_text.empty() ? "" : "; " + last_line(host->agent_text)));
+  throw std::logic_error("throw_not_ready: every host is ready");
+}
+
+int RemoteHosts::wait_startup(int signal_fd, Clock::time_point deadline) {
+  std::vector<pollfd> fds{pollfd{.fd = signal_fd, .events = POLLIN, .revents = 0}};
+  std::vector<std::uint32_t> tags{0};
+  poll_set(fds, tags);
+  Clock::time_point now = Clock::now();
+  Clock::time_point until = std::min(deadline, next_deadline().value_or(deadline));
+  auto wait = std::chrono::ceil<std::chrono::milliseconds>(until - now).count();
+  poll(fds.data(), fds.size(), static_cast<int>(std::clamp<long long>(wait, 0, 1000)));
+  if (fds[0].revents != 0) {
+    signalfd_siginfo info;
+    while (read(signal_fd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+      int sig = static_cast<int>(info.ssi_signo);
+      if (sig != SIGCHLD) return sig;
+      int status = 0;
+      for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) on_child_exit(pid, status);
+    }
+  }
+  for (std::size_t i = 1; i < fds.size(); ++i)
+    if (fds[i].revents != 0) on_ready(tags[i]);
+  check_deadlines(Clock::now());
   return 0;
 }
 

@@ -105,12 +105,17 @@ class RemoteHosts {
   struct Pending;
 
   void spawn_agent(Host& host);
+  [[noreturn]] void throw_not_ready() const;
+  // One round of the start-up loop; returns a signal that came (SIGINT, SIGTERM) or 0.
+  int wait_startup(int signal_fd, Clock::time_point deadline);
   void accept_from(int fd);
   void on_pending(std::size_t index);
   void on_proof(Pending& pending, const std::string& body);
   void on_agent_output(Host& host, bool is_stderr);
   void on_link(Host& host);
   void dispatch(Host& host, const wire::Message& message);
+  // The messages about the host's ranks; false when `message` is none of them.
+  bool dispatch_rank_message(Host& host, const wire::Message& message);
   void on_link_lost(Host& host, std::string error);
   void fail_host(Host& host, const std::string& why);
   void report_lost(Host& host);

@@ -77,7 +77,7 @@ void RemoteHosts::on_link(Host& host) {
   if (!open && host.link) on_link_lost(host, host.link->error());
 }
 
-void RemoteHosts::dispatch(Host& host, const wire::Message& message) {
+bool RemoteHosts::dispatch_rank_message(Host& host, const wire::Message& message) {
   wire::Decoder d(message.body);
   const std::vector<int>& ranks = spec_.map.nodes[static_cast<std::size_t>(host.node)].ranks;
   auto own = [&](int rank) {
@@ -85,6 +85,40 @@ void RemoteHosts::dispatch(Host& host, const wire::Message& message) {
       throw wire::ProtocolError("rank " + std::to_string(rank) + " is not on this host");
     return rank;
   };
+  if (message.type == wire::Type::kSpawned) {
+    std::vector<int> pids = d.ints();
+    for (std::size_t i = 0; i < pids.size() && i < ranks.size() && sink_; ++i)
+      sink_->remote_spawned(ranks[i], pids[i]);
+  } else if (message.type == wire::Type::kOutput) {
+    int rank = own(d.i32());
+    bool is_stderr = d.u32() == 2;
+    std::string data = d.str();
+    if (sink_) sink_->remote_output(rank, is_stderr, data);
+  } else if (message.type == wire::Type::kOutputEnd) {
+    int rank = own(d.i32());
+    if (sink_) sink_->remote_output_end(rank, d.u32() == 2);
+  } else if (message.type == wire::Type::kRankEvent) {
+    RankEvent event{.kind = static_cast<RankEvent::Kind>(d.u32())};
+    event.rank = own(d.i32());
+    event.code = d.i32();
+    event.message = d.str();
+    if (event.kind != RankEvent::Kind::kConnected && event.kind != RankEvent::Kind::kFinalized &&
+        event.kind != RankEvent::Kind::kAbort)
+      throw wire::ProtocolError("bad rank event");
+    if (sink_) sink_->remote_event(std::move(event));
+  } else if (message.type == wire::Type::kRankExit) {
+    int rank = own(d.i32());
+    int status = d.i32();
+    if (sink_) sink_->remote_exit(rank, status);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void RemoteHosts::dispatch(Host& host, const wire::Message& message) {
+  if (dispatch_rank_message(host, message)) return;
+  wire::Decoder d(message.body);
   switch (message.type) {
     case wire::Type::kReady:
       host.jobdir = d.str();
@@ -94,42 +128,6 @@ void RemoteHosts::dispatch(Host& host, const wire::Message& message) {
     case wire::Type::kFailure:
       fail_host(host, d.str());
       break;
-    case wire::Type::kSpawned: {
-      std::vector<int> pids = d.ints();
-      for (std::size_t i = 0; i < pids.size() && i < ranks.size() && sink_; ++i)
-        sink_->remote_spawned(ranks[i], pids[i]);
-      break;
-    }
-    case wire::Type::kOutput: {
-      int rank = own(d.i32());
-      bool is_stderr = d.u32() == 2;
-      std::string data = d.str();
-      if (sink_) sink_->remote_output(rank, is_stderr, data);
-      break;
-    }
-    case wire::Type::kOutputEnd: {
-      int rank = own(d.i32());
-      bool is_stderr = d.u32() == 2;
-      if (sink_) sink_->remote_output_end(rank, is_stderr);
-      break;
-    }
-    case wire::Type::kRankEvent: {
-      RankEvent event{.kind = static_cast<RankEvent::Kind>(d.u32())};
-      event.rank = own(d.i32());
-      event.code = d.i32();
-      event.message = d.str();
-      if (event.kind != RankEvent::Kind::kConnected && event.kind != RankEvent::Kind::kFinalized &&
-          event.kind != RankEvent::Kind::kAbort)
-        throw wire::ProtocolError("bad rank event");
-      if (sink_) sink_->remote_event(std::move(event));
-      break;
-    }
-    case wire::Type::kRankExit: {
-      int rank = own(d.i32());
-      int status = d.i32();
-      if (sink_) sink_->remote_exit(rank, status);
-      break;
-    }
     case wire::Type::kFence: {
       std::uint32_t sequence = d.u32();
       std::vector<int> participants = d.ints();

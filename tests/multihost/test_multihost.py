@@ -189,7 +189,7 @@ class Hello(MultiHostTest):
             self.assertEqual((ranks[rank]["host"], ranks[rank]["netns"]), (H2, H2))
 
     def test_hosts_that_are_all_this_one_need_no_agent(self):
-        # The agent would fail: it is never started, and nothing listens.
+        # The agent would fail: it is never started.
         r = self.gpurun("-H", "localhost:2,127.0.0.1:1", HOST_RANK, "where", agent="false")
         self.assertEqual(r.returncode, 0, r.stderr)
         ranks = where_lines(r.stdout)
