@@ -5,9 +5,13 @@
 #   scripts/testhosts.sh exec DIR HOST CMD.. run CMD on HOST: the launch agent of the tests
 #   scripts/testhosts.sh check DIR           list what the hosts hold (processes, files in their
 #                                            /tmp and /dev/shm); exit 1 when anything is there
-#   scripts/testhosts.sh stop DIR            remove everything start made; exit 1 if anything
-#                                            could not be removed
+#   scripts/testhosts.sh stop DIR            remove everything start made (nothing when DIR is
+#                                            gone); exit 1 if anything could not be removed
 #   scripts/testhosts.sh list DIR            print "name address" of each host
+#   scripts/testhosts.sh purge               remove every namespace named like test hosts
+#                                            (gpurun-hN, gpurun-hsw) and the guard route, for a
+#                                            set whose DIR was lost: on a shared machine, only
+#                                            when nobody else's test hosts are up
 #
 # Host k is the namespace gpurun-hk with address 10.201.0.k/24 on its eth0, a veth whose other
 # end is a port of a bridge in a "switch" namespace (gpurun-hsw): nothing is added to the root
@@ -158,34 +162,34 @@ stop_processes() {  # TERM, then KILL, whatever runs in the hosts' namespaces
 }
 
 stop() {
-  local dir=$1 ns names left=""
+  local dir=$1 ns names="" left="" mnt
   [ -d "$dir" ] && dir=$(cd "$dir" && pwd)
   load_config "$dir"
-  if [ "$COUNT" -eq 0 ]; then  # no state: whatever a crashed run left under our names
-    names=$(ip netns list | awk '{print $1}' | grep -E "^${PREFIX}([0-9]+|sw)$" || true)
-  else
+  if [ "$COUNT" -gt 0 ]; then
     names="$(host_names) $SWITCH"
+  elif [ "${PURGE:-0}" = 1 ]; then  # a set whose state was lost: by name
+    names=$(ip netns list | awk '{print $1}' | grep -E "^${PREFIX}([0-9]+|sw)$" || true)
   fi
   # shellcheck disable=SC2086
   stop_processes $names
   for ns in $names; do
     [ -e "/run/netns/$ns" ] && ip netns del "$ns"
   done
-  if [ -d "$dir/hosts" ]; then
-    for ns in "$dir"/hosts/*; do
-      mountpoint -q "$ns/shm" 2>/dev/null && umount "$ns/shm"
-    done
-  fi
-  ip route del unreachable "$NET.0/24" 2>/dev/null || true
+  for mnt in $(awk -v d="$dir/" 'index($2, d) == 1 {print $2}' /proc/self/mounts); do
+    umount "$mnt"
+  done
+  [ -n "$names" ] && ip route del unreachable "$NET.0/24" 2>/dev/null
   rm -rf "$dir"
   for ns in $names; do [ ! -e "/run/netns/$ns" ] || left="$left namespace $ns,"; done
-  ip route show table main | grep -q "^unreachable $NET.0/24" && left="$left route $NET.0/24,"
+  [ -n "$names" ] && ip route show table main | grep -q "^unreachable $NET.0/24" &&
+    left="$left route $NET.0/24,"
   grep -q " $dir/" /proc/self/mounts && left="$left mounts under $dir,"
   [ -z "$left" ] || die "left behind:${left%,}"
   return 0
 }
 
-[ $# -ge 2 ] || die "usage: testhosts.sh start|stop|check|list DIR [N] | exec DIR HOST CMD..."
+[ "${1:-}" = purge ] && { PURGE=1 stop /nonexistent/testhosts-purge; exit; }
+[ $# -ge 2 ] || die "usage: testhosts.sh start|stop|check|list DIR [N] | exec DIR HOST CMD... | purge"
 case $1 in
   start) start "$2" "${3:-2}" ;;
   stop) stop "$2" ;;
