@@ -25,7 +25,7 @@
 # mounted at DIR/hosts/HOST/shm, so that tests can look at what a job left on each host. TMPDIR
 # is unset, as on a fresh login. Programs under /tmp cannot run there (/tmp is the host's).
 #
-# GPURUN_TESTHOSTS_PREFIX (default gpurun-h) and GPURUN_TESTHOSTS_NET (default 10.201.0, a /24)
+# TESTHOSTS_PREFIX (default gpurun-h) and TESTHOSTS_NET (default 10.201.0, a /24)
 # choose other names and another subnet, for a second set beside the first. Needs root, ip
 # (iproute2), nsenter and unshare (util-linux).
 set -euo pipefail
@@ -34,8 +34,8 @@ die() { echo "testhosts.sh: $*" >&2; exit 1; }
 
 load_config() {  # sets PREFIX NET COUNT from DIR/config, or the defaults
   local dir=$1
-  PREFIX=${GPURUN_TESTHOSTS_PREFIX:-gpurun-h}
-  NET=${GPURUN_TESTHOSTS_NET:-10.201.0}
+  PREFIX=${TESTHOSTS_PREFIX:-gpurun-h}
+  NET=${TESTHOSTS_NET:-10.201.0}
   COUNT=0
   if [ -f "$dir/config" ]; then
     # shellcheck disable=SC1091

@@ -488,7 +488,7 @@ class TestHosts(unittest.TestCase):
     """scripts/testhosts.sh itself, on a set of its own (another prefix and subnet)."""
 
     def test_up_and_down_leaves_nothing(self):
-        env = dict(os.environ, GPURUN_TESTHOSTS_PREFIX="gpurun-t", GPURUN_TESTHOSTS_NET="10.202.0")
+        env = dict(os.environ, TESTHOSTS_PREFIX="gpurun-t", TESTHOSTS_NET="10.202.0")
         state = tempfile.mkdtemp(prefix="testhosts-", dir=os.path.dirname(HOSTS_DIR) or ".")
         os.rmdir(state)
         run = lambda *a: subprocess.run([TESTHOSTS, *a], capture_output=True, text=True, env=env,
