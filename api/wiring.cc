@@ -10,6 +10,7 @@
 
 #include "api/net_wiring.h"
 #include "cuda/accelerator.h"
+#include "cuda/support.h"
 #include "pml/params.h"
 #include "runtime/accel/accelerator.h"
 #include "runtime/base/log.h"
@@ -63,6 +64,11 @@ Status connect_shm(ProcessState& s, transport::shm::ShmTransport& shm, std::vect
 Status install_accelerator() {
   if (std::unique_ptr<accel::Accelerator> cuda = cuda::create_accelerator({})) {
     accel::install(std::move(cuda));
+    // What the pml does with device buffers (MPIX_Query_cuda_path); the collectives' host
+    // algorithms refuse them, so collectives, MPI_Pack and MPI_Reduce_local stay undeclared.
+    cuda::support::declare(cuda::support::Family::kPointToPoint, cuda::support::Path::kStaged,
+                           "contiguous device data staged through host memory by accelerator "
+                           "copies; non-contiguous datatypes in device memory are refused");
     return ok_status();
   }
   if (cuda::required())
