@@ -51,6 +51,7 @@ constexpr Basic kBasics[] = {
     {MPI_C_DOUBLE_COMPLEX, BasicType::kDoubleComplex, "MPI_C_DOUBLE_COMPLEX"},
     {MPI_C_LONG_DOUBLE_COMPLEX, BasicType::kLongDoubleComplex, "MPI_C_LONG_DOUBLE_COMPLEX"},
     {MPIX_C_FLOAT16, BasicType::kFloat16, "MPIX_C_FLOAT16"},
+    {MPIX_BFLOAT16, BasicType::kBfloat16, "MPIX_BFLOAT16"},
     {MPI_AINT, BasicType::kInt64, "MPI_AINT"},
     {MPI_OFFSET, BasicType::kInt64, "MPI_OFFSET"},
     {MPI_COUNT, BasicType::kInt64, "MPI_COUNT"},

@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "api/net_wiring.h"
+#include "cuda/accelerator.h"
+#include "cuda/support.h"
 #include "pml/params.h"
+#include "runtime/accel/accelerator.h"
 #include "runtime/base/log.h"
 #include "runtime/progress/progress.h"
 #include "runtime/transport/params.h"
@@ -55,9 +58,29 @@ Status connect_shm(ProcessState& s, transport::shm::ShmTransport& shm, std::vect
   return ok_status();
 }
 
+// The CUDA accelerator when CUDA is usable (pointers are then classified by the driver), else
+// the host-only one stays. JobInfo does not carry the GPU gpurun assigned yet (keys::kGpus),
+// so a rank works on the device current in its thread, else device 0.
+Status install_accelerator() {
+  if (std::unique_ptr<accel::Accelerator> cuda = cuda::create_accelerator({})) {
+    accel::install(std::move(cuda));
+    // What the pml does with device buffers (MPIX_Query_cuda_path); the collectives' host
+    // algorithms refuse them, so collectives, MPI_Pack and MPI_Reduce_local stay undeclared.
+    cuda::support::declare(cuda::support::Family::kPointToPoint, cuda::support::Path::kStaged,
+                           "contiguous device data staged through host memory by accelerator "
+                           "copies; non-contiguous datatypes in device memory are refused");
+    return ok_status();
+  }
+  if (cuda::required())
+    return Status(ErrorCode::kUnsupported,
+                  "GPURUN_CUDA=on, but CUDA is unusable: " + cuda::unusable_reason());
+  return ok_status();
+}
+
 }  // namespace
 
 Status wire_up(ProcessState& s) {
+  GPURUN_TRY(install_accelerator());
   const bootstrap::JobInfo& job = s.bootstrap->job();
   s.pml = std::make_unique<pml::Pml>(job.rank, job.size);
   auto self = std::make_unique<transport::self::SelfTransport>(job.rank, s.pml->handler());

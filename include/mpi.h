@@ -7,10 +7,11 @@
  *
  * Left out on purpose: the tools interface (MPI_T_*), MPI-IO (MPI_File, MPI_MODE_RDONLY and the
  * other file modes, MPI_SEEK_*), MPICH's own macros (MPICH_*, MPIR_*), and the MPICH extensions
- * whose functions gpurun does not provide (MPIX_ERR_* of fault tolerance, MPIX_GPU_SUPPORT_*,
- * MPIX_Grequest_*): a program that tests for them with #ifdef must not find them. Function
- * prototypes live in mpi_proto.h, included at the end, and list exactly what the library
- * implements. */
+ * whose functions gpurun does not provide (MPIX_ERR_* of fault tolerance, MPIX_Grequest_*): a
+ * program that tests for them with #ifdef must not find them. Function prototypes live in
+ * mpi_proto.h, included at the end, and list exactly what the library implements; the MPIX
+ * extensions gpurun provides (GPU support queries, MPIX_BFLOAT16) are in mpix.h, included after
+ * it, as MPICH declares its MPIX_ functions in mpi.h. */
 #ifndef GPURUN_MPI_H_INCLUDED
 #define GPURUN_MPI_H_INCLUDED
 
@@ -551,5 +552,6 @@ extern MPI_F08_status *MPI_F08_STATUSES_IGNORE GPURUN_API;
 #endif
 
 #include "mpi_proto.h"
+#include "mpix.h"
 
 #endif

@@ -28,6 +28,7 @@ BasicInfo info_of(BasicType basic) {
     case BasicType::kInt16:
     case BasicType::kUint16:
     case BasicType::kFloat16:
+    case BasicType::kBfloat16:
       return {2, 2};
     case BasicType::kInt32:
     case BasicType::kUint32:

@@ -51,6 +51,7 @@ enum class BasicType : std::uint8_t {
   kBool,      // C _Bool, C++ bool (1 byte)
   kLogical,   // Fortran LOGICAL (4 bytes, 0 is false)
   kFloat16,   // IEEE binary16
+  kBfloat16,  // bfloat16 (MPIX_BFLOAT16): binary32's upper half
   kFloat128,  // IEEE binary128 (Fortran REAL*16)
   kFloatComplex,
   kDoubleComplex,

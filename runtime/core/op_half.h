@@ -46,6 +46,23 @@ inline std::uint16_t float_to_half(float f) {
   return static_cast<std::uint16_t>(r | sign);
 }
 
+// bfloat16 (MPIX_BFLOAT16): the upper 16 bits of a binary32, rounded to nearest even; NaNs stay
+// NaNs (quiet, sign kept).
+struct Bfloat16 {
+  std::uint16_t bits;
+};
+
+inline float bfloat16_to_float(std::uint16_t b) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
+}
+
+inline std::uint16_t float_to_bfloat16(float f) {
+  std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x0040u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<std::uint16_t>(x >> 16);
+}
+
 // The loop of `kind` (MAX, MIN, SUM, PROD) on halves with the CPU's conversion instructions
 // (x86-64 F16C and AVX), or nullptr when the CPU lacks them or for other ops. Signature of
 // ReduceKernel (op_kernels.h).

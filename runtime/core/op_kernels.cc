@@ -76,6 +76,8 @@ struct Traits<BasicType::kLongDouble> : Is<Family::kFloat, long double> {};
 template <>
 struct Traits<BasicType::kFloat16> : Is<Family::kFloat, Half> {};
 template <>
+struct Traits<BasicType::kBfloat16> : Is<Family::kFloat, Bfloat16> {};
+template <>
 struct Traits<BasicType::kFloat128> : Is<Family::kFloat, __float128> {};
 template <>
 struct Traits<BasicType::kByte> : Is<Family::kByte, std::uint8_t> {};
@@ -237,6 +239,11 @@ void elementwise(const void* in, void* inout, std::int64_t n) {
     auto* __restrict b = static_cast<std::uint16_t*>(inout);
     for (std::int64_t i = 0; i < n; ++i)
       b[i] = float_to_half(F::f(half_to_float(a[i]), half_to_float(b[i])));
+  } else if constexpr (std::is_same_v<T, Bfloat16>) {
+    const auto* __restrict a = static_cast<const std::uint16_t*>(in);
+    auto* __restrict b = static_cast<std::uint16_t*>(inout);
+    for (std::int64_t i = 0; i < n; ++i)
+      b[i] = float_to_bfloat16(F::f(bfloat16_to_float(a[i]), bfloat16_to_float(b[i])));
   } else {
     const T* __restrict a = static_cast<const T*>(in);
     T* __restrict b = static_cast<T*>(inout);

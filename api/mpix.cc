@@ -1,0 +1,131 @@
+// The MPIX calls of include/mpix.h: whether CUDA is usable, and how each MPI call treats device
+// buffers. They may be called at any time (before MPI_Init too, as programs ask before they
+// choose where to put their buffers), touch no MPI state, and take no lock.
+#include <mpix.h>
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "api/call.h"
+#include "cuda/accelerator.h"
+#include "cuda/support.h"
+
+namespace gpurun::api {
+namespace {
+
+using cuda::support::Family;
+
+struct Name {
+  std::string_view name;  // lower case, without "mpi_", a leading "i" or a "_init"/"_c" suffix
+  Family family;
+};
+
+// The calls that take message buffers, by family. Nonblocking (I...), persistent (..._init)
+// and large-count (..._c) forms are found by their base name.
+constexpr Name kNames[] = {
+    {"send", Family::kPointToPoint},         {"recv", Family::kPointToPoint},
+    {"ssend", Family::kPointToPoint},        {"rsend", Family::kPointToPoint},
+    {"bsend", Family::kPointToPoint},        {"sendrecv", Family::kPointToPoint},
+    {"sendrecv_replace", Family::kPointToPoint}, {"mrecv", Family::kPointToPoint},
+    {"bcast", Family::kCollective},          {"gather", Family::kCollective},
+    {"gatherv", Family::kCollective},        {"scatter", Family::kCollective},
+    {"scatterv", Family::kCollective},       {"allgather", Family::kCollective},
+    {"allgatherv", Family::kCollective},     {"alltoall", Family::kCollective},
+    {"alltoallv", Family::kCollective},      {"alltoallw", Family::kCollective},
+    {"neighbor_allgather", Family::kCollective}, {"neighbor_allgatherv", Family::kCollective},
+    {"neighbor_alltoall", Family::kCollective},  {"neighbor_alltoallv", Family::kCollective},
+    {"neighbor_alltoallw", Family::kCollective}, {"reduce", Family::kReduction},
+    {"allreduce", Family::kReduction},       {"reduce_scatter", Family::kReduction},
+    {"reduce_scatter_block", Family::kReduction}, {"scan", Family::kReduction},
+    {"exscan", Family::kReduction},          {"reduce_local", Family::kReduceLocal},
+    {"pack", Family::kPack},                 {"unpack", Family::kPack},
+    {"pack_external", Family::kPack},        {"unpack_external", Family::kPack},
+};
+
+std::optional<Family> lookup(std::string_view base) {
+  for (const Name& n : kNames)
+    if (n.name == base) return n.family;
+  return std::nullopt;
+}
+
+bool strip_suffix(std::string& s, std::string_view suffix) {
+  if (s.size() <= suffix.size() || !s.ends_with(suffix)) return false;
+  s.resize(s.size() - suffix.size());
+  return true;
+}
+
+// The family of an MPI call's name ("MPI_Isend_c", "mpi_allreduce_init"), if it takes buffers.
+std::optional<Family> family_of(const char* call) {
+  std::string name(call);
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (name.starts_with("pmpi_")) name.erase(0, 1);
+  if (!name.starts_with("mpi_")) return std::nullopt;
+  name.erase(0, 4);
+  strip_suffix(name, "_c");
+  bool persistent = strip_suffix(name, "_init");
+  if (auto family = lookup(name)) return family;
+  // MPI_Isend, MPI_Imrecv, MPI_Iallreduce: the nonblocking forms have no persistent twin.
+  if (!persistent && name.size() > 1 && name[0] == 'i') return lookup(name.substr(1));
+  return std::nullopt;
+}
+
+int to_mpix(cuda::support::Path path) {
+  switch (path) {
+    case cuda::support::Path::kNative:
+      return MPIX_CUDA_PATH_NATIVE;
+    case cuda::support::Path::kStaged:
+      return MPIX_CUDA_PATH_STAGED;
+    case cuda::support::Path::kRefused:
+      break;
+  }
+  return MPIX_CUDA_PATH_REFUSED;
+}
+
+}  // namespace
+}  // namespace gpurun::api
+
+using gpurun::api::Call;
+using gpurun::api::raise;
+
+extern "C" int PMPIX_Query_cuda_support(void) { return gpurun::cuda::usable() ? 1 : 0; }
+GPURUN_MPI_ALIAS(MPIX_Query_cuda_support)
+
+extern "C" int PMPIX_GPU_query_support(int gpu_type, int* is_supported) {
+  const Call call{"MPIX_GPU_query_support"};
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_WORLD, is_supported);
+  switch (gpu_type) {
+    case MPIX_GPU_SUPPORT_CUDA:
+      *is_supported = gpurun::cuda::usable() ? 1 : 0;
+      return MPI_SUCCESS;
+    case MPIX_GPU_SUPPORT_ZE:
+    case MPIX_GPU_SUPPORT_HIP:
+      *is_supported = 0;
+      return MPI_SUCCESS;
+    default:
+      return raise(call, MPI_COMM_WORLD, MPI_ERR_ARG,
+                   "argument gpu_type %d is none of MPIX_GPU_SUPPORT_CUDA (0), "
+                   "MPIX_GPU_SUPPORT_ZE (1), MPIX_GPU_SUPPORT_HIP (2)",
+                   gpu_type);
+  }
+}
+GPURUN_MPI_ALIAS(MPIX_GPU_query_support)
+
+extern "C" int PMPIX_Query_cuda_path(const char* call_name, int* path) {
+  const Call call{"MPIX_Query_cuda_path"};
+  if (call_name == nullptr)
+    return raise(call, MPI_COMM_WORLD, MPI_ERR_ARG, "argument call is a null pointer");
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_WORLD, path);
+  std::optional<gpurun::cuda::support::Family> family = gpurun::api::family_of(call_name);
+  if (!family)
+    return raise(call, MPI_COMM_WORLD, MPI_ERR_ARG,
+                 "argument call \"%.64s\" names no MPI call that takes a message buffer "
+                 "(MPI_Send, MPI_Iallreduce, MPI_Pack_c, ...)",
+                 call_name);
+  *path = gpurun::api::to_mpix(gpurun::cuda::support::path(*family).path);
+  return MPI_SUCCESS;
+}
+GPURUN_MPI_ALIAS(MPIX_Query_cuda_path)

@@ -1,0 +1,98 @@
+/* The MPIX GPU queries (mpix.h, included by mpi.h) and host communication next to them: what
+ * they answer is consistent, wrong arguments give MPI_ERR_ARG, without CUDA every call refuses
+ * device buffers, and host buffers travel as always. Runs everywhere (label mpi). */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mtest.h"
+
+static const char *const kBufferCalls[] = {
+    "MPI_Send",      "MPI_Isend_c",        "mpi_recv",       "MPI_Irecv",
+    "MPI_Sendrecv",  "MPI_Imrecv",         "MPI_Send_init",  "MPI_Bcast",
+    "MPI_Ialltoallv", "mpi_allreduce_init", "MPI_Reduce_scatter_block", "MPI_Iexscan",
+    "MPI_Reduce_local", "MPI_Pack_c",     "MPI_Unpack_external", "PMPI_Allgather"};
+static const char *const kOtherNames[] = {"MPI_Barrier", "MPI_Iprobe", "MPI_Init", "MPI_Foo",
+                                          "Send", "", "MPI_I", "MPI_Irecv_init"};
+
+/* The error class of a returned code. */
+static int class_of(int code) {
+  int cls = -1;
+  MPI_Error_class(code, &cls);
+  return cls;
+}
+
+static void check_paths(int support) {
+  for (size_t i = 0; i < sizeof kBufferCalls / sizeof *kBufferCalls; ++i) {
+    int path = -1;
+    int rc = MPIX_Query_cuda_path(kBufferCalls[i], &path);
+    MTEST_CHECK(rc == MPI_SUCCESS, "MPIX_Query_cuda_path(%s) returned %d", kBufferCalls[i], rc);
+    MTEST_CHECK(path == MPIX_CUDA_PATH_REFUSED || path == MPIX_CUDA_PATH_STAGED ||
+                    path == MPIX_CUDA_PATH_NATIVE,
+                "path of %s is %d", kBufferCalls[i], path);
+    if (!support)
+      MTEST_CHECK(path == MPIX_CUDA_PATH_REFUSED, "%s: path %d without CUDA", kBufferCalls[i],
+                  path);
+  }
+}
+
+static void check_errors(void) {
+  int flag = 7, path = 7;
+  MTEST_CHECK(class_of(MPIX_GPU_query_support(3, &flag)) == MPI_ERR_ARG, "gpu_type 3 accepted");
+  MTEST_CHECK(class_of(MPIX_GPU_query_support(-1, &flag)) == MPI_ERR_ARG, "gpu_type -1 accepted");
+  MTEST_CHECK(flag == 7, "is_supported written on error");
+  MTEST_CHECK(class_of(MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, NULL)) == MPI_ERR_ARG,
+              "null is_supported accepted");
+  MTEST_CHECK(class_of(MPIX_Query_cuda_path(NULL, &path)) == MPI_ERR_ARG, "null call accepted");
+  MTEST_CHECK(class_of(MPIX_Query_cuda_path("MPI_Send", NULL)) == MPI_ERR_ARG, "null path accepted");
+  for (size_t i = 0; i < sizeof kOtherNames / sizeof *kOtherNames; ++i) {
+    int rc = class_of(MPIX_Query_cuda_path(kOtherNames[i], &path));
+    MTEST_CHECK(rc == MPI_ERR_ARG, "\"%s\" gave %d, not MPI_ERR_ARG", kOtherNames[i], rc);
+  }
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  int code = MPIX_Query_cuda_path("MPI_Foo", &path);
+  MPI_Error_string(code, text, &len);
+  MTEST_CHECK(strstr(text, "MPIX_Query_cuda_path") != NULL && strstr(text, "MPI_Foo") != NULL,
+              "message \"%s\" names neither the call nor the argument", text);
+}
+
+/* Host buffers around a ring, and the sum through MPI_Reduce_local. */
+static void check_host_paths(int rank, int size) {
+  int out[64], in[64];
+  for (int i = 0; i < 64; ++i) out[i] = rank * 1000 + i;
+  int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+  MPI_Sendrecv(out, 64, MPI_INT, next, 5, in, 64, MPI_INT, prev, 5, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  for (int i = 0; i < 64; ++i)
+    MTEST_CHECK(in[i] == prev * 1000 + i, "ring element %d is %d", i, in[i]);
+  MPI_Reduce_local(out, in, 64, MPI_INT, MPI_SUM);
+  MTEST_CHECK(in[3] == prev * 1000 + rank * 1000 + 6, "reduce_local gave %d", in[3]);
+}
+
+int main(int argc, char **argv) {
+  /* Both may be asked before MPI_Init, and must agree with what comes after. */
+  int before = MPIX_Query_cuda_support();
+  int path_before = -1;
+  MPIX_Query_cuda_path("MPI_Send", &path_before);
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int support = MPIX_Query_cuda_support();
+  MTEST_CHECK(support == 0 || support == 1, "MPIX_Query_cuda_support() = %d", support);
+  MTEST_CHECK(support == before, "support %d after MPI_Init, %d before", support, before);
+  int cuda = -1, ze = -1, hip = -1;
+  MTEST_CHECK(MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &cuda) == MPI_SUCCESS, "cuda");
+  MTEST_CHECK(MPIX_GPU_query_support(MPIX_GPU_SUPPORT_ZE, &ze) == MPI_SUCCESS, "ze");
+  MTEST_CHECK(MPIX_GPU_query_support(MPIX_GPU_SUPPORT_HIP, &hip) == MPI_SUCCESS, "hip");
+  MTEST_CHECK(cuda == support && ze == 0 && hip == 0, "cuda %d ze %d hip %d", cuda, ze, hip);
+  if (!support)
+    MTEST_CHECK(path_before == MPIX_CUDA_PATH_REFUSED, "path before init %d", path_before);
+  check_paths(support);
+  check_errors();
+  check_host_paths(rank, size);
+  if (rank == 0) printf("cuda support %d\n", support);
+  return mtest_finalize();
+}
