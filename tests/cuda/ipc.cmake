@@ -31,3 +31,16 @@ if(GPURUN_CUDA_STUB)
   set_tests_properties(cuda_ipc.driver_stub PROPERTIES
     ENVIRONMENT "LD_LIBRARY_PATH=${_stub_dir}" LABELS "unit")
 endif()
+
+# On a GPU: two processes through the real driver (D-D, D-H, VMM, pools, churn, one GPU).
+add_executable(cuda_ipc_gpu_test ${CMAKE_CURRENT_LIST_DIR}/ipc_gpu_test.cc)
+target_link_libraries(cuda_ipc_gpu_test PRIVATE gpurun_cuda_ipc CUDA::cudart_static
+                      GTest::gtest GTest::gtest_main)
+set_target_properties(cuda_ipc_gpu_test PROPERTIES
+  RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests/bin)
+gtest_discover_tests(cuda_ipc_gpu_test
+  PROPERTIES LABELS "gpu" SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]" TIMEOUT 300
+  DISCOVERY_TIMEOUT 60)
+
+# The MPI programs of mpi_tests/cudaipc (label gpu).
+include(${PROJECT_SOURCE_DIR}/mpi_tests/cudaipc/cudaipc.cmake)
