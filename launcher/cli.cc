@@ -41,14 +41,18 @@ std::pair<std::string, std::string> parse_export(std::string_view text) {
 MapBy parse_map_by(std::string_view text) {
   if (text == "gpu") return MapBy::kGpu;
   if (text == "core") return MapBy::kCore;
-  throw UsageError("--map-by: '" + std::string(text) + "' is not gpu or core");
+  if (text == "numa") return MapBy::kNuma;
+  if (text == "slot") return MapBy::kSlot;
+  if (text == "node") return MapBy::kNode;
+  throw UsageError("--map-by: '" + std::string(text) + "' is not node, slot, numa, gpu or core");
 }
 
-int parse_gpus_per_rank(std::string_view text) {
+int parse_positive(std::string_view text, std::string_view option) {
   int n = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
   if (ec != std::errc() || ptr != text.data() + text.size() || text.empty() || n <= 0)
-    throw UsageError("--gpus-per-rank: '" + std::string(text) + "' is not a positive number");
+    throw UsageError(std::string(option) + ": '" + std::string(text) +
+                     "' is not a positive number");
   return n;
 }
 
@@ -98,6 +102,9 @@ bool matches(std::string_view arg, std::string_view name) {
          (arg.starts_with(name) && arg.size() > name.size() && arg[name.size()] == '=');
 }
 
+bool parse_host_option(int argc, char** argv, int& i, std::string_view arg, Options& opts);
+bool parse_last_option(std::string_view arg, Options& opts);
+
 // Handles one option; returns false when `arg` is not an option (the program starts here).
 bool parse_option(int argc, char** argv, int& i, Options& opts) {
   std::string_view arg = argv[i];
@@ -122,8 +129,42 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
   } else if (matches(arg, "--map-by")) {
     opts.map_by = parse_map_by(take_value(argc, argv, i, arg, "--map-by"));
   } else if (matches(arg, "--gpus-per-rank")) {
-    opts.gpus_per_rank = parse_gpus_per_rank(take_value(argc, argv, i, arg, "--gpus-per-rank"));
-  } else if (arg == "--explain") {
+    opts.gpus_per_rank =
+        parse_positive(take_value(argc, argv, i, arg, "--gpus-per-rank"), "--gpus-per-rank");
+  } else if (!parse_host_option(argc, argv, i, arg, opts)) {
+    return parse_last_option(arg, opts);
+  }
+  return true;
+}
+
+// The options of jobs across hosts; returns false when `arg` is none of them.
+bool parse_host_option(int argc, char** argv, int& i, std::string_view arg, Options& opts) {
+  if (matches(arg, "-H") || matches(arg, "--host")) {
+    std::string_view name = arg.substr(0, arg.find('='));
+    std::string value(take_value(argc, argv, i, arg, name));
+    if (value.empty()) throw UsageError(std::string(name) + " needs a host list");
+    opts.hosts.push_back(value);
+  } else if (matches(arg, "--hostfile") || matches(arg, "--machinefile")) {
+    std::string_view name = arg.substr(0, arg.find('='));
+    opts.hostfile = take_value(argc, argv, i, arg, name);
+    if (opts.hostfile.empty()) throw UsageError(std::string(name) + " needs a file name");
+  } else if (matches(arg, "--npernode")) {
+    opts.npernode = parse_positive(take_value(argc, argv, i, arg, "--npernode"), "--npernode");
+  } else if (arg == "--oversubscribe") {
+    opts.oversubscribe = true;
+  } else if (matches(arg, "--launch-agent")) {
+    std::string agent(take_value(argc, argv, i, arg, "--launch-agent"));
+    if (agent.find_first_not_of(" \t") == std::string::npos)
+      throw UsageError("--launch-agent needs a command (e.g. 'ssh' or 'ip netns exec {host}')");
+    opts.launch_agent = agent;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool parse_last_option(std::string_view arg, Options& opts) {
+  if (arg == "--explain") {
     opts.action = Options::Action::kExplain;
   } else if (arg.starts_with("-") && arg != "-") {
     throw UsageError("unknown option '" + std::string(arg) + "' (see gpurun --help)");
@@ -135,8 +176,22 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
 
 }  // namespace
 
+std::string find_program(const std::string& name) { return resolve_program(name); }
+
+MapBy local_map_by(MapBy map_by) {
+  return map_by == MapBy::kSlot || map_by == MapBy::kNode ? MapBy::kAuto : map_by;
+}
+
 Options parse_command_line(int argc, char** argv) {
   Options opts;
+  // gpurun's own modes on a remote host, started by gpurun through the launch agent.
+  if (argc > 1 &&
+      (std::string_view(argv[1]) == "--daemon" || std::string_view(argv[1]) == "--host-cleanup")) {
+    opts.action = std::string_view(argv[1]) == "--daemon" ? Options::Action::kDaemon
+                                                          : Options::Action::kHostCleanup;
+    opts.internal_args.assign(argv + 2, argv + argc);
+    return opts;
+  }
   int i = 1;
   for (; i < argc; ++i) {
     if (std::string_view(argv[i]) == "--") {
@@ -147,14 +202,18 @@ Options parse_command_line(int argc, char** argv) {
     if (opts.action != Options::Action::kRun && opts.action != Options::Action::kExplain)
       return opts;
   }
-  if (opts.map_by == MapBy::kCore && opts.gpus_per_rank > 0)
-    throw UsageError("--gpus-per-rank needs --map-by gpu (or no --map-by), not --map-by core");
+  if ((opts.map_by == MapBy::kCore || opts.map_by == MapBy::kNuma) && opts.gpus_per_rank > 0)
+    throw UsageError("--gpus-per-rank needs --map-by gpu (or no --map-by), not --map-by " +
+                     std::string(opts.map_by == MapBy::kCore ? "core" : "numa"));
+  if (!opts.hosts.empty() && !opts.hostfile.empty())
+    throw UsageError("give the hosts with -H or with --hostfile, not both");
   bool explain = opts.action == Options::Action::kExplain;
   if (i >= argc) {
     if (explain) return opts;
     throw UsageError("no program to run (usage: gpurun -np N program [args])");
   }
-  if (opts.np == 0 && !explain) opts.np = 1;
+  // With hosts, the default is one rank per slot (launcher/hosts.h), decided at launch.
+  if (opts.np == 0 && !explain && opts.hosts.empty() && opts.hostfile.empty()) opts.np = 1;
   opts.program = resolve_program(argv[i]);
   opts.argv.assign(argv + i, argv + argc);
   return opts;
@@ -164,7 +223,8 @@ std::string usage_text() {
   return R"(usage: gpurun [options] [--] program [args...]
        gpurun --explain [-np N] [placement options] [program [args...]]
 
-Starts N copies (ranks) of an MPI program on this host and serves them as their PMIx server.
+Starts N copies (ranks) of an MPI program on this host, or on the hosts -H or --hostfile name,
+and serves them as their PMIx server.
 
 options:
   -np N, -n N          number of ranks (default 1)
@@ -179,6 +239,20 @@ options:
                        consecutive ranks sharing one when there are more ranks than GPUs (the
                        default when the host has GPUs); core: no GPU placement
   --gpus-per-rank N    give each rank N GPUs (an error when the host has too few)
+  --map-by numa        spread the ranks of a host over its NUMA nodes, each bound to its node
+
+across hosts:
+  -H, --host LIST      hosts and their slots: host[:slots],... (a host without slots has 1)
+  --hostfile FILE      one host a line: "host slots=N" (or "host:N"); # comments, blank lines
+  -np N                default with hosts: one rank per slot (per --npernode)
+  --map-by slot|node   slot (default): fill each host's slots in turn; node: deal the ranks
+                       round robin over the hosts
+  --npernode N         N ranks on each host (instead of its slots)
+  --oversubscribe      allow more ranks than slots (else an error)
+  --launch-agent CMD   how to start gpurun's daemon on a remote host (default: ssh); {host} in
+                       CMD is replaced by the host's name, else the name is appended:
+                       --launch-agent 'ip netns exec {host}'. localhost, 127.0.0.1 and this
+                       host's own names and addresses run their ranks without an agent
   --explain            print the placement, the GPU/NIC topology matrix and the path chosen
                        between every pair of ranks for host and device buffers, then exit
                        without running the program (-np defaults to one rank per GPU)

@@ -17,11 +17,13 @@ class UsageError : public std::runtime_error {
 };
 
 enum class BindTo { kAuto, kCore, kNone };
-// kAuto: by GPU when the host has GPUs (visible ones), else by core.
-enum class MapBy { kAuto, kGpu, kCore };
+// Within a host: kAuto is by GPU when the host has GPUs (visible ones), else by core; kNuma
+// spreads the ranks over the NUMA nodes. Across hosts: kSlot fills each host's slots in turn,
+// kNode deals the ranks round robin over the hosts (both place by kAuto within a host).
+enum class MapBy { kAuto, kGpu, kCore, kNuma, kSlot, kNode };
 
 struct Options {
-  enum class Action { kRun, kVersion, kHelp, kInfo, kExplain };
+  enum class Action { kRun, kVersion, kHelp, kInfo, kExplain, kDaemon, kHostCleanup };
   Action action = Action::kRun;
   std::string info_topic;
   int np = 0;  // 0 when -np was not given (a run then has 1 rank)
@@ -34,7 +36,20 @@ struct Options {
   BindTo bind_to = BindTo::kAuto;
   std::string program;            // resolved path of the program (may be empty for --explain)
   std::vector<std::string> argv;  // argv[0] as the user wrote it, then its arguments
+
+  // Across hosts (launcher/hosts.h): -H values as given, --hostfile, --npernode,
+  // --oversubscribe and --launch-agent (unset: ssh).
+  std::vector<std::string> hosts;
+  std::string hostfile;
+  int npernode = 0;  // 0 when --npernode was not given
+  bool oversubscribe = false;
+  std::optional<std::string> launch_agent;
+  // kDaemon and kHostCleanup (started by gpurun itself on a remote host): their arguments.
+  std::vector<std::string> internal_args;
 };
+
+// The local placement that --map-by asks for (host-level choices place by kAuto on a host).
+MapBy local_map_by(MapBy map_by);
 
 // Parses argv (throws UsageError). Resolves the program through PATH and checks that it is
 // an executable file, so that nothing is started for a command line that cannot run.
@@ -42,5 +57,9 @@ struct Options {
 Options parse_command_line(int argc, char** argv);
 
 std::string usage_text();
+
+// The path of an executable file: `name` itself when it holds a '/', else found in PATH.
+// Throws UsageError.
+std::string find_program(const std::string& name);
 
 }  // namespace gpurun::launcher

@@ -10,15 +10,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "launcher/signals.h"
 #include "runtime/base/param.h"
 
 namespace gpurun::launcher {
 namespace {
-
-std::string signal_name(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
-}
 
 void report(const std::string& line) {
   std::string text = "gpurun: " + line + "\n";
@@ -35,6 +31,10 @@ void close_fd(int& fd) {
 struct Job::Rank {
   int rank = 0;
   pid_t pid = -1;
+  std::string host;
+  bool remote = false;
+  bool remote_out = false;  // a remote rank's output streams not yet ended
+  bool remote_err = false;
   bool running = true;
   bool connected = false;
   bool finalized = false;
@@ -47,12 +47,37 @@ struct Job::Rank {
   LineForwarder out;
   LineForwarder err;
   std::string who() const {
-    return "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ")";
+    std::string pid_text = pid > 0 ? " (pid " + std::to_string(pid) + ")" : "";
+    return "rank " + std::to_string(rank) + pid_text;
   }
+  std::string where() const { return who() + " on host " + host; }
+  bool output_open() const { return stdout_fd >= 0 || stderr_fd >= 0 || remote_out || remote_err; }
 };
 
-Job::Job(JobConfig config, EventQueue& events, int signal_fd)
-    : config_(std::move(config)), events_(events), signal_fd_(signal_fd), start_(Clock::now()) {}
+Job::Job(JobConfig config, EventQueue& events, int signal_fd, RemoteHosts* remote)
+    : config_(std::move(config)),
+      events_(events),
+      signal_fd_(signal_fd),
+      remote_(remote),
+      start_(Clock::now()) {
+  if (remote_ != nullptr) remote_->set_sink(this);
+  // Every rank exists from the start: local ones run once added, remote ones run from the
+  // start (their daemons start them and report their exit).
+  for (int r = 0; r < config_.map.size(); ++r) {
+    const NodeRanks& node =
+        config_.map
+            .nodes[static_cast<std::size_t>(config_.map.node_of[static_cast<std::size_t>(r)])];
+    std::string prefix = config_.tag_output ? "[" + std::to_string(r) + "] " : "";
+    ranks_.push_back(Rank{.rank = r,
+                          .host = node.name,
+                          .remote = !node.local,
+                          .remote_out = !node.local,
+                          .remote_err = !node.local,
+                          .running = !node.local,
+                          .out = LineForwarder(STDOUT_FILENO, prefix, config_.line_max),
+                          .err = LineForwarder(STDERR_FILENO, prefix, config_.line_max)});
+  }
+}
 
 Job::~Job() {
   for (Rank& rank : ranks_) {
@@ -62,16 +87,13 @@ Job::~Job() {
   }
 }
 
-void Job::add_rank(pid_t pid, const RankPipes& pipes) {
-  int index = static_cast<int>(ranks_.size());
-  std::string prefix = config_.tag_output ? "[" + std::to_string(index) + "] " : "";
-  ranks_.push_back(Rank{.rank = index,
-                        .pid = pid,
-                        .stdout_fd = pipes.stdout_read,
-                        .stderr_fd = pipes.stderr_read,
-                        .stdin_fd = pipes.stdin_write,
-                        .out = LineForwarder(STDOUT_FILENO, prefix, config_.line_max),
-                        .err = LineForwarder(STDERR_FILENO, prefix, config_.line_max)});
+void Job::add_rank(int rank, pid_t pid, const RankPipes& pipes) {
+  Rank& r = ranks_[static_cast<std::size_t>(rank)];
+  r.pid = pid;
+  r.running = true;
+  r.stdout_fd = pipes.stdout_read;
+  r.stderr_fd = pipes.stderr_read;
+  r.stdin_fd = pipes.stdin_write;
 }
 
 void Job::abandon(int exit_code) {
@@ -87,6 +109,7 @@ int Job::run() {
     on_events();
     check_finalize_deadlines(now);
     check_timers(now);
+    if (remote_ != nullptr) remote_->check_deadlines(now);
     if (finished(now)) break;
     build_poll_set(fds, polled);
     int n = poll(fds.data(), fds.size(), poll_timeout_ms(now));
@@ -111,11 +134,10 @@ int Job::run() {
 bool Job::finished(Clock::time_point now) const {
   for (const Rank& rank : ranks_) {
     if (rank.running || rank.finalize_deadline) return false;
-    bool open = rank.stdout_fd >= 0 || rank.stderr_fd >= 0;
     // A rank's children may keep its pipes open after it exits: wait for them a grace only.
-    if (open && !(drain_deadline_ && now >= *drain_deadline_)) return false;
+    if (rank.output_open() && !(drain_deadline_ && now >= *drain_deadline_)) return false;
   }
-  return true;
+  return remote_ == nullptr || remote_->finished();
 }
 
 int Job::poll_timeout_ms(Clock::time_point now) const {
@@ -127,6 +149,7 @@ int Job::poll_timeout_ms(Clock::time_point now) const {
   consider(kill_deadline_);
   consider(drain_deadline_);
   for (const Rank& rank : ranks_) consider(rank.finalize_deadline);
+  if (remote_ != nullptr) consider(remote_->next_deadline());
   if (!next) return -1;
   auto ms = std::chrono::ceil<std::chrono::milliseconds>(*next - now).count();
   return static_cast<int>(std::clamp<long long>(ms, 0, 60000));
@@ -141,14 +164,26 @@ void Job::build_poll_set(std::vector<pollfd>& fds, std::vector<Polled>& polled) 
   };
   add(signal_fd_, POLLIN, PollKind::kSignal, -1);
   add(events_.fd(), POLLIN, PollKind::kEvents, -1);
-  const bool feeding = !ranks_.empty() && ranks_[0].stdin_fd >= 0;
-  if (feeding && stdin_open_ && stdin_pending_.empty())
+  if (feeding_stdin() && stdin_open_ && stdin_pending_.empty())
     add(STDIN_FILENO, POLLIN, PollKind::kStdin, 0);
-  if (feeding && !stdin_pending_.empty()) add(ranks_[0].stdin_fd, POLLOUT, PollKind::kRankStdin, 0);
+  if (feeding_stdin() && !stdin_pending_.empty() && !rank0_remote())
+    add(ranks_[0].stdin_fd, POLLOUT, PollKind::kRankStdin, 0);
   for (const Rank& rank : ranks_) {
     if (rank.stdout_fd >= 0) add(rank.stdout_fd, POLLIN, PollKind::kStdout, rank.rank);
     if (rank.stderr_fd >= 0) add(rank.stderr_fd, POLLIN, PollKind::kStderr, rank.rank);
   }
+  if (remote_ == nullptr) return;
+  std::vector<std::uint32_t> tags;
+  std::size_t first = fds.size();
+  remote_->poll_set(fds, tags);
+  for (std::size_t i = first; i < fds.size(); ++i)
+    polled.push_back(Polled{PollKind::kRemote, -1, tags[i - first]});
+}
+
+bool Job::feeding_stdin() const {
+  // Rank 0's input waits while a remote host has a backlog of it (1M: a few round trips).
+  if (rank0_remote()) return !remote_stdin_closed_ && remote_->stdin_backlog() < (1u << 20);
+  return !ranks_.empty() && ranks_[0].stdin_fd >= 0;
 }
 
 void Job::dispatch(const pollfd& fd, const Polled& polled) {
@@ -170,29 +205,44 @@ void Job::dispatch(const pollfd& fd, const Polled& polled) {
     case PollKind::kStderr:
       on_output(ranks_[polled.rank], true);
       break;
+    case PollKind::kRemote:
+      remote_->on_ready(polled.tag);
+      break;
   }
   (void)fd;  // revents is not needed: every handler reads until EOF or EAGAIN
 }
 
 void Job::on_events() {
-  for (RankEvent& event : events_.drain()) {
-    if (event.rank < 0 || event.rank >= static_cast<int>(ranks_.size())) continue;
-    Rank& rank = ranks_[event.rank];
-    switch (event.kind) {
-      case RankEvent::Kind::kConnected:
-        rank.connected = true;
-        break;
-      case RankEvent::Kind::kFinalized:
-        rank.finalized = true;
-        rank.finalize_deadline.reset();
-        break;
-      case RankEvent::Kind::kAbort:
-        rank.aborted = true;
-        fail(event.code, rank.who() + " on host " + config_.hostname +
-                             " ended the job with code " + std::to_string(event.code) + ": " +
-                             event.message);
-        break;
-    }
+  for (RankEvent& event : events_.drain()) on_event(event);
+}
+
+void Job::on_event(RankEvent& event) {
+  switch (event.kind) {
+    case RankEvent::Kind::kFence:
+    case RankEvent::Kind::kModexAsk:
+    case RankEvent::Kind::kModexServed:
+      if (remote_ != nullptr) remote_->on_local_event(event);
+      return;
+    default:
+      break;
+  }
+  if (event.rank < 0 || event.rank >= static_cast<int>(ranks_.size())) return;
+  Rank& rank = ranks_[static_cast<std::size_t>(event.rank)];
+  switch (event.kind) {
+    case RankEvent::Kind::kConnected:
+      rank.connected = true;
+      break;
+    case RankEvent::Kind::kFinalized:
+      rank.finalized = true;
+      rank.finalize_deadline.reset();
+      break;
+    case RankEvent::Kind::kAbort:
+      rank.aborted = true;
+      fail(event.code, rank.where() + " ended the job with code " + std::to_string(event.code) +
+                           ": " + event.message);
+      break;
+    default:
+      break;
   }
 }
 
@@ -219,8 +269,13 @@ void Job::reap_children() {
   int status = 0;
   pid_t pid;
   while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-    for (Rank& rank : ranks_)
-      if (rank.pid == pid && rank.running) on_rank_exit(rank, status);
+    bool rank_exit = false;
+    for (Rank& rank : ranks_) {
+      if (rank.remote || rank.pid != pid || !rank.running) continue;
+      on_rank_exit(rank, status);
+      rank_exit = true;
+    }
+    if (!rank_exit && remote_ != nullptr) remote_->on_child_exit(pid, status);
   }
 }
 
@@ -230,7 +285,7 @@ void Job::on_rank_exit(Rank& rank, int status) {
   if (std::none_of(ranks_.begin(), ranks_.end(), [](const Rank& r) { return r.running; }))
     drain_deadline_ = Clock::now() + config_.kill_grace;
   if (ending_ || rank.aborted) return;  // ended by gpurun, or already reported
-  std::string where = rank.who() + " on host " + config_.hostname;
+  std::string where = rank.where();
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     fail(128 + sig, where + " was killed by signal " + signal_name(sig));
@@ -249,8 +304,7 @@ void Job::check_finalize_deadlines(Clock::time_point now) {
     if (!rank.finalize_deadline || now < *rank.finalize_deadline) continue;
     rank.finalize_deadline.reset();
     if (ending_ || rank.finalized) continue;
-    fail(1, rank.who() + " on host " + config_.hostname +
-                " exited without finalizing (MPI_Finalize or PMIx_Finalize)");
+    fail(1, rank.where() + " exited without finalizing (MPI_Finalize or PMIx_Finalize)");
   }
 }
 
@@ -270,7 +324,9 @@ void Job::on_output(Rank& rank, bool is_stderr) {
 void Job::on_stdin() {
   char buf[65536];
   ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
-  if (n > 0) {
+  if (n > 0 && rank0_remote()) {
+    remote_->send_stdin(std::string_view(buf, static_cast<std::size_t>(n)));
+  } else if (n > 0) {
     stdin_pending_.assign(buf, static_cast<std::size_t>(n));
     on_rank_stdin_writable();
   } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
@@ -294,6 +350,10 @@ void Job::on_rank_stdin_writable() {
 void Job::close_rank_stdin() {
   if (!ranks_.empty()) close_fd(ranks_[0].stdin_fd);
   stdin_pending_.clear();
+  if (rank0_remote() && !remote_stdin_closed_) {
+    remote_stdin_closed_ = true;
+    remote_->send_stdin("");
+  }
 }
 
 void Job::check_timers(Clock::time_point now) {
@@ -326,7 +386,43 @@ void Job::end_job(int signal) {
 void Job::kill_ranks(int signal) {
   // Each rank leads its own process group: the signal reaches what it started as well.
   for (const Rank& rank : ranks_)
-    if (rank.running || signal == SIGKILL) kill(-rank.pid, signal);
+    if (!rank.remote && rank.pid > 0 && (rank.running || signal == SIGKILL))
+      kill(-rank.pid, signal);
+  if (remote_ != nullptr) remote_->kill(signal);
+}
+
+void Job::remote_spawned(int rank, int pid) { ranks_[static_cast<std::size_t>(rank)].pid = pid; }
+
+void Job::remote_output(int rank, bool is_stderr, std::string_view data) {
+  Rank& r = ranks_[static_cast<std::size_t>(rank)];
+  (is_stderr ? r.err : r.out).feed(data.data(), data.size());
+}
+
+void Job::remote_output_end(int rank, bool is_stderr) {
+  Rank& r = ranks_[static_cast<std::size_t>(rank)];
+  (is_stderr ? r.err : r.out).finish();
+  (is_stderr ? r.remote_err : r.remote_out) = false;
+}
+
+void Job::remote_event(RankEvent event) { on_event(event); }
+
+void Job::remote_exit(int rank, int wait_status) {
+  Rank& r = ranks_[static_cast<std::size_t>(rank)];
+  if (r.running) on_rank_exit(r, wait_status);
+}
+
+void Job::host_failed(int node, const std::string& why) {
+  for (Rank& rank : ranks_) {
+    if (config_.map.node_of[static_cast<std::size_t>(rank.rank)] != node) continue;
+    if (rank.remote_out) rank.out.finish();
+    if (rank.remote_err) rank.err.finish();
+    rank.remote_out = rank.remote_err = false;
+    rank.running = false;
+    rank.finalize_deadline.reset();
+  }
+  if (std::none_of(ranks_.begin(), ranks_.end(), [](const Rank& r) { return r.running; }))
+    drain_deadline_ = Clock::now() + config_.kill_grace;
+  fail(1, why + "; ending the job");
 }
 
 }  // namespace gpurun::launcher

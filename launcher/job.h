@@ -1,6 +1,8 @@
 // The running job: gpurun's main loop. It polls the ranks' output pipes, gpurun's stdin, a
-// signalfd (SIGCHLD, SIGINT, SIGTERM) and the PMIx event queue, forwards output and stdin,
-// and ends the job when a rank fails, the timeout expires or gpurun is signalled.
+// signalfd (SIGCHLD, SIGINT, SIGTERM), the PMIx event queue and, for a job across hosts, the
+// daemons (remote.h), forwards output and stdin, and ends the job when a rank or a host fails,
+// the timeout expires or gpurun is signalled. Ranks on remote hosts are handled as local ones:
+// their output, events and exits come from their daemon, and ending them is its job.
 //
 // Single-threaded: everything here runs on gpurun's main thread.
 #pragma once
@@ -15,7 +17,9 @@
 #include <vector>
 
 #include "launcher/events.h"
+#include "launcher/mapping.h"
 #include "launcher/output.h"
+#include "launcher/remote.h"
 #include "launcher/spawn.h"
 
 namespace gpurun::launcher {
@@ -25,19 +29,21 @@ struct JobConfig {
   std::optional<std::chrono::nanoseconds> timeout;
   std::chrono::nanoseconds kill_grace{0};
   std::size_t line_max = 65536;
-  std::string hostname;
+  JobMap map;  // every rank's host (reports name it); the local node's ranks run here
 };
 
-class Job {
+class Job final : private RemoteSink {
  public:
   // `signal_fd` is a signalfd for SIGCHLD, SIGINT and SIGTERM (blocked in every thread).
-  Job(JobConfig config, EventQueue& events, int signal_fd);
-  ~Job();
+  // `remote`: the other hosts of a job across hosts (their ranks are config.map's non-local
+  // ones), nullptr for a job on this host alone.
+  Job(JobConfig config, EventQueue& events, int signal_fd, RemoteHosts* remote = nullptr);
+  ~Job() override;
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;
 
-  // Takes ownership of a started rank's pipes. Ranks are added in rank order.
-  void add_rank(pid_t pid, const RankPipes& pipes);
+  // Takes ownership of the pipes of started local rank `rank`.
+  void add_rank(int rank, pid_t pid, const RankPipes& pipes);
   // Ends the ranks already started (a later rank failed to start); run() then returns.
   void abandon(int exit_code);
   // Runs until every rank has exited and its output is forwarded; returns gpurun's exit code.
@@ -49,17 +55,35 @@ class Job {
  private:
   using Clock = std::chrono::steady_clock;
   struct Rank;
-  enum class PollKind : std::uint8_t { kSignal, kEvents, kStdin, kRankStdin, kStdout, kStderr };
+  enum class PollKind : std::uint8_t {
+    kSignal,
+    kEvents,
+    kStdin,
+    kRankStdin,
+    kStdout,
+    kStderr,
+    kRemote
+  };
   struct Polled {
     PollKind kind;
     int rank;
+    std::uint32_t tag = 0;  // kRemote: RemoteHosts' tag
   };
+
+  // RemoteSink
+  void remote_spawned(int rank, int pid) override;
+  void remote_output(int rank, bool is_stderr, std::string_view data) override;
+  void remote_output_end(int rank, bool is_stderr) override;
+  void remote_event(RankEvent event) override;
+  void remote_exit(int rank, int wait_status) override;
+  void host_failed(int node, const std::string& why) override;
 
   bool finished(Clock::time_point now) const;
   int poll_timeout_ms(Clock::time_point now) const;
   void build_poll_set(std::vector<pollfd>& fds, std::vector<Polled>& polled) const;
   void dispatch(const pollfd& fd, const Polled& polled);
   void on_events();
+  void on_event(RankEvent& event);
   void on_signals();
   void reap_children();
   void on_rank_exit(Rank& rank, int status);
@@ -67,6 +91,8 @@ class Job {
   void on_stdin();
   void on_rank_stdin_writable();
   void close_rank_stdin();
+  bool rank0_remote() const { return remote_ != nullptr && remote_->rank0_remote(); }
+  bool feeding_stdin() const;
   void check_timers(Clock::time_point now);
   void check_finalize_deadlines(Clock::time_point now);
   // How long a rank that exited with code 0 may take to have its finalize reach gpurun.
@@ -78,14 +104,16 @@ class Job {
   JobConfig config_;
   EventQueue& events_;
   int signal_fd_;
+  RemoteHosts* remote_;
   std::vector<Rank> ranks_;
   Clock::time_point start_;
   std::optional<int> exit_code_;
   bool ending_ = false;
   std::optional<Clock::time_point> kill_deadline_;
   std::optional<Clock::time_point> drain_deadline_;
-  bool stdin_open_ = true;     // gpurun's stdin still read
-  std::string stdin_pending_;  // read from stdin, not yet written to rank 0
+  bool stdin_open_ = true;            // gpurun's stdin still read
+  std::string stdin_pending_;         // read from stdin, not yet written to rank 0
+  bool remote_stdin_closed_ = false;  // rank 0 is remote and its end of input was sent
 };
 
 }  // namespace gpurun::launcher

@@ -7,15 +7,19 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 
 #include "launcher/environment.h"
+#include "launcher/hosts.h"
 #include "launcher/job.h"
 #include "launcher/job_dir.h"
 #include "launcher/params.h"
 #include "launcher/plan.h"
 #include "launcher/pmix_server.h"
+#include "launcher/remote.h"
+#include "launcher/signals.h"
 #include "runtime/base/clock.h"
 
 namespace gpurun::launcher {
@@ -42,70 +46,24 @@ class Profile {
   std::string text_;
 };
 
-// A signalfd for the signals the main loop handles. They are blocked first, here, before
-// libpmix starts its thread, so that thread inherits the mask and never takes them.
-class SignalFd {
- public:
-  SignalFd() {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int sig : {SIGCHLD, SIGINT, SIGTERM}) sigaddset(&set, sig);
-    if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0 ||
-        (fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
-      throw std::runtime_error(std::string("signalfd: ") + std::strerror(errno));
-    signal(SIGPIPE, SIG_IGN);  // a closed output or stdin pipe is handled where written
-  }
-  ~SignalFd() { close(fd_); }
-  SignalFd(const SignalFd&) = delete;
-  SignalFd& operator=(const SignalFd&) = delete;
-  int fd() const { return fd_; }
-
- private:
-  int fd_ = -1;
-};
-
-JobConfig job_config(const Options& options) {
+JobConfig job_config(const Options& options, JobMap map) {
   return JobConfig{.tag_output = options.tag_output,
                    .timeout = options.timeout,
                    .kill_grace = params::kill_grace().get(),
                    .line_max = static_cast<std::size_t>(params::line_max().get().bytes),
-                   .hostname = host_name()};
+                   .map = std::move(map)};
 }
 
-std::vector<RankCommand> rank_commands(const Options& options, const Placement& placement,
-                                       PmixServer& server) {
-  std::vector<std::string> env = environment_with(options.exports);
-  std::vector<RankCommand> commands;
-  for (int rank = 0; rank < options.np; ++rank)
-    commands.push_back(RankCommand{.program = options.program,
-                                   .argv = options.argv,
-                                   .env = server.rank_environment(rank, env),
-                                   .binding = placement.binding(rank)});
-  return commands;
+// The plan of this host's `np` ranks (the placement options apply within the host).
+Plan local_plan(const Options& options, int np) {
+  Options local = options;
+  local.np = np;
+  return make_plan(local, topo::Topology::Io::kAuto);
 }
 
-int run_ranks(const Options& options, const std::vector<RankCommand>& commands, JobConfig config,
-              EventQueue& events, int signal_fd, bool& ended) {
-  Job job(std::move(config), events, signal_fd);
-  for (int rank = 0; rank < options.np; ++rank) {
-    RankPipes pipes;
-    try {
-      job.add_rank(spawn_rank(commands[rank], rank == 0, pipes), pipes);
-    } catch (const std::runtime_error& e) {
-      std::fprintf(stderr, "gpurun: cannot start rank %d: %s\n", rank, e.what());
-      job.abandon(1);
-      break;
-    }
-  }
-  int code = job.run();
-  ended = job.ended();
-  return code;
-}
-
-JobLayout job_layout(const Options& options, const Plan& plan, const JobDir& dir,
-                     const std::string& hostname) {
-  JobLayout layout{.size = options.np,
-                   .hostname = hostname,
+JobLayout job_layout(JobMap map, int node, const Plan& plan, const JobDir& dir) {
+  JobLayout layout{.map = std::move(map),
+                   .node = node,
                    .jobdir = dir.path(),
                    .token = dir.token(),
                    .oversubscribed = plan.placement.oversubscribed};
@@ -118,34 +76,173 @@ JobLayout job_layout(const Options& options, const Plan& plan, const JobDir& dir
   return layout;
 }
 
-}  // namespace
+std::vector<RankCommand> rank_commands(const Options& options, const std::vector<int>& ranks,
+                                       const Placement& placement, PmixServer& server) {
+  std::vector<std::string> env = environment_with(options.exports);
+  std::vector<RankCommand> commands;
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    commands.push_back(RankCommand{.program = options.program,
+                                   .argv = options.argv,
+                                   .env = server.rank_environment(ranks[i], env),
+                                   .binding = placement.binding(static_cast<int>(i))});
+  return commands;
+}
 
-int launch(const Options& options) {
+void start_ranks(Job& job, const std::vector<int>& ranks,
+                 const std::vector<RankCommand>& commands) {
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    RankPipes pipes;
+    try {
+      job.add_rank(ranks[i], spawn_rank(commands[i], ranks[i] == 0, pipes), pipes);
+    } catch (const std::runtime_error& e) {
+      std::fprintf(stderr, "gpurun: cannot start rank %d: %s\n", ranks[i], e.what());
+      job.abandon(1);
+      return;
+    }
+  }
+}
+
+// The hosts of -H or --hostfile, and the ranks mapped onto them; the node run here is named
+// by this host's own name.
+JobMap map_hosts(const Options& options) {
+  std::vector<HostSpec> specs;
+  if (!options.hostfile.empty()) specs = read_hostfile(options.hostfile);
+  for (const std::string& list : options.hosts) {
+    std::vector<HostSpec> more = parse_host_list(list);
+    specs.insert(specs.end(), more.begin(), more.end());
+  }
+  JobMap map =
+      map_ranks(merge_hosts(std::move(specs)), MapRequest{.np = options.np,
+                                                          .by_node = options.map_by == MapBy::kNode,
+                                                          .npernode = options.npernode,
+                                                          .oversubscribe = options.oversubscribe});
+  if (int local = map.local_node(); local >= 0)
+    map.nodes[static_cast<std::size_t>(local)].name = host_name();
+  return map;
+}
+
+// A job on this host alone: no daemon, no network, nothing listening.
+int launch_here(const Options& options, JobMap map) {
   Profile profile;
   SignalFd signals;
-  Plan plan = make_plan(options, topo::Topology::Io::kAuto);
-  const Placement& placement = plan.placement;
+  Plan plan = local_plan(options, map.size());
   profile.mark("placement");
   JobDir dir;
-  JobConfig config = job_config(options);
-  JobLayout layout = job_layout(options, plan, dir, config.hostname);
+  JobConfig config = job_config(options, map);
+  JobLayout layout = job_layout(std::move(map), 0, plan, dir);
   set_pmix_environment();
   EventQueue events;
   std::optional<PmixServer> server;
   server.emplace(dir.make_subdir("pmix"), plan.topology, events);
   profile.mark("pmix-init");
   server->register_job(layout);
-  std::vector<RankCommand> commands = rank_commands(options, placement, *server);
+  const std::vector<int>& ranks = layout.map.nodes[0].ranks;
+  std::vector<RankCommand> commands = rank_commands(options, ranks, plan.placement, *server);
   profile.mark("register");
-  bool ended = false;
-  int code = run_ranks(options, commands, std::move(config), events, signals.fd(), ended);
+  Job job(std::move(config), events, signals.fd());
+  start_ranks(job, ranks, commands);
+  int code = job.run();
   profile.mark("run");
-  if (ended) server->abandon();
+  if (job.ended()) server->abandon();
   server.reset();
   profile.mark("pmix-finalize");
   dir.remove();
   profile.mark("cleanup");
   return code;
+}
+
+std::string own_path() {
+  std::string configured = params::remote_gpurun().get();
+  if (!configured.empty()) return configured;
+  std::error_code ec;
+  std::string path = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) throw std::runtime_error("cannot find gpurun's own path: " + ec.message());
+  return path;
+}
+
+JobSpec job_spec(const Options& options, const JobMap& map) {
+  std::error_code ec;
+  return JobSpec{.nspace = "gpurun." + std::to_string(getpid()),
+                 .map = map,
+                 .program = options.program,
+                 .argv = options.argv,
+                 .env = forwarded_env(options.exports),
+                 .cwd = std::filesystem::current_path(ec).string(),
+                 .bind = options.bind_to,
+                 .map_by = local_map_by(options.map_by),
+                 .gpus_per_rank = options.gpus_per_rank};
+}
+
+// gpurun's own share of a job across hosts: its ranks, served by its PMIx server.
+struct LocalPart {
+  std::optional<Plan> plan;  // its topology outlives the server
+  std::optional<JobDir> dir;
+  std::optional<PmixServer> server;
+  std::vector<int> ranks;
+  std::vector<RankCommand> commands;
+};
+
+void set_up_local(LocalPart& part, const Options& options, const JobSpec& spec,
+                  EventQueue& events) {
+  int node = spec.map.local_node();
+  if (node < 0) return;
+  part.ranks = spec.map.nodes[static_cast<std::size_t>(node)].ranks;
+  part.plan.emplace(local_plan(options, static_cast<int>(part.ranks.size())));
+  part.dir.emplace();
+  JobLayout layout = job_layout(spec.map, node, *part.plan, *part.dir);
+  part.server.emplace(part.dir->make_subdir("pmix"), part.plan->topology, events, spec.nspace,
+                      true);
+  part.server->register_job(layout);
+  part.commands = rank_commands(options, part.ranks, part.plan->placement, *part.server);
+}
+
+int launch_across(const Options& options, JobMap map) {
+  Profile profile;
+  SignalFd signals;
+  set_pmix_environment();  // before the environment is forwarded to the hosts
+  EventQueue events;
+  JobSpec spec = job_spec(options, map);
+  RemoteHosts remote(spec,
+                     RemoteSettings{.agent = options.launch_agent.value_or(params::agent().get()),
+                                    .gpurun_path = own_path(),
+                                    .start_timeout = params::start_timeout().get(),
+                                    .host_timeout = params::host_timeout().get(),
+                                    .kill_grace = params::kill_grace().get()},
+                     events);
+  try {
+    if (int sig = remote.start(signals.fd()); sig != 0) {
+      std::fprintf(stderr, "gpurun: caught %s while starting the hosts; ending the job\n",
+                   signal_name(sig).c_str());
+      return 128 + sig;
+    }
+  } catch (const HostError& e) {
+    std::fprintf(stderr, "gpurun: %s\n", e.what());
+    return 1;
+  }
+  profile.mark("hosts");
+  LocalPart local;
+  set_up_local(local, options, spec, events);
+  profile.mark("local");
+  Job job(job_config(options, std::move(map)), events, signals.fd(), &remote);
+  remote.set_local_server(local.server ? &*local.server : nullptr);
+  start_ranks(job, local.ranks, local.commands);
+  remote.start_ranks();
+  int code = job.run();
+  profile.mark("run");
+  if (job.ended() && local.server) local.server->abandon();
+  local.server.reset();
+  if (local.dir) local.dir->remove();
+  return code;
+}
+
+}  // namespace
+
+int launch(const Options& options) {
+  if (options.hosts.empty() && options.hostfile.empty())
+    return launch_here(options, single_host_map(options.np, host_name()));
+  JobMap map = map_hosts(options);
+  if (!map.spans_hosts()) return launch_here(options, single_host_map(map.size(), host_name()));
+  return launch_across(options, std::move(map));
 }
 
 }  // namespace gpurun::launcher

@@ -1,4 +1,5 @@
-// gpurun: starts an MPI job on this host. See `gpurun --help` and launcher/README.md.
+// gpurun: starts an MPI job on this host or across hosts. See `gpurun --help` and
+// launcher/README.md.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -6,6 +7,7 @@
 #include <exception>
 
 #include "launcher/cli.h"
+#include "launcher/daemon.h"
 #include "launcher/environment.h"
 #include "launcher/explain.h"
 #include "launcher/info.h"
@@ -36,6 +38,10 @@ int run(int argc, char** argv) {
     case Options::Action::kExplain:
       gpurun::log::configure();
       return gpurun::launcher::explain(options);
+    case Options::Action::kDaemon:
+      return gpurun::launcher::run_daemon(options.internal_args);
+    case Options::Action::kHostCleanup:
+      return gpurun::launcher::run_host_cleanup(options.internal_args);
     case Options::Action::kRun:
       break;
   }

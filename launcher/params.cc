@@ -27,8 +27,41 @@ param::Param<bool> g_profile(
     "Print to stderr how long each startup and shutdown phase of gpurun takes.",
     param::Level::kAdvanced);
 
+// BatchMode: a host that asks for a password fails at once rather than waiting on a prompt
+// nobody sees; ConnectTimeout: an unreachable host fails within a few seconds.
+param::Param<std::string> g_agent(
+    "GPURUN_LAUNCHER_AGENT", "ssh -x -o BatchMode=yes -o ConnectTimeout=5",
+    "Command that starts gpurun's daemon on a remote host when --launch-agent is not given "
+    "({host} is replaced by the host, else the host is appended).");
+param::Param<std::string> g_remote_gpurun(
+    "GPURUN_LAUNCHER_REMOTE_GPURUN", "",
+    "Path of gpurun on the remote hosts (empty: the same path as this gpurun's).",
+    param::Level::kAdvanced);
+param::Param<std::string> g_address(
+    "GPURUN_LAUNCHER_ADDRESS", "",
+    "IPv4 addresses or interfaces on which gpurun listens for its daemons, comma-separated "
+    "(empty: the ones facing the hosts).",
+    param::Level::kAdvanced);
+// 15 s: ssh to a host of a busy cluster takes a second or two; a host that takes longer is
+// probably not coming, and the user is told so while the job is still young.
+param::Param<param::Duration> g_start_timeout(
+    "GPURUN_LAUNCHER_START_TIMEOUT", param::Duration(15s),
+    "How long the daemons of all hosts may take to connect and get ready before the job is "
+    "abandoned.");
+// 5 s: keep-alive probes every second; a host gone for 5 s is gone (a busy host still answers
+// them from its kernel).
+param::Param<param::Duration> g_host_timeout(
+    "GPURUN_LAUNCHER_HOST_TIMEOUT", param::Duration(5s),
+    "How long a host may stay silent (no TCP keep-alive answer) before it counts as dead and "
+    "the job ends.");
+
 }  // namespace
 
+const param::Param<std::string>& agent() { return g_agent; }
+const param::Param<std::string>& remote_gpurun() { return g_remote_gpurun; }
+const param::Param<std::string>& address() { return g_address; }
+const param::Param<param::Duration>& start_timeout() { return g_start_timeout; }
+const param::Param<param::Duration>& host_timeout() { return g_host_timeout; }
 const param::Param<param::Duration>& kill_grace() { return g_kill_grace; }
 const param::Param<std::string>& pmix_gds() { return g_pmix_gds; }
 const param::Param<param::Size>& line_max() { return g_line_max; }

@@ -16,4 +16,16 @@ const param::Param<param::Size>& line_max();
 // GPURUN_LAUNCHER_PROFILE: print where startup and shutdown time goes.
 const param::Param<bool>& profile();
 
+// Jobs across hosts.
+// GPURUN_LAUNCHER_AGENT: the launch agent when --launch-agent is not given.
+const param::Param<std::string>& agent();
+// GPURUN_LAUNCHER_REMOTE_GPURUN: gpurun's path on the remote hosts ("" : this gpurun's path).
+const param::Param<std::string>& remote_gpurun();
+// GPURUN_LAUNCHER_ADDRESS: where gpurun listens for its daemons ("": chosen per the hosts).
+const param::Param<std::string>& address();
+// GPURUN_LAUNCHER_START_TIMEOUT: how long every host's daemon may take to be ready.
+const param::Param<param::Duration>& start_timeout();
+// GPURUN_LAUNCHER_HOST_TIMEOUT: how long a silent host may go unnoticed.
+const param::Param<param::Duration>& host_timeout();
+
 }  // namespace gpurun::launcher::params

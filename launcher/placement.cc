@@ -110,6 +110,34 @@ void bind_near_gpus(const topo::Topology& topology, const std::vector<topo::Core
   }
 }
 
+// --map-by numa: ranks dealt round robin over the NUMA nodes that hold cores gpurun may use,
+// each bound to its node's CPUs (one core of it with --bind-to core, none with --bind-to none).
+Placement place_by_numa(const topo::Topology& topology, const std::vector<topo::Core>& cores,
+                        int np, BindTo bind) {
+  Placement placement;
+  placement.cores = static_cast<int>(cores.size());
+  placement.ranks.resize(static_cast<std::size_t>(np));
+  topo::CpuSet allowed = pus_of(cores);
+  std::vector<topo::CpuSet> nodes;
+  for (const topo::NumaNode& node : topology.numa_nodes()) {
+    topo::CpuSet cpus = node.cpus.intersect(allowed);
+    if (!cpus.empty()) nodes.push_back(cpus);
+  }
+  if (nodes.empty()) nodes.push_back(allowed);  // no NUMA information: the whole machine
+  std::vector<int> ranks_on(nodes.size(), 0);
+  for (int rank = 0; rank < np; ++rank) {
+    std::size_t n = static_cast<std::size_t>(rank) % nodes.size();
+    std::vector<topo::Core> local = cores_in(cores, nodes[n]);
+    int index = ranks_on[n]++;
+    if (index >= static_cast<int>(local.size())) placement.oversubscribed = true;
+    RankPlace& place = placement.ranks[static_cast<std::size_t>(rank)];
+    if (bind == BindTo::kAuto) place.cpus = nodes[n];
+    if (bind == BindTo::kCore && !local.empty())
+      place.cpus = local[static_cast<std::size_t>(index) % local.size()].pus.intersect(allowed);
+  }
+  return placement;
+}
+
 }  // namespace
 
 std::optional<topo::CpuSet> Placement::binding(int rank) const {
@@ -137,6 +165,8 @@ Placement place_on(const topo::Topology& topology, const std::vector<topo::Core>
   std::vector<int> visible = visible_gpus(topology, request);
   bool asked = request.map_by == MapBy::kGpu || request.gpus_per_rank > 0;
   if (asked) check_gpu_request(topology, request, visible.size());
+  if (request.map_by == MapBy::kNuma)
+    return place_by_numa(topology, cores, request.np, request.bind);
   if (request.map_by == MapBy::kCore || visible.empty())
     return place_on(cores, request.np, request.bind);
   Placement placement;

@@ -26,7 +26,8 @@ int default_np(const Options& options, const topo::Topology& topology,
                const std::vector<int>& hidden) {
   if (options.np > 0) return options.np;
   int visible = static_cast<int>(topology.gpus().size() - hidden.size());
-  if (options.map_by == MapBy::kCore || visible <= 0) return 1;
+  MapBy map_by = local_map_by(options.map_by);
+  if (map_by == MapBy::kCore || map_by == MapBy::kNuma || visible <= 0) return 1;
   return std::max(1, visible / std::max(1, options.gpus_per_rank));
 }
 
@@ -40,7 +41,7 @@ Plan make_plan(const Options& options, topo::Topology::Io io) {
   int np = default_np(options, plan.topology, hidden);
   plan.request = PlacementRequest{.np = np,
                                   .bind = options.bind_to,
-                                  .map_by = options.map_by,
+                                  .map_by = local_map_by(options.map_by),
                                   .gpus_per_rank = options.gpus_per_rank,
                                   .hidden_gpus = std::move(hidden)};
   plan.placement = place_ranks(plan.topology, plan.request);

@@ -63,15 +63,23 @@ char* make_regex(const std::string& text, bool ppn) {
   return regex;
 }
 
-InfoList rank_info(const JobLayout& job, int rank) {
+std::string join(const std::vector<int>& ranks) {
+  std::string out;
+  for (int r : ranks) out += (out.empty() ? "" : ",") + std::to_string(r);
+  return out;
+}
+
+// Rank `rank`, the `index`-th rank of node `node`.
+InfoList rank_info(const JobLayout& job, int rank, int node, std::size_t index) {
+  const NodeRanks& where = job.map.nodes[static_cast<std::size_t>(node)];
   InfoList info;
   info.add_rank(PMIX_RANK, static_cast<pmix_rank_t>(rank));
-  info.add_uint16(PMIX_LOCAL_RANK, static_cast<std::uint16_t>(rank));
-  info.add_uint16(PMIX_NODE_RANK, static_cast<std::uint16_t>(rank));
-  info.add_uint32(PMIX_NODEID, 0);
+  info.add_uint16(PMIX_LOCAL_RANK, static_cast<std::uint16_t>(index));
+  info.add_uint16(PMIX_NODE_RANK, static_cast<std::uint16_t>(index));
+  info.add_uint32(PMIX_NODEID, static_cast<std::uint32_t>(node));
   info.add_uint32(PMIX_APPNUM, 0);
-  info.add_string(PMIX_HOSTNAME, job.hostname);
-  auto index = static_cast<std::size_t>(rank);
+  info.add_string(PMIX_HOSTNAME, where.name);
+  if (node != job.node) return info;
   if (index < job.rank_gpus.size() && !job.rank_gpus[index].empty())
     info.add_string(bootstrap::keys::kGpus, job.rank_gpus[index]);
   if (index < job.rank_nics.size() && !job.rank_nics[index].empty())
@@ -82,28 +90,37 @@ InfoList rank_info(const JobLayout& job, int rank) {
 }  // namespace
 
 InfoList job_info(const std::string& nspace, const JobLayout& job) {
-  auto size = static_cast<std::uint32_t>(job.size);
-  std::string peers;
-  for (int r = 0; r < job.size; ++r) peers += (r ? "," : "") + std::to_string(r);
+  const JobMap& map = job.map;
+  const NodeRanks& here = map.nodes[static_cast<std::size_t>(job.node)];
+  auto size = static_cast<std::uint32_t>(map.size());
+  auto local = static_cast<std::uint32_t>(here.ranks.size());
+  std::string names;
+  std::string ppn;
+  for (const NodeRanks& node : map.nodes) {
+    names += (names.empty() ? "" : ",") + node.name;
+    ppn += (ppn.empty() ? "" : ";") + join(node.ranks);
+  }
   InfoList info;
   info.add_uint32(PMIX_UNIV_SIZE, size);
   info.add_uint32(PMIX_JOB_SIZE, size);
   info.add_uint32(PMIX_MAX_PROCS, size);
-  info.add_uint32(PMIX_LOCAL_SIZE, size);
-  info.add_uint32(PMIX_NODE_SIZE, size);
-  info.add_string(PMIX_LOCAL_PEERS, peers);
-  info.add_rank(PMIX_LOCALLDR, 0);
-  info.add_uint32(PMIX_NUM_NODES, 1);
-  info.add_uint32(PMIX_NODEID, 0);
+  info.add_uint32(PMIX_LOCAL_SIZE, local);
+  info.add_uint32(PMIX_NODE_SIZE, local);
+  info.add_string(PMIX_LOCAL_PEERS, join(here.ranks));
+  info.add_rank(PMIX_LOCALLDR, static_cast<pmix_rank_t>(here.ranks.front()));
+  info.add_uint32(PMIX_NUM_NODES, static_cast<std::uint32_t>(map.nodes.size()));
+  info.add_uint32(PMIX_NODEID, static_cast<std::uint32_t>(job.node));
   info.add_uint32(PMIX_APPNUM, 0);
-  info.add_string(PMIX_HOSTNAME, job.hostname);
+  info.add_string(PMIX_HOSTNAME, here.name);
   info.add_string(PMIX_JOBID, nspace);
-  info.add_regex(PMIX_NODE_MAP, make_regex(job.hostname, false));
-  info.add_regex(PMIX_PROC_MAP, make_regex(peers, true));
+  info.add_regex(PMIX_NODE_MAP, make_regex(names, false));
+  info.add_regex(PMIX_PROC_MAP, make_regex(ppn, true));
   info.add_string(bootstrap::keys::kJobDir, job.jobdir);
   info.add_string(bootstrap::keys::kJobToken, job.token);
   info.add_bool(bootstrap::keys::kOversubscribed, job.oversubscribed);
-  for (int r = 0; r < job.size; ++r) info.add_array(PMIX_PROC_DATA, rank_info(job, r));
+  for (std::size_t n = 0; n < map.nodes.size(); ++n)
+    for (std::size_t i = 0; i < map.nodes[n].ranks.size(); ++i)
+      info.add_array(PMIX_PROC_DATA, rank_info(job, map.nodes[n].ranks[i], static_cast<int>(n), i));
   return info;
 }
 

@@ -38,8 +38,8 @@ class InfoList {
   std::vector<pmix_info_t> items_;
 };
 
-// Job-level keys (standard PMIx ones and gpurun's of runtime/bootstrap/keys.h) and the
-// per-rank PMIX_PROC_DATA arrays of a one-host job.
+// Job-level keys (standard PMIx ones and gpurun's of runtime/bootstrap/keys.h) as `job.node`'s
+// server registers them, and the PMIX_PROC_DATA arrays of every rank of the job.
 InfoList job_info(const std::string& nspace, const JobLayout& job);
 
 }  // namespace gpurun::launcher

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 
@@ -51,9 +52,9 @@ void check(pmix_status_t status, const char* what) {
 }  // namespace
 
 PmixServer::PmixServer(const std::string& tmpdir, const topo::Topology& topology,
-                       EventQueue& events)
-    : nspace_("gpurun." + std::to_string(getpid())) {
-  install_callbacks_target(&events);
+                       EventQueue& events, const std::string& nspace, bool across_hosts)
+    : nspace_(nspace.empty() ? "gpurun." + std::to_string(getpid()) : nspace) {
+  install_callbacks_target(&events, across_hosts);
   pmix_server_module_t module = server_module();
   InfoList info;
   info.add_string(PMIX_SERVER_TMPDIR, tmpdir);
@@ -77,13 +78,15 @@ void PmixServer::register_job(const JobLayout& job) {
   pmix_nspace_t nspace;
   PMIX_LOAD_NSPACE(nspace, nspace_.c_str());
   InfoList info = job_info(nspace_, job);
+  const std::vector<int>& local = job.map.nodes[static_cast<std::size_t>(job.node)].ranks;
+  auto nlocal = static_cast<int>(local.size());
   Latch registered(1);
-  pmix_status_t rc = PMIx_server_register_nspace(nspace, job.size, info.data(), info.size(),
+  pmix_status_t rc = PMIx_server_register_nspace(nspace, nlocal, info.data(), info.size(),
                                                  Latch::done, &registered);
   if (rc != PMIX_SUCCESS) registered.immediate(rc);
   check(registered.wait(), "PMIx_server_register_nspace");
-  Latch clients(job.size);
-  for (int rank = 0; rank < job.size; ++rank) {
+  Latch clients(nlocal);
+  for (int rank : local) {
     pmix_proc_t proc;
     PMIX_LOAD_PROCID(&proc, nspace, static_cast<pmix_rank_t>(rank));
     pmix_status_t rc =
@@ -109,6 +112,32 @@ std::vector<std::string> PmixServer::rank_environment(int rank,
   std::free(array);
   check(rc, "PMIx_server_setup_fork");
   return out;
+}
+
+namespace {
+
+struct ModexRequest {
+  std::function<void(int, std::string)> done;
+};
+
+// libpmix keeps `data`: it is copied before this returns.
+void modex_served(pmix_status_t status, char* data, size_t ndata, void* cbdata) {
+  std::unique_ptr<ModexRequest> request(static_cast<ModexRequest*>(cbdata));
+  std::string blob(data != nullptr ? data : "", data != nullptr ? ndata : 0);
+  request->done(status, std::move(blob));
+}
+
+}  // namespace
+
+void PmixServer::request_modex(int rank, std::function<void(int, std::string)> done) {
+  pmix_proc_t proc;
+  PMIX_LOAD_PROCID(&proc, nspace_.c_str(), static_cast<pmix_rank_t>(rank));
+  auto* request = new ModexRequest{std::move(done)};
+  pmix_status_t rc = PMIx_server_dmodex_request(&proc, modex_served, request);
+  if (rc != PMIX_SUCCESS) {
+    std::unique_ptr<ModexRequest> failed(request);
+    failed->done(rc, "");
+  }
 }
 
 }  // namespace gpurun::launcher

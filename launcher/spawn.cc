@@ -45,6 +45,7 @@ struct ChildPlan {
   int stdout_fd;
   int stderr_fd;
   bool bind;
+  int death_signal;
   cpu_set_t mask;
   pid_t parent;
   const char* exec_error;  // message written when execve fails
@@ -54,7 +55,7 @@ struct ChildPlan {
 // Runs in the forked child: async-signal-safe calls only.
 [[noreturn]] void exec_child(const ChildPlan& plan) {
   setpgid(0, 0);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  prctl(PR_SET_PDEATHSIG, plan.death_signal);
   if (getppid() != plan.parent) _exit(127);  // gpurun died before the prctl took effect
   if (dup2(plan.stdin_fd, STDIN_FILENO) < 0 || dup2(plan.stdout_fd, STDOUT_FILENO) < 0 ||
       dup2(plan.stderr_fd, STDERR_FILENO) < 0)
@@ -85,6 +86,7 @@ pid_t spawn_rank(const RankCommand& command, bool with_stdin, RankPipes& pipes) 
                  .argv = argv.data(),
                  .envp = envp.data(),
                  .bind = command.binding.has_value(),
+                 .death_signal = command.death_signal,
                  .parent = getpid(),
                  .exec_error = exec_error.c_str(),
                  .exec_error_len = exec_error.size()};

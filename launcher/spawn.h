@@ -3,6 +3,7 @@
 #pragma once
 
 #include <sched.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include <optional>
@@ -18,6 +19,9 @@ struct RankCommand {
   std::vector<std::string> argv;  // argv[0] first
   std::vector<std::string> env;   // "NAME=value"
   std::optional<topo::CpuSet> binding;
+  // Sent to the process when gpurun dies. A launch agent gets SIGTERM, so that the daemon it
+  // runs can clean its host up.
+  int death_signal = SIGKILL;
 };
 
 // The parent's ends of a started rank's pipes (-1 when absent).
@@ -29,8 +33,8 @@ struct RankPipes {
 
 // Forks and execs `command` as its own process group, with stdout/stderr to new pipes, stdin
 // from a new pipe (`with_stdin`) or /dev/null, signals unblocked and SIGPIPE at default, bound
-// to its CPUs, and set to die with SIGKILL if gpurun dies. Throws std::runtime_error when
-// the fork or the pipes fail; a failing exec makes the rank exit with 127.
+// to its CPUs, and set to receive command.death_signal if gpurun dies. Throws std::runtime_error
+// when the fork or the pipes fail; a failing exec makes the rank exit with 127.
 pid_t spawn_rank(const RankCommand& command, bool with_stdin, RankPipes& pipes);
 
 }  // namespace gpurun::launcher

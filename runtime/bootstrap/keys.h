@@ -8,10 +8,12 @@
 namespace gpurun::bootstrap::keys {
 
 // string: private per-job directory (mode 0700, unpredictable name) for any per-job file;
-// gpurun removes it when the job ends.
+// gpurun removes it when the job ends. In a job across hosts each host has its own (made and
+// removed by that host's gpurun daemon), so its files never meet another host's.
 inline constexpr char kJobDir[] = "gpurun.jobdir";
 // string: random token naming the job's shared-memory segments ("/dev/shm/gpurun-<token>-*"),
-// which gpurun removes when the job ends, whatever way it ends.
+// which gpurun removes when the job ends, whatever way it ends. Per host, like kJobDir: hosts
+// that share a /dev/shm (test hosts in network namespaces) never share a segment name.
 inline constexpr char kJobToken[] = "gpurun.token";
 // bool: more ranks than cores on this host; ranks then wait without spinning.
 inline constexpr char kOversubscribed[] = "gpurun.oversubscribed";

@@ -39,6 +39,27 @@ TEST(Placement, MoreRanksThanCoresAreOversubscribedAndUnbound) {
   EXPECT_FALSE(place_on(cores, 2, BindTo::kNone).binding(0).has_value());
 }
 
+TEST(Placement, ByNumaDealsRanksOverTheNodes) {
+  auto topology = topo::Topology::load_synthetic("pack:2 numa:1 core:2 pu:1");
+  ASSERT_TRUE(topology.ok());
+  auto cores = topology->cores_within(topology->all_pus());
+  Placement p = place_on(*topology, cores, {.np = 3, .map_by = MapBy::kNuma});
+  EXPECT_FALSE(p.oversubscribed);
+  EXPECT_EQ(p.binding(0)->to_string(), "0-1");
+  EXPECT_EQ(p.binding(1)->to_string(), "2-3");
+  EXPECT_EQ(p.binding(2)->to_string(), "0-1");
+  Placement cored =
+      place_on(*topology, cores, {.np = 3, .bind = BindTo::kCore, .map_by = MapBy::kNuma});
+  EXPECT_EQ(cored.binding(0)->to_string(), "0");
+  EXPECT_EQ(cored.binding(1)->to_string(), "2");
+  EXPECT_EQ(cored.binding(2)->to_string(), "1");
+  // Three ranks on a node of two cores: oversubscribed.
+  EXPECT_TRUE(place_on(*topology, cores, {.np = 5, .map_by = MapBy::kNuma}).oversubscribed);
+  EXPECT_FALSE(place_on(*topology, cores, {.np = 2, .bind = BindTo::kNone, .map_by = MapBy::kNuma})
+                   .binding(0)
+                   .has_value());
+}
+
 TEST(Environment, OuterLauncherVariablesAreRecognised) {
   for (const char* name :
        {"PMIX_NAMESPACE", "PMIX_SERVER_URI41", "PMI_FD", "SLURM_STEP_ID", "SLURM_PROCID",

@@ -116,13 +116,27 @@ class CommandLine(GpurunTest):
         self.assert_usage_error("-x", "GPURUN_TEST_UNSET_VAR", "true",
                                 mentions="GPURUN_TEST_UNSET_VAR")
 
+    def test_bad_host_options(self):
+        self.assert_usage_error("-H", "a:0", "true", mentions="'a:0'")
+        self.assert_usage_error("-H", "a b", "true", mentions="not a host name")
+        self.assert_usage_error("--npernode", "0", "-H", "a", "true", mentions="--npernode")
+        self.assert_usage_error("--launch-agent", " ", "-H", "a", "true",
+                                mentions="--launch-agent needs a command")
+        self.assert_usage_error("-H", "a", "--hostfile", "/dev/null", "true", mentions="not both")
+        self.assert_usage_error("--map-by", "numa", "--gpus-per-rank", "1", "true",
+                                mentions="--map-by numa")
+        # All of these name this host: the slots decide, no agent is started.
+        self.assert_usage_error("-np", "4", "-H", "localhost:1,127.0.0.1:2", "true",
+                                mentions="4 ranks do not fit the 3 slots")
+
     def test_version_and_help(self):
         r = self.run_gpurun("--version")
         self.assertEqual(r.returncode, 0)
         self.assertRegex(r.stdout, r"^gpurun \d+\.\d+\.\d+ \(PMIx ")
         r = self.run_gpurun("--help")
         self.assertEqual(r.returncode, 0)
-        for option in ("-np", "-x", "--tag-output", "--timeout", "--bind-to", "--info"):
+        for option in ("-np", "-x", "--tag-output", "--timeout", "--bind-to", "--info", "-H",
+                       "--hostfile", "--npernode", "--launch-agent", "--map-by slot|node"):
             self.assertIn(option, r.stdout)
 
     def test_double_dash_ends_options(self):

@@ -5,9 +5,17 @@
 #   srun_pmix_client  srun --mpi=pmix -n 2 pmix_rank hello: the PMIx fence exchanges every key
 #   gpurun_in_step    gpurun -np 2 inside an srun --mpi=pmix step: gpurun ignores the step's
 #                     PMIx and Slurm variables and serves its own ranks
+# On the two-node Slurm of the test hosts (scripts/slurm.sh start-hosts), srun running in the
+# first host's network namespace (the 6th argument, which ends in 1; the second host's name ends
+# in 2):
+#   two_nodes         srun --mpi=pmix -N 2 -n 4 mpi_where: an MPI program's ranks 0,1 on the
+#                     first host and 2,3 on the second
+#   two_nodes_pmix    srun --mpi=pmix -N 2 -n 4 pmix_rank hello: the fence across nodes
+#                     exchanges every key
 set -euo pipefail
-case=$1 mpi_rank=$2 pmix_rank=$3 gpurun=$4
+case=$1 mpi_rank=$2 pmix_rank=$3 gpurun=$4 mpi_where=${5:-} netns=${6:-}
 guard="timeout 60"
+on_host() { nsenter --net="/run/netns/$netns" "$@"; }
 
 expect() {  # expect "<sorted expected output>" command...
   local want=$1 got
@@ -31,5 +39,13 @@ case $case in
   gpurun_in_step)
     expect $'[0] rank 0 of 2\n[1] rank 1 of 2' \
       $guard srun --mpi=pmix -n 1 "$gpurun" --tag-output -np 2 "$mpi_rank" hello ;;
+  two_nodes)
+    expect "rank 0 of 4 netns ${netns%1}1
+rank 1 of 4 netns ${netns%1}1
+rank 2 of 4 netns ${netns%1}2
+rank 3 of 4 netns ${netns%1}2" on_host $guard srun --mpi=pmix -N 2 -n 4 "$mpi_where" ;;
+  two_nodes_pmix)
+    expect "$(for r in 0 1 2 3; do echo "rank $r of 4: peers ok"; done)" \
+      on_host $guard srun --mpi=pmix -N 2 -n 4 "$pmix_rank" hello ;;
   *) echo "unknown case $case" >&2; exit 2 ;;
 esac

@@ -1,0 +1,73 @@
+#include "launcher/job_spec.h"
+
+#include <array>
+
+#include "launcher/wire.h"
+
+extern char** environ;
+
+namespace gpurun::launcher {
+
+std::string encode(const JobSpec& spec) {
+  wire::Encoder e;
+  e.str(spec.nspace).i32(spec.node).u32(static_cast<std::uint32_t>(spec.map.nodes.size()));
+  for (const NodeRanks& node : spec.map.nodes) e.str(node.name).ints(node.ranks);
+  e.str(spec.program).strings(spec.argv).strings(spec.env).str(spec.cwd);
+  e.i32(static_cast<int>(spec.bind)).i32(static_cast<int>(spec.map_by)).i32(spec.gpus_per_rank);
+  return e.take();
+}
+
+JobSpec decode_job_spec(std::string_view body) {
+  wire::Decoder d(body);
+  JobSpec spec;
+  spec.nspace = d.str();
+  spec.node = d.i32();
+  std::uint32_t nodes = d.u32();
+  if (nodes == 0 || nodes > 1u << 20) throw wire::ProtocolError("bad node count");
+  int size = 0;
+  for (std::uint32_t n = 0; n < nodes; ++n) {
+    NodeRanks node{.name = d.str(), .local = static_cast<int>(n) == spec.node, .ranks = d.ints()};
+    size += static_cast<int>(node.ranks.size());
+    spec.map.nodes.push_back(std::move(node));
+  }
+  spec.map.node_of.assign(static_cast<std::size_t>(size), -1);
+  for (std::size_t n = 0; n < spec.map.nodes.size(); ++n)
+    for (int rank : spec.map.nodes[n].ranks) {
+      if (rank < 0 || rank >= size || spec.map.node_of[static_cast<std::size_t>(rank)] >= 0)
+        throw wire::ProtocolError("bad rank map");
+      spec.map.node_of[static_cast<std::size_t>(rank)] = static_cast<int>(n);
+    }
+  if (spec.node < 0 || spec.node >= static_cast<int>(nodes)) throw wire::ProtocolError("bad node");
+  spec.program = d.str();
+  spec.argv = d.strings();
+  spec.env = d.strings();
+  spec.cwd = d.str();
+  spec.bind = static_cast<BindTo>(d.i32());
+  spec.map_by = static_cast<MapBy>(d.i32());
+  spec.gpus_per_rank = d.i32();
+  if (!d.done()) throw wire::ProtocolError("trailing bytes in the job");
+  return spec;
+}
+
+std::vector<std::string> forwarded_env(
+    const std::vector<std::pair<std::string, std::string>>& exports) {
+  static constexpr std::array<std::string_view, 5> kPrefixes = {"GPURUN_", "UCX_", "FI_", "NCCL_",
+                                                                "PMIX_MCA_"};
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    std::string_view name = entry.substr(0, entry.find('='));
+    bool exported = false;
+    for (const auto& [export_name, value] : exports) exported |= name == export_name;
+    if (exported) continue;
+    for (std::string_view prefix : kPrefixes)
+      if (name.starts_with(prefix)) {
+        env.emplace_back(entry);
+        break;
+      }
+  }
+  for (const auto& [name, value] : exports) env.push_back(name + "=" + value);
+  return env;
+}
+
+}  // namespace gpurun::launcher

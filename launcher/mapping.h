@@ -1,0 +1,46 @@
+// Which host each rank of a job runs on (the placement within a host is placement.h's).
+//
+// Each host offers its slots (or --npernode N of them). By slot (the default), ranks fill the
+// first host's slots, then the next host's; by node, they are dealt one per host in turn,
+// skipping full hosts. More ranks than slots is an error unless oversubscription is allowed;
+// the extra ranks are then dealt round robin over all hosts. Hosts that get no rank are not
+// part of the job. Node ids number the hosts that have ranks, in the order they were given.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "launcher/hosts.h"
+
+namespace gpurun::launcher {
+
+struct NodeRanks {
+  std::string name;
+  bool local = false;
+  std::vector<int> ranks;  // job ranks on this node, ascending
+};
+
+struct JobMap {
+  std::vector<NodeRanks> nodes;  // by node id
+  std::vector<int> node_of;      // node id of each rank
+
+  int size() const { return static_cast<int>(node_of.size()); }
+  // The node whose ranks gpurun runs itself; -1 when every node is remote.
+  int local_node() const;
+  bool spans_hosts() const;  // some node is not this host
+};
+
+struct MapRequest {
+  int np = 0;  // 0: one rank per slot
+  bool by_node = false;
+  int npernode = 0;  // 0: the hosts' slots
+  bool oversubscribe = false;
+};
+
+// Throws UsageError when the ranks do not fit the slots (and oversubscription is not allowed).
+JobMap map_ranks(const std::vector<HostSpec>& hosts, const MapRequest& request);
+
+// The map of a job on this host alone: `np` ranks on one local node named `hostname`.
+JobMap single_host_map(int np, const std::string& hostname);
+
+}  // namespace gpurun::launcher

@@ -1,0 +1,31 @@
+#include "launcher/signals.h"
+
+#include <signal.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace gpurun::launcher {
+
+SignalFd::SignalFd() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGCHLD, SIGINT, SIGTERM}) sigaddset(&set, sig);
+  if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0 ||
+      (fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+    throw std::runtime_error(std::string("signalfd: ") + std::strerror(errno));
+  signal(SIGPIPE, SIG_IGN);
+}
+
+SignalFd::~SignalFd() { close(fd_); }
+
+std::string signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+}  // namespace gpurun::launcher

@@ -1,0 +1,545 @@
+#!/usr/bin/env python3
+"""gpurun across hosts, on test hosts made of network namespaces (CTest label `multihost`).
+
+The hosts come from scripts/testhosts.sh (a CTest fixture): TESTHOSTS is the script,
+TESTHOSTS_DIR its state directory. gpurun itself runs in the first host's network namespace
+(nsenter), as the root namespace cannot reach the test subnet (its guard route), and starts its
+daemons with the launch agent `testhosts.sh exec DIR {host}`, which gives each host a private
+/tmp and /dev/shm. After every test, nothing may be left on any host: no process in the hosts'
+namespaces, no file in their /tmp or /dev/shm, nothing in gpurun's TMPDIR, no rank alive.
+Timeouts are hang guards, never assertions about speed.
+
+Environment: GPURUN, HOST_RANK (host_rank.c), PMIX_RANK_PROGRAM (tests/launcher/pmix_rank.c),
+MPI_WHERE (mpi_where.c), WRONG_SECRET_AGENT, TESTHOSTS, TESTHOSTS_DIR.
+"""
+import hashlib
+import hmac
+import os
+import re
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+GPURUN = os.environ.get("GPURUN", "build/bin/gpurun")
+HOST_RANK = os.environ.get("HOST_RANK", "build/tests/bin/host_rank")
+PMIX_RANK = os.environ.get("PMIX_RANK_PROGRAM", "build/tests/bin/pmix_rank")
+MPI_WHERE = os.environ.get("MPI_WHERE", "build/tests/bin/mpi_where")
+WRONG_SECRET_AGENT = os.environ.get("WRONG_SECRET_AGENT", "tests/multihost/wrong_secret_agent.sh")
+TESTHOSTS = os.environ.get("TESTHOSTS", "scripts/testhosts.sh")
+HOSTS_DIR = os.environ.get("TESTHOSTS_DIR", "build/testhosts")
+HANG_GUARD = 60
+
+
+def test_hosts():
+    out = subprocess.run([TESTHOSTS, "list", HOSTS_DIR], capture_output=True, text=True,
+                         check=True).stdout
+    return [tuple(line.split()) for line in out.splitlines()]
+
+
+HOSTS = test_hosts() if os.path.isdir(HOSTS_DIR) else []
+H1, H2 = (HOSTS[0][0], HOSTS[1][0]) if len(HOSTS) >= 2 else ("gpurun-h1", "gpurun-h2")
+AGENT = f"{TESTHOSTS} exec {HOSTS_DIR} {{host}}"
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def where_lines(text):
+    """host_rank where output as {rank: {"size", "local", "node", ...}}."""
+    out = {}
+    for line in text.splitlines():
+        words = line.split()
+        fields = dict(zip(words[2::2], words[3::2]))
+        out[int(words[1])] = fields
+    return out
+
+
+def descendants(pid):
+    """Every process below `pid` (through /proc/<pid>/task/*/children)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    kids = [int(k) for k in f.read().split()]
+                out += kids
+                todo += kids
+        except FileNotFoundError:
+            pass
+    return out
+
+
+def netns_of(pid):
+    try:
+        own = os.stat(f"/proc/{pid}/ns/net")
+    except FileNotFoundError:
+        return None
+    for name in os.listdir("/run/netns"):
+        st = os.stat(f"/run/netns/{name}")
+        if (st.st_ino, st.st_dev) == (own.st_ino, own.st_dev):
+            return name
+    return None
+
+
+@unittest.skipUnless(len(HOSTS) >= 2, f"no test hosts in {HOSTS_DIR} (the testhosts fixture)")
+class MultiHostTest(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory(prefix="gpurun-mh-")
+        self.tmpdir = self._tmp.name
+        self.env = dict(os.environ, TMPDIR=self.tmpdir)
+        self.assertEqual(self.leftovers(), "", "the hosts were not clean before the test")
+
+    def tearDown(self):
+        self.assertEqual(self.leftovers(), "", "the job left something on a host")
+        self.assertEqual(os.listdir(self.tmpdir), [], "the job left files in gpurun's TMPDIR")
+        self._tmp.cleanup()
+
+    def leftovers(self):
+        r = subprocess.run([TESTHOSTS, "check", HOSTS_DIR], capture_output=True, text=True)
+        return r.stdout + r.stderr
+
+    def command(self, *args, agent=AGENT):
+        agent_args = ["--launch-agent", agent] if agent else []
+        return ["nsenter", f"--net=/run/netns/{H1}", GPURUN, *agent_args, *args]
+
+    def gpurun(self, *args, agent=AGENT, input=None, env=None):
+        return subprocess.run(self.command(*args, agent=agent), input=input,
+                              stdin=None if input is not None else subprocess.DEVNULL,
+                              capture_output=True, text=True, env=env or self.env,
+                              timeout=HANG_GUARD)
+
+    def start(self, *args, agent=AGENT):
+        return subprocess.Popen(self.command(*args, agent=agent), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=self.env)
+
+    def read_pids(self, proc, count):
+        pids = {}
+        while len(pids) < count:
+            line = proc.stdout.readline()
+            self.assertTrue(line, "gpurun's output ended before every rank printed its pid")
+            m = re.match(r"pid (\d+) (\d+)", line)
+            if m:
+                pids[int(m.group(1))] = int(m.group(2))
+        return pids
+
+    def pids_from(self, text):
+        return {int(r): int(p) for r, p in re.findall(r"^pid (\d+) (\d+)$", text, re.M)}
+
+    def assert_ranks_gone(self, pids):
+        for rank, pid in pids.items():
+            self.assertFalse(pid_alive(pid), f"rank {rank} (pid {pid}) still runs")
+
+    def assert_one_line(self, r, *mentions, code=None):
+        if code is None:
+            self.assertNotEqual(r.returncode, 0, r.stderr)
+        else:
+            self.assertEqual(r.returncode, code, r.stderr)
+        lines = [l for l in r.stderr.splitlines() if l.startswith("gpurun: ")]
+        self.assertEqual(len(lines), 1, r.stderr)
+        for text in mentions:
+            self.assertIn(text, lines[0])
+        return lines[0]
+
+
+class Hello(MultiHostTest):
+    def test_ranks_report_their_host_rank_and_size(self):
+        r = self.gpurun("-H", f"{H1}:2,{H2}:2", HOST_RANK, "where")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ranks = where_lines(r.stdout)
+        self.assertEqual(sorted(ranks), [0, 1, 2, 3])
+        for rank, f in ranks.items():
+            host = [H1, H2][rank // 2]
+            self.assertEqual(f["size"], "4")
+            self.assertEqual((f["host"], f["netns"]), (host, host))
+            self.assertEqual((f["node"], f["nodes"]), (str(rank // 2), "2"))
+            self.assertEqual(f["local"], f"{rank % 2}/2")
+            self.assertEqual(f["peers"], "0,1" if rank < 2 else "2,3")
+
+    def test_mpi_program_on_two_hosts(self):
+        r = self.gpurun("-H", f"{H1}:2,{H2}:2", MPI_WHERE)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(r.stdout.splitlines()),
+                         [f"rank {i} of 4 netns {[H1, H2][i // 2]}" for i in range(4)])
+
+    def test_this_host_runs_its_ranks_itself(self):
+        r = self.gpurun("-H", f"localhost:2,{H2}:2", HOST_RANK, "where")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ranks = where_lines(r.stdout)
+        for rank in (0, 1):  # under gpurun itself, in its namespace, named as the machine
+            self.assertEqual(ranks[rank]["netns"], H1)
+            self.assertEqual(ranks[rank]["host"], socket.gethostname())
+        for rank in (2, 3):
+            self.assertEqual((ranks[rank]["host"], ranks[rank]["netns"]), (H2, H2))
+
+    def test_hosts_that_are_all_this_one_need_no_agent(self):
+        # The agent would fail: it is never started.
+        r = self.gpurun("-H", "localhost:2,127.0.0.1:1", HOST_RANK, "where", agent="false")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ranks = where_lines(r.stdout)
+        self.assertEqual(sorted(ranks), [0, 1, 2])
+        self.assertEqual({f["nodes"] for f in ranks.values()}, {"1"})
+
+
+class Mapping(MultiHostTest):
+    def hosts_of(self, *args):
+        r = self.gpurun(*args, HOST_RANK, "where")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ranks = where_lines(r.stdout)
+        return [ranks[k]["netns"] for k in sorted(ranks)]
+
+    def test_by_slot_fills_each_host_first(self):
+        self.assertEqual(self.hosts_of("-np", "3", "-H", f"{H1}:2,{H2}:2"), [H1, H1, H2])
+
+    def test_by_node_deals_round_robin(self):
+        self.assertEqual(self.hosts_of("--map-by", "node", "-H", f"{H1}:2,{H2}:2"),
+                         [H1, H2, H1, H2])
+
+    def test_npernode(self):
+        self.assertEqual(self.hosts_of("--npernode", "1", "-H", f"{H1}:3,{H2}:3"), [H1, H2])
+
+    def test_oversubscribe(self):
+        self.assertEqual(self.hosts_of("--oversubscribe", "-np", "4", "-H", f"{H1},{H2}"),
+                         [H1, H1, H2, H2])
+
+    def test_too_few_slots_is_a_usage_error(self):
+        r = self.gpurun("-np", "5", "-H", f"{H1}:2,{H2}:2", HOST_RANK, "where")
+        self.assert_one_line(r, "5 ranks do not fit the 4 slots", "--oversubscribe", code=2)
+        self.assertEqual(r.stdout, "")
+
+    def test_numa_placement_within_each_host(self):
+        self.assertEqual(self.hosts_of("--map-by", "numa", "-np", "2", "-H", f"{H1},{H2}"),
+                         [H1, H2])
+
+
+class Hostfile(MultiHostTest):
+    def write(self, text):
+        # Beside TMPDIR, which must stay empty.
+        self.files = getattr(self, "files", 0) + 1
+        path = f"{self.tmpdir}.{self.files}.hosts"
+        with open(path, "w") as f:
+            f.write(text)
+        self.addCleanup(os.remove, path)
+        return path
+
+    def test_slots_comments_and_blank_lines(self):
+        path = self.write(f"# two test hosts\n\n{H1} slots=1   # the first\n  {H2}\tslots=3\n")
+        r = self.gpurun("--hostfile", path, HOST_RANK, "where")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ranks = where_lines(r.stdout)
+        self.assertEqual([ranks[k]["netns"] for k in sorted(ranks)], [H1, H2, H2, H2])
+
+    def test_errors_name_the_line(self):
+        path = self.write(f"{H1} slots=2\n\n{H2} slots=many\n")
+        r = self.gpurun("--hostfile", path, HOST_RANK, "where")
+        self.assert_one_line(r, f"{path}:3:", "'slots=many'", code=2)
+        path = self.write(f"{H1} cores=2\n")
+        r = self.gpurun("--hostfile", path, HOST_RANK, "where")
+        self.assert_one_line(r, f"{path}:1: unknown field 'cores=2'", code=2)
+        r = self.gpurun("--hostfile", path + ".missing", HOST_RANK, "where")
+        self.assert_one_line(r, "cannot read it", code=2)
+        r = self.gpurun("--hostfile", path, "-H", H1, HOST_RANK, "where")
+        self.assert_one_line(r, "not both", code=2)
+
+
+class KeyExchange(MultiHostTest):
+    def test_collected_and_direct_keys_across_hosts(self):
+        for hosts in ([ "-H", f"{H1}:2,{H2}:2"], ["-H", f"localhost:2,{H2}:2"],
+                      ["--map-by", "node", "-np", "3", "-H", f"{H1}:2,{H2}:2"]):
+            r = self.gpurun(*hosts, HOST_RANK, "exchange")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            n = len(r.stdout.splitlines())
+            self.assertEqual(sorted(r.stdout.splitlines()),
+                             [f"rank {i} exchange ok" for i in range(n)])
+            self.assertGreaterEqual(n, 3)
+
+    def test_pmix_fence_exchanges_every_key(self):
+        r = self.gpurun("-H", f"{H1}:2,{H2}:2", PMIX_RANK, "hello")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(r.stdout.splitlines()),
+                         [f"rank {i} of 4: peers ok" for i in range(4)])
+
+
+class Output(MultiHostTest):
+    def test_lines_from_both_hosts_are_whole(self):
+        r = self.gpurun("--tag-output", "-H", f"localhost:2,{H2}:2", PMIX_RANK, "lines", "300")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(len(lines), 1200)
+        for line in lines:
+            self.assertRegex(line, r"^\[(\d)\] rank \1 line \d+ of a whole line$")
+        self.assertEqual(sorted(r.stderr.splitlines()), [f"[{i}] to stderr" for i in range(4)])
+
+    def test_stdin_reaches_rank_zero_on_a_remote_host(self):
+        r = self.gpurun("--tag-output", "-H", f"{H1}:2,{H2}:2", PMIX_RANK, "stdin",
+                        input="one\ntwo\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual([l for l in lines if l.startswith("[0]")],
+                         ["[0] rank 0 got: one", "[0] rank 0 got: two", "[0] rank 0 stdin EOF"])
+        self.assertEqual(sorted(l for l in lines if not l.startswith("[0]")),
+                         [f"[{i}] rank {i} stdin EOF" for i in (1, 2, 3)])
+
+
+class RankFailures(MultiHostTest):
+    def test_remote_rank_exit_code_ends_the_job(self):
+        r = self.gpurun("-H", f"localhost:2,{H2}:2", PMIX_RANK, "exit", "3", "5")
+        pids = self.pids_from(r.stdout)
+        self.assert_one_line(r, f"rank 3 (pid {pids[3]}) on host {H2} exited with code 5", code=5)
+        self.assert_ranks_gone(pids)
+
+    def test_remote_abort(self):
+        r = self.gpurun("-H", f"{H1}:2,{H2}:2", PMIX_RANK, "abort", "2", "7")
+        pids = self.pids_from(r.stdout)
+        self.assert_one_line(r, f"rank 2 (pid {pids[2]}) on host {H2} ended the job with code 7",
+                             code=7)
+        self.assert_ranks_gone(pids)
+
+    def test_remote_rank_killed_by_signal(self):
+        r = self.gpurun("-H", f"localhost:1,{H2}:2", PMIX_RANK, "kill", "1")
+        pids = self.pids_from(r.stdout)
+        self.assert_one_line(r, f"rank 1 (pid {pids[1]}) on host {H2} was killed by signal SIGKILL",
+                             code=128 + signal.SIGKILL)
+        self.assert_ranks_gone(pids)
+
+    def test_sigterm_to_gpurun_ends_every_host(self):
+        proc = self.start("-H", f"{H1}:2,{H2}:2", PMIX_RANK, "wait")
+        pids = self.read_pids(proc, 4)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=HANG_GUARD)
+        self.assertEqual(proc.returncode, 128 + signal.SIGTERM, err)
+        self.assert_ranks_gone(pids)
+
+    def test_timeout_across_hosts(self):
+        r = self.gpurun("--timeout", "1", "-H", f"localhost:1,{H2}:2", PMIX_RANK, "wait")
+        self.assert_one_line(r, "--timeout of 1s", code=124)
+        self.assert_ranks_gone(self.pids_from(r.stdout))
+
+
+class Faults(MultiHostTest):
+    def test_failing_launch_agent(self):
+        r = self.gpurun("-H", f"localhost,{H2}", HOST_RANK, "where", agent="false")
+        self.assert_one_line(r, f"host {H2}:", "launch agent exited with code 1", code=1)
+        self.assertEqual(r.stdout, "", "no rank may run when a host fails to start")
+
+    def test_host_the_agent_cannot_reach(self):
+        r = self.gpurun("-H", f"{H1},gpurun-no-such-host", HOST_RANK, "where")
+        self.assert_one_line(r, "host gpurun-no-such-host:", "no such test host", code=1)
+        self.assertEqual(r.stdout, "")
+
+    @unittest.skipUnless(shutil.which("ssh"), "ssh is not installed")
+    def test_unreachable_host_through_ssh(self):
+        # The default agent, ssh, to an address of the test subnet that no host has.
+        address = HOSTS[0][1].rsplit(".", 1)[0] + ".250"
+        r = self.gpurun("-H", f"localhost,{address}", HOST_RANK, "where", agent=None)
+        self.assert_one_line(r, f"host {address}: ssh:", "launch agent exited with code 255",
+                             code=1)
+
+    def test_daemon_that_cannot_reach_gpurun(self):
+        # gpurun listens on its own loopback only: the daemon on H2 finds nobody there.
+        env = dict(self.env, GPURUN_LAUNCHER_ADDRESS="127.0.0.1")
+        r = self.gpurun("-H", f"localhost,{H2}", HOST_RANK, "where", env=env)
+        self.assert_one_line(r, f"host {H2}: cannot reach gpurun at 127.0.0.1:", code=1)
+
+    def test_wrong_secret(self):
+        agent = f"{WRONG_SECRET_AGENT} {TESTHOSTS} {HOSTS_DIR} {{host}}"
+        r = self.gpurun("-H", f"localhost,{H2}", HOST_RANK, "where", agent=agent)
+        self.assert_one_line(r, f"host {H2}: its daemon failed authentication", code=1)
+        self.assertEqual(r.stdout, "")
+
+    def test_host_cut_off_mid_job(self):
+        # H2's link goes down: no connection closes, the keep-alive probes find it gone.
+        env = dict(self.env, GPURUN_LAUNCHER_HOST_TIMEOUT="2s")
+        proc = subprocess.Popen(self.command("-H", f"localhost:2,{H2}:2", PMIX_RANK, "wait"),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env)
+        pids = self.read_pids(proc, 4)
+        subprocess.run(["ip", "-n", H2, "link", "set", "eth0", "down"], check=True)
+        try:
+            out, err = proc.communicate(timeout=HANG_GUARD)
+        finally:
+            subprocess.run(["ip", "-n", H2, "link", "set", "eth0", "up"], check=True)
+        self.assertEqual(proc.returncode, 1, err)
+        lines = [l for l in err.splitlines() if l.startswith("gpurun: ")]
+        self.assertEqual(len(lines), 1, err)
+        self.assertIn(f"host {H2}: lost its gpurun daemon", lines[0])
+        self.assert_ranks_gone(pids)
+        # The daemon, cut off from gpurun, ends its ranks and cleans its host by itself.
+        for _ in range(200):
+            if not self.leftovers():
+                break
+            time.sleep(0.05)
+        # testhosts.sh start waited for the link; so does the next test.
+        for _ in range(100):
+            link = subprocess.run(["ip", "-n", H2, "-br", "link", "show", "eth0"],
+                                  capture_output=True, text=True).stdout
+            if " UP " in link:
+                break
+            time.sleep(0.05)
+
+    def test_host_dying_mid_job(self):
+        proc = self.start("-H", f"localhost:2,{H2}:2", PMIX_RANK, "wait")
+        pids = self.read_pids(proc, 4)
+        daemons = [p for p in descendants(proc.pid) if netns_of(p) == H2 and
+                   b"--daemon" in open(f"/proc/{p}/cmdline", "rb").read()]
+        self.assertEqual(len(daemons), 1, "one daemon on the remote host")
+        os.kill(daemons[0], signal.SIGKILL)
+        out, err = proc.communicate(timeout=HANG_GUARD)
+        self.assertEqual(proc.returncode, 1, err)
+        lines = [l for l in err.splitlines() if l.startswith("gpurun: ")]
+        self.assertEqual(len(lines), 1, err)
+        self.assertIn(f"host {H2}: lost its gpurun daemon", lines[0])
+        self.assertIn("killed by SIGKILL", lines[0])
+        self.assert_ranks_gone(pids)
+
+
+class FakeLauncher(MultiHostTest):
+    """A daemon started by hand, talking to this test as its 'gpurun' (wire.h, auth.h)."""
+
+    def frame(self, kind, body=b""):
+        return struct.pack("<II", kind, len(body)) + body
+
+    def read_frame(self, conn):
+        head = b""
+        while len(head) < 8:
+            chunk = conn.recv(8 - len(head))
+            if not chunk:
+                return None, b""
+            head += chunk
+        kind, length = struct.unpack("<II", head)
+        body = b""
+        while len(body) < length:
+            body += conn.recv(length - len(body))
+        return kind, body
+
+    def string(self, data):
+        return struct.pack("<I", len(data)) + data
+
+    def run_daemon(self, launcher_secret):
+        secret = os.urandom(32).hex()
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        server.settimeout(HANG_GUARD)
+        port = server.getsockname()[1]
+        daemon = subprocess.Popen([GPURUN, "--daemon", f"127.0.0.1:{port}", "1", "10000"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, env=self.env)
+        daemon.stdin.write(secret + "\n")
+        daemon.stdin.close()
+        daemon.stdin = None
+        conn, _ = server.accept()
+        challenge = os.urandom(32)
+        conn.sendall(self.frame(1, self.string(challenge)))  # kChallenge
+        kind, body = self.read_frame(conn)
+        self.assertEqual(kind, 2)  # kProof: node, nonce, proof
+        node = struct.unpack("<I", body[:4])[0]
+        nonce_len = struct.unpack("<I", body[4:8])[0]
+        nonce = body[8:8 + nonce_len]
+        proof = body[12 + nonce_len:]
+        def mac(key, role, first, second):
+            data = self.string(role) + struct.pack("<I", node) + self.string(first) + \
+                self.string(second)
+            return hmac.new(key.encode(), data, hashlib.sha256).digest()
+        self.assertEqual(node, 1)
+        self.assertEqual(proof, mac(secret, b"gpurun daemon", challenge, nonce),
+                         "the daemon's proof is HMAC-SHA256 of the job secret")
+        key = launcher_secret or secret
+        conn.sendall(self.frame(3, self.string(mac(key, b"gpurun launcher", nonce, challenge))))
+        return daemon, conn, server
+
+    def test_daemon_refuses_a_launcher_without_the_secret(self):
+        daemon, conn, server = self.run_daemon(launcher_secret=os.urandom(32).hex())
+        out, err = daemon.communicate(timeout=HANG_GUARD)
+        self.assertEqual(daemon.returncode, 1)
+        self.assertIn("failed authentication", err)
+        self.assertIn("running nothing", err)
+        self.assertEqual(self.read_frame(conn)[0], None, "the daemon sent nothing more")
+        conn.close()
+        server.close()
+
+    def test_daemon_rejects_garbage_after_authentication(self):
+        daemon, conn, server = self.run_daemon(launcher_secret=None)
+        conn.sendall(self.frame(5, b"\xff" * 16))  # kJob that is no job
+        out, err = daemon.communicate(timeout=HANG_GUARD)
+        self.assertEqual(daemon.returncode, 1)
+        self.assertIn("malformed", err)
+        conn.close()
+        server.close()
+
+
+class TestHosts(unittest.TestCase):
+    """scripts/testhosts.sh itself, on a set of its own (another prefix and subnet)."""
+
+    def test_up_and_down_leaves_nothing(self):
+        env = dict(os.environ, TESTHOSTS_PREFIX="gpurun-t", TESTHOSTS_NET="10.202.0")
+        state = tempfile.mkdtemp(prefix="testhosts-", dir=os.path.dirname(HOSTS_DIR) or ".")
+        os.rmdir(state)
+        run = lambda *a: subprocess.run([TESTHOSTS, *a], capture_output=True, text=True, env=env,
+                                        timeout=HANG_GUARD)
+        sleeper = None
+        try:
+            r = run("start", state, "3")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.split(), ["gpurun-t1", "10.202.0.1", "gpurun-t2",
+                                                "10.202.0.2", "gpurun-t3", "10.202.0.3"])
+            routes = subprocess.run(["ip", "route"], capture_output=True, text=True).stdout
+            self.assertIn("unreachable 10.202.0.0/24", routes)
+            # t3 reaches t1 over the bridge; its /tmp and /dev/shm are its own.
+            code = ("import socket,sys; s=socket.create_connection(('10.202.0.1',int(sys.argv[1])));"
+                    "s.sendall(b'hi'); open('/tmp/t3-file','w'); open('/dev/shm/t3-seg','w')")
+            listener = subprocess.Popen(
+                ["nsenter", "--net=/run/netns/gpurun-t1", "python3", "-c",
+                 "import socket; s=socket.socket(); s.bind(('10.202.0.1',0)); s.listen();"
+                 "print(s.getsockname()[1], flush=True); c,_=s.accept(); print(c.recv(2).decode())"],
+                stdout=subprocess.PIPE, text=True)
+            port = listener.stdout.readline().strip()
+            r = run("exec", state, "gpurun-t3", "python3", "-c", code, port)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(listener.communicate(timeout=HANG_GUARD)[0].strip(), "hi")
+            self.assertTrue(os.path.exists(os.path.join(state, "hosts/gpurun-t3/tmp/t3-file")))
+            self.assertFalse(os.path.exists("/tmp/t3-file"))
+            r = run("check", state)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("gpurun-t3: /tmp/t3-file", r.stdout)
+            self.assertIn("gpurun-t3: /shm/t3-seg", r.stdout)
+            # A process left running in a host is ended by stop.
+            sleeper = subprocess.Popen([TESTHOSTS, "exec", state, "gpurun-t2", "sleep", "600"],
+                                       env=env)
+            for _ in range(100):
+                if run("check", state).stdout.count("process"):
+                    break
+                time.sleep(0.05)
+            self.assertIn("gpurun-t2: process", run("check", state).stdout)
+        finally:
+            r = run("stop", state)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        if sleeper is not None:
+            sleeper.wait(timeout=HANG_GUARD)
+        namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        self.assertNotIn("gpurun-t", namespaces)
+        self.assertNotIn("10.202.0.0/24",
+                         subprocess.run(["ip", "route"], capture_output=True, text=True).stdout)
+        with open("/proc/self/mounts") as f:
+            self.assertNotIn(state, f.read())
+        self.assertFalse(os.path.exists(state))
+
+
+if __name__ == "__main__":
+    unittest.main()
