@@ -9,10 +9,6 @@ param::Param<param::Size> g_min_size(
     "GPURUN_CUDA_IPC_MIN_SIZE", param::Size{32768},
     "Smallest device message moved by CUDA IPC between ranks of one host; smaller ones (and "
     "any that IPC cannot serve) are staged through pinned host memory.");
-param::Param<param::Size> g_eager_limit(
-    "GPURUN_CUDA_IPC_EAGER_LIMIT", param::Size{8192},
-    "Largest device message sent eagerly (copied to host memory and sent in one packet) "
-    "instead of by rendezvous.");
 param::Param<param::Size> g_stage_chunk(
     "GPURUN_CUDA_IPC_STAGE_CHUNK", param::Size{512 * 1024},
     "Size of the pinned host chunks through which staged device data is copied, two per "
@@ -38,7 +34,6 @@ param::Param<param::List> g_handles(
 }  // namespace
 
 const param::Param<param::Size>& min_size() { return g_min_size; }
-const param::Param<param::Size>& eager_limit() { return g_eager_limit; }
 const param::Param<param::Size>& stage_chunk() { return g_stage_chunk; }
 const param::Param<param::Size>& cache_size() { return g_cache_size; }
 const param::Param<int>& cache_entries() { return g_cache_entries; }

@@ -6,7 +6,6 @@
 namespace gpurun::cuda::ipc::params {
 
 const param::Param<param::Size>& min_size();     // GPURUN_CUDA_IPC_MIN_SIZE
-const param::Param<param::Size>& eager_limit();  // GPURUN_CUDA_IPC_EAGER_LIMIT
 const param::Param<param::Size>& stage_chunk();  // GPURUN_CUDA_IPC_STAGE_CHUNK
 const param::Param<param::Size>& cache_size();   // GPURUN_CUDA_IPC_CACHE_SIZE
 const param::Param<int>& cache_entries();        // GPURUN_CUDA_IPC_CACHE_ENTRIES
