@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/cuda_ipc_wiring.h"
 #include "api/net_wiring.h"
 #include "cuda/accelerator.h"
 #include "cuda/support.h"
@@ -44,7 +45,8 @@ bool oversubscribed(const bootstrap::JobInfo& job) {
   return job.local_size > CPU_COUNT(&set);
 }
 
-Status connect_shm(ProcessState& s, transport::shm::ShmTransport& shm, std::vector<bool>& routed) {
+Status connect_shm(ProcessState& s, transport::shm::ShmTransport& shm, const CudaIpcWiring& ipc,
+                   std::vector<bool>& routed) {
   const bootstrap::JobInfo& job = s.bootstrap->job();
   std::size_t limit = eager_limit_for(shm, kShmEagerLimit);
   for (int peer : job.local_ranks) {
@@ -52,6 +54,7 @@ Status connect_shm(ProcessState& s, transport::shm::ShmTransport& shm, std::vect
     GPURUN_ASSIGN_OR_RETURN(auto address, s.bootstrap->get(peer, kShmAddressKey));
     GPURUN_ASSIGN_OR_RETURN(transport::Endpoint * ep, shm.connect(peer, address));
     s.pml->set_route(peer, ep, limit, "shm");
+    connect_cuda_ipc(s, ipc, peer, ep);
     routed[peer] = true;
     GPURUN_LOG(info, transport, "peer %d via shm path host (eager up to %zu bytes)", peer, limit);
   }
@@ -100,12 +103,14 @@ Status wire_up(ProcessState& s) {
     s.pml->add_transport(shm);
     s.transports.push_back(std::move(created));
   }
+  CudaIpcWiring ipc;
+  if (shm != nullptr) GPURUN_TRY(start_cuda_ipc(s, selection, shm->caps().max_packet, ipc));
   NetWiring net;
   GPURUN_TRY(start_network(s, selection, shm != nullptr, net));
   if (job.size > 1) GPURUN_TRY(s.bootstrap->fence(/*collect_data=*/true));
   std::vector<bool> routed(static_cast<std::size_t>(job.size), false);
   routed[job.rank] = true;
-  if (shm != nullptr) GPURUN_TRY(connect_shm(s, *shm, routed));
+  if (shm != nullptr) GPURUN_TRY(connect_shm(s, *shm, ipc, routed));
   GPURUN_TRY(connect_network(s, selection, net, routed));
 
   g_device_memory = accel::current().usable();
