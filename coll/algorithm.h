@@ -82,6 +82,8 @@ struct Args {
   const core::Op* op = nullptr;
   int root = 0;
   accel::MemoryKind memory = accel::MemoryKind::kHost;  // where the buffers are
+  int tag = 0;  // this call's tag on the pml's collective channel (unique among those in flight)
+  bool one_host = false;  // every member of comm runs on this host (memory can be shared)
 };
 
 // One collective in flight, or a persistent one between starts.
@@ -103,6 +105,9 @@ struct Algorithm {
   bool (*usable)(const Args& args) = nullptr;
   Result<std::unique_ptr<Operation>> (*create)(const Args& args) = nullptr;
   std::string_view summary;  // idea and cost, one line, for `gpurun --info algos`
+  // Optional: drops what the algorithm keeps per communicator (shared segments) when the
+  // communicator with this context id is freed, before the id can be reused.
+  void (*release)(std::uint32_t context_id) = nullptr;
 };
 
 // Every registered algorithm. Algorithm files register at static initialisation through
