@@ -1,0 +1,62 @@
+// The base of every shared-memory collective: an Operation (coll/algorithm.h) that runs in its
+// arena's order, and falls back to another algorithm should the arena's segment fail to set up.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "coll/algorithm.h"
+#include "coll/shm/arena.h"
+#include "runtime/base/status.h"
+
+namespace gpurun::coll::shm {
+
+class ShmOp : public Operation {
+ public:
+  explicit ShmOp(Arena& arena) : arena_(arena) {}
+  ~ShmOp() override;
+  ShmOp(const ShmOp&) = delete;
+  ShmOp& operator=(const ShmOp&) = delete;
+
+  Status start() final;
+  bool progress() final;
+  Status status() const final;
+
+  // What the first collective of a new arena needs to set its segment up, and the operation
+  // to run instead should that fail (both only while the arena is not ready).
+  void prepare_setup(const Args& args, std::unique_ptr<Operation> fallback);
+
+  // --- for the arena ---
+  // Runs the algorithm as far as it goes; true once this rank has moved all its data.
+  bool step() { return run(); }
+  // Ends the collective on this rank: it has read all it needed.
+  void complete();
+  // The arena has no segment: hand over to the fallback.
+  void divert(const Status& why);
+
+ protected:
+  // Fresh state for a new start (persistent collectives start many times).
+  virtual void reset() = 0;
+  // Advances without blocking; true once this rank has moved all its data.
+  virtual bool run() = 0;
+  // Records why the collective failed (the first reason wins); it still runs to its end, so
+  // that the other ranks do not wait for ever.
+  void fail(Status why) {
+    if (status_.ok()) status_ = std::move(why);
+  }
+
+  Arena& arena_;
+  std::uint64_t seq_ = 0;  // this start's sequence number in the arena
+
+ private:
+  bool done_ = true;
+  bool queued_ = false;
+  bool on_fallback_ = false;
+  Status status_;
+  std::unique_ptr<Operation> fallback_;
+  pml::Pml* setup_pml_ = nullptr;
+  const core::Communicator* setup_comm_ = nullptr;
+  int setup_tag_ = 0;
+};
+
+}  // namespace gpurun::coll::shm
