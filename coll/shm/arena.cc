@@ -51,8 +51,10 @@ Arena::Arena(const core::Communicator& comm)
   }
 }
 
-Arena::Arena(void* base, const Layout& layout, int rank) : rank_(rank), size_(layout.size) {
+Arena::Arena(void* base, const Layout& layout, int rank, std::vector<progress::Doorbell*> bells)
+    : rank_(rank), size_(layout.size), bells_(std::move(bells)) {
   map(base, layout);
+  if (!bells_.empty()) bells_[rank_] = nullptr;
 }
 
 Arena::~Arena() = default;

@@ -58,8 +58,9 @@ class Arena {
   // An arena for `comm`, whose segment is set up by its first collective (start_setup).
   explicit Arena(const core::Communicator& comm);
   // An arena over a segment that is already mapped and initialised (by `layout.init`): the
-  // ranks of unit tests, which run as threads over one piece of memory.
-  Arena(void* base, const Layout& layout, int rank);
+  // ranks of unit tests, which run as threads over one piece of memory. `bells`: the members'
+  // doorbells by rank, or empty.
+  Arena(void* base, const Layout& layout, int rank, std::vector<progress::Doorbell*> bells = {});
   ~Arena();
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;

@@ -144,27 +144,39 @@ bool Reduction::put_shares() {
   return true;
 }
 
-// This rank's share, combined in its own slot where its input share would have been.
+// This rank's share, combined where one operand already lies: in the slot of its holder,
+// whose operand for this share nobody else reads. The accumulator starts as the holder's
+// operand, so with a non-commutative op the holder is the last rank (x0 op (... op acc));
+// with a commutative one it is the next rank, which spreads the writes over the slots. The
+// holder's own share sits in its own slot: its operand comes from its buffer first.
 bool Reduction::combine_share() {
   if (!arena_.all_reached(step_value(seq_, 3 * round_ + 1))) return false;
   int me = arena_.rank();
+  int size = arena_.size();
   std::int64_t begin = share_begin(me);
   std::int64_t count = share_begin(me + 1) - begin;
   std::uint64_t at = begin * element_;
   std::uint64_t offset = round_ * chunk_ * element_ + at;
-  std::byte* acc = half_of(me) + at;
-  int last = arena_.size() - 1;
-  if (last == me) {
-    in_.pack(offset, acc, count * element_);
+  int holder = holder_of(me);
+  std::byte* acc = half_of(holder) + at;
+  if (holder == me) in_.pack(offset, acc, count * element_);
+  auto operand = [&](int r) -> const void* {
+    return r == me ? static_cast<const void*>(in_.packed(offset)) : half_of(r) + at;
+  };
+  if (op_->commutative()) {
+    for (int i = 1; i < size; ++i) apply(operand((holder + i) % size), acc, count);
   } else {
-    std::memcpy(acc, half_of(last) + at, count * element_);
+    for (int r = size - 2; r >= 0; --r) apply(operand(r), acc, count);
   }
-  for (int r = last - 1; r >= 0; --r)
-    apply(r == me ? static_cast<const void*>(in_.packed(offset)) : half_of(r) + at, acc, count);
   bool copies = is_root();
   arena_.post(step_value(seq_, 3 * round_ + (copies ? 2 : 3)));
   phase_ = copies ? 2 : 3;
   return true;
+}
+
+int Reduction::holder_of(int share) const {
+  int size = arena_.size();
+  return op_->commutative() ? (share + 1) % size : size - 1;
 }
 
 bool Reduction::copy_shares() {
@@ -172,7 +184,8 @@ bool Reduction::copy_shares() {
   std::uint64_t base = round_ * chunk_ * element_;
   for (int r = 0; r < arena_.size(); ++r) {
     std::uint64_t at = share_begin(r) * element_;
-    out_.unpack(base + at, half_of(r) + at, (share_begin(r + 1) - share_begin(r)) * element_);
+    out_.unpack(base + at, half_of(holder_of(r)) + at,
+                (share_begin(r + 1) - share_begin(r)) * element_);
   }
   arena_.post(step_value(seq_, 3 * round_ + 3));
   phase_ = 3;

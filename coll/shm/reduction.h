@@ -5,10 +5,11 @@
 //   partial results go up the tree of flags (tree.h) and rank 0 posts the result in its line.
 // - direct (up to GPURUN_COLL_SHM_DIRECT_MAX): in rounds of half a slot, each rank copies its
 //   chunk into its slot and every rank (allreduce) or the root (reduce) combines all slots.
-// - shares (larger): in rounds of half a slot, each rank copies its chunk into its slot; each
-//   rank combines one share of the chunk from all slots, in place of its own input there
-//   (which it reads from its buffer instead); then every rank (or the root) copies every
-//   share out. The chunk of a round stays in the cache between the three steps.
+// - shares (larger): in rounds of half a slot, each rank copies the others' shares of its
+//   chunk into its slot; each rank combines its share from all slots (its own operand from its
+//   buffer), in place over one of the operands (a share's operand in another rank's slot is
+//   read by that share's rank only); then every rank (or the root) copies every share out.
+//   The chunk of a round stays in the cache between the three steps.
 //
 // Every way combines in rank order (x0 op (x1 op (... op x(p-1)))), so non-commutative ops
 // are right, and every rank of an allreduce gets the same bits.
@@ -54,6 +55,8 @@ class Reduction final : public ShmOp {
   std::int64_t chunk_elements() const;
   // Share r of the current chunk: elements [share_begin(r), share_begin(r + 1)) of it.
   std::int64_t share_begin(int r) const;
+  // The rank in whose slot share r is combined (see combine_share).
+  int holder_of(int share) const;
   // inout = in op inout, both packed operands of `count` elements.
   void apply(const void* in, void* inout, std::int64_t count);
 
