@@ -1,4 +1,5 @@
 // Completion: MPI_Wait/Test and their any/some/all forms, MPI_Request_free.
+#include <cstdio>
 #include <vector>
 
 #include "api/checks.h"
@@ -13,15 +14,19 @@ struct Slot {
   core::Request* r;
 };
 
-// Resolves requests[i] into `out`; returns MPI_SUCCESS or the error for a bad handle.
+constexpr int kSingle = -1;  // the index of a call's only request argument
+
+// Resolves the request argument (array_of_requests[index], or request when index is kSingle)
+// into `out`; returns MPI_SUCCESS or the error for a bad handle.
 int resolve(const Call& call, MPI_Request handle, int index, Slot* out) {
   out->r = nullptr;
   if (handle == MPI_REQUEST_NULL) return MPI_SUCCESS;
   core::Request* r = find_request(handle);
   if (r == nullptr) {
-    return raise(call, MPI_COMM_NULL, MPI_ERR_REQUEST,
-                 "argument requests[%d] (0x%x) is not a request", index,
-                 static_cast<unsigned>(handle));
+    if (index == kSingle) return bad_request(call, "request", handle);
+    char name[48];
+    std::snprintf(name, sizeof name, "array_of_requests[%d]", index);
+    return bad_request(call, name, handle);
   }
   if (r->persistent && !r->active) return MPI_SUCCESS;
   out->r = r;
@@ -33,6 +38,12 @@ int check_array(const Call& call, int count, const MPI_Request* requests) {
     return raise(call, MPI_COMM_NULL, MPI_ERR_COUNT, "argument count %d is negative", count);
   if (count > 0 && requests == nullptr)
     return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "argument array_of_requests is a null pointer");
+  return MPI_SUCCESS;
+}
+
+// The status array of the calls over several requests.
+int check_statuses(const Call& call, int count, const MPI_Status* statuses) {
+  if (count > 0) GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "array_of_statuses", statuses);
   return MPI_SUCCESS;
 }
 
@@ -92,8 +103,9 @@ int collect_completed(const Call& call, Slots& slots, MPI_Request* requests, int
 
 int wait_one(const Call& call, MPI_Request* request, MPI_Status* status) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
+  GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "status", status);
   Slot slot;
-  if (int rc = resolve(call, *request, 0, &slot); rc != MPI_SUCCESS) return rc;
+  if (int rc = resolve(call, *request, kSingle, &slot); rc != MPI_SUCCESS) return rc;
   if (slot.r == nullptr) {
     write_empty_status(status);
     return MPI_SUCCESS;
@@ -105,8 +117,9 @@ int wait_one(const Call& call, MPI_Request* request, MPI_Status* status) {
 int test_one(const Call& call, MPI_Request* request, int* flag, MPI_Status* status) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "status", status);
   Slot slot;
-  if (int rc = resolve(call, *request, 0, &slot); rc != MPI_SUCCESS) return rc;
+  if (int rc = resolve(call, *request, kSingle, &slot); rc != MPI_SUCCESS) return rc;
   if (slot.r == nullptr) {
     *flag = 1;
     write_empty_status(status);
@@ -119,6 +132,7 @@ int test_one(const Call& call, MPI_Request* request, int* flag, MPI_Status* stat
 }
 
 int wait_all(const Call& call, int count, MPI_Request* requests, MPI_Status* statuses) {
+  if (int rc = check_statuses(call, count, statuses); rc != MPI_SUCCESS) return rc;
   Slots slots;
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
   int first_pending = 0;
@@ -134,9 +148,9 @@ int wait_all(const Call& call, int count, MPI_Request* requests, MPI_Status* sta
   return collect_completed(call, slots, requests, nullptr, nullptr, statuses, false);
 }
 
-int test_all(const Call& call, int count, MPI_Request* requests, int* flag,
-             MPI_Status* statuses) {
+int test_all(const Call& call, int count, MPI_Request* requests, int* flag, MPI_Status* statuses) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  if (int rc = check_statuses(call, count, statuses); rc != MPI_SUCCESS) return rc;
   Slots slots;
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
   auto all_done = [&] {
@@ -161,6 +175,7 @@ int first_complete(Slots& slots) {
 int any(const Call& call, int count, MPI_Request* requests, int* index, int* flag,
         MPI_Status* status, bool block) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, index);
+  GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "status", status);
   Slots slots;
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
   if (slots.none_active()) {
@@ -184,6 +199,9 @@ int any(const Call& call, int count, MPI_Request* requests, int* index, int* fla
 int some(const Call& call, int count, MPI_Request* requests, int* outcount, int* indices,
          MPI_Status* statuses, bool block) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, outcount);
+  if (count > 0 && indices == nullptr)
+    return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "argument array_of_indices is a null pointer");
+  if (int rc = check_statuses(call, count, statuses); rc != MPI_SUCCESS) return rc;
   Slots slots;
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
   if (slots.none_active()) {
@@ -191,8 +209,10 @@ int some(const Call& call, int count, MPI_Request* requests, int* outcount, int*
     return MPI_SUCCESS;
   }
   if (first_complete(slots) < 0) {
-    if (block) wait_until([&] { return first_complete(slots) >= 0; });
-    else progress::engine().poll();
+    if (block)
+      wait_until([&] { return first_complete(slots) >= 0; });
+    else
+      progress::engine().poll();
   }
   return collect_completed(call, slots, requests, outcount, indices, statuses, true);
 }
@@ -200,15 +220,12 @@ int some(const Call& call, int count, MPI_Request* requests, int* outcount, int*
 int request_free(const Call& call, MPI_Request* request) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
   core::Request* r = find_request(*request);
-  if (r == nullptr) {
-    return raise(call, MPI_COMM_NULL, MPI_ERR_REQUEST, "argument request (0x%x) is not a request",
-                 static_cast<unsigned>(*request));
-  }
+  if (r == nullptr) return bad_request(call, "request", *request);
   // An operation still in flight finishes on its own; the request goes when it completes.
   if (r->complete() || (r->persistent && !r->active)) {
-    the_pml().requests().release(r);
+    release_request(r);
   } else {
-    r->orphan = true;
+    orphan_request(r);
   }
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
@@ -234,8 +251,7 @@ extern "C" int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status status
   return wait_all(call, count, requests, statuses);
 }
 
-extern "C" int PMPI_Testall(int count, MPI_Request requests[], int* flag,
-                            MPI_Status statuses[]) {
+extern "C" int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   GPURUN_API_ENTER("MPI_Testall");
   return test_all(call, count, requests, flag, statuses);
 }

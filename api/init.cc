@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "api/bsend.h"
 #include "api/call.h"
 #include "api/comm_build.h"
 #include "api/state.h"
@@ -83,6 +84,7 @@ extern "C" int PMPI_Finalize(void) {
   // use MPI (the standard's hook for libraries that must clean up before MPI ends).
   if (int rc = finalize_communicators(); rc != MPI_SUCCESS) return rc;
   ProcessState& s = state();
+  wait_buffered_sends();  // a buffered message must still arrive if the buffer was not detached
   drain(s);
   gpurun::Status st = s.bootstrap->finalize();
   g_phase.store(Phase::kFinalized, std::memory_order_release);

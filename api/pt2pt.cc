@@ -1,20 +1,39 @@
 // Blocking and nonblocking sends and receives (MPI_Send, MPI_Recv, MPI_Isend, ... and their
 // large-count _c forms).
-#include "api/checks.h"
 #include "api/pt2pt.h"
+
+#include "api/checks.h"
 #include "api/requests.h"
 
 namespace gpurun::api {
 
-int send(const Call& call, const SendCall& a) {
+int check_send(const Call& call, const SendCall& a, Resolved* out) {
   GPURUN_CHECK_COMM(entry, a.comm);
   GPURUN_CHECK_COUNT(a.comm, a.count);
   GPURUN_CHECK_TYPE(a.comm, type, a.datatype);
   GPURUN_CHECK_BUFFER(a.comm, a.buf, a.count, type);
   GPURUN_CHECK_RANK(a.comm, entry, "dest", a.dest, false);
   GPURUN_CHECK_TAG(a.comm, a.tag, false);
+  *out = Resolved{entry, type};
+  return MPI_SUCCESS;
+}
+
+int check_recv(const Call& call, const RecvCall& a, Resolved* out) {
+  GPURUN_CHECK_COMM(entry, a.comm);
+  GPURUN_CHECK_COUNT(a.comm, a.count);
+  GPURUN_CHECK_TYPE(a.comm, type, a.datatype);
+  GPURUN_CHECK_BUFFER(a.comm, a.buf, a.count, type);
+  GPURUN_CHECK_RANK(a.comm, entry, "source", a.source, true);
+  GPURUN_CHECK_TAG(a.comm, a.tag, true);
+  *out = Resolved{entry, type};
+  return MPI_SUCCESS;
+}
+
+int send(const Call& call, const SendCall& a) {
+  Resolved res;
+  if (int rc = check_send(call, a, &res); rc != MPI_SUCCESS) return rc;
   if (a.dest == MPI_PROC_NULL) return MPI_SUCCESS;
-  pml::SendArgs args{entry->comm.get(), a.buf, a.count, type, a.dest, a.tag, a.mode};
+  pml::SendArgs args = send_args(a, res);
   pml::Pml& pml = the_pml();
   if (pml.send_now(args)) [[likely]]
     return MPI_SUCCESS;
@@ -30,21 +49,17 @@ int send(const Call& call, const SendCall& a) {
 }
 
 int isend(const Call& call, const SendCall& a, MPI_Request* request) {
-  GPURUN_CHECK_COMM(entry, a.comm);
-  GPURUN_CHECK_COUNT(a.comm, a.count);
-  GPURUN_CHECK_TYPE(a.comm, type, a.datatype);
-  GPURUN_CHECK_BUFFER(a.comm, a.buf, a.count, type);
-  GPURUN_CHECK_RANK(a.comm, entry, "dest", a.dest, false);
-  GPURUN_CHECK_TAG(a.comm, a.tag, false);
+  Resolved res;
+  if (int rc = check_send(call, a, &res); rc != MPI_SUCCESS) return rc;
   GPURUN_CHECK_NOT_NULL(a.comm, request);
   if (a.dest == MPI_PROC_NULL) {
-    *request = handle_of(completed_request(core::MessageStatus{MPI_PROC_NULL, MPI_ANY_TAG}));
+    *request = handle_of(completed_request(proc_null_status()));
     return MPI_SUCCESS;
   }
   pml::Pml& pml = the_pml();
   core::Request* r = pml.requests().allocate();
   r->active = true;
-  Status st = pml.isend({entry->comm.get(), a.buf, a.count, type, a.dest, a.tag, a.mode}, r);
+  Status st = pml.isend(send_args(a, res), r);
   if (!st.ok()) {
     pml.requests().release(r);
     return raise_status(call, a.comm, st);
@@ -54,44 +69,36 @@ int isend(const Call& call, const SendCall& a, MPI_Request* request) {
 }
 
 int recv(const Call& call, const RecvCall& a, MPI_Status* status) {
-  GPURUN_CHECK_COMM(entry, a.comm);
-  GPURUN_CHECK_COUNT(a.comm, a.count);
-  GPURUN_CHECK_TYPE(a.comm, type, a.datatype);
-  GPURUN_CHECK_BUFFER(a.comm, a.buf, a.count, type);
-  GPURUN_CHECK_RANK(a.comm, entry, "source", a.source, true);
-  GPURUN_CHECK_TAG(a.comm, a.tag, true);
+  Resolved res;
+  if (int rc = check_recv(call, a, &res); rc != MPI_SUCCESS) return rc;
+  GPURUN_CHECK_STATUS_OUT(a.comm, "status", status);
   if (a.source == MPI_PROC_NULL) {
-    write_status(status, core::MessageStatus{MPI_PROC_NULL, MPI_ANY_TAG});
+    write_status(status, proc_null_status());
     return MPI_SUCCESS;
   }
-  pml::Pml& pml = the_pml();
-  core::Request* r = pml.requests().allocate();
-  Status st = pml.irecv({entry->comm.get(), a.buf, a.count, type, a.source, a.tag}, r);
-  if (!st.ok()) {
-    pml.requests().release(r);
-    return raise_status(call, a.comm, st);
-  }
-  if (!r->complete()) wait_for(r);
-  MPI_Request handle = MPI_REQUEST_NULL;
-  return collect(call, r, &handle, status);
+  // A blocking receive needs no handle: its request lives on the stack, no pool round trip.
+  core::Request r;
+  Status st = the_pml().irecv(recv_args(a, res), &r);
+  if (!st.ok()) return raise_status(call, a.comm, st);
+  if (!r.complete()) wait_for(&r);
+  write_status(status, r.status);
+  if (r.status.error == ErrorCode::kOk) [[likely]]
+    return MPI_SUCCESS;
+  return raise_request(call, &r);
 }
 
 int irecv(const Call& call, const RecvCall& a, MPI_Request* request) {
-  GPURUN_CHECK_COMM(entry, a.comm);
-  GPURUN_CHECK_COUNT(a.comm, a.count);
-  GPURUN_CHECK_TYPE(a.comm, type, a.datatype);
-  GPURUN_CHECK_BUFFER(a.comm, a.buf, a.count, type);
-  GPURUN_CHECK_RANK(a.comm, entry, "source", a.source, true);
-  GPURUN_CHECK_TAG(a.comm, a.tag, true);
+  Resolved res;
+  if (int rc = check_recv(call, a, &res); rc != MPI_SUCCESS) return rc;
   GPURUN_CHECK_NOT_NULL(a.comm, request);
   if (a.source == MPI_PROC_NULL) {
-    *request = handle_of(completed_request(core::MessageStatus{MPI_PROC_NULL, MPI_ANY_TAG}));
+    *request = handle_of(completed_request(proc_null_status()));
     return MPI_SUCCESS;
   }
   pml::Pml& pml = the_pml();
   core::Request* r = pml.requests().allocate();
   r->active = true;
-  Status st = pml.irecv({entry->comm.get(), a.buf, a.count, type, a.source, a.tag}, r);
+  Status st = pml.irecv(recv_args(a, res), r);
   if (!st.ok()) {
     pml.requests().release(r);
     return raise_status(call, a.comm, st);
@@ -106,19 +113,19 @@ using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API
 using gpurun::pml::SendMode;
 
 // The C functions: one line each onto the shared implementations above.
-#define GPURUN_SEND_FN(name, count_type, mode)                                                  \
-  extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest,   \
-                         int tag, MPI_Comm comm) {                                             \
-    GPURUN_API_ENTER(#name);                                                                   \
-    return send(call, SendCall{buf, count, datatype, dest, tag, comm, mode});                  \
-  }                                                                                            \
+#define GPURUN_SEND_FN(name, count_type, mode)                                               \
+  extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest, \
+                         int tag, MPI_Comm comm) {                                           \
+    GPURUN_API_ENTER(#name);                                                                 \
+    return send(call, SendCall{buf, count, datatype, dest, tag, comm, mode});                \
+  }                                                                                          \
   GPURUN_MPI_ALIAS(name)
-#define GPURUN_ISEND_FN(name, count_type, mode)                                                 \
-  extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest,   \
-                         int tag, MPI_Comm comm, MPI_Request* request) {                       \
-    GPURUN_API_ENTER(#name);                                                                   \
-    return isend(call, SendCall{buf, count, datatype, dest, tag, comm, mode}, request);        \
-  }                                                                                            \
+#define GPURUN_ISEND_FN(name, count_type, mode)                                              \
+  extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest, \
+                         int tag, MPI_Comm comm, MPI_Request* request) {                     \
+    GPURUN_API_ENTER(#name);                                                                 \
+    return isend(call, SendCall{buf, count, datatype, dest, tag, comm, mode}, request);      \
+  }                                                                                          \
   GPURUN_MPI_ALIAS(name)
 
 GPURUN_SEND_FN(MPI_Send, int, SendMode::kStandard)
@@ -134,19 +141,19 @@ GPURUN_ISEND_FN(MPI_Issend_c, MPI_Count, SendMode::kSync)
 GPURUN_ISEND_FN(MPI_Irsend, int, SendMode::kReady)
 GPURUN_ISEND_FN(MPI_Irsend_c, MPI_Count, SendMode::kReady)
 
-#define GPURUN_RECV_FN(name, count_type)                                                    \
-  extern "C" int P##name(void* buf, count_type count, MPI_Datatype datatype, int source,   \
-                         int tag, MPI_Comm comm, MPI_Status* status) {                     \
-    GPURUN_API_ENTER(#name);                                                               \
-    return recv(call, RecvCall{buf, count, datatype, source, tag, comm}, status);          \
-  }                                                                                        \
+#define GPURUN_RECV_FN(name, count_type)                                                          \
+  extern "C" int P##name(void* buf, count_type count, MPI_Datatype datatype, int source, int tag, \
+                         MPI_Comm comm, MPI_Status* status) {                                     \
+    GPURUN_API_ENTER(#name);                                                                      \
+    return recv(call, RecvCall{buf, count, datatype, source, tag, comm}, status);                 \
+  }                                                                                               \
   GPURUN_MPI_ALIAS(name)
-#define GPURUN_IRECV_FN(name, count_type)                                                   \
-  extern "C" int P##name(void* buf, count_type count, MPI_Datatype datatype, int source,   \
-                         int tag, MPI_Comm comm, MPI_Request* request) {                   \
-    GPURUN_API_ENTER(#name);                                                               \
-    return irecv(call, RecvCall{buf, count, datatype, source, tag, comm}, request);        \
-  }                                                                                        \
+#define GPURUN_IRECV_FN(name, count_type)                                                         \
+  extern "C" int P##name(void* buf, count_type count, MPI_Datatype datatype, int source, int tag, \
+                         MPI_Comm comm, MPI_Request* request) {                                   \
+    GPURUN_API_ENTER(#name);                                                                      \
+    return irecv(call, RecvCall{buf, count, datatype, source, tag, comm}, request);               \
+  }                                                                                               \
   GPURUN_MPI_ALIAS(name)
 
 GPURUN_RECV_FN(MPI_Recv, int)

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "api/call.h"
+#include "api/state.h"
 #include "pml/pml.h"
 
 namespace gpurun::api {
@@ -28,9 +29,32 @@ struct RecvCall {
   MPI_Comm comm;
 };
 
+// What the argument checks resolved: the communicator and the datatype behind the handles.
+struct Resolved {
+  CommEntry* entry = nullptr;
+  const core::Datatype* type = nullptr;
+};
+
+// Checks every argument of a send (check_send) or a receive (check_recv) and resolves the
+// handles into `out`. Returns MPI_SUCCESS, or the error after running the error handler.
+int check_send(const Call& call, const SendCall& args, Resolved* out);
+int check_recv(const Call& call, const RecvCall& args, Resolved* out);
+
+inline pml::SendArgs send_args(const SendCall& a, const Resolved& r) {
+  return pml::SendArgs{r.entry->comm.get(), a.buf, a.count, r.type, a.dest, a.tag, a.mode};
+}
+inline pml::RecvArgs recv_args(const RecvCall& a, const Resolved& r) {
+  return pml::RecvArgs{r.entry->comm.get(), a.buf, a.count, r.type, a.source, a.tag};
+}
+
 int send(const Call& call, const SendCall& args);
 int isend(const Call& call, const SendCall& args, MPI_Request* request);
 int recv(const Call& call, const RecvCall& args, MPI_Status* status);
 int irecv(const Call& call, const RecvCall& args, MPI_Request* request);
+
+// The status of an operation on MPI_PROC_NULL.
+inline core::MessageStatus proc_null_status() {
+  return core::MessageStatus{MPI_PROC_NULL, MPI_ANY_TAG};
+}
 
 }  // namespace gpurun::api

@@ -12,6 +12,15 @@ core::Request* find_request(MPI_Request handle) {
   return the_pml().requests().find(handle_index(handle));
 }
 
+int bad_request(const Call& call, const char* arg, MPI_Request handle) {
+  if (handle == MPI_REQUEST_NULL)
+    return raise(call, MPI_COMM_NULL, MPI_ERR_REQUEST, "argument %s is MPI_REQUEST_NULL", arg);
+  return raise(call, MPI_COMM_NULL, MPI_ERR_REQUEST,
+               "argument %s (0x%x) is not an active request (freed, already completed, or never "
+               "created)",
+               arg, static_cast<unsigned>(handle));
+}
+
 void write_status(MPI_Status* status, const core::MessageStatus& m) {
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = m.source;
@@ -32,7 +41,8 @@ void write_empty_status(MPI_Status* status) {
 // higher bits shifted left by one, and the cancelled flag in bit 0.
 std::uint64_t status_bytes(const MPI_Status& status) {
   auto lo = static_cast<std::uint32_t>(status.count_lo);
-  auto hi = static_cast<std::uint64_t>(static_cast<std::uint32_t>(status.count_hi_and_cancelled) >> 1);
+  auto hi =
+      static_cast<std::uint64_t>(static_cast<std::uint32_t>(status.count_hi_and_cancelled) >> 1);
   return (hi << 32) | lo;
 }
 
@@ -40,6 +50,32 @@ void set_status_bytes(MPI_Status* status, std::uint64_t bytes) {
   status->count_lo = static_cast<int>(static_cast<std::uint32_t>(bytes));
   int cancelled = status->count_hi_and_cancelled & 1;
   status->count_hi_and_cancelled = static_cast<int>((bytes >> 32) << 1) | cancelled;
+}
+
+namespace {
+// Only persistent requests hold a reference of their own; predefined types are never counted.
+bool counted(const core::Request* r) {
+  return r->persistent && r->datatype != nullptr && !r->datatype->predefined();
+}
+
+void drop_datatype(core::Request* r) {
+  if (counted(r)) r->datatype->release();
+}
+}  // namespace
+
+void hold_datatype(core::Request* r) {
+  if (counted(r)) r->datatype->retain();
+}
+
+void release_request(core::Request* r) {
+  drop_datatype(r);
+  the_pml().requests().release(r);
+}
+
+void orphan_request(core::Request* r) {
+  // The pml runs on_complete, then returns an orphan to its pool.
+  if (r->persistent) r->on_complete = drop_datatype;
+  r->orphan = true;
 }
 
 core::Request* completed_request(const core::MessageStatus& m) {
@@ -60,11 +96,20 @@ int request_error_class(const core::Request* r) {
 }
 
 namespace {
-// The sizes of the last truncated message, for its report (set and read under the lock).
-std::pair<std::uint64_t, std::uint64_t>& last_truncation() {
-  static std::pair<std::uint64_t, std::uint64_t> sizes;
-  return sizes;
+// The last request that finish() saw fail, for its report (set and read under the lock).
+struct Failure {
+  ErrorCode code = ErrorCode::kOk;
+  std::uint64_t size = 0;   // message bytes
+  std::uint64_t bytes = 0;  // bytes received
+};
+Failure& last_failure() {
+  static Failure failure;
+  return failure;
 }
+void remember_failure(const core::Request* r) {
+  last_failure() = Failure{r->status.error, r->size, r->status.bytes};
+}
+}  // namespace
 
 MPI_Comm comm_handle_of(const core::Request* r) {
   // The error handler to run: the request's communicator's (found by identity).
@@ -72,19 +117,16 @@ MPI_Comm comm_handle_of(const core::Request* r) {
   if (r->comm == state().self.comm.get()) return MPI_COMM_SELF;
   return r->comm->handle();
 }
-}  // namespace
 
 int finish(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* comm) {
   write_status(status, r->status);
   int error_class = request_error_class(r);
   *comm = comm_handle_of(r);
-  if (error_class == MPI_ERR_TRUNCATE) {
-    last_truncation() = {r->size, r->status.bytes};
-  }
+  if (error_class != MPI_SUCCESS) remember_failure(r);
   if (r->persistent) {
     r->active = false;
   } else {
-    the_pml().requests().release(r);
+    release_request(r);
     *handle = MPI_REQUEST_NULL;
   }
   return error_class;
@@ -94,12 +136,21 @@ int raise_request_error(const Call& call, MPI_Comm comm, int error_class) {
   if (error_class == MPI_ERR_TRUNCATE) {
     return raise(call, comm, error_class,
                  "a message of %llu bytes does not fit the receive buffer (%llu bytes)",
-                 static_cast<unsigned long long>(last_truncation().first),
-                 static_cast<unsigned long long>(last_truncation().second));
+                 static_cast<unsigned long long>(last_failure().size),
+                 static_cast<unsigned long long>(last_failure().bytes));
   }
   if (error_class == MPI_ERR_IN_STATUS)
     return raise(call, comm, error_class, "an operation failed: see the MPI_ERROR of the statuses");
-  return raise(call, comm, error_class, "the operation failed");
+  std::string_view why = error_code_name(last_failure().code);
+  return raise(call, comm, error_class, "the operation failed (%.*s)", static_cast<int>(why.size()),
+               why.data());
+}
+
+int raise_request(const Call& call, const core::Request* r) {
+  int error_class = request_error_class(r);
+  if (error_class == MPI_SUCCESS) return MPI_SUCCESS;
+  remember_failure(r);
+  return raise_request_error(call, comm_handle_of(r), error_class);
 }
 
 int collect(const Call& call, core::Request* r, MPI_Request* handle, MPI_Status* status) {

@@ -18,6 +18,10 @@ inline MPI_Request handle_of(const core::Request* r) {
 // The request a handle names, or nullptr (null, freed, not a request).
 core::Request* find_request(MPI_Request handle);
 
+// Reports a request argument that names no request (MPI_ERR_REQUEST): freed, completed by an
+// earlier wait or test, or never created.
+int bad_request(const Call& call, const char* arg, MPI_Request handle);
+
 // Writes `m` into `status` (nothing for MPI_STATUS_IGNORE). MPI_ERROR is left alone: only the
 // calls that complete several requests set it.
 void write_status(MPI_Status* status, const core::MessageStatus& m);
@@ -25,6 +29,16 @@ void write_status(MPI_Status* status, const core::MessageStatus& m);
 void write_empty_status(MPI_Status* status);
 std::uint64_t status_bytes(const MPI_Status& status);
 void set_status_bytes(MPI_Status* status, std::uint64_t bytes);
+
+// Datatype lifetimes: the pml holds a reference on an operation's datatype while the operation
+// runs; a persistent request holds one more from its *_init call until it is freed, so that
+// MPI_Type_free right after MPI_Send_init is safe. hold_datatype takes that reference;
+// release_request drops it and returns the request to the pool; a request freed by the user
+// while in flight (orphan_request) drops it when it completes.
+void hold_datatype(core::Request* r);
+void release_request(core::Request* r);
+// Makes `r` go by itself when its operation completes (MPI_Request_free of a request in flight).
+void orphan_request(core::Request* r);
 
 // A request that is already complete, with `m` as its status (operations on MPI_PROC_NULL).
 core::Request* completed_request(const core::MessageStatus& m);
@@ -43,10 +57,15 @@ int collect(const Call& call, core::Request* r, MPI_Request* handle, MPI_Status*
 // The same without running the error handler: returns the error class (for the calls that
 // complete several requests and report MPI_ERR_IN_STATUS), and `comm` the handle to report on.
 int finish(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* comm);
-// Reports a failed request's error through `comm`'s handler.
+// Reports the error of the request that finish() last saw fail through `comm`'s handler.
 int raise_request_error(const Call& call, MPI_Comm comm, int error_class);
+// Reports a completed request's error through its communicator's handler without freeing it
+// (MPI_Request_get_status); MPI_SUCCESS when it succeeded.
+int raise_request(const Call& call, const core::Request* r);
 // The MPI error class of a completed request (MPI_SUCCESS when it succeeded).
 int request_error_class(const core::Request* r);
+// The handle of the communicator a request runs on (whose error handler reports its errors).
+MPI_Comm comm_handle_of(const core::Request* r);
 
 }  // namespace gpurun::api
 

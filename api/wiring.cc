@@ -82,7 +82,7 @@ Status wire_up(ProcessState& s) {
 void drain(ProcessState& s) {
   if (!s.pml) return;
   progress::engine().wait([&] {
-    if (!s.pml->idle()) return false;
+    if (!s.pml->idle() || s.pml->requests().orphans_in_flight()) return false;
     for (const auto& t : s.transports)
       if (!t->quiescent()) return false;
     return true;

@@ -90,6 +90,14 @@ int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent) GPURUN_API;
 int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement) GPURUN_API;
 int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement) GPURUN_API;
 
+/* Ops */
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) GPURUN_API;
+int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op) GPURUN_API;
+int MPI_Op_free(MPI_Op *op) GPURUN_API;
+int MPI_Op_commutative(MPI_Op op, int *commute) GPURUN_API;
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) GPURUN_API;
+int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) GPURUN_API;
+
 /* Errors */
 int MPI_Error_string(int errorcode, char *string, int *resultlen) GPURUN_API;
 int MPI_Error_class(int errorcode, int *errorclass) GPURUN_API;
@@ -173,6 +181,38 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) GPURUN_API;
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
 int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) GPURUN_API;
+int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) GPURUN_API;
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPI_Buffer_attach(void *buffer, int size) GPURUN_API;
+int MPI_Buffer_attach_c(void *buffer, MPI_Count size) GPURUN_API;
+int MPI_Buffer_detach(void *buffer_addr, int *size) GPURUN_API;
+int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size) GPURUN_API;
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) GPURUN_API;
+int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) GPURUN_API;
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) GPURUN_API;
+int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) GPURUN_API;
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) GPURUN_API;
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) GPURUN_API;
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) GPURUN_API;
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) GPURUN_API;
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) GPURUN_API;
+int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) GPURUN_API;
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) GPURUN_API;
+int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) GPURUN_API;
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPI_Start(MPI_Request *request) GPURUN_API;
+int MPI_Startall(int count, MPI_Request array_of_requests[]) GPURUN_API;
 
 /* Completion */
 int MPI_Wait(MPI_Request *request, MPI_Status *status) GPURUN_API;
@@ -184,6 +224,17 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) GPURUN_API;
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) GPURUN_API;
 int MPI_Request_free(MPI_Request *request) GPURUN_API;
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) GPURUN_API;
+int MPI_Cancel(MPI_Request *request) GPURUN_API;
+int MPI_Test_cancelled(const MPI_Status *status, int *flag) GPURUN_API;
+int MPI_Status_set_cancelled(MPI_Status *status, int flag) GPURUN_API;
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) GPURUN_API;
+int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) GPURUN_API;
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) GPURUN_API;
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) GPURUN_API;
+int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) GPURUN_API;
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count) GPURUN_API;
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) GPURUN_API;
 /* END MPI */
 
 /* BEGIN PMPI (generated by scripts/update_proto.py) */
@@ -263,6 +314,12 @@ int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_d
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent) GPURUN_API;
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement) GPURUN_API;
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement) GPURUN_API;
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) GPURUN_API;
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op) GPURUN_API;
+int PMPI_Op_free(MPI_Op *op) GPURUN_API;
+int PMPI_Op_commutative(MPI_Op op, int *commute) GPURUN_API;
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) GPURUN_API;
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) GPURUN_API;
 int PMPI_Error_string(int errorcode, char *string, int *resultlen) GPURUN_API;
 int PMPI_Error_class(int errorcode, int *errorclass) GPURUN_API;
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) GPURUN_API;
@@ -339,6 +396,38 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) GPURUN_API;
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) GPURUN_API;
+int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) GPURUN_API;
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPI_Buffer_attach(void *buffer, int size) GPURUN_API;
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size) GPURUN_API;
+int PMPI_Buffer_detach(void *buffer_addr, int *size) GPURUN_API;
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size) GPURUN_API;
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) GPURUN_API;
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) GPURUN_API;
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) GPURUN_API;
+int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) GPURUN_API;
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) GPURUN_API;
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) GPURUN_API;
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) GPURUN_API;
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) GPURUN_API;
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) GPURUN_API;
+int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) GPURUN_API;
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) GPURUN_API;
+int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) GPURUN_API;
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPI_Start(MPI_Request *request) GPURUN_API;
+int PMPI_Startall(int count, MPI_Request array_of_requests[]) GPURUN_API;
 int PMPI_Wait(MPI_Request *request, MPI_Status *status) GPURUN_API;
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) GPURUN_API;
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) GPURUN_API;
@@ -348,6 +437,17 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) GPURUN_API;
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) GPURUN_API;
 int PMPI_Request_free(MPI_Request *request) GPURUN_API;
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) GPURUN_API;
+int PMPI_Cancel(MPI_Request *request) GPURUN_API;
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag) GPURUN_API;
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag) GPURUN_API;
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) GPURUN_API;
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) GPURUN_API;
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) GPURUN_API;
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) GPURUN_API;
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) GPURUN_API;
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count) GPURUN_API;
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) GPURUN_API;
 /* END PMPI */
 
 #if defined(__cplusplus)

@@ -83,6 +83,9 @@ class RequestPool {
     return in_use_[index] ? r : nullptr;
   }
   std::uint32_t live() const { return count_ - static_cast<std::uint32_t>(free_.size()); }
+  // Whether a request the user freed is still in flight (its operation must still complete
+  // before the process leaves). Scans the pool: for MPI_Finalize, not the hot path.
+  bool orphans_in_flight() const;
 
  private:
   static constexpr std::uint32_t kChunk = 256;

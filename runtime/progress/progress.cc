@@ -89,10 +89,16 @@ void Engine::Idle::step() {
     default:
       break;
   }
-  std::uint64_t every = engine_.policy_ == WaitPolicy::kBlock ? 16 : kPollsPerClockCheck;
-  if (idle_polls_ % every != 0) return;
+  // A countdown, not a modulo: a division on every spin would delay noticing a message.
+  if (until_clock_ > 1) {
+    --until_clock_;
+    return;
+  }
+  bool first = until_clock_ == 0;  // most waits end before the first look at the clock
+  until_clock_ = engine_.policy_ == WaitPolicy::kBlock ? 16 : kPollsPerClockCheck;
+  if (first) return;
   std::int64_t now = clock::now_ns();
-  if (idle_polls_ == every) {
+  if (idle_since_ns_ == 0) {
     idle_since_ns_ = now;
     return;
   }

@@ -81,13 +81,18 @@ class Engine {
   class Idle {
    public:
     explicit Idle(Engine& engine) : engine_(engine) {}
-    void reset() { idle_polls_ = 0; }
+    void reset() {
+      idle_polls_ = 0;
+      until_clock_ = 0;
+      idle_since_ns_ = 0;
+    }
     void step();
 
    private:
     void sleep();
     Engine& engine_;
     std::uint64_t idle_polls_ = 0;
+    std::uint32_t until_clock_ = 0;  // idle polls left before the next look at the clock
     std::int64_t idle_since_ns_ = 0;
   };
 

@@ -29,6 +29,7 @@ Status SelfTransport::send(const PacketHeader& header, const void* payload, std:
 }
 
 int SelfTransport::progress() {
+  if (queue_.empty()) return 0;  // the common case, polled on every spin
   int events = 0;
   // Only what was queued before this call: handlers may queue more.
   for (std::size_t n = queue_.size(); n > 0 && !queue_.empty(); --n) {

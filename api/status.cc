@@ -1,0 +1,179 @@
+// Statuses and request queries: MPI_Get_count, MPI_Get_elements(_x), MPI_Status_set_elements(_x),
+// MPI_Status_set_cancelled, MPI_Test_cancelled, MPI_Request_get_status and MPI_Cancel.
+#include <climits>
+#include <cstdint>
+
+#include "api/checks.h"
+#include "api/requests.h"
+#include "runtime/progress/progress.h"
+
+namespace gpurun::api {
+namespace {
+
+#define GPURUN_CHECK_STATUS(status)                           \
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, status);               \
+  if ((status) == MPI_STATUS_IGNORE) [[unlikely]]             \
+  return raise(call, MPI_COMM_NULL, MPI_ERR_ARG,              \
+               "argument status is MPI_STATUS_IGNORE, which " \
+               "holds nothing to read or write")
+
+// Elements of `type` in the status's bytes: whole elements (get_count) or basic elements
+// (get_elements); MPI_UNDEFINED when the bytes end inside one.
+int count_of(const Call& call, const MPI_Status* status, MPI_Datatype datatype, bool basic,
+             MPI_Count* count) {
+  GPURUN_CHECK_STATUS(status);
+  GPURUN_CHECK_TYPE(MPI_COMM_NULL, type, datatype);
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, count);
+  std::uint64_t bytes = status_bytes(*status);
+  auto size = static_cast<std::uint64_t>(type->size());
+  if (basic) {
+    std::int64_t n = type->count_elements(bytes);
+    *count = n < 0 ? MPI_UNDEFINED : n;
+  } else if (size == 0) {
+    *count = bytes == 0 ? 0 : MPI_UNDEFINED;  // as MPICH: nothing can hold the bytes
+  } else {
+    *count = bytes % size != 0 ? MPI_UNDEFINED : static_cast<MPI_Count>(bytes / size);
+  }
+  return MPI_SUCCESS;
+}
+
+// The int forms: a count that does not fit an int is MPI_UNDEFINED.
+int int_count_of(const Call& call, const MPI_Status* status, MPI_Datatype datatype, bool basic,
+                 int* count) {
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, count);
+  MPI_Count n;
+  if (int rc = count_of(call, status, datatype, basic, &n); rc != MPI_SUCCESS) return rc;
+  *count = n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+
+int set_elements(const Call& call, MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  GPURUN_CHECK_STATUS(status);
+  GPURUN_CHECK_TYPE(MPI_COMM_NULL, type, datatype);
+  GPURUN_CHECK_COUNT(MPI_COMM_NULL, count);
+  // The status holds 63 bits of byte count.
+  if (type->size() != 0 && count > INT64_MAX / type->size()) {
+    return raise(call, MPI_COMM_NULL, MPI_ERR_COUNT,
+                 "argument count %lld is too large: its bytes do not fit a status",
+                 static_cast<long long>(count));
+  }
+  // So that MPI_Get_elements on this status and type gives `count` back.
+  set_status_bytes(status, static_cast<std::uint64_t>(type->bytes_of_elements(count)));
+  return MPI_SUCCESS;
+}
+
+int request_get_status(const Call& call, MPI_Request request, int* flag, MPI_Status* status) {
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "status", status);
+  core::Request* r = nullptr;
+  if (request != MPI_REQUEST_NULL) {
+    r = find_request(request);
+    if (r == nullptr) return bad_request(call, "request", request);
+  }
+  if (r == nullptr || (r->persistent && !r->active)) {
+    *flag = 1;
+    write_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  if (!r->complete()) progress::engine().poll();
+  *flag = r->complete();
+  if (!*flag) return MPI_SUCCESS;
+  write_status(status, r->status);
+  return raise_request(call, r);
+}
+
+int cancel(const Call& call, MPI_Request* request) {
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
+  core::Request* r = find_request(*request);
+  if (r == nullptr) return bad_request(call, "request", *request);
+  if (r->persistent && !r->active) {
+    return raise(call, comm_handle_of(r), MPI_ERR_REQUEST,
+                 "argument request (0x%x) is an inactive persistent request: there is nothing "
+                 "to cancel",
+                 static_cast<unsigned>(*request));
+  }
+  // Too late (matched, gone, complete) is no error: the request completes normally and
+  // MPI_Test_cancelled says false.
+  (void)the_pml().cancel(r);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace gpurun::api
+
+using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
+
+extern "C" int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  GPURUN_API_ENTER("MPI_Get_count");
+  return int_count_of(call, status, datatype, false, count);
+}
+
+extern "C" int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  GPURUN_API_ENTER("MPI_Get_count_c");
+  return count_of(call, status, datatype, false, count);
+}
+
+extern "C" int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  GPURUN_API_ENTER("MPI_Get_elements");
+  return int_count_of(call, status, datatype, true, count);
+}
+
+extern "C" int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype,
+                                   MPI_Count* count) {
+  GPURUN_API_ENTER("MPI_Get_elements_x");
+  return count_of(call, status, datatype, true, count);
+}
+
+extern "C" int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype,
+                                   MPI_Count* count) {
+  GPURUN_API_ENTER("MPI_Get_elements_c");
+  return count_of(call, status, datatype, true, count);
+}
+
+extern "C" int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+  GPURUN_API_ENTER("MPI_Status_set_elements");
+  return set_elements(call, status, datatype, count);
+}
+
+extern "C" int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype,
+                                          MPI_Count count) {
+  GPURUN_API_ENTER("MPI_Status_set_elements_x");
+  return set_elements(call, status, datatype, count);
+}
+
+extern "C" int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
+  GPURUN_API_ENTER("MPI_Status_set_cancelled");
+  GPURUN_CHECK_STATUS(status);
+  status->count_hi_and_cancelled = (status->count_hi_and_cancelled & ~1) | (flag ? 1 : 0);
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  GPURUN_API_ENTER("MPI_Test_cancelled");
+  GPURUN_CHECK_STATUS(status);
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  *flag = status->count_hi_and_cancelled & 1;
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  GPURUN_API_ENTER("MPI_Request_get_status");
+  return request_get_status(call, request, flag, status);
+}
+
+extern "C" int PMPI_Cancel(MPI_Request* request) {
+  GPURUN_API_ENTER("MPI_Cancel");
+  return cancel(call, request);
+}
+
+GPURUN_MPI_ALIAS(MPI_Get_count)
+GPURUN_MPI_ALIAS(MPI_Get_count_c)
+GPURUN_MPI_ALIAS(MPI_Get_elements)
+GPURUN_MPI_ALIAS(MPI_Get_elements_x)
+GPURUN_MPI_ALIAS(MPI_Get_elements_c)
+GPURUN_MPI_ALIAS(MPI_Status_set_elements)
+GPURUN_MPI_ALIAS(MPI_Status_set_elements_x)
+GPURUN_MPI_ALIAS(MPI_Status_set_cancelled)
+GPURUN_MPI_ALIAS(MPI_Test_cancelled)
+GPURUN_MPI_ALIAS(MPI_Request_get_status)
+GPURUN_MPI_ALIAS(MPI_Cancel)
