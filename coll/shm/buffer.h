@@ -8,6 +8,7 @@
 
 #include "runtime/base/copy.h"
 #include "runtime/core/datatype.h"
+#include "runtime/core/op.h"
 
 namespace gpurun::coll::shm {
 
@@ -80,6 +81,22 @@ class TypeHold {
 
  private:
   const core::Datatype* type_ = nullptr;
+};
+
+// Holds a user op while a collective uses it, so that MPI_Op_free leaves it until then.
+class OpHold {
+ public:
+  explicit OpHold(const core::Op* op) : op_(op) {
+    if (op_ != nullptr && !op_->is_predefined()) op_->retain();
+  }
+  ~OpHold() {
+    if (op_ != nullptr && !op_->is_predefined()) op_->release();
+  }
+  OpHold(const OpHold&) = delete;
+  OpHold& operator=(const OpHold&) = delete;
+
+ private:
+  const core::Op* op_ = nullptr;
 };
 
 }  // namespace gpurun::coll::shm

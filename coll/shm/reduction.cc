@@ -33,6 +33,7 @@ Reduction::Reduction(Arena& arena, const Args& args, int root)
       op_(args.op),
       type_(args.type),
       hold_(args.type),
+      hold_op_(args.op),
       in_(args.in_place ? args.recvbuf : args.sendbuf, args.count, args.type),
       out_(args.recvbuf, args.count, args.type),
       count_(args.count),

@@ -64,6 +64,7 @@ class Reduction final : public ShmOp {
   const core::Op* op_;
   const core::Datatype* type_;
   TypeHold hold_;
+  OpHold hold_op_;
   Buffer in_;   // this rank's operand
   Buffer out_;  // where the result goes (unused on the non-roots of a reduce)
   std::int64_t count_;
