@@ -26,6 +26,8 @@ std::unique_ptr<ShmOp> make_allgather(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_alltoall(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_gather(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_scatter(Arena& arena, const Args& args);
+// reduce_scatter (Args::recvcounts) and reduce_scatter_block (Args::count).
+std::unique_ptr<ShmOp> make_reduce_scatter(Arena& arena, const Args& args);
 
 // What every shared-memory algorithm needs (one host, host memory, a segment that works).
 bool usable_common(const Args& args);

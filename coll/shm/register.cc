@@ -23,6 +23,13 @@ bool usable_reduction(const Args& args) {
          args.op->defined_for(*args.type);
 }
 
+// The blocks of reduce_scatter go into half a slot a chunk each, at least an element each.
+bool usable_reduce_scatter(const Args& args) {
+  return usable_reduction(args) && static_cast<std::size_t>(args.comm->size()) *
+                                           static_cast<std::size_t>(args.type->size()) <=
+                                       new_slot_bytes() / 2;
+}
+
 template <Factory make>
 Result<std::unique_ptr<Operation>> create(const Args& args) {
   return create_on_arena(args, make);
@@ -62,3 +69,10 @@ GPURUN_REGISTER_SHM(shm_gather, kGather, usable_any, make_gather,
 GPURUN_REGISTER_SHM(shm_scatter, kScatter, usable_per_rank_chunks, make_scatter,
                     "the root writes every block into its flag line (<= 56 B) or slot; each "
                     "rank copies its own out")
+GPURUN_REGISTER_SHM(shm_reduce_scatter, kReduceScatter, usable_reduce_scatter, make_reduce_scatter,
+                    "every rank writes all blocks into its slot; each combines its own block "
+                    "from all slots straight into its buffer (contiguous types)")
+GPURUN_REGISTER_SHM(shm_reduce_scatter_block, kReduceScatterBlock, usable_reduce_scatter,
+                    make_reduce_scatter,
+                    "every rank writes all blocks into its slot; each combines its own block "
+                    "from all slots straight into its buffer (contiguous types)")
