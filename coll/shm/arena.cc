@@ -30,6 +30,14 @@ void set_doorbell(int job_rank, progress::Doorbell* bell) {
   table[job_rank] = bell;
 }
 
+std::string& token_storage() {
+  static auto* token = new std::string();
+  return *token;
+}
+
+void set_job_token(std::string token) { token_storage() = std::move(token); }
+const std::string& job_token() { return token_storage(); }
+
 progress::Doorbell* doorbell_of(int job_rank) {
   const auto& table = doorbells();
   if (job_rank < 0 || static_cast<std::size_t>(job_rank) >= table.size()) return nullptr;

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "coll/shm/layout.h"
@@ -42,10 +43,14 @@ namespace gpurun::coll::shm {
 class ShmOp;
 class Setup;
 
-// Where rank `job_rank` of this host can be woken (its progress doorbell, mapped in this
-// process), or nullptr. Set by the composition root once the shm transport has connected.
+// What the composition root tells this module once the shm transport has connected:
+// where rank `job_rank` of this host can be woken (its progress doorbell, mapped in this
+// process; nullptr: unknown), and the job's token, which names the fallback POSIX segments
+// ("/gpurun-<token>-coll-...") so that the launcher removes any a failing rank leaves behind.
 void set_doorbell(int job_rank, progress::Doorbell* bell);
 progress::Doorbell* doorbell_of(int job_rank);
+void set_job_token(std::string token);
+const std::string& job_token();
 
 // The slot size of the segments this process creates: GPURUN_COLL_SHM_SLOT_SIZE in whole
 // pages, at least a page per part.

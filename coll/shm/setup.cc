@@ -7,19 +7,22 @@
 #include <random>
 #include <string>
 
+#include "coll/shm/arena.h"
 #include "runtime/base/log.h"
 #include "runtime/transport/shm/params.h"
 
 namespace gpurun::coll::shm {
 namespace {
 
-// An unpredictable name for a named segment (DESIGN.md decision 9).
+// An unpredictable name for a named segment (DESIGN.md decision 9), under the job's token
+// when known, where the launcher looks for leftovers.
 std::string segment_name() {
   std::random_device random;
-  char name[64];
-  std::snprintf(name, sizeof name, "/gpurun-coll-%d-%08x%08x", static_cast<int>(getpid()), random(),
+  char suffix[64];
+  std::snprintf(suffix, sizeof suffix, "coll-%d-%08x%08x", static_cast<int>(getpid()), random(),
                 random());
-  return name;
+  const std::string& token = job_token();
+  return (token.empty() ? std::string("/gpurun-") : "/gpurun-" + token + "-") + suffix;
 }
 
 }  // namespace
