@@ -26,11 +26,13 @@ class Allgather final : public ShmOp {
                             : Buffer(args.sendbuf, args.count, args.type)),
         in_place_(args.in_place),
         hold_send_(args.in_place ? nullptr : args.type),
-        hold_recv_(args.recvtype),
-        half_(arena.slot_bytes() / 2 / kLineBytes * kLineBytes),
-        rounds_((send_.bytes() + half_ - 1) / half_) {}
+        hold_recv_(args.recvtype) {}
 
  private:
+  void plan() override {
+    half_ = arena_.slot_bytes() / 2 / kLineBytes * kLineBytes;
+    rounds_ = (send_.bytes() + half_ - 1) / half_;
+  }
   void reset() override {
     round_ = 0;
     posted_ = false;
@@ -94,8 +96,8 @@ class Allgather final : public ShmOp {
   bool in_place_;
   TypeHold hold_send_;
   TypeHold hold_recv_;
-  std::uint64_t half_;
-  std::uint64_t rounds_;
+  std::uint64_t half_ = 0;
+  std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
   bool posted_ = false;
   int cursor_ = 0;

@@ -31,11 +31,13 @@ class Alltoall final : public ShmOp {
         send_(args.in_place ? recv_ : Buffer(args.sendbuf, args.count, args.type)),
         hold_send_(args.in_place ? nullptr : args.type),
         hold_recv_(args.recvtype),
-        block_(recv_.bytes()),
-        chunk_(chunk_for(arena, block_)),
-        rounds_((block_ + chunk_ - 1) / chunk_) {}
+        block_(recv_.bytes()) {}
 
  private:
+  void plan() override {
+    chunk_ = chunk_for(arena_, block_);
+    rounds_ = (block_ + chunk_ - 1) / chunk_;
+  }
   void reset() override {
     round_ = 0;
     posted_ = false;
@@ -97,8 +99,8 @@ class Alltoall final : public ShmOp {
   TypeHold hold_send_;
   TypeHold hold_recv_;
   std::uint64_t block_;
-  std::uint64_t chunk_;
-  std::uint64_t rounds_;
+  std::uint64_t chunk_ = 0;
+  std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
   bool posted_ = false;
 };

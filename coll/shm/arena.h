@@ -134,6 +134,9 @@ class Arena {
   // Forgets `op` (destroyed before it finished).
   void drop(ShmOp* op);
 
+  // Maps a segment set up elsewhere (by the setup, or by a unit test for its thread ranks).
+  void attach(void* base, const Layout& layout) { map(base, layout); }
+
   // --- setup (the MPI path) ---
   // Starts creating and mapping the segment: `pml` carries the descriptor on its collective
   // channel with `tag`, on `comm`.

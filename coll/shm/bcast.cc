@@ -36,11 +36,13 @@ class Bcast final : public ShmOp {
       : ShmOp(arena),
         data_(args.recvbuf != nullptr ? args.recvbuf : args.sendbuf, args.count, args.type),
         hold_(args.type),
-        root_(args.root),
-        chunk_(chunk_for(data_.bytes(), arena.slot_bytes() / Arena::kParts)),
-        chunks_((data_.bytes() + chunk_ - 1) / chunk_) {}
+        root_(args.root) {}
 
  private:
+  void plan() override {
+    chunk_ = chunk_for(data_.bytes(), arena_.slot_bytes() / Arena::kParts);
+    chunks_ = (data_.bytes() + chunk_ - 1) / chunk_;
+  }
   void reset() override { next_ = 0; }
   bool run() override {
     if (data_.bytes() == 0) return true;
@@ -89,8 +91,8 @@ class Bcast final : public ShmOp {
   Buffer data_;
   TypeHold hold_;
   int root_;
-  std::uint64_t chunk_;
-  std::uint64_t chunks_;
+  std::uint64_t chunk_ = 0;
+  std::uint64_t chunks_ = 0;
   std::uint64_t next_ = 0;
 };
 

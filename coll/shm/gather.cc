@@ -26,11 +26,13 @@ class Gather final : public ShmOp {
         send_(skip_own_ ? Buffer() : Buffer(args.sendbuf, args.count, args.type)),
         hold_send_(skip_own_ ? nullptr : args.type),
         hold_recv_(is_root_ ? args.recvtype : nullptr),
-        block_(is_root_ ? recv_.bytes() : send_.bytes()),
-        half_(arena.slot_bytes() / 2 / kLineBytes * kLineBytes),
-        rounds_((block_ + half_ - 1) / half_) {}
+        block_(is_root_ ? recv_.bytes() : send_.bytes()) {}
 
  private:
+  void plan() override {
+    half_ = arena_.slot_bytes() / 2 / kLineBytes * kLineBytes;
+    rounds_ = (block_ + half_ - 1) / half_;
+  }
   void reset() override {
     round_ = 0;
     posted_ = false;
@@ -104,8 +106,8 @@ class Gather final : public ShmOp {
   TypeHold hold_send_;
   TypeHold hold_recv_;
   std::uint64_t block_;
-  std::uint64_t half_;
-  std::uint64_t rounds_;
+  std::uint64_t half_ = 0;
+  std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
   bool posted_ = false;
   int cursor_ = 0;

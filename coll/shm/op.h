@@ -28,13 +28,22 @@ class ShmOp : public Operation {
 
   // --- for the arena ---
   // Runs the algorithm as far as it goes; true once this rank has moved all its data.
-  bool step() { return run(); }
+  bool step() {
+    if (!planned_) {
+      plan();
+      planned_ = true;
+    }
+    return run();
+  }
   // Ends the collective on this rank: it has read all it needed.
   void complete();
   // The arena has no segment: hand over to the fallback.
   void divert(const Status& why);
 
  protected:
+  // Sizes its rounds to the segment, before its first step: the slot size is rank 0's choice,
+  // known only once the arena is set up, which may be after the operation was created.
+  virtual void plan() {}
   // Fresh state for a new start (persistent collectives start many times).
   virtual void reset() = 0;
   // Advances without blocking; true once this rank has moved all its data.
@@ -51,6 +60,7 @@ class ShmOp : public Operation {
  private:
   bool done_ = true;
   bool queued_ = false;
+  bool planned_ = false;
   bool on_fallback_ = false;
   Status status_;
   std::unique_ptr<Operation> fallback_;

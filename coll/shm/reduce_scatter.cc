@@ -41,12 +41,14 @@ class ReduceScatter final : public ShmOp {
     }
     in_ = Buffer(args.in_place ? args.recvbuf : args.sendbuf, total, args.type);
     out_ = Buffer(args.recvbuf, counts_[arena.rank()], args.type);
-    chunk_ = static_cast<std::int64_t>(arena.slot_bytes() / 2 / size) / element_;
-    std::int64_t longest = *std::max_element(counts_.begin(), counts_.end());
-    rounds_ = chunk_ > 0 ? (longest + chunk_ - 1) / chunk_ : 0;
   }
 
  private:
+  void plan() override {
+    chunk_ = static_cast<std::int64_t>(arena_.slot_bytes() / 2 / arena_.size()) / element_;
+    std::int64_t longest = *std::max_element(counts_.begin(), counts_.end());
+    rounds_ = (longest + chunk_ - 1) / chunk_;
+  }
   void reset() override {
     round_ = 0;
     posted_ = false;

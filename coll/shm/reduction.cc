@@ -38,10 +38,7 @@ Reduction::Reduction(Arena& arena, const Args& args, int root)
       out_(args.recvbuf, args.count, args.type),
       count_(args.count),
       element_(args.type->size()),
-      bytes_(in_.bytes()),
-      half_(arena.slot_bytes() / 2),
-      chunk_(element_ > 0 ? static_cast<std::int64_t>(half_) / element_ : 0),
-      rounds_(chunk_ > 0 ? (count_ + chunk_ - 1) / chunk_ : 0) {
+      bytes_(in_.bytes()) {
   if (bytes_ <= kInlineBytes) {
     way_ = Way::kLines;
   } else if (bytes_ <= direct_max(arena.size())) {
@@ -49,6 +46,12 @@ Reduction::Reduction(Arena& arena, const Args& args, int root)
   } else {
     way_ = Way::kShares;
   }
+}
+
+void Reduction::plan() {
+  half_ = arena_.slot_bytes() / 2;
+  chunk_ = static_cast<std::int64_t>(half_) / element_;
+  rounds_ = (count_ + chunk_ - 1) / chunk_;
 }
 
 void Reduction::reset() {

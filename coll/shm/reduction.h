@@ -30,6 +30,7 @@ class Reduction final : public ShmOp {
  private:
   enum class Way : std::uint8_t { kLines, kDirect, kShares };
 
+  void plan() override;
   void reset() override;
   bool run() override;
 
@@ -70,9 +71,9 @@ class Reduction final : public ShmOp {
   std::int64_t count_;
   std::int64_t element_;  // bytes of one element
   std::uint64_t bytes_;
-  std::uint64_t half_;
-  std::int64_t chunk_;  // elements of a full round
-  std::uint64_t rounds_;
+  std::uint64_t half_ = 0;
+  std::int64_t chunk_ = 0;  // elements of a full round
+  std::uint64_t rounds_ = 0;
   Way way_;
 
   std::uint64_t round_ = 0;

@@ -27,13 +27,14 @@ class Scatter final : public ShmOp {
         recv_(skip_own_ ? Buffer() : Buffer(args.recvbuf, args.recvcount, args.recvtype)),
         hold_send_(is_root_ ? args.type : nullptr),
         hold_recv_(skip_own_ ? nullptr : args.recvtype),
-        block_(is_root_ ? send_.bytes() : recv_.bytes()),
-        chunk_(
-            std::min<std::uint64_t>(arena.slot_bytes() / 2 / arena.size() / kLineBytes * kLineBytes,
-                                    std::max<std::uint64_t>(block_, 1))),
-        rounds_((block_ + chunk_ - 1) / chunk_) {}
+        block_(is_root_ ? send_.bytes() : recv_.bytes()) {}
 
  private:
+  void plan() override {
+    std::uint64_t fits = arena_.slot_bytes() / 2 / arena_.size() / kLineBytes * kLineBytes;
+    chunk_ = std::min<std::uint64_t>(fits, std::max<std::uint64_t>(block_, 1));
+    rounds_ = (block_ + chunk_ - 1) / chunk_;
+  }
   void reset() override { round_ = 0; }
   bool run() override {
     if (block_ == 0) return true;
@@ -95,8 +96,8 @@ class Scatter final : public ShmOp {
   TypeHold hold_send_;
   TypeHold hold_recv_;
   std::uint64_t block_;
-  std::uint64_t chunk_;
-  std::uint64_t rounds_;
+  std::uint64_t chunk_ = 0;
+  std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
 };
 

@@ -60,6 +60,7 @@ TEST_P(ShmMovement, Bcast) {
                 .type = &type(),
                 .root = root};
       auto op = make_bcast(team.arena(rank), args);
+      team.ready(rank);  // after the operation was made
       for (int start = 0; start < kStarts; ++start) {
         data.fill(rank == root ? tag(root, start) : rank + 100);
         arrive_late(random);
@@ -87,6 +88,7 @@ TEST_P(ShmMovement, Allgather) {
               .recvcount = c.count,
               .recvtype = &type()};
     auto op = make_allgather(team.arena(rank), args);
+    team.ready(rank);  // after the operation was made
     for (int start = 0; start < kStarts; ++start) {
       send.fill(tag(rank, start));
       recv.fill(rank + 100, c.size);
@@ -121,6 +123,7 @@ TEST_P(ShmMovement, Alltoall) {
               .recvcount = count,
               .recvtype = &type()};
     auto op = make_alltoall(team.arena(rank), args);
+    team.ready(rank);  // after the operation was made
     for (int start = 0; start < kStarts; ++start) {
       recv.fill(rank + 100, c.size);
       source.fill(tag(rank, start), c.size);
@@ -152,6 +155,7 @@ TEST_P(ShmMovement, Gather) {
                 .recvtype = &type(),
                 .root = root};
       auto op = make_gather(team.arena(rank), args);
+      team.ready(rank);  // after the operation was made
       for (int start = 0; start < kStarts; ++start) {
         send.fill(tag(rank, start));
         recv.fill(rank + 100, c.size);
@@ -188,6 +192,7 @@ TEST_P(ShmMovement, Scatter) {
                 .recvtype = &type(),
                 .root = root};
       auto op = make_scatter(team.arena(rank), args);
+      team.ready(rank);  // after the operation was made
       for (int start = 0; start < kStarts; ++start) {
         send.fill(tag(rank, start), c.size);
         recv.fill(rank + 100);
@@ -218,6 +223,7 @@ TEST_P(ShmBarrier, NobodyLeavesEarly) {
   team.run([&](int rank) {
     std::mt19937 random(rank);
     auto op = make_barrier(team.arena(rank), Args{.collective = Collective::kBarrier});
+    team.ready(rank);  // after the operation was made
     for (int round = 1; round <= 20; ++round) {
       arrive_late(random);
       arrived.fetch_add(1);

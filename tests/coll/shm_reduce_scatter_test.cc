@@ -121,6 +121,7 @@ TEST_P(ShmReduceScatter, EachRankGetsItsBlock) {
         .recvcounts = c.count < 0 ? counts_.data() : nullptr,
         .op = &op()};
     auto operation = make_reduce_scatter(team.arena(rank), args);
+    team.ready(rank);  // after the operation was made
     for (int start = 0; start < 3; ++start) {
       std::vector<std::byte> mine = operand(rank, start);
       std::copy(mine.begin(), mine.end(), (c.in_place ? recv : send).begin());

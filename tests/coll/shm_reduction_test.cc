@@ -173,6 +173,8 @@ void ShmReduction::run(Factory make, int root) {
               .op = &op(),
               .root = root < 0 ? 0 : root};
     auto operation = make(team.arena(rank), args);
+    team.ready(rank);  // after the operation was made
+    team.ready(rank);  // after the operation was made
     for (int start = 0; start < kStarts; ++start) {
       std::vector<std::byte> mine = make_operand(rank, start);
       std::copy_n(mine.begin(), bytes, (in_place ? recv : send).begin());

@@ -16,18 +16,26 @@
 #include "coll/shm/algorithms.h"
 #include "coll/shm/arena.h"
 #include "coll/shm/layout.h"
+#include "runtime/core/communicator.h"
 #include "runtime/core/datatype.h"
 #include "runtime/core/datatype_build.h"
+#include "runtime/core/group.h"
 
 namespace gpurun::coll::shm::testing {
 
+// The arenas start without a segment, as a communicator's do: operations made before the
+// segment exists must size themselves once it does. Each rank maps it with ready().
 class Team {
  public:
   Team(int size, std::size_t slot_bytes) : layout_{.size = size, .slot_bytes = slot_bytes} {
     memory_ = static_cast<std::byte*>(std::aligned_alloc(kPageBytes, layout_.total_bytes()));
     std::fill_n(memory_, layout_.total_bytes(), std::byte{0});
     layout_.init(memory_);
-    for (int r = 0; r < size; ++r) arenas_.push_back(std::make_unique<Arena>(memory_, layout_, r));
+    group_ = core::Group::identity(size);
+    for (int r = 0; r < size; ++r) {
+      comms_.push_back(std::make_unique<core::Communicator>(group_, r, kContextId));
+      arenas_.push_back(std::make_unique<Arena>(*comms_.back()));
+    }
   }
   ~Team() {
     arenas_.clear();
@@ -38,6 +46,8 @@ class Team {
 
   int size() const { return layout_.size; }
   Arena& arena(int rank) { return *arenas_[rank]; }
+  // Maps the segment into rank's arena (what a communicator's setup does).
+  void ready(int rank) { arenas_[rank]->attach(memory_, layout_); }
 
   // Runs body(rank) on one thread per rank and waits for them all.
   void run(const std::function<void(int rank)>& body) {
@@ -47,8 +57,11 @@ class Team {
   }
 
  private:
+  static constexpr std::uint32_t kContextId = 7;
   Layout layout_;
   std::byte* memory_ = nullptr;
+  core::GroupPtr group_;
+  std::vector<std::unique_ptr<core::Communicator>> comms_;
   std::vector<std::unique_ptr<Arena>> arenas_;
 };
 
