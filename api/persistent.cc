@@ -8,6 +8,7 @@
 
 #include "api/bsend.h"
 #include "api/checks.h"
+#include "api/memory.h"
 #include "api/pt2pt.h"
 #include "api/requests.h"
 
@@ -25,6 +26,7 @@ core::Request* new_persistent(core::RequestKind kind, const Resolved& res, void*
   r->kind = kind;
   r->comm = res.entry->comm.get();
   r->buffer = buf;
+  r->memory = memory_of(buf);
   r->count = count;
   r->datatype = res.type;
   r->peer = peer;
@@ -88,10 +90,13 @@ Status start_pml(core::Request* r) {
   pml::Pml& pml = the_pml();
   if (r->kind == core::RequestKind::kSend) {
     return pml.isend(pml::SendArgs{r->comm, r->buffer, r->count, r->datatype, r->peer, r->tag,
-                                   static_cast<pml::SendMode>(r->mode)},
+                                   static_cast<pml::SendMode>(r->mode), pml::Channel::kUser,
+                                   r->memory},
                      r);
   }
-  return pml.irecv(pml::RecvArgs{r->comm, r->buffer, r->count, r->datatype, r->peer, r->tag}, r);
+  return pml.irecv(pml::RecvArgs{r->comm, r->buffer, r->count, r->datatype, r->peer, r->tag,
+                                 pml::Channel::kUser, r->memory},
+                   r);
 }
 
 // Starts a request that startable() accepted; it is inactive again if the start fails.

@@ -3,6 +3,7 @@
 #include "api/pt2pt.h"
 
 #include "api/checks.h"
+#include "api/memory.h"
 #include "api/requests.h"
 
 namespace gpurun::api {
@@ -14,7 +15,7 @@ int check_send(const Call& call, const SendCall& a, Resolved* out) {
   GPURUN_CHECK_BUFFER(a.comm, a.buf, a.count, type);
   GPURUN_CHECK_RANK(a.comm, entry, "dest", a.dest, false);
   GPURUN_CHECK_TAG(a.comm, a.tag, false);
-  *out = Resolved{entry, type};
+  *out = Resolved{entry, type, memory_of(a.buf)};
   return MPI_SUCCESS;
 }
 
@@ -25,7 +26,7 @@ int check_recv(const Call& call, const RecvCall& a, Resolved* out) {
   GPURUN_CHECK_BUFFER(a.comm, a.buf, a.count, type);
   GPURUN_CHECK_RANK(a.comm, entry, "source", a.source, true);
   GPURUN_CHECK_TAG(a.comm, a.tag, true);
-  *out = Resolved{entry, type};
+  *out = Resolved{entry, type, memory_of(a.buf)};
   return MPI_SUCCESS;
 }
 

@@ -33,6 +33,7 @@ struct RecvCall {
 struct Resolved {
   CommEntry* entry = nullptr;
   const core::Datatype* type = nullptr;
+  accel::MemoryKind memory = accel::MemoryKind::kHost;
 };
 
 // Checks every argument of a send (check_send) or a receive (check_recv) and resolves the
@@ -41,10 +42,13 @@ int check_send(const Call& call, const SendCall& args, Resolved* out);
 int check_recv(const Call& call, const RecvCall& args, Resolved* out);
 
 inline pml::SendArgs send_args(const SendCall& a, const Resolved& r) {
-  return pml::SendArgs{r.entry->comm.get(), a.buf, a.count, r.type, a.dest, a.tag, a.mode};
+  return pml::SendArgs{r.entry->comm.get(), a.buf,  a.count,        r.type,
+                       a.dest,              a.tag,  a.mode,         pml::Channel::kUser,
+                       r.memory};
 }
 inline pml::RecvArgs recv_args(const RecvCall& a, const Resolved& r) {
-  return pml::RecvArgs{r.entry->comm.get(), a.buf, a.count, r.type, a.source, a.tag};
+  return pml::RecvArgs{r.entry->comm.get(), a.buf, a.count, r.type, a.source, a.tag,
+                       pml::Channel::kUser, r.memory};
 }
 
 int send(const Call& call, const SendCall& args);

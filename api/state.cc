@@ -6,6 +6,7 @@ namespace gpurun::api {
 
 std::atomic<Phase> g_phase{Phase::kBefore};
 bool g_thread_multiple = false;
+bool g_device_memory = false;
 
 std::mutex& big_lock() {
   static std::mutex* lock = new std::mutex();

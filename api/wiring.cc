@@ -1,5 +1,7 @@
 #include "api/wiring.h"
 
+#include "api/memory.h"
+
 #include <sched.h>
 
 #include <algorithm>
@@ -73,6 +75,7 @@ Status wire_up(ProcessState& s) {
   if (job.size > 1) GPURUN_TRY(s.bootstrap->fence(/*collect_data=*/true));
   if (shm != nullptr) GPURUN_TRY(connect_shm(s, *shm));
 
+  g_device_memory = accel::current().usable();
   progress::Engine& engine = progress::engine();
   engine.add(progress_thunk, s.pml.get(), "pml");
   engine.configure(oversubscribed(job), shm != nullptr ? shm->doorbell() : nullptr);

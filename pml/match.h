@@ -28,6 +28,7 @@ struct Unexpected {
   int peer = 0;  // job rank of the sender
   std::uint8_t type = 0;
   bool sync = false;
+  bool device_route = false;  // a rendezvous offered on the sender's device endpoint
   std::uint32_t context = 0;
   std::uint64_t size = 0;          // message bytes
   std::uint64_t sender_token = 0;  // for the ack of a synchronous send

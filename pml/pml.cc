@@ -15,6 +15,7 @@ constexpr std::uint8_t kEagerSync = 2;  // payload: sender token, then the data
 constexpr std::uint8_t kRts = 3;        // payload: RtsPayload; flags kSyncFlag for Ssend
 constexpr std::uint8_t kAck = 4;        // payload: sender token (a synchronous send matched)
 constexpr std::uint8_t kSyncFlag = 1;
+constexpr std::uint8_t kDeviceRouteFlag = 2;  // the data was offered on the device endpoint
 
 struct RtsPayload {
   std::uint64_t size;
@@ -46,19 +47,43 @@ std::byte* first_byte(const core::Request* r) {
   return static_cast<std::byte*>(r->buffer) + r->datatype->true_lb();
 }
 
+bool on_device(const core::Request* r) { return r->memory != accel::MemoryKind::kHost; }
+
+// Staging: a transport that moves only host memory reaches device data through the
+// accelerator's copies, fragment by fragment (the shm pipeline then stages through its slots).
+std::size_t pack_device_thunk(void* request, std::size_t offset, void* dst, std::size_t length) {
+  auto* r = static_cast<core::Request*>(request);
+  std::size_t n = std::min<std::size_t>(length, r->size - offset);
+  if (!r->accel->copy(dst, first_byte(r) + offset, n).ok()) return 0;
+  return n;
+}
+std::size_t unpack_device_thunk(void* request, std::size_t offset, const void* src,
+                                std::size_t length) {
+  auto* r = static_cast<core::Request*>(request);
+  if (!r->accel->copy(first_byte(r) + offset, src, length).ok()) return 0;
+  return length;
+}
+
 }  // namespace
 
-transport::Data data_of(core::Request* request, std::size_t size) {
+transport::Data data_of(core::Request* request, std::size_t size, bool native_device) {
   transport::Data d;
   d.size = size;
+  d.context = request;
+  d.kind = request->memory;
+  if (on_device(request) && !native_device) {
+    d.pack = pack_device_thunk;
+    d.unpack = unpack_device_thunk;
+    return d;
+  }
   if (request->datatype->contiguous()) d.contiguous = first_byte(request);
   d.pack = pack_thunk;
   d.unpack = unpack_thunk;
-  d.context = request;
   return d;
 }
 
-Pml::Pml(int job_rank, int job_size) : job_rank_(job_rank), routes_(job_size) {}
+Pml::Pml(int job_rank, int job_size)
+    : job_rank_(job_rank), routes_(job_size), accel_(&accel::current()) {}
 
 Pml::~Pml() = default;
 
@@ -74,6 +99,11 @@ void Pml::set_route(int rank, transport::Endpoint* endpoint, std::size_t eager_l
   route.transport_name = transport_name;
   if (scratch_.size() < eager_limit + sizeof(std::uint64_t))
     scratch_.resize(eager_limit + sizeof(std::uint64_t));
+}
+
+void Pml::set_device_route(int rank, transport::Endpoint* endpoint, const char* transport_name) {
+  routes_[rank].device_endpoint = endpoint;
+  routes_[rank].device_transport_name = transport_name;
 }
 
 MatchQueues& Pml::make_queues(std::uint32_t context) {
@@ -104,7 +134,8 @@ bool Pml::send_now(const SendArgs& a) {
   std::int64_t size = a.count * a.type->size();
   Route& route = routes_[a.comm->group().job_rank(a.dest)];
   if (static_cast<std::size_t>(size) > route.eager_limit || !a.type->contiguous() ||
-      a.mode == SendMode::kSync || !route.pending.empty())
+      a.mode == SendMode::kSync || !route.pending.empty() ||
+      a.memory != accel::MemoryKind::kHost)
     return false;
   transport::PacketHeader header{kEager, 0, 0, context_of(*a.comm, a.channel), a.tag,
                                  a.comm->rank()};
@@ -122,7 +153,10 @@ Status Pml::isend(const SendArgs& a, core::Request* r) {
   r->tag = a.tag;
   r->mode = static_cast<std::uint8_t>(a.mode);
   r->channel = static_cast<std::uint8_t>(a.channel);
+  r->memory = a.memory;
+  r->accel = accel_;
   r->size = static_cast<std::uint64_t>(a.count * a.type->size());
+  GPURUN_TRY(check_memory(r));
   hold_type(r);
   r->stage = kNew;
   r->sequence = ++next_sequence_;
@@ -147,7 +181,7 @@ bool Pml::send_eager(Route& route, core::Request* r) {
                                  r->comm->rank()};
   const void* payload;
   std::size_t length;
-  if (!sync && r->datatype->contiguous()) {
+  if (!sync && r->datatype->contiguous() && !on_device(r)) {
     payload = first_byte(r);
     length = r->size;
   } else {
@@ -156,7 +190,11 @@ bool Pml::send_eager(Route& route, core::Request* r) {
       std::uint64_t token = token_of(r);
       std::memcpy(scratch_.data(), &token, sizeof token);
     }
-    r->datatype->pack(r->buffer, r->count, 0, scratch_.data() + prefix, r->size);
+    if (Status st = pack_eager(r, scratch_.data() + prefix); !st.ok()) {
+      r->status.error = st.code();
+      complete(r);
+      return true;
+    }
     payload = scratch_.data();
     length = prefix + r->size;
   }
@@ -174,9 +212,12 @@ bool Pml::send_eager(Route& route, core::Request* r) {
 }
 
 bool Pml::send_rts(Route& route, core::Request* r) {
+  // Device data goes on the device endpoint when the route has one, else staged on the host one.
+  bool device_route = on_device(r) && route.device_endpoint != nullptr;
   if (r->stage == kNew) {
-    auto cookie = route.endpoint->offer(data_of(r, r->size),
-                                        transport::Completion{on_offer_done, r});
+    transport::Endpoint* ep = device_route ? route.device_endpoint : route.endpoint;
+    auto cookie = ep->offer(data_of(r, r->size, device_route),
+                            transport::Completion{on_offer_done, r});
     if (!cookie.ok()) {
       r->status.error = cookie.status().code();
       complete(r);
@@ -187,7 +228,9 @@ bool Pml::send_rts(Route& route, core::Request* r) {
     r->stage = kOffered;
   }
   bool sync = r->mode == static_cast<std::uint8_t>(SendMode::kSync);
-  transport::PacketHeader header{kRts, static_cast<std::uint8_t>(sync ? kSyncFlag : 0), 0,
+  auto flags = static_cast<std::uint8_t>((sync ? kSyncFlag : 0) |
+                                         (device_route ? kDeviceRouteFlag : 0));
+  transport::PacketHeader header{kRts, flags, 0,
                                  context_of(*r->comm, static_cast<Channel>(r->channel)), r->tag,
                                  r->comm->rank()};
   RtsPayload rts{r->size, transport::BulkCookie{r->remote[0], r->remote[1]}, token_of(r)};
@@ -257,8 +300,11 @@ Status Pml::irecv(const RecvArgs& a, core::Request* r) {
   r->peer = a.source;
   r->tag = a.tag;
   r->channel = static_cast<std::uint8_t>(a.channel);
+  r->memory = a.memory;
+  r->accel = accel_;
   r->status = core::MessageStatus{};
   r->reset_complete();
+  GPURUN_TRY(check_memory(r));
   hold_type(r);
   MatchQueues& q = queues(context_of(*a.comm, a.channel));
   if (Unexpected* u = q.find_unexpected(a.source, a.tag, /*take=*/true)) {
@@ -288,7 +334,7 @@ void Pml::on_packet(const transport::Packet& p) {
       std::memcpy(&rts, p.payload, sizeof rts);
       r->status.source = h.source;
       r->status.tag = h.tag;
-      start_pull(r, p.peer, rts.size, rts.cookie);
+      start_pull(r, p.peer, rts.size, rts.cookie, (h.flags & kDeviceRouteFlag) != 0);
     } else {
       deliver_eager(r, h, p.payload, p.length, p.peer);
     }
@@ -301,6 +347,7 @@ void Pml::on_packet(const transport::Packet& p) {
   u->type = h.type;
   u->context = h.context;
   u->sync = h.type == kEagerSync || (h.type == kRts && (h.flags & kSyncFlag));
+  u->device_route = h.type == kRts && (h.flags & kDeviceRouteFlag);
   if (h.type == kRts) {
     RtsPayload rts;
     std::memcpy(&rts, p.payload, sizeof rts);
@@ -346,7 +393,9 @@ void Pml::deliver_eager(core::Request* r, const transport::PacketHeader& h,
   }
   std::size_t capacity = static_cast<std::size_t>(r->count * r->datatype->size());
   std::size_t n = std::min(length, capacity);
-  if (r->datatype->contiguous()) {
+  if (on_device(r)) {
+    if (Status st = unpack_eager(r, data, n); !st.ok()) r->status.error = st.code();
+  } else if (r->datatype->contiguous()) {
     copy_bytes(first_byte(r), data, n);
   } else {
     r->datatype->unpack(r->buffer, r->count, 0, data, n);
@@ -363,7 +412,7 @@ void Pml::deliver(core::Request* r, Unexpected& u) {
   if (u.type == kRts) {
     r->status.source = u.source;
     r->status.tag = u.tag;
-    start_pull(r, u.peer, u.size, u.cookie);
+    start_pull(r, u.peer, u.size, u.cookie, u.device_route);
     return;
   }
   transport::PacketHeader h{u.type, 0, 0, u.context, u.tag, u.source};
@@ -371,14 +420,20 @@ void Pml::deliver(core::Request* r, Unexpected& u) {
 }
 
 void Pml::start_pull(core::Request* r, int peer, std::uint64_t size,
-                     const transport::BulkCookie& cookie) {
+                     const transport::BulkCookie& cookie, bool device_route) {
   std::uint64_t capacity = static_cast<std::uint64_t>(r->count * r->datatype->size());
   std::uint64_t wanted = std::min(size, capacity);
   r->status.bytes = wanted;
   r->size = size;
   if (size > capacity) r->status.error = ErrorCode::kTruncated;
-  Status st = routes_[peer].endpoint->pull(cookie, data_of(r, wanted),
-                                           transport::Completion{on_pull_done, r});
+  // The bulk data comes on the endpoint it was offered on; device memory is handed to that
+  // transport only when it moves device memory itself.
+  Route& route = routes_[peer];
+  transport::Endpoint* ep = device_route ? route.device_endpoint : route.endpoint;
+  Status st = ep == nullptr ? Status(ErrorCode::kInternal, "no device route from rank " +
+                                                               std::to_string(peer))
+                            : ep->pull(cookie, data_of(r, wanted, device_route),
+                                       transport::Completion{on_pull_done, r});
   if (!st.ok()) {
     r->status.error = st.code();
     complete(r);
@@ -395,6 +450,27 @@ void Pml::on_pull_done(void* request, Status status) {
   auto* r = static_cast<core::Request*>(request);
   if (!status.ok()) r->status.error = status.code();
   complete(r);
+}
+
+// Device memory moves as one block: strided device data needs device pack kernels.
+Status Pml::check_memory(core::Request* r) {
+  if (!on_device(r) || r->datatype->contiguous()) return ok_status();
+  return Status(ErrorCode::kUnsupported,
+                "a non-contiguous datatype (" + r->datatype->name() +
+                    ") in device memory: gpurun moves device buffers of contiguous types only "
+                    "so far; pack into a contiguous device buffer first");
+}
+
+Status Pml::pack_eager(core::Request* r, std::byte* dst) {
+  if (!on_device(r)) {
+    r->datatype->pack(r->buffer, r->count, 0, dst, r->size);
+    return ok_status();
+  }
+  return accel_->copy(dst, first_byte(r), r->size);
+}
+
+Status Pml::unpack_eager(core::Request* r, const std::byte* src, std::size_t length) {
+  return r->accel->copy(first_byte(r), src, length);
 }
 
 // A user datatype stays alive while an operation uses it, even if the user frees it
@@ -436,8 +512,11 @@ Status Pml::mrecv(Message* message, const RecvArgs& a, core::Request* r) {
   r->peer = message->source;
   r->tag = message->tag;
   r->channel = static_cast<std::uint8_t>(a.channel);
+  r->memory = a.memory;
+  r->accel = accel_;
   r->status = core::MessageStatus{};
   r->reset_complete();
+  GPURUN_TRY(check_memory(r));
   hold_type(r);
   deliver(r, *message);
   free_unexpected(message);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "pml/match.h"
+#include "runtime/accel/accelerator.h"
 #include "runtime/accel/memory.h"
 #include "runtime/core/communicator.h"
 #include "runtime/core/datatype.h"
@@ -40,6 +41,7 @@ struct SendArgs {
   int tag = 0;
   SendMode mode = SendMode::kStandard;
   Channel channel = Channel::kUser;
+  accel::MemoryKind memory = accel::MemoryKind::kHost;  // where `buf` is
 };
 
 struct RecvArgs {
@@ -50,6 +52,7 @@ struct RecvArgs {
   int source = kAnySource;  // rank in comm, or kAnySource
   int tag = kAnyTag;
   Channel channel = Channel::kUser;
+  accel::MemoryKind memory = accel::MemoryKind::kHost;  // where `buf` is
 };
 
 // A message that MPI_Mprobe took off the queue, to be received by MPI_Mrecv.
@@ -68,6 +71,12 @@ class Pml {
   // The endpoint that reaches job rank `rank`, and the largest eager message on it.
   void set_route(int rank, transport::Endpoint* endpoint, std::size_t eager_limit,
                  const char* transport_name);
+  // The endpoint that moves device memory to job rank `rank` itself (cuda_ipc, or a network
+  // transport with GPUDirect RDMA), for rendezvous messages in device memory. Without one,
+  // device data is staged through host memory on the route's endpoint.
+  void set_device_route(int rank, transport::Endpoint* endpoint, const char* transport_name);
+  // The accelerator that copies device memory (accel::current() unless a test sets one).
+  void set_accelerator(accel::Accelerator* accelerator) { accel_ = accelerator; }
   void add_comm(const core::Communicator& comm);
   void remove_comm(const core::Communicator& comm);
 
@@ -104,6 +113,8 @@ class Pml {
     transport::Endpoint* endpoint = nullptr;
     std::size_t eager_limit = 0;
     const char* transport_name = "none";
+    transport::Endpoint* device_endpoint = nullptr;  // moves device memory natively
+    const char* device_transport_name = "none";
     std::deque<core::Request*> pending;  // sends waiting for room, in order
     std::deque<QueuedAck> acks;          // acknowledgements waiting for room
     bool flagged = false;                // in busy_routes_
@@ -134,8 +145,12 @@ class Pml {
   void deliver_eager(core::Request* request, const transport::PacketHeader& header,
                      const std::byte* data, std::size_t length, int peer);
   void start_pull(core::Request* request, int peer, std::uint64_t size,
-                  const transport::BulkCookie& cookie);
+                  const transport::BulkCookie& cookie, bool device_route);
+  // Packs a request's eager payload into `dst` (host memory), wherever the data lives.
+  Status pack_eager(core::Request* request, std::byte* dst);
+  Status unpack_eager(core::Request* request, const std::byte* src, std::size_t length);
   static void complete(core::Request* request);
+  Status check_memory(core::Request* request);
   static void hold_type(core::Request* request);
   Unexpected* new_unexpected();
   void free_unexpected(Unexpected* u);
@@ -148,10 +163,13 @@ class Pml {
   std::vector<std::unique_ptr<MatchQueues>> contexts_;
   std::vector<std::unique_ptr<Unexpected>> unexpected_pool_;
   std::vector<std::byte> scratch_;  // packing buffer for non-contiguous eager sends
+  std::vector<std::byte> staging_;  // host copy of a device buffer's extent (eager, strided)
+  accel::Accelerator* accel_;
   std::uint64_t next_sequence_ = 0;
 };
 
-// Where a request's data is, as the transports see it.
-transport::Data data_of(core::Request* request, std::size_t size);
+// Where a request's data is, as the transports see it: `native_device` when the transport moves
+// device memory itself; otherwise device data comes and goes through accelerator copies.
+transport::Data data_of(core::Request* request, std::size_t size, bool native_device = false);
 
 }  // namespace gpurun::pml

@@ -12,7 +12,12 @@
 #include <memory>
 #include <vector>
 
+#include "runtime/accel/memory.h"
 #include "runtime/base/status.h"
+
+namespace gpurun::accel {
+class Accelerator;
+}
 
 namespace gpurun::core {
 
@@ -53,6 +58,8 @@ class Request {
   int peer = -1;  // rank in comm: destination of a send, source (or any) of a receive
   int tag = 0;
   std::uint8_t mode = 0;     // the pml's send mode
+  accel::MemoryKind memory = accel::MemoryKind::kHost;  // where `buffer` is
+  accel::Accelerator* accel = nullptr;  // copies `buffer` when it is device memory
   std::uint8_t channel = 0;  // the pml's matching space (user or collective traffic)
 
   // Protocol state of the layer that runs the operation.
