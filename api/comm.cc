@@ -1,4 +1,5 @@
-// Communicator queries, error handlers on communicators, and MPI_Barrier.
+// Communicator queries and error handlers on communicators (MPI_Barrier is with the
+// collectives, api/coll_alltoall.cc).
 #include "api/checks.h"
 #include "api/comm_build.h"
 
@@ -50,16 +51,7 @@ extern "C" int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandle
   return MPI_SUCCESS;
 }
 
-extern "C" int PMPI_Barrier(MPI_Comm comm) {
-  GPURUN_API_ENTER("MPI_Barrier");
-  GPURUN_CHECK_COMM(entry, comm);
-  auto barrier = gpurun::coll::barrier(*state().pml, whole_team(*entry));
-  if (gpurun::Status st = wait_collective(*barrier); !st.ok()) return raise_status(call, comm, st);
-  return MPI_SUCCESS;
-}
-
 GPURUN_MPI_ALIAS(MPI_Comm_rank)
 GPURUN_MPI_ALIAS(MPI_Comm_size)
 GPURUN_MPI_ALIAS(MPI_Comm_set_errhandler)
 GPURUN_MPI_ALIAS(MPI_Comm_get_errhandler)
-GPURUN_MPI_ALIAS(MPI_Barrier)

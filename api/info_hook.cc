@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "coll/selector.h"
 #include "gpurun/build_config.h"
 #include "runtime/base/param.h"
 #include "runtime/topo/path_policy.h"
@@ -50,5 +51,6 @@ extern "C" __attribute__((visibility("default"))) char* gpurun_info(const char* 
     return to_malloced(names);
   }
   if (std::strcmp(topic, "transports") == 0) return to_malloced(transports());
+  if (std::strcmp(topic, "algos") == 0) return to_malloced(gpurun::coll::describe_algorithms());
   return nullptr;
 }

@@ -1,5 +1,6 @@
 // Persistent requests: MPI_Send_init, MPI_Ssend_init, MPI_Bsend_init, MPI_Rsend_init,
-// MPI_Recv_init (and their _c forms), MPI_Start and MPI_Startall.
+// MPI_Recv_init (and their _c forms), MPI_Start and MPI_Startall. MPI_Start also starts the
+// persistent collectives (MPI_Allreduce_init and the like): api/coll.h start_collective().
 //
 // A persistent request keeps its operation in the core::Request fields (communicator, buffer,
 // count, datatype, peer, tag, mode) from *_init on; MPI_Start hands them to the pml again. The
@@ -8,6 +9,7 @@
 
 #include "api/bsend.h"
 #include "api/checks.h"
+#include "api/coll.h"
 #include "api/memory.h"
 #include "api/pt2pt.h"
 #include "api/requests.h"
@@ -101,6 +103,7 @@ Status start_pml(core::Request* r) {
 
 // Starts a request that startable() accepted; it is inactive again if the start fails.
 int start(const Call& call, core::Request* r) {
+  if (r->kind == core::RequestKind::kColl) return start_collective(call, r);  // api/coll.h
   r->active = true;
   r->reset_complete();
   if (r->peer == MPI_PROC_NULL) {

@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
+#include "api/net_wiring.h"
 #include "pml/params.h"
 #include "runtime/base/log.h"
 #include "runtime/progress/progress.h"
+#include "runtime/transport/params.h"
 #include "runtime/transport/self/self_transport.h"
 #include "runtime/transport/shm/shm_transport.h"
 
@@ -38,7 +41,7 @@ bool oversubscribed(const bootstrap::JobInfo& job) {
   return job.local_size > CPU_COUNT(&set);
 }
 
-Status connect_shm(ProcessState& s, transport::shm::ShmTransport& shm) {
+Status connect_shm(ProcessState& s, transport::shm::ShmTransport& shm, std::vector<bool>& routed) {
   const bootstrap::JobInfo& job = s.bootstrap->job();
   std::size_t limit = eager_limit_for(shm, kShmEagerLimit);
   for (int peer : job.local_ranks) {
@@ -46,6 +49,7 @@ Status connect_shm(ProcessState& s, transport::shm::ShmTransport& shm) {
     GPURUN_ASSIGN_OR_RETURN(auto address, s.bootstrap->get(peer, kShmAddressKey));
     GPURUN_ASSIGN_OR_RETURN(transport::Endpoint * ep, shm.connect(peer, address));
     s.pml->set_route(peer, ep, limit, "shm");
+    routed[peer] = true;
     GPURUN_LOG(info, transport, "peer %d via shm path host (eager up to %zu bytes)", peer, limit);
   }
   return ok_status();
@@ -62,8 +66,9 @@ Status wire_up(ProcessState& s) {
   s.pml->add_transport(self.get());
   s.transports.push_back(std::move(self));
 
+  TransportSelection selection(transport::params::transports().get());
   transport::shm::ShmTransport* shm = nullptr;
-  if (job.local_size > 1) {
+  if (job.local_size > 1 && selection.allows("shm")) {
     transport::shm::Config config{job.rank, job.local_ranks, job.job_token};
     GPURUN_ASSIGN_OR_RETURN(auto created,
                             transport::shm::ShmTransport::create(config, s.pml->handler()));
@@ -72,8 +77,13 @@ Status wire_up(ProcessState& s) {
     s.pml->add_transport(shm);
     s.transports.push_back(std::move(created));
   }
+  NetWiring net;
+  GPURUN_TRY(start_network(s, selection, shm != nullptr, net));
   if (job.size > 1) GPURUN_TRY(s.bootstrap->fence(/*collect_data=*/true));
-  if (shm != nullptr) GPURUN_TRY(connect_shm(s, *shm));
+  std::vector<bool> routed(static_cast<std::size_t>(job.size), false);
+  routed[job.rank] = true;
+  if (shm != nullptr) GPURUN_TRY(connect_shm(s, *shm, routed));
+  GPURUN_TRY(connect_network(s, selection, net, routed));
 
   g_device_memory = accel::current().usable();
   progress::Engine& engine = progress::engine();
@@ -90,6 +100,12 @@ void drain(ProcessState& s) {
       if (!t->quiescent()) return false;
     return true;
   });
+  // Over a network, what this rank sent may still be on its way when it is done: it waits
+  // until every rank is done too before its connections close.
+  if (uses_network(s) && s.bootstrap->job().size > 1) {
+    Status st = s.bootstrap->fence(/*collect_data=*/false);
+    if (!st.ok()) GPURUN_LOG(warn, transport, "finalize: %s", st.to_string().c_str());
+  }
 }
 
 }  // namespace gpurun::api

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -57,8 +58,32 @@ enum class Collective : std::uint8_t {
 // "allreduce", "reduce_scatter_block": the name in knobs (GPURUN_COLL_ALLREDUCE_ALGO), logs and
 // the tuning file.
 std::string_view collective_name(Collective collective);
+// The collective of a name, or nullopt.
+std::optional<Collective> collective_of(std::string_view name);
 
-// One collective call's arguments as the algorithms see them. Valid only during
+// One collective call's arguments as the algorithms see them, after the API layer checked them
+// and resolved MPI_IN_PLACE. Per collective (p = comm->size(), "block" = one rank's share):
+//   barrier                 nothing
+//   bcast                   recvbuf (= sendbuf): count x type, from root
+//   reduce                  sendbuf count x type; recvbuf at root only (null elsewhere); op,
+//                           root. in_place (root): sendbuf == recvbuf
+//   allreduce, scan, exscan sendbuf, recvbuf: count x type; op. in_place: sendbuf == recvbuf
+//   reduce_scatter_block    sendbuf p * count x type; recvbuf count x type; op. in_place:
+//                           sendbuf == recvbuf, which holds the whole input
+//   reduce_scatter          as reduce_scatter_block with recvcounts[p] blocks (count unused)
+//   gather, allgather       sendbuf count x type; recvbuf p blocks of recvcount x recvtype
+//                           (gather: at root only). in_place: this rank's block is already in
+//                           recvbuf; sendbuf, count and type are not to be used
+//   gatherv, allgatherv     as gather, blocks of recvcounts[i] at rdispls[i] (elements)
+//   scatter                 sendbuf p blocks of count x type (root only); recvbuf recvcount x
+//                           recvtype. in_place (root): recvbuf is not to be used
+//   scatterv                as scatter, blocks of sendcounts[i] at sdispls[i] (root only)
+//   alltoall                sendbuf p blocks of count x type; recvbuf p blocks of recvcount x
+//                           recvtype. in_place: sendbuf == recvbuf, count/type == recvcount/
+//                           recvtype (the data to send is in recvbuf, which it replaces)
+//   alltoallv               as alltoall with sendcounts/sdispls and recvcounts/rdispls
+//   alltoallw               as alltoallv with per-rank types and displacements in bytes
+// Counts are elements of the type they go with. Valid only during
 // Algorithm::create(): an operation copies what it needs (counts, displacements, types),
 // except the data buffers themselves, which MPI keeps valid until the operation completes.
 struct Args {
@@ -82,8 +107,13 @@ struct Args {
   const core::Op* op = nullptr;
   int root = 0;
   accel::MemoryKind memory = accel::MemoryKind::kHost;  // where the buffers are
-  int tag = 0;  // this call's tag on the pml's collective channel (unique among those in flight)
-  bool one_host = false;  // every member of comm runs on this host (memory can be shared)
+  // The tag of this call's messages on the collective channel: the communicator's next
+  // collective sequence number, the same on every member (the engine's caller assigns it; a
+  // persistent collective keeps the one of its *_init call). Messages between two ranks with
+  // one tag match in the order they were posted.
+  int tag = 0;
+  // Every member of the communicator runs on this host (shared-memory algorithms need it).
+  bool one_host = true;
 };
 
 // One collective in flight, or a persistent one between starts.
@@ -96,6 +126,11 @@ class Operation {
   virtual bool progress() = 0;
   // After completion: why it failed (ok when it succeeded).
   virtual Status status() const { return ok_status(); }
+  // Blocking calls keep their last operation per communicator and collective and offer it the
+  // next call: true when this operation (complete) will run `args` as it is (the same
+  // buffers, counts, types, op and root; usually the same call in a loop) after taking
+  // args.tag, so the engine starts it again instead of creating another. Default: never.
+  virtual bool rearm(const Args& /*args*/) { return false; }
 };
 
 struct Algorithm {

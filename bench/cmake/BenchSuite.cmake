@@ -45,6 +45,8 @@ function(bench_detect_minimal out)
   set(CMAKE_REQUIRED_INCLUDES ${D_INCLUDES})
   set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
   set(CMAKE_REQUIRED_QUIET ON)
+  # The header changes with the tree: probe again at every configure.
+  unset(BENCH_MPI_FULL_${out} CACHE)
   # An undeclared function is only a warning in C: make it the failure it means here.
   set(CMAKE_REQUIRED_FLAGS "-Werror=implicit-function-declaration")
   check_c_source_compiles([[

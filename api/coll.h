@@ -1,0 +1,134 @@
+// The MPI collective calls' shared machinery: argument checks, and running the operation the
+// collective engine (coll/engine.h) creates for a call, in the call's form:
+//   blocking     MPI_Allreduce:       created, started and progressed to the end here, through
+//                                     wait_until (the wait policy and the MULTIPLE-mode lock);
+//   nonblocking  MPI_Iallreduce:      a core::Request (kind kColl) whose operation the progress
+//                                     engine advances (a poller registered on first use) and
+//                                     completes;
+//   persistent   MPI_Allreduce_init:  the same request, persistent and inactive: MPI_Start
+//                                     (api/persistent.cc) calls start_collective(), and the
+//                                     operation and its buffers are reused at every start.
+// A nonblocking or persistent operation holds references on its datatypes (its schedule does)
+// and on its op, so MPI_Type_free and MPI_Op_free may come before it completes. A persistent
+// collective keeps the tag of its *_init call, as all its starts run in order on every rank.
+//
+// Threading: everything here runs under the API lock (GPURUN_API_ENTER).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "api/call.h"
+#include "api/checks.h"
+#include "api/state.h"
+#include "coll/algorithm.h"
+#include "runtime/core/request.h"
+
+namespace gpurun::api {
+
+// The form of a collective call.
+struct CollForm {
+  enum class Kind : std::uint8_t { kBlocking, kNonblocking, kPersistent };
+  Kind kind = Kind::kBlocking;
+  MPI_Info info = MPI_INFO_NULL;   // *_init only
+  MPI_Request* request = nullptr;  // nonblocking and *_init
+};
+inline CollForm blocking() { return CollForm{}; }
+inline CollForm nonblocking(MPI_Request* request) {
+  return CollForm{CollForm::Kind::kNonblocking, MPI_INFO_NULL, request};
+}
+inline CollForm persistent(MPI_Info info, MPI_Request* request) {
+  return CollForm{CollForm::Kind::kPersistent, info, request};
+}
+
+// Checks the form's own arguments (request not null, info valid); MPI_SUCCESS or the error.
+int check_form(const Call& call, MPI_Comm comm, const CollForm& form);
+
+// Runs the collective of `args` (buffers, counts, types, op and root already checked; tag from
+// GPURUN_COLL_ENTER) on `entry` in `form`; fills in the engine's other fields (pml,
+// communicator, one_host).
+// `type_handle` is the handle of args.type, shown to user ops of blocking calls.
+int run_collective(const Call& call, MPI_Comm comm, CommEntry& entry, coll::Args& args,
+                   const CollForm& form, MPI_Datatype type_handle = MPI_DATATYPE_NULL);
+
+// MPI_Start of a persistent collective request (r->kind == kColl, r->persistent): starts its
+// operation again. Called by MPI_Start and MPI_Startall once they have checked the request.
+int start_collective(const Call& call, core::Request* r);
+
+// ---- argument checks shared by the calls ---------------------------------------------------
+
+// An array of per-rank counts or displacements, widened to int64 (the int and MPI_Count /
+// MPI_Aint forms alike).
+template <class T>
+std::vector<std::int64_t> widen(const T* values, int n) {
+  std::vector<std::int64_t> out(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) out[i] = static_cast<std::int64_t>(values[i]);
+  return out;
+}
+
+// `root` is a rank of the communicator (MPI_ERR_ROOT).
+int check_root(const Call& call, MPI_Comm comm, const CommEntry& entry, int root);
+// A buffer argument named `what` (e.g. "sendbuf") is not MPI_IN_PLACE where the call does not
+// take it (MPI_ERR_BUFFER); `where` says where it is allowed ("" when nowhere).
+int check_not_in_place(const Call& call, MPI_Comm comm, const void* buf, const char* what,
+                       const char* where);
+// sendbuf and recvbuf are not the same memory when count > 0 (MPI_ERR_BUFFER: use
+// MPI_IN_PLACE).
+int check_not_aliased(const Call& call, MPI_Comm comm, const void* sendbuf, const void* recvbuf,
+                      std::int64_t count);
+// A count array named `what` of `n` entries: not null, no negative entry; and its buffer, of
+// datatype `type`, not null when some entry is positive.
+int check_counts(const Call& call, MPI_Comm comm, const std::int64_t* counts, int n,
+                 const char* what);
+// The datatype `handle` (argument `what`) is valid and committed; sets *type.
+int check_type(const Call& call, MPI_Comm comm, MPI_Datatype handle, const char* what,
+               const core::Datatype** type);
+// A buffer with `count` elements of `type` to move is not null.
+int check_buffer(const Call& call, MPI_Comm comm, const void* buf, std::int64_t count,
+                 const core::Datatype* type, const char* what);
+// A count argument named `what` is not negative.
+int check_count(const Call& call, MPI_Comm comm, std::int64_t count, const char* what);
+
+}  // namespace gpurun::api
+
+// Looks up communicator `handle` into `entry` (MPI_ERR_COMM) and takes the call's tag into
+// `coll_tag` at once: a rank that then fails an argument check has still moved on in the
+// sequence that the other ranks follow, so later collectives keep matching.
+#define GPURUN_COLL_ENTER(entry, handle) \
+  GPURUN_CHECK_COMM(entry, handle);      \
+  const int coll_tag = entry->next_coll_tag()
+
+// Returns from the calling function when `expr` (an MPI error code) is not MPI_SUCCESS.
+#define GPURUN_COLL_TRY(expr)                                                      \
+  do {                                                                             \
+    if (int gpurun_coll_rc_ = (expr); gpurun_coll_rc_ != MPI_SUCCESS) [[unlikely]] \
+      return gpurun_coll_rc_;                                                      \
+  } while (0)
+
+#define GPURUN_UNPAREN(...) __VA_ARGS__
+// The blocking, nonblocking and persistent entry points of one collective (and their MPI_
+// aliases): `params` is the parenthesised parameter list before the communicator, `body` a
+// parenthesised expression of those parameters, `call` and `form` (the CollForm of the entry
+// point) that does the work.
+#define GPURUN_COLL_FORMS(name, iname, initname, params, body)                          \
+  extern "C" int P##name(GPURUN_UNPAREN params, MPI_Comm comm) {                        \
+    GPURUN_API_ENTER(#name);                                                            \
+    const ::gpurun::api::CollForm form = ::gpurun::api::blocking();                     \
+    return body;                                                                        \
+  }                                                                                     \
+  extern "C" int P##iname(GPURUN_UNPAREN params, MPI_Comm comm, MPI_Request* request) { \
+    GPURUN_API_ENTER(#iname);                                                           \
+    const ::gpurun::api::CollForm form = ::gpurun::api::nonblocking(request);           \
+    return body;                                                                        \
+  }                                                                                     \
+  extern "C" int P##initname(GPURUN_UNPAREN params, MPI_Comm comm, MPI_Info info,       \
+                             MPI_Request* request) {                                    \
+    GPURUN_API_ENTER(#initname);                                                        \
+    const ::gpurun::api::CollForm form = ::gpurun::api::persistent(info, request);      \
+    return body;                                                                        \
+  }                                                                                     \
+  GPURUN_MPI_ALIAS(name)                                                                \
+  GPURUN_MPI_ALIAS(iname)                                                               \
+  GPURUN_MPI_ALIAS(initname)

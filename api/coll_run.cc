@@ -1,0 +1,198 @@
+// Running collective operations in their three forms (see api/coll.h).
+//
+// A nonblocking or persistent collective is a Record: its operation, its request and the op
+// it holds. Active records sit in a list that a progress-engine poller walks; a record whose
+// operation completes writes its request's status and completes it. A nonblocking record then
+// goes; a persistent one stays with its request until MPI_Request_free gives the request back
+// to the pool, which the record notices (its request slot no longer points at it) the next
+// time a persistent collective is created: MPI_Request_free itself knows nothing of
+// collectives.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "api/coll.h"
+#include "api/info.h"
+#include "api/memory.h"
+#include "api/ops.h"
+#include "api/requests.h"
+#include "coll/engine.h"
+#include "runtime/progress/progress.h"
+
+namespace gpurun::api {
+namespace {
+
+struct Record {
+  std::unique_ptr<coll::Operation> operation;
+  core::Request* request = nullptr;
+  const core::Op* op = nullptr;  // retained while the record lives
+  bool persistent = false;
+
+  ~Record() {
+    if (op != nullptr) op->release();
+  }
+};
+
+struct Collectives {
+  std::vector<Record*> active;
+  std::vector<std::unique_ptr<Record>> persistent;
+  bool poller_added = false;
+};
+
+Collectives& collectives() {
+  static auto* c = new Collectives;
+  return *c;
+}
+
+// Completes `rec`'s request with its operation's outcome. A nonblocking record is destroyed.
+void complete(Record* rec) {
+  core::Request* r = rec->request;
+  Status st = rec->operation->status();
+  r->status = core::MessageStatus{MPI_ANY_SOURCE, MPI_ANY_TAG, st.code(), 0, false};
+  r->set_complete();
+  bool orphan = r->orphan;
+  if (orphan && r->pool != nullptr) r->pool->release(r);
+  if (!rec->persistent) {
+    delete rec;
+  } else if (orphan) {
+    rec->request = nullptr;  // reclaimed with the other freed persistent records
+  }
+}
+
+int poll_collectives(void*) {
+  auto& active = collectives().active;
+  if (active.empty()) [[likely]]
+    return 0;
+  int events = 0;
+  for (std::size_t i = 0; i < active.size();) {
+    Record* rec = active[i];
+    if (!rec->operation->progress()) {
+      ++i;
+      continue;
+    }
+    active[i] = active.back();
+    active.pop_back();
+    complete(rec);
+    ++events;
+  }
+  return events;
+}
+
+void activate(Record* rec) {
+  Collectives& c = collectives();
+  if (!c.poller_added) {
+    // Added from an MPI call, under the API lock: no poll is running.
+    progress::engine().add(poll_collectives, nullptr, "coll");
+    c.poller_added = true;
+  }
+  if (rec->operation->progress()) {
+    complete(rec);
+    return;
+  }
+  c.active.push_back(rec);
+}
+
+// Persistent records whose request was freed (or completed as an orphan) go.
+void reclaim_persistent() {
+  auto& list = collectives().persistent;
+  core::RequestPool& pool = the_pml().requests();
+  std::erase_if(list, [&](const std::unique_ptr<Record>& rec) {
+    core::Request* r = rec->request;
+    return r == nullptr || pool.find(r->index) != r || r->owner != rec.get();
+  });
+}
+
+bool on_one_host(const core::Communicator& comm) {
+  const bootstrap::JobInfo& job = state().bootstrap->job();
+  if (job.num_nodes <= 1) return true;
+  for (int i = 0; i < comm.size(); ++i)
+    if (!std::binary_search(job.local_ranks.begin(), job.local_ranks.end(),
+                            comm.group().job_rank(i)))
+      return false;
+  return true;
+}
+
+int run_blocking(const Call& call, MPI_Comm comm, const coll::Args& args,
+                 MPI_Datatype type_handle) {
+  Result<coll::Operation*> made = coll::blocking_operation(args);
+  if (!made.ok()) return raise_status(call, comm, made.status());
+  coll::Operation& operation = **made;
+  TypeHandleScope scope(args.type, type_handle);
+  if (Status st = operation.start(); !st.ok()) return raise_status(call, comm, st);
+  wait_until([&operation] { return operation.progress(); });
+  if (Status st = operation.status(); !st.ok()) return raise_status(call, comm, st);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int check_form(const Call& call, MPI_Comm comm, const CollForm& form) {
+  if (form.kind == CollForm::Kind::kBlocking) return MPI_SUCCESS;
+  if (form.request == nullptr)
+    return raise(call, comm, MPI_ERR_ARG, "argument request is a null pointer");
+  if (form.kind == CollForm::Kind::kPersistent && form.info != MPI_INFO_NULL &&
+      find_info(form.info) == nullptr) {
+    return raise(call, comm, MPI_ERR_INFO, "argument info (0x%x) is not an info object",
+                 static_cast<unsigned>(form.info));
+  }
+  return MPI_SUCCESS;
+}
+
+int run_collective(const Call& call, MPI_Comm comm, CommEntry& entry, coll::Args& args,
+                   const CollForm& form, MPI_Datatype type_handle) {
+  args.pml = &the_pml();
+  args.comm = entry.comm.get();
+  args.one_host = on_one_host(*args.comm);
+  // One kind for the call: device memory if either buffer is (algorithms say what they take).
+  args.memory = memory_of(args.recvbuf);
+  if (args.memory == accel::MemoryKind::kHost && args.sendbuf != args.recvbuf)
+    args.memory = memory_of(args.sendbuf);
+  if (form.kind == CollForm::Kind::kBlocking) return run_blocking(call, comm, args, type_handle);
+  if (form.kind == CollForm::Kind::kPersistent) reclaim_persistent();
+  Result<std::unique_ptr<coll::Operation>> made = coll::create(args);
+  if (!made.ok()) return raise_status(call, comm, made.status());
+
+  auto rec = std::make_unique<Record>();
+  rec->operation = std::move(made).value();
+  rec->persistent = form.kind == CollForm::Kind::kPersistent;
+  if (args.op != nullptr && !args.op->is_predefined()) {
+    args.op->retain();
+    rec->op = args.op;
+  }
+  core::Request* r = the_pml().requests().allocate();
+  r->kind = core::RequestKind::kColl;
+  r->comm = args.comm;  // keeps a freed communicator's context until the request goes
+  r->owner = rec.get();
+  r->persistent = rec->persistent;
+  rec->request = r;
+  *form.request = handle_of(r);
+  if (rec->persistent) {
+    collectives().persistent.push_back(std::move(rec));
+    return MPI_SUCCESS;
+  }
+  r->active = true;
+  Record* raw = rec.release();
+  if (Status st = raw->operation->start(); !st.ok()) {
+    the_pml().requests().release(r);
+    delete raw;
+    *form.request = MPI_REQUEST_NULL;
+    return raise_status(call, comm, st);
+  }
+  activate(raw);
+  return MPI_SUCCESS;
+}
+
+int start_collective(const Call& call, core::Request* r) {
+  auto* rec = static_cast<Record*>(r->owner);
+  r->active = true;
+  r->reset_complete();
+  r->status = core::MessageStatus{};
+  if (Status st = rec->operation->start(); !st.ok()) {
+    r->active = false;
+    return raise_status(call, comm_handle_of(r), st);
+  }
+  activate(rec);
+  return MPI_SUCCESS;
+}
+
+}  // namespace gpurun::api

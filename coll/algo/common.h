@@ -1,0 +1,44 @@
+// What the algorithm files share: the call's buffers as typed Bufs, a way to turn a plan
+// function into an Algorithm::create, rank arithmetic, and the phases that several
+// algorithms chain together (coll/algo/phases.h).
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <memory>
+
+#include "coll/algorithm.h"
+#include "coll/schedule.h"
+
+namespace gpurun::coll::algo {
+
+// The send and receive buffers of the call: count x type and recvcount x recvtype (or count x
+// type for the collectives that have one type).
+inline Buf send_buf(const Args& a, std::int64_t count) {
+  return Buf{const_cast<void*>(a.sendbuf), count, a.type};
+}
+inline Buf recv_buf(const Args& a, std::int64_t count, const core::Datatype* type) {
+  return Buf{a.recvbuf, count, type};
+}
+
+// A plan appends rounds to a builder; create_with<plan> is an Algorithm::create.
+using PlanFn = Status (*)(ScheduleBuilder& b);
+template <PlanFn plan>
+Result<std::unique_ptr<Operation>> create_with(const Args& args) {
+  ScheduleBuilder b(args);
+  GPURUN_TRY(plan(b));
+  return b.build();
+}
+
+// The algorithms here compute on the host (reduce and copy steps touch the buffers): they
+// take host memory only. Device buffers need an algorithm that stages or reduces on the device.
+inline bool on_host(const Args& a) { return a.memory == accel::MemoryKind::kHost; }
+
+// Largest power of two not above n (n >= 1).
+inline int floor_pow2(int n) { return static_cast<int>(std::bit_floor(static_cast<unsigned>(n))); }
+// ceil(log2 n) for n >= 1.
+inline int ceil_log2(int n) {
+  return n <= 1 ? 0 : static_cast<int>(std::bit_width(static_cast<unsigned>(n - 1)));
+}
+
+}  // namespace gpurun::coll::algo

@@ -1,0 +1,190 @@
+#include "coll/engine.h"
+
+#include <array>
+#include <bit>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "coll/params.h"
+#include "coll/selector.h"
+#include "coll/tuning.h"
+#include "runtime/base/log.h"
+
+namespace gpurun::coll {
+namespace {
+
+constexpr std::size_t kCollectives = static_cast<std::size_t>(Collective::kCount);
+
+// The last operation of a blocking call, for the next one (blocking_operation()).
+struct BlockingSlot {
+  const Algorithm* algorithm = nullptr;
+  std::unique_ptr<Operation> operation;
+};
+
+struct CommState {
+  const core::Communicator* comm = nullptr;
+  int size = 0;
+  bool one_host = true;
+  std::array<std::optional<std::vector<Candidate>>, kCollectives> candidates;
+  std::array<std::uint64_t, kCollectives> logged{};  // size buckets whose decision was logged
+  std::array<BlockingSlot, kCollectives> blocking;
+};
+
+std::string forced_knob(Collective collective) {
+  return params::forced_algorithm(collective).get();
+}
+
+struct Engine {
+  bool table_loaded = false;
+  Status table_status;
+  std::optional<TuningTable> table;
+  std::optional<Selector> selector;
+  std::unordered_map<std::uint32_t, CommState> comms;
+  // The state looked up last (calls in a loop go to one communicator); elements of an
+  // unordered_map stay where they are until erased.
+  std::uint32_t last_context = 0;
+  CommState* last_state = nullptr;
+
+  Status load_table() {
+    if (table_loaded) return table_status;
+    table_loaded = true;
+    const std::string& path = params::tuning_file().get();
+    Result<TuningTable> t = path.empty() ? TuningTable::built_in() : TuningTable::load(path);
+    if (!t.ok()) {
+      table_status = t.status();
+      GPURUN_LOG(error, coll, "%s", table_status.to_string().c_str());
+      return table_status;
+    }
+    table.emplace(std::move(t).value());
+    selector.emplace(&*table, forced_knob);
+    return ok_status();
+  }
+
+  CommState& state_of(const Args& args) {
+    std::uint32_t context = args.comm->context_id();
+    if (last_state == nullptr || last_context != context) {
+      last_state = &comms[context];
+      last_context = context;
+    }
+    CommState& s = *last_state;
+    if (s.comm != args.comm || s.size != args.comm->size() || s.one_host != args.one_host) {
+      s = CommState{};
+      s.comm = args.comm;
+      s.size = args.comm->size();
+      s.one_host = args.one_host;
+    }
+    return s;
+  }
+};
+
+Engine& engine() {
+  static auto* e = new Engine;
+  return *e;
+}
+
+std::int64_t sum(const std::int64_t* counts, int n) {
+  std::int64_t total = 0;
+  for (int i = 0; i < n; ++i) total += counts[i];
+  return total;
+}
+
+void log_decision(CommState& s, const Args& args, std::int64_t bytes, const Algorithm& a) {
+  int bucket = std::min(63, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(bytes))));
+  std::uint64_t& logged = s.logged[static_cast<std::size_t>(args.collective)];
+  if ((logged >> bucket) & 1) return;
+  logged |= std::uint64_t{1} << bucket;
+  GPURUN_LOG(debug, coll, "%.*s of %lld bytes (bucket up to %llu) on %d ranks: %.*s",
+             static_cast<int>(collective_name(args.collective).size()),
+             collective_name(args.collective).data(), static_cast<long long>(bytes),
+             bucket == 0 ? 0ULL : (1ULL << bucket) - 1, s.size, static_cast<int>(a.name.size()),
+             a.name.data());
+}
+
+}  // namespace
+
+std::int64_t selection_bytes(const Args& a) {
+  int p = a.comm->size();
+  auto bytes = [](std::int64_t count, const core::Datatype* type) {
+    return type != nullptr ? count * type->size() : 0;
+  };
+  switch (a.collective) {
+    case Collective::kBcast:
+    case Collective::kReduce:
+    case Collective::kAllreduce:
+    case Collective::kScan:
+    case Collective::kExscan:
+      return bytes(a.count, a.type);
+    case Collective::kReduceScatterBlock:
+      return bytes(a.count, a.type) * p;
+    case Collective::kReduceScatter:
+      return a.recvcounts != nullptr ? bytes(sum(a.recvcounts, p), a.type) : 0;
+    case Collective::kGather:  // the root's receive side (its send side may be MPI_IN_PLACE)
+      return a.recvtype != nullptr ? bytes(a.recvcount, a.recvtype) : bytes(a.count, a.type);
+    case Collective::kScatter:  // the root's send side (its receive side may be MPI_IN_PLACE)
+      return a.type != nullptr ? bytes(a.count, a.type) : bytes(a.recvcount, a.recvtype);
+    case Collective::kAllgather:
+    case Collective::kAlltoall:
+      return bytes(a.recvcount, a.recvtype);
+    case Collective::kAllgatherv:
+      return a.recvcounts != nullptr ? bytes(sum(a.recvcounts, p), a.recvtype) / p : 0;
+    default:
+      return 0;
+  }
+}
+
+namespace {
+
+Result<const Algorithm*> select_in(Engine& e, CommState& s, const Args& args) {
+  auto& candidates = s.candidates[static_cast<std::size_t>(args.collective)];
+  if (!candidates) candidates = e.selector->candidates(args.collective, s.size, s.one_host);
+  std::int64_t bytes = selection_bytes(args);
+  GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, e.selector->pick(*candidates, args, bytes));
+  log_decision(s, args, bytes, *a);
+  return a;
+}
+
+}  // namespace
+
+Result<const Algorithm*> select(const Args& args) {
+  Engine& e = engine();
+  GPURUN_TRY(e.load_table());
+  return select_in(e, e.state_of(args), args);
+}
+
+Result<std::unique_ptr<Operation>> create(const Args& args) {
+  GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select(args));
+  return a->create(args);
+}
+
+Result<Operation*> blocking_operation(const Args& args) {
+  Engine& e = engine();
+  GPURUN_TRY(e.load_table());
+  CommState& s = e.state_of(args);
+  GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select_in(e, s, args));
+  BlockingSlot& slot = s.blocking[static_cast<std::size_t>(args.collective)];
+  if (slot.algorithm == a && slot.operation && slot.operation->rearm(args))
+    return slot.operation.get();
+  slot.operation.reset();  // its scratch goes back to the pool first
+  GPURUN_ASSIGN_OR_RETURN(slot.operation, a->create(args));
+  slot.algorithm = a;
+  return slot.operation.get();
+}
+
+void forget_comm(std::uint32_t context_id) {
+  Engine& e = engine();
+  e.comms.erase(context_id);
+  e.last_state = nullptr;
+}
+
+void reset_engine() {
+  Engine& e = engine();
+  e.comms.clear();
+  e.last_state = nullptr;
+  e.selector.reset();
+  e.table.reset();
+  e.table_loaded = false;
+  e.table_status = ok_status();
+}
+
+}  // namespace gpurun::coll

@@ -1,0 +1,45 @@
+// The collective engine: from a call's arguments to a running Operation. It selects the
+// algorithm (coll/selector.h: knob, tuning table, fallback), keeping per communicator what
+// the selection needs (its candidates, which decisions were logged), and creates the
+// algorithm's operation. The API layer starts it: progressed to the end for a blocking call,
+// behind a request for a nonblocking one, kept for a persistent one.
+//
+// Per-communicator state is keyed by context id, created on first use and dropped by
+// forget_comm() (MPI_Comm_free); a state found for a context id that another communicator
+// now uses is rebuilt. The tags of calls come from the API layer's per-communicator sequence,
+// which communicator creation shares (Args::tag).
+//
+// Threading: not thread-safe; the API layer serialises callers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "coll/algorithm.h"
+#include "runtime/base/status.h"
+
+namespace gpurun::coll {
+
+// The size that selection looks at, in bytes, the same on every rank: the whole vector for
+// bcast, reduce, allreduce, scan, exscan and reduce_scatter(_block); one rank's block for
+// gather, scatter, allgather, alltoall (and the average block for allgatherv); 0 for barrier
+// and for the v/w forms whose counts only some ranks know (gatherv, scatterv, alltoallv,
+// alltoallw).
+std::int64_t selection_bytes(const Args& args);
+
+// The algorithm that create() would use for `args`.
+Result<const Algorithm*> select(const Args& args);
+// The operation of the selected algorithm for `args`, not started.
+Result<std::unique_ptr<Operation>> create(const Args& args);
+// The same for a blocking call: the engine keeps the operation (one per communicator and
+// collective) and offers it to the next blocking call (Operation::rearm), so that a call
+// repeated with the same arguments builds nothing. Valid until the next blocking call of this
+// collective on this communicator; the caller runs it to completion before that.
+Result<Operation*> blocking_operation(const Args& args);
+
+// Drops the state of the communicator with `context_id` (it is being freed).
+void forget_comm(std::uint32_t context_id);
+// Forgets everything (tables, knobs' effects, communicators): for tests that change knobs.
+void reset_engine();
+
+}  // namespace gpurun::coll

@@ -1,0 +1,179 @@
+// The ofi transport: packets and bulk data between hosts through libfabric, on a reliable
+// datagram endpoint (FI_EP_RDM) with tagged messages, over the provider that fi_getinfo offers
+// (tcp here; verbs, efa, psm3... elsewhere).
+//
+// Packets are tagged messages with one tag (kPacketTag): the pml's PacketHeader, the sender's
+// job rank and a per-peer sequence number, then the payload, copied into a pre-posted send
+// buffer; receive buffers are posted for that tag and re-posted as soon as their packet was
+// handled. Send buffers bound what is in flight (GPURUN_OFI_SEND_BUFFERS): when none is free,
+// send() asks the caller to retry.
+//
+// Bulk data moves when the receiver asks for it, so that an offer completes only once its
+// receiver took it (a synchronous send relies on that): offer() only records the data; pull()
+// posts a receive, tagged with the sender and the offer, into the user's buffer and then sends
+// the sender a control packet (kCts: offer id, bytes wanted); the sender then sends that many
+// bytes as one tagged message, which always finds its receive posted (the provider's own
+// rendezvous moves large ones without a copy). Non-contiguous data goes through a packed copy.
+//
+// Progress: the completion queue is read in progress(); no thread of its own.
+// Threading: one thread at a time (FI_THREAD_DOMAIN).
+#pragma once
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_tagged.h>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/transport/ofi/ofi_api.h"
+#include "runtime/transport/ofi/ofi_info.h"
+#include "runtime/transport/transport.h"
+
+namespace gpurun::transport::ofi {
+
+struct Config {
+  int rank = 0;  // this process's job rank
+  int size = 1;  // ranks in the job
+  // The job runs on one host: the loopback domain, so that nothing listens on an outside
+  // address (DESIGN.md decision 9).
+  bool loopback_only = false;
+  std::string nic;  // the NIC the launcher placed this rank near ("eth0", "mlx5_0"), or empty
+};
+
+struct WireHeader {
+  PacketHeader header;
+  std::int32_t rank;  // the sender's job rank
+  std::uint32_t seq;  // packets from that rank to this one, counted from 0
+};
+static_assert(sizeof(WireHeader) == 24);
+
+class OfiTransport;
+class OfiEndpoint;
+
+// Everything handed to libfabric starts with its context, so a completion finds its operation.
+struct Op {
+  enum class Kind : std::uint8_t { kPacketSend, kPacketRecv, kBulkSend, kBulkRecv };
+  fi_context2 context{};
+  Kind kind = Kind::kPacketSend;
+};
+
+struct PacketBuffer : Op {
+  OfiEndpoint* endpoint = nullptr;  // a send's destination
+  std::vector<std::byte> bytes;     // WireHeader + payload
+  fid_mr* mr = nullptr;             // when the provider needs local registration
+  void* desc = nullptr;
+};
+
+struct BulkOp : Op {
+  OfiEndpoint* endpoint = nullptr;
+  Data data;
+  Completion done;
+  std::uint64_t tag = 0;
+  std::size_t length = 0;         // bytes posted (a pull: what the receiver wants)
+  std::vector<std::byte> bounce;  // the packed bytes of non-contiguous data
+  fid_mr* mr = nullptr;
+};
+
+// A transport control packet waiting for a free send buffer.
+struct PendingControl {
+  OfiEndpoint* endpoint;
+  std::uint8_t type;
+  std::vector<std::byte> payload;
+};
+
+class OfiEndpoint final : public Endpoint {
+ public:
+  Status send(const PacketHeader& header, const void* payload, std::size_t length) override;
+  Result<BulkCookie> offer(const Data& data, Completion done) override;
+  Status pull(const BulkCookie& cookie, const Data& data, Completion done) override;
+
+ private:
+  friend class OfiTransport;
+  OfiTransport* transport_ = nullptr;
+  fi_addr_t address_ = FI_ADDR_UNSPEC;
+  int peer_ = -1;
+  std::uint32_t next_seq_ = 0;               // of the next packet to the peer
+  std::uint32_t next_offer_ = 0;             // id of the next offer to the peer
+  std::map<std::uint32_t, BulkOp*> offers_;  // offered to the peer, not yet asked for
+  Status failed_;
+};
+
+class OfiTransport final : public Transport {
+ public:
+  static Result<std::unique_ptr<OfiTransport>> create(const Config& config, PacketHandler handler);
+  ~OfiTransport() override;
+
+  const Caps& caps() const override { return caps_; }
+  std::vector<std::byte> address() const override { return address_; }
+  Result<Endpoint*> connect(int rank, std::span<const std::byte> address) override;
+  int progress() override;
+  // Every send (packets and offers) completed and every pull posted has completed.
+  bool quiescent() const override { return in_flight_ == 0 && retry_.empty() && controls_.empty(); }
+  const std::string& provider() const { return provider_; }
+  const std::string& domain_name() const { return domain_name_; }
+
+ private:
+  friend class OfiEndpoint;
+  OfiTransport(const Config& config, PacketHandler handler);
+  Status open(fi_info* info);
+  Status post_receive_buffers();
+  Status register_buffer(void* buffer, std::size_t length, std::uint64_t access, fid_mr** mr,
+                         void** desc);
+  Status post_receive(PacketBuffer* buffer);
+  BulkOp* take_bulk();
+  void release_bulk(BulkOp* op);
+  Status start_bulk(BulkOp* op);  // posts a bulk send or receive; -FI_EAGAIN queues it
+  // Sends a packet now, or kNoResource.
+  Status post_packet(OfiEndpoint& ep, const PacketHeader& header, const void* payload,
+                     std::size_t length);
+  void send_control(OfiEndpoint& ep, std::uint8_t type, const void* payload, std::size_t length);
+  void handle_control(int rank, const PacketHeader& header, const std::byte* payload,
+                      std::size_t length);
+  int flush_controls();
+  void complete(Op* op, std::size_t length, Status status);
+  void receive_packet(PacketBuffer* buffer, std::size_t length);
+  void deliver_early(int rank);
+  void finish_bulk(BulkOp* op, Status status);
+  int read_error();
+  int retry();
+  std::uint64_t bulk_tag(int sender, std::uint32_t id) const;
+
+  Config config_;
+  PacketHandler handler_;
+  Caps caps_;
+  std::string provider_;
+  std::string domain_name_;
+  bool local_mr_ = false;  // the provider needs buffers registered (FI_MR_LOCAL)
+  fi_info* info_ = nullptr;
+  fid_fabric* fabric_ = nullptr;
+  fid_domain* domain_ = nullptr;
+  fid_av* av_ = nullptr;
+  fid_cq* cq_ = nullptr;
+  fid_ep* ep_ = nullptr;
+  std::vector<std::byte> address_;
+  std::vector<std::unique_ptr<OfiEndpoint>> endpoints_;  // by job rank
+  std::vector<std::unique_ptr<PacketBuffer>> buffers_;   // every packet buffer, send and receive
+  std::vector<PacketBuffer*> free_sends_;
+  std::deque<PacketBuffer*> unposted_;            // receive buffers waiting to be posted again
+  std::deque<std::unique_ptr<BulkOp>> bulk_ops_;  // stable addresses; reused through free_bulk_
+  std::vector<BulkOp*> free_bulk_;
+  std::deque<BulkOp*> retry_;            // bulk operations the provider had no room for
+  std::deque<PendingControl> controls_;  // control packets waiting for a send buffer
+  struct Inbound {
+    std::uint32_t next_seq = 0;
+    std::map<std::uint32_t, std::vector<std::byte>> early;  // packets that overtook others
+  };
+  std::vector<Inbound> inbound_;  // by job rank
+  int in_flight_ = 0;             // packet sends, offers and pulls not completed
+  int delivered_ = 0;
+};
+
+}  // namespace gpurun::transport::ofi

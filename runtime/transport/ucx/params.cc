@@ -1,0 +1,34 @@
+#include "runtime/transport/ucx/params.h"
+
+namespace gpurun::transport::ucx::params {
+namespace {
+param::Param<param::Size> g_max_packet(
+    "GPURUN_UCX_MAX_PACKET", param::Size{8192},
+    "Largest packet (and so the default eager limit) on ucx; larger messages go by UCX "
+    "rendezvous.");
+param::Param<int> g_send_queue(
+    "GPURUN_UCX_SEND_QUEUE", 256,
+    "Packets to one peer that UCX may hold (copied) while the network is busy before a send "
+    "waits for progress.",
+    param::Level::kAdvanced);
+param::Param<bool> g_peer_failure(
+    "GPURUN_UCX_PEER_FAILURE", false,
+    "Ask UCX to detect failed peers (UCP_ERR_HANDLING_MODE_PEER): sends to a dead rank fail "
+    "instead of waiting; costs keepalive traffic and may exclude some UCX transports.",
+    param::Level::kAdvanced);
+param::Param<std::string> g_library(
+    "GPURUN_UCX_LIBRARY", "libucp.so.0",
+    "The UCX library that the ucx transport loads when a job needs it (a path, for a UCX "
+    "built elsewhere, e.g. with CUDA).",
+    param::Level::kAdvanced);
+}  // namespace
+
+const param::Param<param::Size>& max_packet() { return g_max_packet; }
+const param::Param<int>& send_queue() { return g_send_queue; }
+const param::Param<bool>& peer_failure() { return g_peer_failure; }
+
+}  // namespace gpurun::transport::ucx::params
+
+namespace gpurun::transport::ucx::params {
+const param::Param<std::string>& library() { return g_library; }
+}  // namespace gpurun::transport::ucx::params

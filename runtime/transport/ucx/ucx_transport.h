@@ -1,0 +1,209 @@
+// The ucx transport: packets and bulk data between hosts through UCX (UCP active messages).
+//
+// Packets are UCP active messages (id kPacketAm) whose UCX header is the pml's PacketHeader
+// plus the sender's job rank and a per-peer sequence number; the payload goes as AM data, sent
+// eagerly. A packet UCX can take at once costs no copy of ours and no allocation; while the
+// network is busy, packets are copied into pooled buffers that UCX holds (in order), up to
+// GPURUN_UCX_SEND_QUEUE per peer, after which send() asks the caller to retry.
+//
+// Bulk data uses UCX's own rendezvous: offer() sends the data at once as an active message
+// (id kBulkAm) with UCP_AM_SEND_FLAG_RNDV, so only UCX's request-to-send travels; the receiver
+// keeps the descriptor UCX hands it, and pull() receives the data into the user's buffer with
+// ucp_am_recv_data_nbx (zero-copy where UCX can). Non-contiguous data and truncated pulls go
+// through a UCP generic datatype that calls the Data's pack/unpack.
+//
+// Progress: ucp_worker_progress() inside progress(), no thread of its own; callbacks (packets,
+// completions) run there. Threading: one thread at a time (UCS_THREAD_MODE_SERIALIZED).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/transport/transport.h"
+#include "runtime/transport/ucx/ucx_api.h"
+
+namespace gpurun::transport::ucx {
+
+struct Config {
+  int rank = 0;  // this process's job rank
+  int size = 1;  // ranks in the job
+  // The job runs on one host: unless UCX_NET_DEVICES says otherwise, UCX uses the loopback
+  // device only, so that nothing listens on an outside address (DESIGN.md decision 9).
+  bool loopback_only = false;
+};
+
+// The UCX header of a packet.
+struct WireHeader {
+  PacketHeader header;
+  std::int32_t rank;  // the sender's job rank
+  std::uint32_t seq;  // packets from that rank to this one, counted from 0
+};
+static_assert(sizeof(WireHeader) == 24);
+
+// The UCX header of offered bulk data.
+struct BulkHeader {
+  std::int32_t rank;  // the sender's job rank
+  std::uint32_t reserved;
+  std::uint64_t id;  // the offer's number on the sender's endpoint (BulkCookie::id)
+};
+
+// Objects handed to UCX by address live in a Pool: stable addresses, reused, no allocation
+// once warm.
+template <class T>
+class Pool {
+ public:
+  T* take() {
+    if (free_.empty()) return &items_.emplace_back();
+    T* item = free_.back();
+    free_.pop_back();
+    return item;
+  }
+  void put(T* item) { free_.push_back(item); }
+
+ private:
+  std::deque<T> items_;
+  std::vector<T*> free_;
+};
+
+class UcxTransport;
+class UcxEndpoint;
+
+// Active-message ids.
+inline constexpr unsigned kPacketAm = 0;
+inline constexpr unsigned kBulkAm = 1;
+
+// Shared by the parts of the transport (ucx_transport.cc, ucx_bulk.cc).
+const ucp_generic_dt_ops_t& generic_ops();        // GenericState through Data's pack/unpack
+Status status_of(ucs_status_t status, int peer);  // a transfer's outcome, naming the peer
+Status ucx_error(const std::string& what, ucs_status_t status);
+
+// Data seen through a UCP generic datatype: the pml's Data and the bytes on the wire.
+struct GenericState {
+  Data data;
+  std::size_t length = 0;  // bytes on the wire (offered, or arriving)
+};
+
+struct QueuedPacket {  // a packet UCX holds while the network is busy
+  UcxEndpoint* endpoint = nullptr;
+  WireHeader header{};
+  std::vector<std::byte> payload;
+};
+
+struct SendOp : GenericState {  // offered bulk data
+  UcxTransport* transport = nullptr;
+  int peer = -1;
+  BulkHeader header{};
+  Completion done;
+};
+
+struct RecvOp : GenericState {  // bulk data being received
+  UcxTransport* transport = nullptr;
+  int peer = -1;
+  Completion done;
+};
+
+// Bulk data that arrived before its pull, or a pull waiting for its data.
+struct Arrival {
+  void* desc = nullptr;  // UCX's descriptor, when arrived
+  std::size_t length = 0;
+  bool arrived = false;
+  bool pulled = false;
+  Data data;  // the pull's, when pulled
+  Completion done;
+};
+
+// What arrives from one peer.
+struct Inbound {
+  std::uint32_t next_seq = 0;
+  std::map<std::uint32_t, std::vector<std::byte>> early;  // packets that overtook others
+  std::unordered_map<std::uint64_t, Arrival> arrivals;    // by offer id
+};
+
+class UcxEndpoint final : public Endpoint {
+ public:
+  Status send(const PacketHeader& header, const void* payload, std::size_t length) override;
+  Result<BulkCookie> offer(const Data& data, Completion done) override;
+  Status pull(const BulkCookie& cookie, const Data& data, Completion done) override;
+
+ private:
+  friend class UcxTransport;
+  Status send_queued(const WireHeader& header, const void* payload, std::size_t length);
+  static void on_queued_sent(void* request, ucs_status_t status, void* user_data);
+  static void on_error(void* arg, ucp_ep_h ep, ucs_status_t status);
+
+  UcxTransport* transport_ = nullptr;
+  ucp_ep_h ep_ = nullptr;
+  int peer_ = -1;
+  std::uint32_t next_seq_ = 0;    // of the next packet to the peer
+  std::uint64_t next_offer_ = 0;  // id of the next offer to the peer
+  int queued_ = 0;                // packets UCX holds for us (copied)
+  Status failed_;                 // set when UCX reports the connection broken
+};
+
+class UcxTransport final : public Transport {
+ public:
+  static Result<std::unique_ptr<UcxTransport>> create(const Config& config, PacketHandler handler);
+  ~UcxTransport() override;
+
+  const Caps& caps() const override { return caps_; }
+  std::vector<std::byte> address() const override { return address_; }
+  Result<Endpoint*> connect(int rank, std::span<const std::byte> address) override;
+  int progress() override;
+  // No packet, offer or pull in flight, and the worker flushed since the last send.
+  bool quiescent() const override;
+
+ private:
+  friend class UcxEndpoint;
+  UcxTransport(const Config& config, PacketHandler handler);
+  Status init_context();
+  Status init_worker();
+
+  static ucs_status_t on_packet(void* arg, const void* header, std::size_t header_length,
+                                void* data, std::size_t length, const ucp_am_recv_param_t* param);
+  static ucs_status_t on_bulk(void* arg, const void* header, std::size_t header_length, void* data,
+                              std::size_t length, const ucp_am_recv_param_t* param);
+  static void on_offer_sent(void* request, ucs_status_t status, void* user_data);
+  static void on_received(void* request, ucs_status_t status, std::size_t length, void* user_data);
+  static void on_flushed(void* request, ucs_status_t status, void* user_data);
+
+  void receive_packet(const WireHeader& header, const std::byte* payload, std::size_t length);
+  void deliver_early(int rank, Inbound& in);
+  // Receives arrived bulk data (UCX descriptor `desc`, `length` bytes) into `data`.
+  void receive_bulk(int peer, void* desc, std::size_t length, const Data& data, Completion done);
+  Status check_memory(accel::MemoryKind kind, int peer) const;
+  void set_memory_type(ucp_request_param_t& param, accel::MemoryKind kind) const;
+  void defer(Completion done, Status status);
+  int run_deferred();
+  void close_endpoints();
+
+  Config config_;
+  PacketHandler handler_;
+  Caps caps_;
+  ucp_context_h context_ = nullptr;
+  ucp_worker_h worker_ = nullptr;
+  ucp_datatype_t generic_ = 0;  // GenericState through the Data's pack/unpack
+  std::vector<std::byte> address_;
+  std::vector<std::unique_ptr<UcxEndpoint>> endpoints_;  // by job rank
+  std::vector<Inbound> inbound_;                         // by job rank
+  ucp_request_param_t immediate_{};                      // packets: eager, at once or not at all
+  int send_queue_ = 0;                                   // GPURUN_UCX_SEND_QUEUE
+  Pool<QueuedPacket> queued_;
+  Pool<SendOp> send_ops_;
+  Pool<RecvOp> recv_ops_;
+  std::vector<std::pair<Completion, Status>> deferred_;
+  int in_flight_ = 0;  // queued packets, offers and receives that UCX has not completed
+  int delivered_ = 0;  // events handled inside callbacks during this progress()
+  bool closing_ = false;
+  // Flushing before the process leaves: sends counted, and those a completed flush covered.
+  std::uint64_t sends_ = 0;
+  mutable std::uint64_t flushed_ = 0;
+  mutable std::uint64_t flushing_ = 0;  // sends_ when the running flush began
+  mutable bool flush_running_ = false;
+};
+
+}  // namespace gpurun::transport::ucx

@@ -1,0 +1,357 @@
+// Selection: the tuning table's format and checks, rules by size, ranks and spread, forced
+// algorithms, and the fallbacks with their warnings. Test algorithms are registered for
+// neighbor_alltoallw, a collective no real algorithm serves yet, so these tests own its list.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "coll/engine.h"
+#include "coll/params.h"
+#include "coll/selector.h"
+#include "coll/tuning.h"
+#include "runtime/base/param.h"
+
+namespace gpurun::coll {
+namespace {
+
+constexpr Collective kTest = Collective::kNeighborAlltoallw;
+
+bool even_ranks(const Args& a) { return a.comm->size() % 2 == 0; }
+bool never(const Args&) { return false; }
+Result<std::unique_ptr<Operation>> no_create(const Args&) {
+  return Status(ErrorCode::kUnsupported, "test algorithm");
+}
+
+}  // namespace
+}  // namespace gpurun::coll
+
+GPURUN_REGISTER_ALGORITHM(test_any, .name = "any", .collective = gpurun::coll::kTest,
+                          .usable = nullptr, .create = gpurun::coll::no_create,
+                          .summary = "test: runs anything")
+GPURUN_REGISTER_ALGORITHM(test_even, .name = "even", .collective = gpurun::coll::kTest,
+                          .usable = gpurun::coll::even_ranks, .create = gpurun::coll::no_create,
+                          .summary = "test: even rank counts only")
+GPURUN_REGISTER_ALGORITHM(test_never, .name = "never", .collective = gpurun::coll::kTest,
+                          .usable = gpurun::coll::never, .create = gpurun::coll::no_create,
+                          .summary = "test: runs nothing")
+
+namespace gpurun::coll {
+namespace {
+
+const char* kTable = R"({
+  "version": 1,
+  "comment": "a test table",
+  "collectives": {
+    "neighbor_alltoallw": [
+      {"algorithm": "never", "max_bytes": 100},
+      {"algorithm": "even", "max_bytes": "1K", "comment": "small on even counts"},
+      {"algorithm": "any", "min_ranks": 2, "max_ranks": 4, "one_host": true},
+      {"algorithm": "even", "min_bytes": 4096}
+    ]
+  }
+})";
+
+TuningTable table_of(const char* json) {
+  auto t = TuningTable::parse(json, "test");
+  EXPECT_TRUE(t.ok()) << t.status().to_string();
+  return t.ok() ? std::move(t).value() : TuningTable{};
+}
+
+// A table with `list` as neighbor_alltoallw's rules.
+std::string rules(const std::string& list) {
+  return R"({"version": 1, "collectives": {"neighbor_alltoallw": [)" + list + "]}}";
+}
+
+std::string rejection(const std::string& json) {
+  auto t = TuningTable::parse(json, "test.json");
+  EXPECT_FALSE(t.ok()) << json;
+  return t.ok() ? "" : t.status().to_string();
+}
+
+std::string forced_none(Collective) { return "auto"; }
+std::string g_forced;
+std::string forced_test(Collective c) { return c == kTest ? g_forced : "auto"; }
+
+struct Call {
+  core::Communicator comm;
+  Args args;
+  explicit Call(int ranks) : comm(core::Group::identity(ranks), 0, 7) {
+    args.collective = kTest;
+    args.comm = &comm;
+  }
+};
+
+std::string picked(Selector& s, int ranks, std::int64_t bytes, bool one_host = true) {
+  Call call(ranks);
+  call.args.one_host = one_host;
+  auto candidates = s.candidates(kTest, ranks, one_host);
+  auto a = s.pick(candidates, call.args, bytes);
+  return a.ok() ? std::string(a.value()->name) : "error: " + a.status().to_string();
+}
+
+TEST(TuningTable, RulesAreReadInOrderWithTheirRanges) {
+  TuningTable t = table_of(kTable);
+  auto rules = t.rules(kTest);
+  ASSERT_EQ(rules.size(), 4u);
+  EXPECT_EQ(rules[0].algorithm->name, "never");
+  EXPECT_EQ(rules[0].max_bytes, 100);
+  EXPECT_EQ(rules[1].max_bytes, 1024);
+  EXPECT_EQ(rules[2].min_ranks, 2);
+  EXPECT_EQ(rules[2].max_ranks, 4);
+  EXPECT_EQ(rules[2].one_host, std::optional<bool>(true));
+  EXPECT_EQ(rules[3].min_bytes, 4096);
+  EXPECT_TRUE(t.rules(Collective::kAllreduce).empty());
+}
+
+TEST(TuningTable, BadTablesAreRejectedWithTheirPlace) {
+  EXPECT_NE(rejection(R"({"version": 1, "collectives": {"allreduce": [}})").find("syntax"),
+            std::string::npos);
+  EXPECT_NE(rejection(R"({"version": 1, "collectives": {"allreduce": [}})").find("test.json"),
+            std::string::npos);
+  EXPECT_NE(rejection(R"({"collectives": {}})").find("version"), std::string::npos);
+  EXPECT_NE(rejection(R"({"version": 1, "collectives": {"allreduse": []}})").find("allreduse"),
+            std::string::npos);
+  std::string unknown_algo = rejection(rules(R"({"algorithm": "ringg"})"));
+  EXPECT_NE(unknown_algo.find("ringg"), std::string::npos);
+  EXPECT_NE(unknown_algo.find("registered: any, even, never"), std::string::npos) << unknown_algo;
+  std::string typo = rejection(rules(R"({"algorithm": "any", "max_byte": 3})"));
+  EXPECT_NE(typo.find("collectives.neighbor_alltoallw[0].max_byte"), std::string::npos) << typo;
+  EXPECT_NE(rejection(rules(R"({"algorithm": "any", "max_bytes": "lots"})")).find("size"),
+            std::string::npos);
+  EXPECT_NE(rejection(rules(R"({"algorithm": "any", "min_ranks": 0})")).find("ranks"),
+            std::string::npos);
+  EXPECT_NE(rejection(rules(R"({"algorithm": "any", "min_bytes": 9, "max_bytes": 8})"))
+                .find("min_bytes is above max_bytes"),
+            std::string::npos);
+  EXPECT_NE(rejection(rules(R"({"max_bytes": 8})")).find("names no \"algorithm\""),
+            std::string::npos);
+  EXPECT_NE(rejection(rules(R"({"algorithm": "any", "one_host": 1})")).find("true or false"),
+            std::string::npos);
+}
+
+TEST(TuningTable, TheBuiltInTableLoadsAndCoversEveryCollectiveWithAlgorithms) {
+  auto t = TuningTable::built_in();
+  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  for (int i = 0; i < static_cast<int>(Collective::kCount); ++i) {
+    auto c = static_cast<Collective>(i);
+    if (Registry::of(c).empty() || c == kTest) continue;
+    EXPECT_FALSE(t.value().rules(c).empty()) << collective_name(c);
+  }
+}
+
+TEST(TuningTable, MissingFileSaysWhatToDo) {
+  auto t = TuningTable::load("/nonexistent/tuning.json");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().to_string().find("GPURUN_COLL_TUNING_FILE"), std::string::npos);
+}
+
+TEST(Selector, FirstUsableMatchingRuleWins) {
+  TuningTable t = table_of(kTable);
+  Selector s(&t, forced_none);
+  EXPECT_EQ(picked(s, 4, 50), "even");    // "never" matches but cannot run
+  EXPECT_EQ(picked(s, 3, 50), "any");     // "even" cannot run on 3 ranks
+  EXPECT_EQ(picked(s, 4, 2000), "any");   // above the small rules
+  EXPECT_EQ(picked(s, 6, 5000), "even");  // beyond "any"'s rank range
+}
+
+TEST(Selector, OneHostRulesApplyOnlyToTheirSpread) {
+  TuningTable t = table_of(kTable);
+  Selector s(&t, forced_none);
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(picked(s, 4, 2000, true), "any");  // the one_host rule
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(picked(s, 4, 2000, false), "any");  // no rule: the registry's fallback
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("has no algorithm"), std::string::npos);
+}
+
+TEST(Selector, NoUsableRuleFallsBackToAnyRegisteredAlgorithmWithAWarning) {
+  TuningTable t = table_of(kTable);
+  Selector s(&t, forced_none);
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(picked(s, 5, 2000), "any");  // no rule for 5 ranks at 2000 bytes
+  EXPECT_EQ(picked(s, 5, 2000), "any");
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("no algorithm that can run neighbor_alltoallw"), std::string::npos) << err;
+  EXPECT_EQ(err.find("neighbor_alltoallw", err.find("neighbor_alltoallw") + 1), std::string::npos)
+      << "warned twice: " << err;
+}
+
+TEST(Selector, ForcedAlgorithmWinsWhenItCanRun) {
+  TuningTable t = table_of(kTable);
+  Selector s(&t, forced_test);
+  g_forced = "EVEN";  // knob values are case-insensitive
+  EXPECT_EQ(picked(s, 4, 2000), "even");
+  EXPECT_EQ(picked(s, 8, 1 << 20), "even");
+}
+
+TEST(Selector, ImpossibleForcedAlgorithmFallsBackWithOneWarning) {
+  TuningTable t = table_of(kTable);
+  Selector s(&t, forced_test);
+  g_forced = "even";
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(picked(s, 3, 50), "any");
+  EXPECT_EQ(picked(s, 5, 50), "any");
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("even (forced by knob) cannot run this call"), std::string::npos) << err;
+  EXPECT_EQ(err.find("forced", err.find("forced") + 1), std::string::npos) << "warned twice";
+}
+
+TEST(Selector, UnknownForcedNameWarnsAndUsesTheTable) {
+  TuningTable t = table_of(kTable);
+  Selector s(&t, forced_test);
+  g_forced = "rign";
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(picked(s, 4, 50), "even");
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("GPURUN_COLL_NEIGHBOR_ALLTOALLW_ALGO"), std::string::npos) << err;
+  EXPECT_NE(err.find("rign"), std::string::npos) << err;
+}
+
+TEST(Selector, NothingUsableIsAnError) {
+  TuningTable t = table_of(rules(R"({"algorithm": "never"})").c_str());
+  Selector s(&t, forced_none);
+  Call call(3);
+  auto candidates = s.candidates(kTest, 3, true);
+  // "any" takes everything: only a collective with no usable algorithm at all fails.
+  EXPECT_TRUE(s.pick(candidates, call.args, 10).ok());
+  call.args.collective = Collective::kNeighborAllgather;
+  auto none = s.pick({}, call.args, 10);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), ErrorCode::kUnsupported);
+}
+
+TEST(Engine, KnobForcesTheAlgorithmAndATuningFileReplacesTheTable) {
+  Call call(4);
+  auto& knob = const_cast<param::Param<std::string>&>(params::forced_algorithm(kTest));
+  ASSERT_TRUE(knob.set_from_string("never").ok());
+  reset_engine();
+  ::testing::internal::CaptureStderr();
+  auto a = select(call.args);  // the built-in table has no rule for it: registration order
+  ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a.value()->name, "any");
+  ASSERT_TRUE(knob.set_from_string("even").ok());
+  reset_engine();
+  a = select(call.args);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a.value()->name, "even");
+  ASSERT_TRUE(knob.set_from_string("auto").ok());
+
+  auto& file = const_cast<param::Param<std::string>&>(params::tuning_file());
+  ASSERT_TRUE(file.set_from_string("/nonexistent/table.json").ok());
+  reset_engine();
+  ::testing::internal::CaptureStderr();
+  a = select(call.args);
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(a.ok());
+  EXPECT_NE(a.status().to_string().find("/nonexistent/table.json"), std::string::npos);
+  ASSERT_TRUE(file.set_from_string("").ok());
+  reset_engine();
+}
+
+TEST(Engine, ATuningFileChoosesTheAlgorithms) {
+  std::string path = ::testing::TempDir() + "/coll_tuning_test.json";
+  {
+    std::ofstream out(path);
+    out << R"({"version": 1, "collectives": {"neighbor_alltoallw": [)"
+        << R"({"algorithm": "even", "max_ranks": 4}, {"algorithm": "never"}]}})";
+  }
+  auto& file = const_cast<param::Param<std::string>&>(params::tuning_file());
+  ASSERT_TRUE(file.set_from_string(path).ok());
+  reset_engine();
+  Call four(4), six(6);
+  auto a = select(four.args);
+  ASSERT_TRUE(a.ok()) << a.status().to_string();
+  EXPECT_EQ(a.value()->name, "even");  // the built-in table has no rule: it would say "any"
+  ::testing::internal::CaptureStderr();
+  a = select(six.args);  // "never" cannot: the registry's first usable one, with a warning
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("has no algorithm"), std::string::npos);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a.value()->name, "any");
+  ASSERT_TRUE(file.set_from_string("").ok());
+  reset_engine();
+  std::remove(path.c_str());
+}
+
+TEST(Engine, TheShippedTableFileIsTheBuiltInOne) {
+  auto file = TuningTable::load(GPURUN_COLL_TUNING_PATH);
+  auto built_in = TuningTable::built_in();
+  ASSERT_TRUE(file.ok()) << file.status().to_string();
+  ASSERT_TRUE(built_in.ok());
+  for (int i = 0; i < static_cast<int>(Collective::kCount); ++i) {
+    auto c = static_cast<Collective>(i);
+    ASSERT_EQ(file.value().rules(c).size(), built_in.value().rules(c).size());
+    for (std::size_t k = 0; k < file.value().rules(c).size(); ++k)
+      EXPECT_EQ(file.value().rules(c)[k].algorithm, built_in.value().rules(c)[k].algorithm);
+  }
+}
+
+TEST(Engine, InfoListsEveryAlgorithmWithItsSummary) {
+  std::string text = describe_algorithms();
+  for (int i = 0; i < static_cast<int>(Collective::kCount); ++i) {
+    for (const Algorithm* a : Registry::of(static_cast<Collective>(i))) {
+      std::string line = std::string(collective_name(a->collective));
+      EXPECT_NE(text.find(std::string(a->summary)), std::string::npos) << a->name;
+      EXPECT_NE(text.find(line), std::string::npos);
+    }
+  }
+  EXPECT_NE(text.find("recursive_doubling"), std::string::npos);
+}
+
+TEST(Engine, DeviceBuffersAreRefusedClearlyByHostAlgorithms) {
+  // Every algorithm registered here computes on the host: a device buffer has none to run it
+  // until a device-capable one registers, and the call says so rather than touching it.
+  Call call(4);
+  call.args.collective = Collective::kAllreduce;
+  call.args.memory = accel::MemoryKind::kCudaDevice;
+  auto int32 = core::Datatype::predefined(core::BasicType::kInt32, 4, "MPI_INT");
+  call.args.type = int32.get();
+  call.args.count = 4;
+  call.args.op = &core::Op::predefined(core::OpKind::kSum);
+  reset_engine();
+  ::testing::internal::CaptureStderr();
+  auto a = select(call.args);
+  ::testing::internal::GetCapturedStderr();
+  bool device_capable = false;
+  for (const Algorithm* x : Registry::of(Collective::kAllreduce))
+    device_capable |= x->usable == nullptr || x->usable(call.args);
+  if (device_capable) GTEST_SKIP() << "a device-capable allreduce is registered";
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(a.status().to_string().find("allreduce"), std::string::npos);
+  reset_engine();
+}
+
+TEST(Engine, SelectionBytesAreTheSameOnEveryRank) {
+  core::Communicator comm(core::Group::identity(3), 1, 5);
+  auto int32 = core::Datatype::predefined(core::BasicType::kInt32, 4, "MPI_INT");
+  Args a;
+  a.comm = &comm;
+  a.collective = Collective::kAllreduce;
+  a.count = 10;
+  a.type = int32.get();
+  EXPECT_EQ(selection_bytes(a), 40);
+  a.collective = Collective::kReduceScatterBlock;
+  EXPECT_EQ(selection_bytes(a), 120);
+  // A gather's root (recvtype set, perhaps MPI_IN_PLACE) and a non-root (send side) agree.
+  a.collective = Collective::kGather;
+  Args root = a;
+  root.recvcount = 10;
+  root.recvtype = int32.get();
+  root.count = 0;
+  root.type = nullptr;
+  EXPECT_EQ(selection_bytes(root), selection_bytes(a));
+  a.collective = Collective::kAlltoallv;
+  EXPECT_EQ(selection_bytes(a), 0);
+  std::int64_t counts[3] = {1, 2, 6};
+  a.collective = Collective::kAllgatherv;
+  a.recvcounts = counts;
+  a.recvtype = int32.get();
+  EXPECT_EQ(selection_bytes(a), 12);
+}
+
+}  // namespace
+}  // namespace gpurun::coll
