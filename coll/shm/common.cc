@@ -31,6 +31,7 @@ bool usable_common(const Args& args) {
 Result<std::unique_ptr<Operation>> create_on_arena(const Args& args, Factory make) {
   Arena& arena = arena_of(*args.comm);
   std::unique_ptr<ShmOp> op = make(arena, args);
+  op->remember(args);
   if (arena.state() != Arena::State::kReady) op->prepare_setup(args, make_fallback(args));
   return std::unique_ptr<Operation>(std::move(op));
 }

@@ -50,6 +50,13 @@ bool ShmOp::progress() {
   return done_;
 }
 
+bool ShmOp::rearm(const Args& args) {
+  if (!done_ || on_fallback_ || signature_.arrays || arena_.state() != Arena::State::kReady ||
+      !arena_.serves(*args.comm))
+    return false;
+  return Signature(args) == signature_;
+}
+
 Status ShmOp::status() const { return on_fallback_ ? fallback_->status() : status_; }
 
 void ShmOp::complete() {
