@@ -140,6 +140,9 @@ struct Algorithm {
   bool (*usable)(const Args& args) = nullptr;
   Result<std::unique_ptr<Operation>> (*create)(const Args& args) = nullptr;
   std::string_view summary;  // idea and cost, one line, for `gpurun --info algos`
+  // Optional: drops what the algorithm keeps per communicator (shared segments) when the
+  // communicator with this context id is freed, before the id can be reused.
+  void (*release)(std::uint32_t context_id) = nullptr;
 };
 
 // Every registered algorithm. Algorithm files register at static initialisation through

@@ -1,0 +1,112 @@
+// Allgather through every rank's slot in shared memory.
+//
+// Idea: blocks up to 56 bytes travel in the flag lines: each rank writes its block and flag in
+// one line and reads everyone's. Larger blocks go in rounds of one half slot: in round k each
+// rank packs chunk k of its block into half k mod 2 of its slot and posts step 2k + 1; once
+// everyone has, each copies chunk k of every block (its own included, from its own slot) into
+// its receive buffer and posts step 2k + 2, which frees the half for round k + 2. The halves
+// alternate, so a rank fills round k + 1 while slower ones still read round k.
+// Requirements: the members share memory (one host); host buffers; any datatypes.
+// Cost: p ranks, blocks of n bytes: (n / half + 1) x 2 hops; each rank copies n in and p n
+// out, all at once.
+#include <algorithm>
+
+#include "coll/shm/algorithms.h"
+#include "coll/shm/buffer.h"
+
+namespace gpurun::coll::shm {
+namespace {
+
+class Allgather final : public ShmOp {
+ public:
+  Allgather(Arena& arena, const Args& args)
+      : ShmOp(arena),
+        recv_(args.recvbuf, args.recvcount, args.recvtype),
+        send_(args.in_place ? recv_.block(arena.rank())
+                            : Buffer(args.sendbuf, args.count, args.type)),
+        in_place_(args.in_place),
+        hold_send_(args.in_place ? nullptr : args.type),
+        hold_recv_(args.recvtype) {}
+
+ private:
+  void plan() override {
+    half_ = arena_.slot_bytes() / 2 / kLineBytes * kLineBytes;
+    rounds_ = (send_.bytes() + half_ - 1) / half_;
+  }
+  void reset() override {
+    round_ = 0;
+    posted_ = false;
+    cursor_ = 0;
+  }
+  bool run() override {
+    if (send_.bytes() == 0) return true;
+    if (send_.bytes() <= kInlineBytes) return run_lines();
+    for (; round_ < rounds_; ++round_) {
+      if (!posted_ && !put_round()) return false;
+      if (!get_round()) return false;
+      posted_ = false;
+    }
+    return true;
+  }
+  bool run_lines() {
+    int me = arena_.rank();
+    if (!posted_) {
+      if (!arena_.line_writable(seq_)) return false;
+      send_.pack(0, arena_.line(me, seq_).data, send_.bytes());
+      arena_.post_line(seq_);
+      arena_.line_written(seq_, Arena::kAllReaders);
+      posted_ = true;
+    }
+    for (; cursor_ < arena_.size(); ++cursor_) {
+      if (!arena_.line_ready(cursor_, seq_)) return false;
+      if (cursor_ != me || !in_place_)
+        recv_.block(cursor_).unpack(0, arena_.line(cursor_, seq_).data, send_.bytes());
+    }
+    arena_.learn_all_started(seq_);
+    return true;
+  }
+  std::byte* half_of(int rank, std::uint64_t k) const {
+    return arena_.slot(rank) + (k % 2) * half_;
+  }
+  std::size_t length(std::uint64_t k) const {
+    return static_cast<std::size_t>(std::min<std::uint64_t>(half_, send_.bytes() - k * half_));
+  }
+  bool put_round() {
+    int first = static_cast<int>(round_ % 2) * 2;
+    if (!arena_.parts_writable(first, 2)) return false;
+    send_.pack(round_ * half_, half_of(arena_.rank(), round_), length(round_));
+    arena_.post(step_value(seq_, 2 * round_ + 1));
+    arena_.parts_written(first, 2, step_value(seq_, 2 * round_ + 2), Arena::kAllReaders);
+    posted_ = true;
+    cursor_ = 0;
+    return true;
+  }
+  bool get_round() {
+    if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
+    for (int r = 0; r < arena_.size(); ++r) {
+      if (r == arena_.rank() && in_place_) continue;
+      recv_.block(r).unpack(round_ * half_, half_of(r, round_), length(round_));
+    }
+    arena_.post(step_value(seq_, 2 * round_ + 2));
+    return true;
+  }
+
+  Buffer recv_;
+  Buffer send_;
+  bool in_place_;
+  TypeHold hold_send_;
+  TypeHold hold_recv_;
+  std::uint64_t half_ = 0;
+  std::uint64_t rounds_ = 0;
+  std::uint64_t round_ = 0;
+  bool posted_ = false;
+  int cursor_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<ShmOp> make_allgather(Arena& arena, const Args& args) {
+  return std::make_unique<Allgather>(arena, args);
+}
+
+}  // namespace gpurun::coll::shm

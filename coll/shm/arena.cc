@@ -1,0 +1,164 @@
+#include "coll/shm/arena.h"
+
+#include <algorithm>
+
+#include "coll/shm/op.h"
+#include "coll/shm/params.h"
+#include "coll/shm/setup.h"
+#include "runtime/base/log.h"
+
+namespace gpurun::coll::shm {
+namespace {
+
+std::vector<progress::Doorbell*>& doorbells() {
+  static auto* table = new std::vector<progress::Doorbell*>();
+  return *table;
+}
+
+}  // namespace
+
+std::size_t new_slot_bytes() {
+  std::uint64_t bytes = params::slot_size().get().bytes;
+  bytes = std::max<std::uint64_t>(bytes, kPageBytes * Arena::kParts);
+  return (bytes + kPageBytes - 1) / kPageBytes * kPageBytes;
+}
+
+void set_doorbell(int job_rank, progress::Doorbell* bell) {
+  auto& table = doorbells();
+  if (job_rank < 0) return;
+  if (static_cast<std::size_t>(job_rank) >= table.size()) table.resize(job_rank + 1, nullptr);
+  table[job_rank] = bell;
+}
+
+std::string& token_storage() {
+  static auto* token = new std::string();
+  return *token;
+}
+
+void set_job_token(std::string token) { token_storage() = std::move(token); }
+const std::string& job_token() { return token_storage(); }
+
+progress::Doorbell* doorbell_of(int job_rank) {
+  const auto& table = doorbells();
+  if (job_rank < 0 || static_cast<std::size_t>(job_rank) >= table.size()) return nullptr;
+  return table[job_rank];
+}
+
+Arena::Arena(const core::Communicator& comm)
+    : rank_(comm.rank()),
+      size_(comm.size()),
+      context_id_(comm.context_id()),
+      group_(comm.shared_group()) {
+  if (size_ == 1) {  // nobody to share with: the same code runs over private memory
+    Layout layout{.size = 1, .slot_bytes = new_slot_bytes()};
+    private_memory_.resize(layout.total_bytes() + kPageBytes);
+    auto address = reinterpret_cast<std::uintptr_t>(private_memory_.data());
+    void* base = reinterpret_cast<void*>((address + kPageBytes - 1) / kPageBytes * kPageBytes);
+    layout.init(base);
+    map(base, layout);
+  }
+}
+
+Arena::Arena(void* base, const Layout& layout, int rank, std::vector<progress::Doorbell*> bells)
+    : rank_(rank), size_(layout.size), bells_(std::move(bells)) {
+  map(base, layout);
+  if (!bells_.empty()) bells_[rank_] = nullptr;
+}
+
+Arena::~Arena() = default;
+
+bool Arena::serves(const core::Communicator& comm) const {
+  return comm.context_id() == context_id_ && comm.shared_group() == group_ && comm.rank() == rank_;
+}
+
+void Arena::map(void* base, const Layout& layout) {
+  base_ = base;
+  layout_ = layout;
+  state_ = State::kReady;
+  flat_ = size_ <= std::max(params::flat_max().get(), 2);
+  if (!flat_) {
+    int radix = std::max(params::tree_radix().get(), 2);
+    parent_ = tree_parent(rank_, radix);
+    children_ = tree_children(rank_, size_, radix);
+  }
+}
+
+bool Arena::all_reached(std::uint64_t value) {
+  if (lower_bound_ >= value) return true;
+  if (value != wait_value_) {
+    wait_value_ = value;
+    wait_cursor_ = 0;
+  }
+  for (; wait_cursor_ < size_; ++wait_cursor_) {
+    if (wait_cursor_ != rank_ && !reached(wait_cursor_, value)) return false;
+  }
+  lower_bound_ = value;
+  return true;
+}
+
+bool Arena::parts_writable(int first, int count) {
+  for (int p = first; p < first + count; ++p)
+    if (!done(part_need_[p])) return false;
+  return true;
+}
+
+void Arena::parts_written(int first, int count, std::uint64_t value, int reader) {
+  for (int p = first; p < first + count; ++p) part_need_[p] = Need{value, reader};
+}
+
+std::uint64_t Arena::begin(ShmOp* op) {
+  queue_.push_back(op);
+  return ++issued_;
+}
+
+void Arena::drop(ShmOp* op) {
+  auto it = std::find(queue_.begin(), queue_.end(), op);
+  if (it != queue_.end()) queue_.erase(it);
+}
+
+void Arena::advance() {
+  if (state_ == State::kSettingUp) {
+    if (!setup_->progress()) return;
+    finish_setup();
+  }
+  if (state_ == State::kBroken) {
+    std::deque<ShmOp*> diverted;
+    diverted.swap(queue_);
+    for (ShmOp* op : diverted) op->divert(Status(ErrorCode::kIo, "its setup failed"));
+    return;
+  }
+  while (!queue_.empty()) {
+    ShmOp* op = queue_.front();
+    if (!op->step()) return;
+    queue_.pop_front();
+    op->complete();
+  }
+}
+
+void Arena::start_setup(pml::Pml& pml, const core::Communicator& comm, int tag) {
+  if (state_ != State::kNew) return;
+  state_ = State::kSettingUp;
+  setup_ = std::make_unique<Setup>(pml, comm, tag, new_slot_bytes());
+}
+
+void Arena::finish_setup() {
+  if (!setup_->status().ok()) {
+    GPURUN_LOG(warn, coll,
+               "no shared-memory collectives on communicator %u (%s); its collectives use "
+               "other algorithms",
+               context_id_, setup_->status().to_string().c_str());
+    state_ = State::kBroken;
+    setup_.reset();
+    return;
+  }
+  segment_ = setup_->take_segment();
+  map(segment_->base(), setup_->layout());
+  setup_.reset();
+  bells_.assign(size_, nullptr);
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_) bells_[r] = doorbell_of(group_->job_rank(r));
+  GPURUN_LOG(debug, coll, "shared collective segment of communicator %u: %d ranks, slot %zu",
+             context_id_, size_, layout_.slot_bytes);
+}
+
+}  // namespace gpurun::coll::shm

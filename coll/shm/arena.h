@@ -1,0 +1,184 @@
+// One rank's side of a communicator's shared-memory collectives: its view of the shared
+// segment (coll/shm/layout.h), the flags it posts and waits for, what it may overwrite, and
+// the order in which its collectives run.
+//
+// Ordering. Every member starts the collectives of a communicator in the same order, so each
+// takes the next sequence number (begin()) and they all agree on it. A collective's data moves
+// only once every earlier one of this arena has finished on this rank (they run from a queue,
+// head first, whichever of them the caller progresses), so the flags of two collectives never
+// mix; nonblocking collectives still overlap with everything else the rank does.
+//
+// Reuse. A rank overwrites a flag line or a part of its slot only once every rank that reads
+// it has shown, by its step counter, that it is done with what was there (writable()). The
+// arena remembers a lower bound of everyone's counter, learnt from the flags it waited for,
+// so that back-to-back collectives rarely read a counter for this.
+//
+// Waking. A rank that waits polls the flags through the progress engine; when ranks outnumber
+// cores the engine puts it to sleep on its doorbell. Every post rings the doorbells of the
+// other members (cheap when they are awake: one load of a line that stays in cache), when the
+// arena knows where they are (set_doorbell; see coll/shm/README.md).
+//
+// Threading: like the rest of coll, not thread-safe; the API layer serialises callers.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coll/shm/layout.h"
+#include "coll/shm/tree.h"
+#include "runtime/core/communicator.h"
+#include "runtime/core/group.h"
+#include "runtime/progress/progress.h"
+#include "runtime/transport/shm/segment.h"
+
+namespace gpurun::pml {
+class Pml;
+}
+
+namespace gpurun::coll::shm {
+
+class ShmOp;
+class Setup;
+
+// What the composition root tells this module once the shm transport has connected:
+// where rank `job_rank` of this host can be woken (its progress doorbell, mapped in this
+// process; nullptr: unknown), and the job's token, which names the fallback POSIX segments
+// ("/gpurun-<token>-coll-...") so that the launcher removes any a failing rank leaves behind.
+void set_doorbell(int job_rank, progress::Doorbell* bell);
+progress::Doorbell* doorbell_of(int job_rank);
+void set_job_token(std::string token);
+const std::string& job_token();
+
+// The slot size of the segments this process creates: GPURUN_COLL_SHM_SLOT_SIZE in whole
+// pages, at least a page per part.
+std::size_t new_slot_bytes();
+
+class Arena {
+ public:
+  enum class State : std::uint8_t { kNew, kSettingUp, kReady, kBroken };
+
+  // An arena for `comm`, whose segment is set up by its first collective (start_setup).
+  explicit Arena(const core::Communicator& comm);
+  // An arena over a segment that is already mapped and initialised (by `layout.init`): the
+  // ranks of unit tests, which run as threads over one piece of memory. `bells`: the members'
+  // doorbells by rank, or empty.
+  Arena(void* base, const Layout& layout, int rank, std::vector<progress::Doorbell*> bells = {});
+  ~Arena();
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+
+  State state() const { return state_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // Whether this arena belongs to `comm` (and not to a freed communicator that had its context).
+  bool serves(const core::Communicator& comm) const;
+
+  // --- the segment ---
+  RankControl* control(int r) const { return layout_.control(base_, r); }
+  FlagLine& line(int r, std::uint64_t seq) const { return control(r)->line[seq & 1]; }
+  std::byte* slot(int r) const { return layout_.slot(base_, r); }
+  std::size_t slot_bytes() const { return layout_.slot_bytes; }
+  // Small collectives: whether each rank reads every member's flag line (flat), or they
+  // combine up the tree of flags (coll/shm/tree.h).
+  bool flat() const { return flat_; }
+  int parent() const { return parent_; }
+  const std::vector<TreeChild>& children() const { return children_; }
+
+  // --- flags ---
+  // Publishes this rank's flag line for collective `seq` (its data written before).
+  void post_line(std::uint64_t seq) {
+    line(rank_, seq).flag.store(seq, std::memory_order_release);
+    ring();
+  }
+  bool line_ready(int r, std::uint64_t seq) const {
+    return line(r, seq).flag.load(std::memory_order_acquire) >= seq;
+  }
+  // Publishes this rank's step counter.
+  void post(std::uint64_t value) {
+    control(rank_)->step.store(value, std::memory_order_release);
+    ring();
+  }
+  bool reached(int r, std::uint64_t value) const {
+    return control(r)->step.load(std::memory_order_acquire) >= value;
+  }
+  // Whether every other member's counter is at `value` or beyond. Resumes where the last call
+  // for the same value stopped.
+  bool all_reached(std::uint64_t value);
+  // Everyone has posted something of collective `seq`, so finished collective seq - 1.
+  void learn_all_started(std::uint64_t seq) {
+    if (seq > 1 && step_value(seq - 1, kEndStep) > lower_bound_)
+      lower_bound_ = step_value(seq - 1, kEndStep);
+  }
+
+  // --- reuse of what this rank writes: its flag line of a parity, or quarters of its slot ---
+  static constexpr int kParts = 4;
+  static constexpr int kAllReaders = -1;
+  // Whether the readers of the last data written there are done with it.
+  bool line_writable(std::uint64_t seq) { return done(line_need_[seq & 1]); }
+  // Data for collective `seq` went into the line; `reader` (a rank, or kAllReaders) reads it.
+  void line_written(std::uint64_t seq, int reader) {
+    line_need_[seq & 1] = Need{step_value(seq, kEndStep), reader};
+  }
+  bool parts_writable(int first, int count);
+  // Parts [first, first + count) hold data that `reader` is done with at counter `value`.
+  void parts_written(int first, int count, std::uint64_t value, int reader);
+
+  // --- ordering ---
+  // Gives `op` the next sequence number and queues it behind the collectives still running.
+  std::uint64_t begin(ShmOp* op);
+  // Runs the queued collectives, head first, as far as they go.
+  void advance();
+  // Forgets `op` (destroyed before it finished).
+  void drop(ShmOp* op);
+
+  // Maps a segment set up elsewhere (by the setup, or by a unit test for its thread ranks).
+  void attach(void* base, const Layout& layout) { map(base, layout); }
+
+  // --- setup (the MPI path) ---
+  // Starts creating and mapping the segment: `pml` carries the descriptor on its collective
+  // channel with `tag`, on `comm`.
+  void start_setup(pml::Pml& pml, const core::Communicator& comm, int tag);
+
+ private:
+  struct Need {
+    std::uint64_t value = 0;
+    int reader = kAllReaders;
+  };
+  bool done(const Need& need) {
+    return need.reader == kAllReaders ? all_reached(need.value) : reached(need.reader, need.value);
+  }
+  void ring() const {
+    for (progress::Doorbell* bell : bells_)
+      if (bell != nullptr) bell->ring();
+  }
+  void finish_setup();
+  void map(void* base, const Layout& layout);
+
+  State state_ = State::kNew;
+  int rank_ = 0;
+  int size_ = 1;
+  std::uint32_t context_id_ = 0;
+  core::GroupPtr group_;  // the communicator's group (to tell a reused context id)
+  void* base_ = nullptr;
+  Layout layout_;
+  std::unique_ptr<transport::shm::Segment> segment_;
+  std::vector<std::byte> private_memory_;  // the segment of a one-rank communicator
+  std::unique_ptr<Setup> setup_;
+  std::vector<progress::Doorbell*> bells_;  // of the other members; nullptr where unknown
+  bool flat_ = true;
+  int parent_ = -1;
+  std::vector<TreeChild> children_;
+
+  std::uint64_t issued_ = 0;  // sequence numbers given out
+  std::deque<ShmOp*> queue_;
+  std::uint64_t lower_bound_ = 0;  // no other member's counter is below this
+  std::uint64_t wait_value_ = 0;   // all_reached: the value of the last call ...
+  int wait_cursor_ = 0;            // ... and the members already seen there
+  Need line_need_[2];
+  Need part_need_[kParts];
+};
+
+}  // namespace gpurun::coll::shm

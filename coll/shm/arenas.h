@@ -1,0 +1,23 @@
+// The arenas of this process, one per communicator that has run a shared-memory collective,
+// by context id. An arena and its segment go with their communicator (release()).
+//
+// Threading: not thread-safe; the API layer serialises callers.
+#pragma once
+
+#include <cstdint>
+
+#include "coll/shm/arena.h"
+#include "runtime/core/communicator.h"
+
+namespace gpurun::coll::shm {
+
+// The arena of `comm`, made (without a segment yet) on first use.
+Arena& arena_of(const core::Communicator& comm);
+// Whether `comm`'s arena tried to set up its segment and failed (on every member alike).
+bool arena_broken(const core::Communicator& comm);
+// Unmaps the segment of a freed communicator (no collective of it may be in flight).
+void release(std::uint32_t context_id);
+// Unmaps every segment (MPI_Finalize).
+void release_all();
+
+}  // namespace gpurun::coll::shm

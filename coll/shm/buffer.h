@@ -1,0 +1,102 @@
+// A rank's typed data in a collective, seen as the packed byte stream that the shared-memory
+// algorithms move: `count` elements of `type` at `base`. Contiguous data is copied with
+// memcpy; other layouts go through the datatype engine's pack/unpack of a byte range.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/base/copy.h"
+#include "runtime/core/datatype.h"
+#include "runtime/core/op.h"
+
+namespace gpurun::coll::shm {
+
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(const void* base, std::int64_t count, const core::Datatype* type)
+      : base_(static_cast<std::byte*>(const_cast<void*>(base))), count_(count), type_(type) {
+    if (type_ != nullptr) {
+      bytes_ = static_cast<std::uint64_t>(count_) * static_cast<std::uint64_t>(type_->size());
+      contiguous_ = type_->contiguous();
+    }
+  }
+
+  std::uint64_t bytes() const { return bytes_; }
+  // Block `index` of an array of blocks of `count` elements (allgather, alltoall...).
+  Buffer block(int index) const {
+    return Buffer(base_ + static_cast<std::int64_t>(index) * count_ * type_->extent(), count_,
+                  type_);
+  }
+  // Copies bytes [offset, offset + length) of the stream to `dst`.
+  void pack(std::uint64_t offset, void* dst, std::size_t length) const {
+    if (length == 0) return;
+    if (contiguous_) {
+      copy_bytes(dst, base_ + type_->true_lb() + offset, length);
+    } else {
+      type_->pack(base_, count_, offset, dst, length);
+    }
+  }
+  // Copies `length` bytes from `src` into bytes [offset, offset + length) of the stream.
+  void unpack(std::uint64_t offset, const void* src, std::size_t length) const {
+    if (length == 0) return;
+    if (contiguous_) {
+      copy_bytes(base_ + type_->true_lb() + offset, src, length);
+    } else {
+      type_->unpack(base_, count_, offset, src, length);
+    }
+  }
+  // Contiguous data only: where byte `offset` of the stream lies in memory.
+  std::byte* packed(std::uint64_t offset) const { return base_ + type_->true_lb() + offset; }
+
+ private:
+  std::byte* base_ = nullptr;
+  std::int64_t count_ = 0;
+  const core::Datatype* type_ = nullptr;
+  std::uint64_t bytes_ = 0;
+  bool contiguous_ = true;
+};
+
+// The typed address, for core::Op::apply, of packed contiguous data of `type` at `packed`.
+inline void* typed_at(void* packed, const core::Datatype& type) {
+  return static_cast<std::byte*>(packed) - type.true_lb();
+}
+inline const void* typed_at(const void* packed, const core::Datatype& type) {
+  return static_cast<const std::byte*>(packed) - type.true_lb();
+}
+
+// Holds a reference on a datatype while a collective uses it (predefined types live forever).
+class TypeHold {
+ public:
+  TypeHold() = default;
+  explicit TypeHold(const core::Datatype* type) : type_(type) {
+    if (type_ != nullptr && !type_->predefined()) type_->retain();
+  }
+  ~TypeHold() {
+    if (type_ != nullptr && !type_->predefined()) type_->release();
+  }
+  TypeHold(const TypeHold&) = delete;
+  TypeHold& operator=(const TypeHold&) = delete;
+
+ private:
+  const core::Datatype* type_ = nullptr;
+};
+
+// Holds a user op while a collective uses it, so that MPI_Op_free leaves it until then.
+class OpHold {
+ public:
+  explicit OpHold(const core::Op* op) : op_(op) {
+    if (op_ != nullptr && !op_->is_predefined()) op_->retain();
+  }
+  ~OpHold() {
+    if (op_ != nullptr && !op_->is_predefined()) op_->release();
+  }
+  OpHold(const OpHold&) = delete;
+  OpHold& operator=(const OpHold&) = delete;
+
+ private:
+  const core::Op* op_ = nullptr;
+};
+
+}  // namespace gpurun::coll::shm

@@ -1,0 +1,122 @@
+// Gather through the slots of the non-root ranks.
+//
+// Idea: each rank writes its block into its own flag line (blocks up to 56 bytes) or, in
+// rounds of one half slot, into half k mod 2 of its slot, and posts step 2k + 2 (it reads
+// nothing, so it is done with the round as soon as it has written it); the root copies every
+// block out as it arrives and posts step 2k + 2, which frees the halves for round k + 2.
+// Requirements: the members share memory (one host); host buffers; any datatypes.
+// Cost: p ranks, blocks of n bytes: (n / half + 1) x 2 hops; the root copies p n out while
+// the others copy their n in.
+#include <algorithm>
+
+#include "coll/shm/algorithms.h"
+#include "coll/shm/buffer.h"
+
+namespace gpurun::coll::shm {
+namespace {
+
+class Gather final : public ShmOp {
+ public:
+  Gather(Arena& arena, const Args& args)
+      : ShmOp(arena),
+        root_(args.root),
+        is_root_(arena.rank() == args.root),
+        skip_own_(is_root_ && args.in_place),
+        recv_(is_root_ ? Buffer(args.recvbuf, args.recvcount, args.recvtype) : Buffer()),
+        send_(skip_own_ ? Buffer() : Buffer(args.sendbuf, args.count, args.type)),
+        hold_send_(skip_own_ ? nullptr : args.type),
+        hold_recv_(is_root_ ? args.recvtype : nullptr),
+        block_(is_root_ ? recv_.bytes() : send_.bytes()) {}
+
+ private:
+  void plan() override {
+    half_ = arena_.slot_bytes() / 2 / kLineBytes * kLineBytes;
+    rounds_ = (block_ + half_ - 1) / half_;
+  }
+  void reset() override {
+    round_ = 0;
+    posted_ = false;
+    cursor_ = 0;
+  }
+  bool run() override {
+    if (block_ == 0) return true;
+    if (block_ <= kInlineBytes) return is_root_ ? collect_lines() : put_line();
+    for (; round_ < rounds_; ++round_) {
+      if (!posted_ && !put_round()) return false;
+      if (is_root_ && !collect_round()) return false;
+      posted_ = false;
+    }
+    return true;
+  }
+  bool put_line() {
+    if (!arena_.line_writable(seq_)) return false;
+    send_.pack(0, arena_.line(arena_.rank(), seq_).data, block_);
+    arena_.post_line(seq_);
+    arena_.line_written(seq_, root_);
+    return true;
+  }
+  bool collect_lines() {
+    if (!posted_) {
+      std::byte own[kInlineBytes];
+      send_.pack(0, own, send_.bytes());
+      recv_.block(root_).unpack(0, own, send_.bytes());
+      posted_ = true;
+    }
+    for (; cursor_ < arena_.size(); ++cursor_) {
+      if (cursor_ == root_) continue;
+      if (!arena_.line_ready(cursor_, seq_)) return false;
+      recv_.block(cursor_).unpack(0, arena_.line(cursor_, seq_).data, block_);
+    }
+    arena_.learn_all_started(seq_);
+    return true;
+  }
+  std::byte* half_of(int rank, std::uint64_t k) const {
+    return arena_.slot(rank) + (k % 2) * half_;
+  }
+  std::size_t length(std::uint64_t k) const {
+    return static_cast<std::size_t>(std::min<std::uint64_t>(half_, block_ - k * half_));
+  }
+  // The root's own block goes through its own half, like the others' through theirs.
+  bool put_round() {
+    int first = static_cast<int>(round_ % 2) * 2;
+    if (!arena_.parts_writable(first, 2)) return false;
+    std::uint64_t done = step_value(seq_, 2 * round_ + 2);
+    if (send_.bytes() != 0)
+      send_.pack(round_ * half_, half_of(arena_.rank(), round_), length(round_));
+    if (!is_root_) arena_.post(done);
+    arena_.parts_written(first, 2, done, root_);
+    posted_ = true;
+    return true;
+  }
+  bool collect_round() {
+    if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
+    for (int r = 0; r < arena_.size(); ++r) {
+      if (r == root_ && skip_own_) continue;
+      recv_.block(r).unpack(round_ * half_, half_of(r, round_), length(round_));
+    }
+    arena_.post(step_value(seq_, 2 * round_ + 2));
+    return true;
+  }
+
+  int root_;
+  bool is_root_;
+  bool skip_own_;
+  Buffer recv_;
+  Buffer send_;
+  TypeHold hold_send_;
+  TypeHold hold_recv_;
+  std::uint64_t block_;
+  std::uint64_t half_ = 0;
+  std::uint64_t rounds_ = 0;
+  std::uint64_t round_ = 0;
+  bool posted_ = false;
+  int cursor_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<ShmOp> make_gather(Arena& arena, const Args& args) {
+  return std::make_unique<Gather>(arena, args);
+}
+
+}  // namespace gpurun::coll::shm

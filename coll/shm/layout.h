@@ -1,0 +1,94 @@
+// The shared segment of one communicator's shared-memory collectives, and the words in it.
+//
+//   [Header] [RankControl x size] [slot x size]
+//
+// Every part is written by one rank only: rank r writes its RankControl and its slot, and the
+// others only read them, so no cache line has two writers (RankControl is 256 bytes, so that
+// the adjacent-line prefetcher pairs lines of one writer). A RankControl holds:
+// - two flag lines (one per parity of the collective's sequence number): a 64-bit flag and 56
+//   bytes of data in one cache line, so that a reader who sees the flag has the data with it.
+//   Small collectives (barrier, 8-byte allreduce) move nothing else.
+// - the step counter: how far the rank has come, as step_value(seq, step), which only grows.
+//   Larger collectives number their steps (chunk k posted, chunk k consumed); a rank waits
+//   for the steps of others, and a writer reuses a part of its slot once every reader's
+//   counter shows it is done with what was there. At the end of collective `seq` a rank
+//   posts step_value(seq, kEndStep): it has read everything it needed from collective seq.
+// Sequence numbers never reset, so back-to-back collectives need no barrier between them.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace gpurun::coll::shm {
+
+inline constexpr std::size_t kLineBytes = 64;
+inline constexpr std::size_t kInlineBytes = 56;  // data bytes in a flag line
+inline constexpr std::size_t kPageBytes = 4096;
+inline constexpr std::uint64_t kMagic = 0x6770757275'6e6373ull;  // "gpuruncs"
+
+// Steps within one collective: 24 bits (16 M chunks of a message); sequence numbers above.
+inline constexpr int kStepBits = 24;
+inline constexpr std::uint64_t kEndStep = (std::uint64_t{1} << kStepBits) - 1;
+constexpr std::uint64_t step_value(std::uint64_t seq, std::uint64_t step) {
+  return (seq << kStepBits) | step;
+}
+
+struct alignas(kLineBytes) FlagLine {
+  std::atomic<std::uint64_t> flag;  // the sequence number of the collective that wrote it
+  std::byte data[kInlineBytes];
+};
+static_assert(sizeof(FlagLine) == kLineBytes);
+
+struct alignas(256) RankControl {
+  FlagLine line[2];  // by parity of the sequence number
+  alignas(kLineBytes) std::atomic<std::uint64_t> step;
+};
+static_assert(sizeof(RankControl) == 256);
+
+struct alignas(256) Header {
+  std::uint64_t magic;
+  std::uint32_t size;  // ranks
+  std::uint32_t reserved;
+  std::uint64_t slot_bytes;
+  std::uint64_t total_bytes;
+};
+
+struct Layout {
+  int size = 0;
+  std::size_t slot_bytes = 0;  // a multiple of kPageBytes
+
+  std::size_t control_offset() const { return sizeof(Header); }
+  std::size_t slots_offset() const {
+    std::size_t end = control_offset() + static_cast<std::size_t>(size) * sizeof(RankControl);
+    return (end + kPageBytes - 1) / kPageBytes * kPageBytes;
+  }
+  std::size_t total_bytes() const {
+    return slots_offset() + static_cast<std::size_t>(size) * slot_bytes;
+  }
+  static Header* header(void* base) { return static_cast<Header*>(base); }
+  RankControl* control(void* base, int rank) const {
+    return reinterpret_cast<RankControl*>(static_cast<std::byte*>(base) + control_offset()) + rank;
+  }
+  std::byte* slot(void* base, int rank) const {
+    return static_cast<std::byte*>(base) + slots_offset() +
+           static_cast<std::size_t>(rank) * slot_bytes;
+  }
+  // Writes the header of a zero-filled segment (the creator does, before anyone maps it).
+  void init(void* base) const {
+    Header* h = header(base);
+    h->magic = kMagic;
+    h->size = static_cast<std::uint32_t>(size);
+    h->slot_bytes = slot_bytes;
+    h->total_bytes = total_bytes();
+  }
+  // Whether `base`, of `bytes` mapped, holds a segment of this layout.
+  bool matches(const void* base, std::size_t bytes) const {
+    const auto* h = static_cast<const Header*>(base);
+    return bytes >= total_bytes() && h->magic == kMagic &&
+           h->size == static_cast<std::uint32_t>(size) && h->slot_bytes == slot_bytes &&
+           h->total_bytes == total_bytes();
+  }
+};
+
+}  // namespace gpurun::coll::shm

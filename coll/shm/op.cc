@@ -1,0 +1,85 @@
+#include "coll/shm/op.h"
+
+#include <sched.h>
+
+#include "runtime/progress/progress.h"
+
+namespace gpurun::coll::shm {
+
+ShmOp::~ShmOp() {
+  if (queued_) arena_.drop(this);
+}
+
+void ShmOp::prepare_setup(const Args& args, std::unique_ptr<Operation> fallback) {
+  setup_pml_ = args.pml;
+  setup_comm_ = args.comm;
+  setup_tag_ = args.tag;
+  fallback_ = std::move(fallback);
+}
+
+Status ShmOp::start() {
+  status_ = ok_status();
+  on_fallback_ = false;
+  if (arena_.state() == Arena::State::kBroken) {
+    divert(Status(ErrorCode::kUnsupported, "the communicator has no shared collective segment"));
+    return ok_status();
+  }
+  if (arena_.state() == Arena::State::kNew) {
+    if (setup_pml_ == nullptr || setup_comm_ == nullptr)
+      return Status(ErrorCode::kInternal, "shared-memory collective without a segment to use");
+    arena_.start_setup(*setup_pml_, *setup_comm_, setup_tag_);
+  }
+  seq_ = arena_.begin(this);
+  reset();
+  done_ = false;
+  queued_ = true;
+  arena_.advance();
+  return ok_status();
+}
+
+// When ranks outnumber cores, the ranks this one waits for are often not running: give them
+// the core at once rather than after the engine's spin (the engine still puts this rank to
+// sleep on its doorbell once nothing has happened for a while).
+bool ShmOp::progress() {
+  if (on_fallback_) return fallback_->progress();
+  if (!done_) {
+    arena_.advance();
+    if (on_fallback_) return fallback_->progress();
+    if (!done_ && progress::engine().policy() == progress::WaitPolicy::kBlock) sched_yield();
+  }
+  return done_;
+}
+
+bool ShmOp::rearm(const Args& args) {
+  if (!done_ || on_fallback_ || signature_.arrays || arena_.state() != Arena::State::kReady ||
+      !arena_.serves(*args.comm))
+    return false;
+  return Signature(args) == signature_;
+}
+
+Status ShmOp::status() const { return on_fallback_ ? fallback_->status() : status_; }
+
+void ShmOp::complete() {
+  arena_.post(step_value(seq_, kEndStep));
+  queued_ = false;
+  done_ = true;
+}
+
+void ShmOp::divert(const Status& why) {
+  queued_ = false;
+  if (fallback_ == nullptr) {
+    status_ = Status(ErrorCode::kUnsupported,
+                     "shared-memory collective cannot run: " + std::string(why.message()) +
+                         "; choose another algorithm (GPURUN_COLL_<COLLECTIVE>_ALGO)");
+    done_ = true;
+    return;
+  }
+  on_fallback_ = true;
+  if (Status st = fallback_->start(); !st.ok()) {
+    status_ = std::move(st);
+    on_fallback_ = false;
+    done_ = true;
+  }
+}
+
+}  // namespace gpurun::coll::shm

@@ -1,0 +1,104 @@
+// The base of every shared-memory collective: an Operation (coll/algorithm.h) that runs in its
+// arena's order, and falls back to another algorithm should the arena's segment fail to set up.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "coll/algorithm.h"
+#include "coll/shm/arena.h"
+#include "runtime/base/status.h"
+
+namespace gpurun::coll::shm {
+
+// The scalars of a call that decide what an operation does; calls with per-rank arrays (the
+// v forms, reduce_scatter) never match, since the arrays are not kept.
+struct Signature {
+  Signature() = default;
+  explicit Signature(const Args& a)
+      : collective(a.collective), comm(a.comm), sendbuf(a.sendbuf), recvbuf(a.recvbuf),
+        type(a.type), recvtype(a.recvtype), op(a.op), count(a.count), recvcount(a.recvcount),
+        root(a.root), in_place(a.in_place), memory(a.memory),
+        arrays(a.recvcounts != nullptr || a.sendcounts != nullptr) {}
+  bool operator==(const Signature&) const = default;
+
+  Collective collective = Collective::kBarrier;
+  const core::Communicator* comm = nullptr;
+  const void* sendbuf = nullptr;
+  const void* recvbuf = nullptr;
+  const core::Datatype* type = nullptr;
+  const core::Datatype* recvtype = nullptr;
+  const core::Op* op = nullptr;
+  std::int64_t count = 0;
+  std::int64_t recvcount = 0;
+  int root = 0;
+  bool in_place = false;
+  accel::MemoryKind memory = accel::MemoryKind::kHost;
+  bool arrays = true;  // never rearm an operation that was not remembered
+};
+
+class ShmOp : public Operation {
+ public:
+  explicit ShmOp(Arena& arena) : arena_(arena) {}
+  ~ShmOp() override;
+  ShmOp(const ShmOp&) = delete;
+  ShmOp& operator=(const ShmOp&) = delete;
+
+  Status start() final;
+  bool progress() final;
+  Status status() const final;
+  // Same call again (same buffers, counts, types, op, root) on a ready segment: run as it is.
+  bool rearm(const Args& args) final;
+
+  // What the operation was made for, so that rearm() can compare (create_on_arena() sets it).
+  void remember(const Args& args) { signature_ = Signature(args); }
+
+  // What the first collective of a new arena needs to set its segment up, and the operation
+  // to run instead should that fail (both only while the arena is not ready).
+  void prepare_setup(const Args& args, std::unique_ptr<Operation> fallback);
+
+  // --- for the arena ---
+  // Runs the algorithm as far as it goes; true once this rank has moved all its data.
+  bool step() {
+    if (!planned_) {
+      plan();
+      planned_ = true;
+    }
+    return run();
+  }
+  // Ends the collective on this rank: it has read all it needed.
+  void complete();
+  // The arena has no segment: hand over to the fallback.
+  void divert(const Status& why);
+
+ protected:
+  // Sizes its rounds to the segment, before its first step: the slot size is rank 0's choice,
+  // known only once the arena is set up, which may be after the operation was created.
+  virtual void plan() {}
+  // Fresh state for a new start (persistent collectives start many times).
+  virtual void reset() = 0;
+  // Advances without blocking; true once this rank has moved all its data.
+  virtual bool run() = 0;
+  // Records why the collective failed (the first reason wins); it still runs to its end, so
+  // that the other ranks do not wait for ever.
+  void fail(Status why) {
+    if (status_.ok()) status_ = std::move(why);
+  }
+
+  Arena& arena_;
+  std::uint64_t seq_ = 0;  // this start's sequence number in the arena
+
+ private:
+  bool done_ = true;
+  bool queued_ = false;
+  bool planned_ = false;
+  bool on_fallback_ = false;
+  Status status_;
+  Signature signature_;
+  std::unique_ptr<Operation> fallback_;
+  pml::Pml* setup_pml_ = nullptr;
+  const core::Communicator* setup_comm_ = nullptr;
+  int setup_tag_ = 0;
+};
+
+}  // namespace gpurun::coll::shm

@@ -1,0 +1,37 @@
+#include "coll/shm/params.h"
+
+namespace gpurun::coll::shm::params {
+namespace {
+param::Param<param::Size> g_slot_size(
+    "GPURUN_COLL_SHM_SLOT_SIZE", param::Size{512 * 1024},
+    "Bytes of each rank's data slot in a communicator's shared collective segment (rounded to "
+    "whole pages); larger messages go through it in pipelined chunks.");
+param::Param<int> g_flat_max(
+    "GPURUN_COLL_SHM_FLAT_MAX", 8,
+    "Largest communicator in which shared-memory barriers and small reductions read every "
+    "member's flag directly; larger ones combine flags up a tree.",
+    param::Level::kAdvanced);
+param::Param<int> g_tree_radix(
+    "GPURUN_COLL_SHM_TREE_RADIX", 4,
+    "Fan-in of the tree of flags that shared-memory barriers and small reductions use above "
+    "GPURUN_COLL_SHM_FLAT_MAX ranks.",
+    param::Level::kAdvanced);
+param::Param<std::optional<param::Size>> g_direct_max(
+    "GPURUN_COLL_SHM_DIRECT_MAX", std::nullopt,
+    "Largest shared-memory reduction that every rank computes whole from all slots; above it "
+    "each rank reduces a share and the others copy it. auto: by communicator size.",
+    param::Level::kAdvanced);
+param::Param<std::optional<param::Size>> g_chunk_size(
+    "GPURUN_COLL_SHM_CHUNK_SIZE", std::nullopt,
+    "Pipeline chunk of shared-memory bcast and scatter; auto: a quarter of the message, "
+    "between 8K and a quarter of the slot.",
+    param::Level::kAdvanced);
+}  // namespace
+
+const param::Param<param::Size>& slot_size() { return g_slot_size; }
+const param::Param<int>& flat_max() { return g_flat_max; }
+const param::Param<int>& tree_radix() { return g_tree_radix; }
+const param::Param<std::optional<param::Size>>& direct_max() { return g_direct_max; }
+const param::Param<std::optional<param::Size>>& chunk_size() { return g_chunk_size; }
+
+}  // namespace gpurun::coll::shm::params

@@ -1,0 +1,207 @@
+// Reduce and allreduce through the slots in shared memory (see reduction.h for the three ways).
+//
+// Requirements: the members share memory (one host); host buffers; a contiguous datatype (the
+// slots hold the packed operands, which the op reads as they are); any op, commutative or not.
+// Cost, p ranks, n bytes, h = half slot, gamma per byte combined:
+// - lines: flat, 1 hop + p gamma n; tree, (log_radix p + 1) hops.
+// - direct: (n / h) x 2 hops + n copied in + p n read and (p - 1) n gamma per combining rank.
+// - shares: (n / h) x 3 hops + (p - 1) n / p copied in + n read and (p - 1) n / p gamma per
+//   rank + n copied out (allreduce); all ranks combine at once, every byte in cache.
+#include "coll/shm/reduction.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "coll/shm/algorithms.h"
+#include "coll/shm/params.h"
+
+namespace gpurun::coll::shm {
+namespace {
+
+// Largest vector every rank combines whole: up to it, one hop less per round beats p times
+// less combining per rank.
+std::uint64_t direct_max(int size) {
+  if (auto knob = params::direct_max().get()) return knob->bytes;
+  return std::max<std::uint64_t>(4096, 32768 / static_cast<std::uint64_t>(size));
+}
+
+}  // namespace
+
+Reduction::Reduction(Arena& arena, const Args& args, int root)
+    : ShmOp(arena),
+      root_(root),
+      op_(args.op),
+      type_(args.type),
+      hold_(args.type),
+      hold_op_(args.op),
+      in_(args.in_place ? args.recvbuf : args.sendbuf, args.count, args.type),
+      out_(args.recvbuf, args.count, args.type),
+      count_(args.count),
+      element_(args.type->size()),
+      bytes_(in_.bytes()) {
+  if (bytes_ <= kInlineBytes) {
+    way_ = Way::kLines;
+  } else if (bytes_ <= direct_max(arena.size())) {
+    way_ = Way::kDirect;
+  } else {
+    way_ = Way::kShares;
+  }
+}
+
+void Reduction::plan() {
+  half_ = arena_.slot_bytes() / 2;
+  chunk_ = static_cast<std::int64_t>(half_) / element_;
+  rounds_ = (count_ + chunk_ - 1) / chunk_;
+}
+
+void Reduction::reset() {
+  round_ = 0;
+  phase_ = 0;
+  cursor_ = 0;
+}
+
+bool Reduction::run() {
+  if (bytes_ == 0) return true;
+  switch (way_) {
+    case Way::kLines:
+      return run_lines();
+    case Way::kDirect:
+      return run_direct();
+    case Way::kShares:
+      return run_shares();
+  }
+  return true;
+}
+
+void Reduction::apply(const void* in, void* inout, std::int64_t count) {
+  if (count == 0) return;
+  Status st = op_->apply(typed_at(in, *type_), typed_at(inout, *type_), count, *type_);
+  if (!st.ok()) [[unlikely]]
+    fail(std::move(st));
+}
+
+std::int64_t Reduction::chunk_elements() const {
+  return std::min<std::int64_t>(chunk_, count_ - static_cast<std::int64_t>(round_) * chunk_);
+}
+
+std::int64_t Reduction::share_begin(int r) const { return chunk_elements() * r / arena_.size(); }
+
+// ---- direct: phase 0 puts the chunk, phase 1 combines it (on the combining ranks) ----
+
+bool Reduction::run_direct() {
+  for (; round_ < rounds_; ++round_, phase_ = 0) {
+    if (phase_ == 0 && !put_chunk()) return false;
+    if (is_root() && !combine_direct()) return false;
+  }
+  return true;
+}
+
+bool Reduction::put_chunk() {
+  int first = static_cast<int>(round_ % 2) * 2;
+  if (!arena_.parts_writable(first, 2)) return false;
+  std::uint64_t offset = round_ * chunk_ * element_;
+  in_.pack(offset, half_of(arena_.rank()), chunk_elements() * element_);
+  std::uint64_t done = step_value(seq_, 2 * round_ + 2);
+  arena_.post(is_root() ? step_value(seq_, 2 * round_ + 1) : done);
+  arena_.parts_written(first, 2, done, root_ < 0 ? Arena::kAllReaders : root_);
+  phase_ = 1;
+  return true;
+}
+
+// The result chunk goes straight into the output: x(p-1), then x(r) op it for r = p-2 .. 0.
+// Every operand comes from a slot (this rank's too: in place, the output is its input).
+bool Reduction::combine_direct() {
+  if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
+  std::int64_t count = chunk_elements();
+  std::uint64_t offset = round_ * chunk_ * element_;
+  int last = arena_.size() - 1;
+  out_.unpack(offset, half_of(last), count * element_);
+  for (int r = last - 1; r >= 0; --r) apply(half_of(r), out_.packed(offset), count);
+  arena_.post(step_value(seq_, 2 * round_ + 2));
+  return true;
+}
+
+// ---- shares: phase 0 puts the others' shares, 1 combines this rank's, 2 copies all out ----
+
+bool Reduction::run_shares() {
+  for (; round_ < rounds_; ++round_, phase_ = 0) {
+    if (phase_ == 0 && !put_shares()) return false;
+    if (phase_ == 1 && !combine_share()) return false;
+    if (phase_ == 2 && !copy_shares()) return false;
+  }
+  return true;
+}
+
+bool Reduction::put_shares() {
+  int first = static_cast<int>(round_ % 2) * 2;
+  if (!arena_.parts_writable(first, 2)) return false;
+  std::uint64_t base = round_ * chunk_ * element_;
+  std::byte* half = half_of(arena_.rank());
+  for (int r = 0; r < arena_.size(); ++r) {
+    if (r == arena_.rank()) continue;
+    std::uint64_t at = share_begin(r) * element_;
+    in_.pack(base + at, half + at, (share_begin(r + 1) - share_begin(r)) * element_);
+  }
+  arena_.post(step_value(seq_, 3 * round_ + 1));
+  arena_.parts_written(first, 2, step_value(seq_, 3 * round_ + 3), Arena::kAllReaders);
+  phase_ = 1;
+  return true;
+}
+
+// This rank's share, combined where one operand already lies: in the slot of its holder,
+// whose operand for this share nobody else reads. The accumulator starts as the holder's
+// operand, so with a non-commutative op the holder is the last rank (x0 op (... op acc));
+// with a commutative one it is the next rank, which spreads the writes over the slots. The
+// holder's own share sits in its own slot: its operand comes from its buffer first.
+bool Reduction::combine_share() {
+  if (!arena_.all_reached(step_value(seq_, 3 * round_ + 1))) return false;
+  int me = arena_.rank();
+  int size = arena_.size();
+  std::int64_t begin = share_begin(me);
+  std::int64_t count = share_begin(me + 1) - begin;
+  std::uint64_t at = begin * element_;
+  std::uint64_t offset = round_ * chunk_ * element_ + at;
+  int holder = holder_of(me);
+  std::byte* acc = half_of(holder) + at;
+  if (holder == me) in_.pack(offset, acc, count * element_);
+  auto operand = [&](int r) -> const void* {
+    return r == me ? static_cast<const void*>(in_.packed(offset)) : half_of(r) + at;
+  };
+  if (op_->commutative()) {
+    for (int i = 1; i < size; ++i) apply(operand((holder + i) % size), acc, count);
+  } else {
+    for (int r = size - 2; r >= 0; --r) apply(operand(r), acc, count);
+  }
+  bool copies = is_root();
+  arena_.post(step_value(seq_, 3 * round_ + (copies ? 2 : 3)));
+  phase_ = copies ? 2 : 3;
+  return true;
+}
+
+int Reduction::holder_of(int share) const {
+  int size = arena_.size();
+  return op_->commutative() ? (share + 1) % size : size - 1;
+}
+
+bool Reduction::copy_shares() {
+  if (!arena_.all_reached(step_value(seq_, 3 * round_ + 2))) return false;
+  std::uint64_t base = round_ * chunk_ * element_;
+  for (int r = 0; r < arena_.size(); ++r) {
+    std::uint64_t at = share_begin(r) * element_;
+    out_.unpack(base + at, half_of(holder_of(r)) + at,
+                (share_begin(r + 1) - share_begin(r)) * element_);
+  }
+  arena_.post(step_value(seq_, 3 * round_ + 3));
+  phase_ = 3;
+  return true;
+}
+
+std::unique_ptr<ShmOp> make_reduce(Arena& arena, const Args& args) {
+  return std::make_unique<Reduction>(arena, args, args.root);
+}
+
+std::unique_ptr<ShmOp> make_allreduce(Arena& arena, const Args& args) {
+  return std::make_unique<Reduction>(arena, args, -1);
+}
+
+}  // namespace gpurun::coll::shm

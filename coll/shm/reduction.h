@@ -1,0 +1,85 @@
+// Reduce and allreduce in shared memory: one operation class, three ways by size.
+//
+// - lines (up to 56 bytes): each rank writes its data and flag in one cache line. Flat teams:
+//   every rank (allreduce) or the root (reduce) combines all lines itself. Larger teams:
+//   partial results go up the tree of flags (tree.h) and rank 0 posts the result in its line.
+// - direct (up to GPURUN_COLL_SHM_DIRECT_MAX): in rounds of half a slot, each rank copies its
+//   chunk into its slot and every rank (allreduce) or the root (reduce) combines all slots.
+// - shares (larger): in rounds of half a slot, each rank copies the others' shares of its
+//   chunk into its slot; each rank combines its share from all slots (its own operand from its
+//   buffer), in place over one of the operands (a share's operand in another rank's slot is
+//   read by that share's rank only); then every rank (or the root) copies every share out.
+//   The chunk of a round stays in the cache between the three steps.
+//
+// Every way combines in rank order (x0 op (x1 op (... op x(p-1)))), so non-commutative ops
+// are right, and every rank of an allreduce gets the same bits.
+#pragma once
+
+#include <cstdint>
+
+#include "coll/shm/buffer.h"
+#include "coll/shm/op.h"
+
+namespace gpurun::coll::shm {
+
+class Reduction final : public ShmOp {
+ public:
+  // `root` < 0: allreduce.
+  Reduction(Arena& arena, const Args& args, int root);
+
+ private:
+  enum class Way : std::uint8_t { kLines, kDirect, kShares };
+
+  void plan() override;
+  void reset() override;
+  bool run() override;
+
+  // reduction_lines.cc
+  bool run_lines();
+  bool lines_post();
+  bool lines_flat();
+  bool lines_tree();
+  void combine_lines(int first, int last, std::byte* acc);
+  void combine_children(std::byte* acc);
+  // reduction.cc
+  bool run_direct();
+  bool run_shares();
+  bool put_chunk();
+  bool put_shares();
+  bool combine_direct();
+  bool combine_share();
+  bool copy_shares();
+
+  bool is_root() const { return root_ < 0 || arena_.rank() == root_; }
+  // Rounds: chunk k is elements [k * chunk, ...) of the vector, in half k mod 2 of the slots.
+  std::byte* half_of(int rank) const { return arena_.slot(rank) + (round_ % 2) * half_; }
+  std::int64_t chunk_elements() const;
+  // Share r of the current chunk: elements [share_begin(r), share_begin(r + 1)) of it.
+  std::int64_t share_begin(int r) const;
+  // The rank in whose slot share r is combined (see combine_share).
+  int holder_of(int share) const;
+  // inout = in op inout, both packed operands of `count` elements.
+  void apply(const void* in, void* inout, std::int64_t count);
+
+  int root_;  // < 0: allreduce
+  const core::Op* op_;
+  const core::Datatype* type_;
+  TypeHold hold_;
+  OpHold hold_op_;
+  Buffer in_;   // this rank's operand
+  Buffer out_;  // where the result goes (unused on the non-roots of a reduce)
+  std::int64_t count_;
+  std::int64_t element_;  // bytes of one element
+  std::uint64_t bytes_;
+  std::uint64_t half_ = 0;
+  std::int64_t chunk_ = 0;  // elements of a full round
+  std::uint64_t rounds_ = 0;
+  Way way_;
+
+  std::uint64_t round_ = 0;
+  int phase_ = 0;                          // within a round (or the lines' steps)
+  int cursor_ = 0;                         // members or children already seen
+  alignas(16) std::byte acc_[kLineBytes];  // the lines' partial result
+};
+
+}  // namespace gpurun::coll::shm

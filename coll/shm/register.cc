@@ -1,0 +1,78 @@
+// The shared-memory algorithms in the registry of coll/algorithm.h, all named "shm", with the
+// conditions under which each can run (see algorithms.h). Each algorithm's file starts with
+// its idea, requirements and cost.
+#include "coll/shm/algorithms.h"
+
+namespace gpurun::coll::shm {
+namespace {
+
+bool usable_any(const Args& args) { return usable_common(args); }
+
+// Alltoall and scatter put a chunk for each rank into half a slot: at least a line each.
+bool usable_per_rank_chunks(const Args& args) {
+  return usable_common(args) &&
+         static_cast<std::size_t>(args.comm->size()) * 2 * kLineBytes <= new_slot_bytes();
+}
+
+// The slots carry packed operands, which the op reads where they are: the type must be
+// contiguous, and an element must fit in half a slot.
+bool usable_reduction(const Args& args) {
+  return usable_common(args) && args.type != nullptr && args.op != nullptr &&
+         args.type->contiguous() && args.type->size() > 0 &&
+         static_cast<std::size_t>(args.type->size()) <= new_slot_bytes() / 2 &&
+         args.op->defined_for(*args.type);
+}
+
+// The blocks of reduce_scatter go into half a slot a chunk each, at least an element each.
+bool usable_reduce_scatter(const Args& args) {
+  return usable_reduction(args) && static_cast<std::size_t>(args.comm->size()) *
+                                           static_cast<std::size_t>(args.type->size()) <=
+                                       new_slot_bytes() / 2;
+}
+
+template <Factory make>
+Result<std::unique_ptr<Operation>> create(const Args& args) {
+  return create_on_arena(args, make);
+}
+
+}  // namespace
+}  // namespace gpurun::coll::shm
+
+#define GPURUN_REGISTER_SHM(id, collective_id, usable_fn, make_fn, summary_text)                 \
+  GPURUN_REGISTER_ALGORITHM(id, .name = "shm",                                                   \
+                            .collective = ::gpurun::coll::Collective::collective_id,             \
+                            .usable = ::gpurun::coll::shm::usable_fn,                            \
+                            .create = ::gpurun::coll::shm::create<::gpurun::coll::shm::make_fn>, \
+                            .summary = summary_text, .release = ::gpurun::coll::shm::release_comm)
+
+GPURUN_REGISTER_SHM(shm_barrier, kBarrier, usable_any, make_barrier,
+                    "flags in a shared segment: one cache-line hop (flat), or up a tree of "
+                    "flags and back (log_radix p + 1 hops)")
+GPURUN_REGISTER_SHM(shm_bcast, kBcast, usable_any, make_bcast,
+                    "the root's flag line (<= 56 B) or its slot in pipelined chunks; every "
+                    "rank copies out at once")
+GPURUN_REGISTER_SHM(shm_reduce, kReduce, usable_reduction, make_reduce,
+                    "flag lines (<= 56 B), the root combining all slots, or each rank "
+                    "combining a share of every chunk (contiguous types)")
+GPURUN_REGISTER_SHM(shm_allreduce, kAllreduce, usable_reduction, make_allreduce,
+                    "flag lines (<= 56 B), every rank combining all slots, or reduce-scatter "
+                    "+ allgather through the slots (contiguous types)")
+GPURUN_REGISTER_SHM(shm_allgather, kAllgather, usable_any, make_allgather,
+                    "each rank's block in its flag line (<= 56 B) or slot; everyone copies "
+                    "every block out")
+GPURUN_REGISTER_SHM(shm_alltoall, kAlltoall, usable_per_rank_chunks, make_alltoall,
+                    "each rank writes everyone's block into its slot (or flag line); each "
+                    "reads its own from every slot")
+GPURUN_REGISTER_SHM(shm_gather, kGather, usable_any, make_gather,
+                    "each rank's block in its flag line (<= 56 B) or slot; the root copies "
+                    "them all out")
+GPURUN_REGISTER_SHM(shm_scatter, kScatter, usable_per_rank_chunks, make_scatter,
+                    "the root writes every block into its flag line (<= 56 B) or slot; each "
+                    "rank copies its own out")
+GPURUN_REGISTER_SHM(shm_reduce_scatter, kReduceScatter, usable_reduce_scatter, make_reduce_scatter,
+                    "every rank writes all blocks into its slot; each combines its own block "
+                    "from all slots straight into its buffer (contiguous types)")
+GPURUN_REGISTER_SHM(shm_reduce_scatter_block, kReduceScatterBlock, usable_reduce_scatter,
+                    make_reduce_scatter,
+                    "every rank writes all blocks into its slot; each combines its own block "
+                    "from all slots straight into its buffer (contiguous types)")

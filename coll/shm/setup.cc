@@ -1,0 +1,94 @@
+#include "coll/shm/setup.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "coll/shm/arena.h"
+#include "runtime/base/log.h"
+#include "runtime/transport/shm/params.h"
+
+namespace gpurun::coll::shm {
+namespace {
+
+// An unpredictable name for a named segment (DESIGN.md decision 9), under the job's token
+// when known, where the launcher looks for leftovers.
+std::string segment_name() {
+  std::random_device random;
+  char suffix[64];
+  std::snprintf(suffix, sizeof suffix, "coll-%d-%08x%08x", static_cast<int>(getpid()), random(),
+                random());
+  const std::string& token = job_token();
+  return (token.empty() ? std::string("/gpurun-") : "/gpurun-" + token + "-") + suffix;
+}
+
+}  // namespace
+
+Setup::Setup(pml::Pml& pml, const core::Communicator& comm, int tag, std::size_t slot_bytes)
+    : pml_(pml), team_{.comm = &comm, .members = {}, .tag = tag}, rank_(comm.rank()) {
+  layout_.size = comm.size();
+  if (rank_ == 0) create(slot_bytes);
+  bcast_ = coll::bcast(pml_, team_, descriptor_.data(), descriptor_.size(), 0);
+}
+
+void Setup::create(std::size_t slot_bytes) {
+  layout_.slot_bytes = slot_bytes;
+  bool memfd = transport::shm::params::segment().get() == transport::shm::SegmentKind::kMemfd;
+  auto created = transport::shm::Segment::create(layout_.total_bytes(), segment_name(), memfd);
+  if (!created.ok()) {
+    GPURUN_LOG(warn, coll, "shared collective segment of %zu bytes not created: %s",
+               layout_.total_bytes(), created.status().to_string().c_str());
+    return;  // an empty descriptor tells the others
+  }
+  segment_ = std::move(created).value();
+  layout_.init(segment_->base());
+  std::snprintf(descriptor_.data(), descriptor_.size(), "%s", segment_->descriptor().c_str());
+}
+
+// Maps the segment rank 0 described, and takes its slot size from the header.
+void Setup::attach() {
+  if (descriptor_[0] == '\0') return;
+  descriptor_.back() = '\0';
+  auto attached = transport::shm::Segment::attach(descriptor_.data());
+  if (!attached.ok()) {
+    GPURUN_LOG(warn, coll, "shared collective segment not mapped: %s",
+               attached.status().to_string().c_str());
+    return;
+  }
+  segment_ = std::move(attached).value();
+  if (segment_->size() >= sizeof(Header))
+    layout_.slot_bytes = Layout::header(segment_->base())->slot_bytes;
+  if (!layout_.matches(segment_->base(), segment_->size())) {
+    GPURUN_LOG(warn, coll, "shared collective segment %s has an unexpected header",
+               descriptor_.data());
+    segment_.reset();
+  }
+}
+
+bool Setup::progress() {
+  if (finished_) return true;
+  if (allreduce_ == nullptr) {
+    if (!bcast_->done()) return false;
+    if (rank_ != 0 && bcast_->status().ok()) attach();
+    agreed_[0] = segment_ != nullptr ? 1 : 0;
+    allreduce_ = coll::allreduce(pml_, team_, agreed_, ReduceOp::kMin);
+  }
+  if (!allreduce_->done()) return false;
+  finished_ = true;
+  if (!allreduce_->status().ok()) {
+    status_ = allreduce_->status();
+  } else if (agreed_[0] == 0) {
+    status_ = Status(ErrorCode::kIo, "a rank could not create or map the shared segment");
+  }
+  if (!status_.ok()) {
+    segment_.reset();
+    return true;
+  }
+  segment_->unlink();  // everyone has it mapped
+  return true;
+}
+
+}  // namespace gpurun::coll::shm

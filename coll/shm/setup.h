@@ -1,0 +1,50 @@
+// Setting up a communicator's shared collective segment, without blocking: rank 0 creates it
+// (a memfd, or a named POSIX segment as the shm transport's GPURUN_SHM_SEGMENT says) and
+// sends its descriptor to the others over the pml's collective channel (a binomial bcast of
+// coll/basic); each maps it and checks its header; an allreduce of coll/basic then tells every
+// rank whether all of them did, so they all agree to use it or not. A named segment loses its
+// name once everyone has mapped it: nothing is left behind.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+
+#include "coll/basic.h"
+#include "coll/shm/layout.h"
+#include "runtime/base/status.h"
+#include "runtime/transport/shm/segment.h"
+
+namespace gpurun::coll::shm {
+
+class Setup {
+ public:
+  // Starts the setup of the segment of `comm` (whose size is above one), with messages
+  // tagged `tag` on its collective channel. `slot_bytes`: rank 0's choice, which all take.
+  Setup(pml::Pml& pml, const core::Communicator& comm, int tag, std::size_t slot_bytes);
+  // Advances; true once finished.
+  bool progress();
+  // Once finished: the mapped segment and its layout, or why there is none (on every rank).
+  const Status& status() const { return status_; }
+  std::unique_ptr<transport::shm::Segment> take_segment() { return std::move(segment_); }
+  const Layout& layout() const { return layout_; }
+
+ private:
+  static constexpr std::size_t kDescriptorBytes = 256;
+  void create(std::size_t slot_bytes);
+  void attach();
+
+  pml::Pml& pml_;
+  coll::Team team_;
+  int rank_;
+  Layout layout_;
+  std::unique_ptr<transport::shm::Segment> segment_;
+  std::array<char, kDescriptorBytes> descriptor_{};
+  std::int64_t agreed_[1] = {0};
+  std::unique_ptr<BasicCollective> bcast_;
+  std::unique_ptr<BasicCollective> allreduce_;
+  Status status_;
+  bool finished_ = false;
+};
+
+}  // namespace gpurun::coll::shm

@@ -1,0 +1,137 @@
+/* MPI_Bcast, MPI_Allgather, MPI_Alltoall, MPI_Gather and MPI_Scatter with the shared-memory
+ * algorithms (forced by the testlist): counts 0, 1, 7, 1K, 64K, MPI_INT and a strided derived
+ * type (holes must stay untouched), in place and not, every root, new data each round. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "mtest.h"
+
+#define HOLE (-7)
+
+static int rank, size;
+static MPI_Datatype strided; /* two ints with a hole between and one after: extent 16 */
+
+static int32_t val(int from, int block, long i, int round) {
+  return from * 1000003 + block * 7919 + (int32_t)(i % 100000) * 3 + round * 17 + 1;
+}
+
+/* `blocks` blocks of `count` elements of `type` as ints: element e's data ints are at int
+ * offsets 4e and 4e + 2 (strided) or e (MPI_INT). */
+typedef struct {
+  int32_t *ints;
+  long count, per;
+  int str, blocks;
+} array;
+
+static array make(MPI_Datatype type, long count, int blocks) {
+  array a = {0, count, type == strided ? 2 : 1, type == strided, blocks};
+  long n = (a.str ? 4 : 1) * count * blocks + 1;
+  a.ints = malloc(n * sizeof(int32_t));
+  for (long i = 0; i < n; ++i) a.ints[i] = HOLE;
+  return a;
+}
+static int32_t *at(array *a, int b, long i) {
+  long e = b * a->count + i / a->per, k = i % a->per;
+  return a->str ? &a->ints[e * 4 + k * 2] : &a->ints[e];
+}
+static void fill(array *a, int b, int from, int block, int round) {
+  for (long i = 0; i < a->count * a->per; ++i) *at(a, b, i) = val(from, block, i, round);
+}
+static int holds(array *a, int b, int from, int block, int round) {
+  for (long i = 0; i < a->count * a->per; ++i)
+    if (*at(a, b, i) != val(from, block, i, round)) return 0;
+  return 1;
+}
+static int holes(array *a) {
+  long n = (a->str ? 4 : 1) * a->count * a->blocks;
+  if (a->ints[n] != HOLE) return 0;
+  for (long i = 1; a->str && i < n; i += 2)
+    if (a->ints[i] != HOLE) return 0;
+  return 1;
+}
+
+static void bcast(MPI_Datatype t, long n, int round) {
+  for (int root = 0; root < size; ++root) {
+    array a = make(t, n, 1);
+    fill(&a, 0, rank == root ? root : rank + 50, 0, round);
+    MPI_Bcast(a.ints, (int)n, t, root, MPI_COMM_WORLD);
+    MTEST_CHECK(holds(&a, 0, root, 0, round) && holes(&a), "bcast n %ld root %d", n, root);
+    free(a.ints);
+  }
+}
+
+static void allgather(MPI_Datatype t, long n, int in_place, int round) {
+  array s = make(t, n, 1), r = make(t, n, size);
+  fill(&s, 0, rank, 0, round);
+  if (in_place) fill(&r, rank, rank, 0, round);
+  MPI_Allgather(in_place ? MPI_IN_PLACE : s.ints, (int)n, t, r.ints, (int)n, t, MPI_COMM_WORLD);
+  int ok = holes(&r);
+  for (int b = 0; b < size; ++b) ok &= holds(&r, b, b, 0, round);
+  MTEST_CHECK(ok, "allgather n %ld in_place %d", n, in_place);
+  free(s.ints);
+  free(r.ints);
+}
+
+static void alltoall(MPI_Datatype t, long n, int in_place, int round) {
+  array s = make(t, n, size), r = make(t, n, size);
+  for (int b = 0; b < size; ++b) fill(in_place ? &r : &s, b, rank, b, round);
+  MPI_Alltoall(in_place ? MPI_IN_PLACE : s.ints, (int)n, t, r.ints, (int)n, t, MPI_COMM_WORLD);
+  int ok = holes(&r);
+  for (int b = 0; b < size; ++b) ok &= holds(&r, b, b, rank, round);
+  MTEST_CHECK(ok, "alltoall n %ld in_place %d", n, in_place);
+  free(s.ints);
+  free(r.ints);
+}
+
+static void gather(MPI_Datatype t, long n, int in_place, int round) {
+  for (int root = 0; root < size; ++root) {
+    int ip = in_place && rank == root;
+    array s = make(t, n, 1), r = make(t, n, size);
+    fill(&s, 0, rank, 0, round);
+    if (ip) fill(&r, rank, rank, 0, round);
+    MPI_Gather(ip ? MPI_IN_PLACE : s.ints, (int)n, t, r.ints, (int)n, t, root, MPI_COMM_WORLD);
+    int ok = 1;
+    for (int b = 0; rank == root && b < size; ++b) ok &= holds(&r, b, b, 0, round);
+    MTEST_CHECK(ok && holes(&r), "gather n %ld root %d in_place %d", n, root, in_place);
+    free(s.ints);
+    free(r.ints);
+  }
+}
+
+static void scatter(MPI_Datatype t, long n, int in_place, int round) {
+  for (int root = 0; root < size; ++root) {
+    int ip = in_place && rank == root;
+    array s = make(t, n, size), r = make(t, n, 1);
+    for (int b = 0; b < size; ++b) fill(&s, b, rank, b, round);
+    MPI_Scatter(s.ints, (int)n, t, ip ? MPI_IN_PLACE : r.ints, (int)n, t, root, MPI_COMM_WORLD);
+    int ok = ip ? r.ints[0] == HOLE || n == 0 : holds(&r, 0, root, rank, round);
+    MTEST_CHECK(ok && holes(&r), "scatter n %ld root %d in_place %d", n, root, in_place);
+    free(s.ints);
+    free(r.ints);
+  }
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Datatype vec;
+  MPI_Type_vector(2, 1, 2, MPI_INT, &vec);
+  MPI_Type_create_resized(vec, 0, 16, &strided);
+  MPI_Type_commit(&strided);
+  MPI_Type_free(&vec);
+  long counts[] = {0, 1, 7, 1024, 65536};
+  MPI_Datatype types[] = {MPI_INT, strided};
+  int round = 0;
+  for (int c = 0; c < 5; ++c)
+    for (int t = 0; t < 2; ++t)
+      for (int in_place = 0; in_place <= 1; ++in_place, ++round) {
+        if (!in_place) bcast(types[t], counts[c], round);
+        allgather(types[t], counts[c], in_place, round);
+        alltoall(types[t], counts[c], in_place, round);
+        gather(types[t], counts[c], in_place, round);
+        scatter(types[t], counts[c], in_place, round);
+      }
+  MPI_Type_free(&strided);
+  return mtest_finalize();
+}

@@ -1,0 +1,241 @@
+// The shared-memory barrier, bcast, allgather, alltoall, gather and scatter, ranks as threads:
+// 1 to 9 ranks, counts 0, 1, 7, 1K (and 1M for a few), a contiguous and a strided type, in
+// place and not, roots everywhere, each collective started three times on one operation
+// (persistent restarts, back to back with no barrier between), ranks arriving in any order.
+#include <atomic>
+#include <string>
+
+#include "tests/coll/shm_data_test.h"
+#include "tests/coll/shm_test_harness.h"
+
+namespace gpurun::coll::shm::testing {
+namespace {
+
+struct Case {
+  int size;
+  std::int64_t count;
+  bool strided;
+  bool in_place;
+  std::size_t slot;
+};
+
+std::string name_of(const ::testing::TestParamInfo<Case>& info) {
+  const Case& c = info.param;
+  return "p" + std::to_string(c.size) + "_n" + std::to_string(c.count) +
+         (c.strided ? "_strided" : "_int") + (c.in_place ? "_inplace" : "") + "_slot" +
+         std::to_string(c.slot / 1024) + "k";
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (int size = 1; size <= 9; ++size)
+    for (std::int64_t count : {0, 1, 7, 1024})
+      for (bool strided : {false, true})
+        for (bool in_place : {false, true}) out.push_back({size, count, strided, in_place, 16384});
+  for (int size : {2, 3, 5}) {
+    out.push_back({size, 1 << 20, false, false, 512 * 1024});
+    out.push_back({size, 1 << 16, true, true, 16384});
+  }
+  return out;
+}
+
+class ShmMovement : public ::testing::TestWithParam<Case> {
+ protected:
+  const core::Datatype& type() const { return GetParam().strided ? strided_type() : int32_type(); }
+  static constexpr int kStarts = 3;
+  // Each start sends other data, so that data left over from an earlier start shows.
+  static int tag(int rank, int start) { return rank + 1000 * start; }
+};
+
+TEST_P(ShmMovement, Bcast) {
+  const Case& c = GetParam();
+  Team team(c.size, c.slot);
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    for (int root = 0; root < c.size; ++root) {
+      IntArray data(type(), c.count);
+      Args args{.collective = Collective::kBcast,
+                .recvbuf = data.data(),
+                .count = c.count,
+                .type = &type(),
+                .root = root};
+      auto op = make_bcast(team.arena(rank), args);
+      team.ready(rank);  // after the operation was made
+      for (int start = 0; start < kStarts; ++start) {
+        data.fill(rank == root ? tag(root, start) : rank + 100);
+        arrive_late(random);
+        run_to_end(*op);
+        EXPECT_TRUE(data.holds(0, tag(root, start), 0)) << "rank " << rank << " root " << root;
+        EXPECT_TRUE(data.holes_intact());
+      }
+    }
+  });
+}
+
+TEST_P(ShmMovement, Allgather) {
+  const Case& c = GetParam();
+  Team team(c.size, c.slot);
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    IntArray send(type(), c.count);
+    IntArray recv(type(), c.count, c.size);
+    Args args{.collective = Collective::kAllgather,
+              .sendbuf = send.data(),
+              .recvbuf = recv.data(),
+              .in_place = c.in_place,
+              .count = c.count,
+              .type = &type(),
+              .recvcount = c.count,
+              .recvtype = &type()};
+    auto op = make_allgather(team.arena(rank), args);
+    team.ready(rank);  // after the operation was made
+    for (int start = 0; start < kStarts; ++start) {
+      send.fill(tag(rank, start));
+      recv.fill(rank + 100, c.size);
+      if (c.in_place)
+        for (std::int64_t i = 0; i < recv.ints(); ++i)
+          recv.at(rank, i) = value(tag(rank, start), 0, i);
+      arrive_late(random);
+      run_to_end(*op);
+      for (int r = 0; r < c.size; ++r)
+        EXPECT_TRUE(recv.holds(r, tag(r, start), 0)) << "block " << r;
+      EXPECT_TRUE(recv.holes_intact());
+    }
+  });
+}
+
+TEST_P(ShmMovement, Alltoall) {
+  const Case& c = GetParam();
+  // p blocks to every rank: 1M-element blocks would be p^2 x 4 MiB; 64K of them suffice.
+  std::int64_t count = c.count >= (1 << 20) ? c.count / 16 : c.count;
+  Team team(c.size, c.slot);
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    IntArray send(type(), count, c.size);
+    IntArray recv(type(), count, c.size);
+    IntArray& source = c.in_place ? recv : send;
+    Args args{.collective = Collective::kAlltoall,
+              .sendbuf = source.data(),
+              .recvbuf = recv.data(),
+              .in_place = c.in_place,
+              .count = count,
+              .type = &type(),
+              .recvcount = count,
+              .recvtype = &type()};
+    auto op = make_alltoall(team.arena(rank), args);
+    team.ready(rank);  // after the operation was made
+    for (int start = 0; start < kStarts; ++start) {
+      recv.fill(rank + 100, c.size);
+      source.fill(tag(rank, start), c.size);
+      arrive_late(random);
+      run_to_end(*op);
+      for (int r = 0; r < c.size; ++r)
+        EXPECT_TRUE(recv.holds(r, tag(r, start), rank)) << "block " << r;
+      EXPECT_TRUE(recv.holes_intact());
+    }
+  });
+}
+
+TEST_P(ShmMovement, Gather) {
+  const Case& c = GetParam();
+  Team team(c.size, c.slot);
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    for (int root = 0; root < c.size; ++root) {
+      bool in_place = c.in_place && rank == root;
+      IntArray send(type(), c.count);
+      IntArray recv(type(), c.count, c.size);
+      Args args{.collective = Collective::kGather,
+                .sendbuf = send.data(),
+                .recvbuf = rank == root ? recv.data() : nullptr,
+                .in_place = in_place,
+                .count = c.count,
+                .type = &type(),
+                .recvcount = c.count,
+                .recvtype = &type(),
+                .root = root};
+      auto op = make_gather(team.arena(rank), args);
+      team.ready(rank);  // after the operation was made
+      for (int start = 0; start < kStarts; ++start) {
+        send.fill(tag(rank, start));
+        recv.fill(rank + 100, c.size);
+        if (in_place)
+          for (std::int64_t i = 0; i < recv.ints(); ++i)
+            recv.at(rank, i) = value(tag(rank, start), 0, i);
+        arrive_late(random);
+        run_to_end(*op);
+        if (rank != root) continue;
+        for (int r = 0; r < c.size; ++r)
+          EXPECT_TRUE(recv.holds(r, tag(r, start), 0)) << "block " << r;
+        EXPECT_TRUE(recv.holes_intact());
+      }
+    }
+  });
+}
+
+TEST_P(ShmMovement, Scatter) {
+  const Case& c = GetParam();
+  Team team(c.size, c.slot);
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    for (int root = 0; root < c.size; ++root) {
+      bool in_place = c.in_place && rank == root;
+      IntArray send(type(), c.count, c.size);
+      IntArray recv(type(), c.count);
+      Args args{.collective = Collective::kScatter,
+                .sendbuf = rank == root ? send.data() : nullptr,
+                .recvbuf = in_place ? nullptr : recv.data(),
+                .in_place = in_place,
+                .count = c.count,
+                .type = &type(),
+                .recvcount = c.count,
+                .recvtype = &type(),
+                .root = root};
+      auto op = make_scatter(team.arena(rank), args);
+      team.ready(rank);  // after the operation was made
+      for (int start = 0; start < kStarts; ++start) {
+        send.fill(tag(rank, start), c.size);
+        recv.fill(rank + 100);
+        arrive_late(random);
+        run_to_end(*op);
+        if (in_place) {
+          EXPECT_TRUE(recv.holds(0, rank + 100, 0)) << "in place: recvbuf untouched";
+        } else {
+          EXPECT_TRUE(recv.holds(0, tag(root, start), rank)) << "rank " << rank << " root " << root;
+        }
+        EXPECT_TRUE(recv.holes_intact());
+      }
+    }
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Shm, ShmMovement, ::testing::ValuesIn(cases()), name_of);
+
+// A barrier lets no rank through before every rank has arrived: each rank counts itself in
+// before the barrier and, after it, must see everyone counted. Sizes above the flat limit go
+// through the tree of flags.
+class ShmBarrier : public ::testing::TestWithParam<int> {};
+
+TEST_P(ShmBarrier, NobodyLeavesEarly) {
+  int size = GetParam();
+  Team team(size, 16384);
+  std::atomic<int> arrived{0};
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    auto op = make_barrier(team.arena(rank), Args{.collective = Collective::kBarrier});
+    team.ready(rank);  // after the operation was made
+    for (int round = 1; round <= 20; ++round) {
+      arrive_late(random);
+      arrived.fetch_add(1);
+      run_to_end(*op);
+      EXPECT_GE(arrived.load(), round * size) << "rank " << rank << " round " << round;
+      // The next round's count-in happens after everyone has left this one's check.
+      run_to_end(*op);
+    }
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Shm, ShmBarrier, ::testing::Range(1, 18));
+
+}  // namespace
+}  // namespace gpurun::coll::shm::testing
