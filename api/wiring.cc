@@ -62,10 +62,11 @@ Status connect_shm(ProcessState& s, transport::shm::ShmTransport& shm, const Cud
 }
 
 // The CUDA accelerator when CUDA is usable (pointers are then classified by the driver), else
-// the host-only one stays. JobInfo does not carry the GPU gpurun assigned yet (keys::kGpus),
-// so a rank works on the device current in its thread, else device 0.
-Status install_accelerator() {
-  if (std::unique_ptr<accel::Accelerator> cuda = cuda::create_accelerator({})) {
+// the host-only one stays. A rank works on the GPU gpurun gave it (keys::kGpus), else on the
+// device current in its thread, else device 0.
+Status install_accelerator(const bootstrap::JobInfo& job) {
+  if (std::unique_ptr<accel::Accelerator> cuda =
+          cuda::create_accelerator({.assigned_gpus = job.gpus})) {
     accel::install(std::move(cuda));
     // What the pml does with device buffers (MPIX_Query_cuda_path); the collectives' host
     // algorithms refuse them, so collectives, MPI_Pack and MPI_Reduce_local stay undeclared.
@@ -83,8 +84,8 @@ Status install_accelerator() {
 }  // namespace
 
 Status wire_up(ProcessState& s) {
-  GPURUN_TRY(install_accelerator());
   const bootstrap::JobInfo& job = s.bootstrap->job();
+  GPURUN_TRY(install_accelerator(job));
   s.pml = std::make_unique<pml::Pml>(job.rank, job.size);
   auto self = std::make_unique<transport::self::SelfTransport>(job.rank, s.pml->handler());
   GPURUN_ASSIGN_OR_RETURN(transport::Endpoint * self_ep, self->connect(job.rank, {}));
