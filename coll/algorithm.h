@@ -114,6 +114,10 @@ struct Args {
   int tag = 0;
   // Every member of the communicator runs on this host (shared-memory algorithms need it).
   bool one_host = true;
+  // The node (host) id of every rank of the job, by job rank (comm->group().job_rank(i) maps
+  // the communicator's ranks): what hierarchical algorithms group the ranks by. Empty when not
+  // known (a job on one host, or a launcher that did not say).
+  std::span<const int> job_nodes;
 };
 
 // One collective in flight, or a persistent one between starts.

@@ -72,6 +72,7 @@ class PmixClient final : public Bootstrap {
   std::optional<std::int64_t> lookup_int(const pmix_proc_t& proc, const char* key);
   std::optional<std::string> lookup_string(const pmix_proc_t& proc, const char* key);
   void read_job_info();
+  void read_node_ids();
 
   pmix_proc_t me_{};
   pmix_proc_t wildcard_{};
@@ -124,6 +125,7 @@ void PmixClient::read_job_info() {
   job_.appnum = static_cast<int>(lookup_int(wildcard_, PMIX_APPNUM).value_or(0));
   job_.local_rank = static_cast<int>(lookup_int(me_, PMIX_LOCAL_RANK).value_or(0));
   job_.node_id = static_cast<int>(lookup_int(me_, PMIX_NODEID).value_or(0));
+  read_node_ids();
   if (auto peers = lookup_string(wildcard_, PMIX_LOCAL_PEERS)) {
     job_.local_ranks = parse_rank_list(peers->c_str());
   }
@@ -146,6 +148,21 @@ void PmixClient::read_job_info() {
     if (v->type == PMIX_BOOL) job_.oversubscribed = v->data.flag;
     PMIX_VALUE_RELEASE(v);
   }
+}
+
+// Every rank's PMIX_NODEID (job data that the launcher registered; no server round trip), for
+// the hierarchical collectives. All or nothing.
+void PmixClient::read_node_ids() {
+  if (job_.num_nodes <= 1) return;
+  std::vector<int> ids(static_cast<std::size_t>(job_.size));
+  for (int r = 0; r < job_.size; ++r) {
+    pmix_proc_t proc;
+    PMIX_LOAD_PROCID(&proc, me_.nspace, static_cast<pmix_rank_t>(r));
+    std::optional<std::int64_t> id = lookup_int(proc, PMIX_NODEID);
+    if (!id) return;
+    ids[static_cast<std::size_t>(r)] = static_cast<int>(*id);
+  }
+  job_.node_ids = std::move(ids);
 }
 
 Status PmixClient::put(std::string_view key, std::span<const std::byte> value) {
