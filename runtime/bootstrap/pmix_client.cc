@@ -2,7 +2,9 @@
 #include <pmix.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "runtime/base/log.h"
@@ -150,18 +152,30 @@ void PmixClient::read_job_info() {
   }
 }
 
-// Every rank's PMIX_NODEID (job data that the launcher registered; no server round trip), for
-// the hierarchical collectives. All or nothing.
+// Which node each rank runs on, for the hierarchical collectives: the job's nodes
+// (PMIx_Resolve_nodes) and the ranks on each (PMIx_Resolve_peers), from the node and process
+// maps of the job data; a rank's id is its node's place in the list, the same on every rank.
+// All or nothing.
 void PmixClient::read_node_ids() {
   if (job_.num_nodes <= 1) return;
-  std::vector<int> ids(static_cast<std::size_t>(job_.size));
-  for (int r = 0; r < job_.size; ++r) {
-    pmix_proc_t proc;
-    PMIX_LOAD_PROCID(&proc, me_.nspace, static_cast<pmix_rank_t>(r));
-    std::optional<std::int64_t> id = lookup_int(proc, PMIX_NODEID);
-    if (!id) return;
-    ids[static_cast<std::size_t>(r)] = static_cast<int>(*id);
+  char* names = nullptr;
+  if (PMIx_Resolve_nodes(me_.nspace, &names) != PMIX_SUCCESS || names == nullptr) return;
+  std::string list(names);
+  std::free(names);
+  std::vector<int> ids(static_cast<std::size_t>(job_.size), -1);
+  int node = 0;
+  for (std::size_t at = 0; at <= list.size(); ++node) {
+    std::size_t end = std::min(list.find(',', at), list.size());
+    std::string name = list.substr(at, end - at);
+    at = end + 1;
+    pmix_proc_t* procs = nullptr;
+    std::size_t n = 0;
+    if (PMIx_Resolve_peers(name.c_str(), me_.nspace, &procs, &n) != PMIX_SUCCESS) return;
+    for (std::size_t i = 0; i < n; ++i)
+      if (procs[i].rank < static_cast<pmix_rank_t>(job_.size)) ids[procs[i].rank] = node;
+    if (procs != nullptr) PMIX_PROC_FREE(procs, n);
   }
+  if (std::find(ids.begin(), ids.end(), -1) != ids.end()) return;
   job_.node_ids = std::move(ids);
 }
 
