@@ -94,8 +94,8 @@ template <class Count, class Displ>
 void widen_side(Side& s, const Arrays<Count, Displ>& a, int n) {
   if (s.layout != Layout::kV && s.layout != Layout::kW) return;
   s.types = a.types;
-  s.arrays_given = a.counts != nullptr && a.displs != nullptr &&
-                   (s.layout == Layout::kV || a.types != nullptr);
+  s.arrays_given =
+      a.counts != nullptr && a.displs != nullptr && (s.layout == Layout::kV || a.types != nullptr);
   if (!s.arrays_given) {
     s.counts.assign(n, 0);
     s.displs.assign(n, 0);
@@ -162,70 +162,65 @@ Side fixed(Layout layout, const void* buf, std::int64_t count, MPI_Datatype type
 using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
 using gpurun::coll::Collective;
 
-#define GPURUN_NEIGHBOR_ALLGATHER(sfx, count_t)                                             \
-  GPURUN_COLL_FORMS(                                                                        \
-      MPI_Neighbor_allgather##sfx, MPI_Ineighbor_allgather##sfx,                            \
-      MPI_Neighbor_allgather_init##sfx,                                                     \
-      (const void* sendbuf, count_t sendcount, MPI_Datatype sendtype, void* recvbuf,        \
-       count_t recvcount, MPI_Datatype recvtype),                                           \
-      (neighbor(call, Collective::kNeighborAllgather,                                       \
-                fixed(Layout::kWhole, sendbuf, sendcount, sendtype), Arrays<int, int>{},    \
-                fixed(Layout::kBlocks, recvbuf, recvcount, recvtype), Arrays<int, int>{}, comm, \
+#define GPURUN_NEIGHBOR_ALLGATHER(sfx, count_t)                                                    \
+  GPURUN_COLL_FORMS(                                                                               \
+      MPI_Neighbor_allgather##sfx, MPI_Ineighbor_allgather##sfx, MPI_Neighbor_allgather_init##sfx, \
+      (const void* sendbuf, count_t sendcount, MPI_Datatype sendtype, void* recvbuf,               \
+       count_t recvcount, MPI_Datatype recvtype),                                                  \
+      (neighbor(call, Collective::kNeighborAllgather,                                              \
+                fixed(Layout::kWhole, sendbuf, sendcount, sendtype), Arrays<int, int>{},           \
+                fixed(Layout::kBlocks, recvbuf, recvcount, recvtype), Arrays<int, int>{}, comm,    \
                 form)))
 GPURUN_NEIGHBOR_ALLGATHER(, int)
 GPURUN_NEIGHBOR_ALLGATHER(_c, MPI_Count)
 
-#define GPURUN_NEIGHBOR_ALLGATHERV(sfx, count_t, displ_t)                                       \
-  GPURUN_COLL_FORMS(                                                                            \
-      MPI_Neighbor_allgatherv##sfx, MPI_Ineighbor_allgatherv##sfx,                              \
-      MPI_Neighbor_allgatherv_init##sfx,                                                        \
-      (const void* sendbuf, count_t sendcount, MPI_Datatype sendtype, void* recvbuf,            \
-       const count_t recvcounts[], const displ_t displs[], MPI_Datatype recvtype),              \
-      (neighbor(call, Collective::kNeighborAllgatherv,                                          \
-                fixed(Layout::kWhole, sendbuf, sendcount, sendtype), Arrays<count_t, displ_t>{}, \
-                fixed(Layout::kV, recvbuf, 0, recvtype),                                        \
-                Arrays<count_t, displ_t>{recvcounts, displs, nullptr}, comm, form)))
+#define GPURUN_NEIGHBOR_ALLGATHERV(sfx, count_t, displ_t)                                          \
+  GPURUN_COLL_FORMS(MPI_Neighbor_allgatherv##sfx, MPI_Ineighbor_allgatherv##sfx,                   \
+                    MPI_Neighbor_allgatherv_init##sfx,                                             \
+                    (const void* sendbuf, count_t sendcount, MPI_Datatype sendtype, void* recvbuf, \
+                     const count_t recvcounts[], const displ_t displs[], MPI_Datatype recvtype),   \
+                    (neighbor(call, Collective::kNeighborAllgatherv,                               \
+                              fixed(Layout::kWhole, sendbuf, sendcount, sendtype),                 \
+                              Arrays<count_t, displ_t>{}, fixed(Layout::kV, recvbuf, 0, recvtype), \
+                              Arrays<count_t, displ_t>{recvcounts, displs, nullptr}, comm, form)))
 GPURUN_NEIGHBOR_ALLGATHERV(, int, int)
 GPURUN_NEIGHBOR_ALLGATHERV(_c, MPI_Count, MPI_Aint)
 
-#define GPURUN_NEIGHBOR_ALLTOALL(sfx, count_t)                                              \
-  GPURUN_COLL_FORMS(                                                                        \
-      MPI_Neighbor_alltoall##sfx, MPI_Ineighbor_alltoall##sfx,                              \
-      MPI_Neighbor_alltoall_init##sfx,                                                      \
-      (const void* sendbuf, count_t sendcount, MPI_Datatype sendtype, void* recvbuf,        \
-       count_t recvcount, MPI_Datatype recvtype),                                           \
-      (neighbor(call, Collective::kNeighborAlltoall,                                        \
-                fixed(Layout::kBlocks, sendbuf, sendcount, sendtype), Arrays<int, int>{},   \
+#define GPURUN_NEIGHBOR_ALLTOALL(sfx, count_t)                                                  \
+  GPURUN_COLL_FORMS(                                                                            \
+      MPI_Neighbor_alltoall##sfx, MPI_Ineighbor_alltoall##sfx, MPI_Neighbor_alltoall_init##sfx, \
+      (const void* sendbuf, count_t sendcount, MPI_Datatype sendtype, void* recvbuf,            \
+       count_t recvcount, MPI_Datatype recvtype),                                               \
+      (neighbor(call, Collective::kNeighborAlltoall,                                            \
+                fixed(Layout::kBlocks, sendbuf, sendcount, sendtype), Arrays<int, int>{},       \
                 fixed(Layout::kBlocks, recvbuf, recvcount, recvtype), Arrays<int, int>{}, comm, \
                 form)))
 GPURUN_NEIGHBOR_ALLTOALL(, int)
 GPURUN_NEIGHBOR_ALLTOALL(_c, MPI_Count)
 
-#define GPURUN_NEIGHBOR_ALLTOALLV(sfx, count_t, displ_t)                                      \
-  GPURUN_COLL_FORMS(                                                                          \
-      MPI_Neighbor_alltoallv##sfx, MPI_Ineighbor_alltoallv##sfx,                              \
-      MPI_Neighbor_alltoallv_init##sfx,                                                       \
-      (const void* sendbuf, const count_t sendcounts[], const displ_t sdispls[],              \
-       MPI_Datatype sendtype, void* recvbuf, const count_t recvcounts[],                      \
-       const displ_t rdispls[], MPI_Datatype recvtype),                                       \
-      (neighbor(call, Collective::kNeighborAlltoallv, fixed(Layout::kV, sendbuf, 0, sendtype), \
-                Arrays<count_t, displ_t>{sendcounts, sdispls, nullptr},                       \
-                fixed(Layout::kV, recvbuf, 0, recvtype),                                      \
+#define GPURUN_NEIGHBOR_ALLTOALLV(sfx, count_t, displ_t)                                           \
+  GPURUN_COLL_FORMS(                                                                               \
+      MPI_Neighbor_alltoallv##sfx, MPI_Ineighbor_alltoallv##sfx, MPI_Neighbor_alltoallv_init##sfx, \
+      (const void* sendbuf, const count_t sendcounts[], const displ_t sdispls[],                   \
+       MPI_Datatype sendtype, void* recvbuf, const count_t recvcounts[], const displ_t rdispls[],  \
+       MPI_Datatype recvtype),                                                                     \
+      (neighbor(call, Collective::kNeighborAlltoallv, fixed(Layout::kV, sendbuf, 0, sendtype),     \
+                Arrays<count_t, displ_t>{sendcounts, sdispls, nullptr},                            \
+                fixed(Layout::kV, recvbuf, 0, recvtype),                                           \
                 Arrays<count_t, displ_t>{recvcounts, rdispls, nullptr}, comm, form)))
 GPURUN_NEIGHBOR_ALLTOALLV(, int, int)
 GPURUN_NEIGHBOR_ALLTOALLV(_c, MPI_Count, MPI_Aint)
 
-#define GPURUN_NEIGHBOR_ALLTOALLW(sfx, count_t, displ_t)                                       \
-  GPURUN_COLL_FORMS(                                                                           \
-      MPI_Neighbor_alltoallw##sfx, MPI_Ineighbor_alltoallw##sfx,                               \
-      MPI_Neighbor_alltoallw_init##sfx,                                                        \
-      (const void* sendbuf, const count_t sendcounts[], const displ_t sdispls[],               \
-       const MPI_Datatype sendtypes[], void* recvbuf, const count_t recvcounts[],              \
-       const displ_t rdispls[], const MPI_Datatype recvtypes[]),                               \
-      (neighbor(call, Collective::kNeighborAlltoallw,                                          \
-                fixed(Layout::kW, sendbuf, 0, MPI_DATATYPE_NULL),                              \
-                Arrays<count_t, displ_t>{sendcounts, sdispls, sendtypes},                      \
-                fixed(Layout::kW, recvbuf, 0, MPI_DATATYPE_NULL),                              \
+#define GPURUN_NEIGHBOR_ALLTOALLW(sfx, count_t, displ_t)                                           \
+  GPURUN_COLL_FORMS(                                                                               \
+      MPI_Neighbor_alltoallw##sfx, MPI_Ineighbor_alltoallw##sfx, MPI_Neighbor_alltoallw_init##sfx, \
+      (const void* sendbuf, const count_t sendcounts[], const displ_t sdispls[],                   \
+       const MPI_Datatype sendtypes[], void* recvbuf, const count_t recvcounts[],                  \
+       const displ_t rdispls[], const MPI_Datatype recvtypes[]),                                   \
+      (neighbor(call, Collective::kNeighborAlltoallw,                                              \
+                fixed(Layout::kW, sendbuf, 0, MPI_DATATYPE_NULL),                                  \
+                Arrays<count_t, displ_t>{sendcounts, sdispls, sendtypes},                          \
+                fixed(Layout::kW, recvbuf, 0, MPI_DATATYPE_NULL),                                  \
                 Arrays<count_t, displ_t>{recvcounts, rdispls, recvtypes}, comm, form)))
 GPURUN_NEIGHBOR_ALLTOALLW(, int, MPI_Aint)
 GPURUN_NEIGHBOR_ALLTOALLW(_c, MPI_Count, MPI_Aint)

@@ -64,8 +64,8 @@ int create_cart_comm(const Call& call, MPI_Comm comm, CommEntry& parent,
   return create_over(call, comm, parent, std::move(spec), newcomm);
 }
 
-int cart_create(const Call& call, MPI_Comm comm, int ndims, const int dims[],
-                const int periods[], MPI_Comm* comm_cart) {
+int cart_create(const Call& call, MPI_Comm comm, int ndims, const int dims[], const int periods[],
+                MPI_Comm* comm_cart) {
   GPURUN_CHECK_COMM(entry, comm);
   GPURUN_CHECK_NOT_NULL(comm, comm_cart);
   GPURUN_TOPO_TRY(check_grid(call, comm, entry->comm->size(), ndims, dims, periods));
@@ -106,8 +106,8 @@ int cart_sub(const Call& call, MPI_Comm comm, const int remain_dims[], MPI_Comm*
 
 using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
 
-extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[],
-                                const int periods[], int /*reorder*/, MPI_Comm* comm_cart) {
+extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                                int /*reorder*/, MPI_Comm* comm_cart) {
   GPURUN_API_ENTER("MPI_Cart_create");
   return cart_create(call, comm_old, ndims, dims, periods, comm_cart);
 }
@@ -144,8 +144,7 @@ extern "C" int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
 }
 GPURUN_MPI_ALIAS(MPI_Cartdim_get)
 
-extern "C" int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[],
-                             int coords[]) {
+extern "C" int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
   GPURUN_API_ENTER("MPI_Cart_get");
   GPURUN_CHECK_COMM(entry, comm);
   const Topology* topo = nullptr;

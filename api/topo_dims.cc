@@ -73,8 +73,10 @@ int dims_create(const Call& call, int nnodes, int ndims, int dims[]) {
       return raise(call, MPI_COMM_WORLD, MPI_ERR_DIMS, "argument dims[%d] = %d is negative", i,
                    dims[i]);
     }
-    if (dims[i] == 0) ++free;
-    else fixed *= dims[i];
+    if (dims[i] == 0)
+      ++free;
+    else
+      fixed *= dims[i];
     if (fixed > nnodes) break;
   }
   if (nnodes % fixed != 0) {

@@ -42,8 +42,7 @@ int check_weights(const Call& call, MPI_Comm comm, const int* weights, int n, co
   if (weights == MPI_UNWEIGHTED) return MPI_SUCCESS;
   if (weights == MPI_WEIGHTS_EMPTY) {
     if (n == 0) return MPI_SUCCESS;
-    return raise(call, comm, MPI_ERR_ARG, "argument %s is MPI_WEIGHTS_EMPTY for %d edges", what,
-                 n);
+    return raise(call, comm, MPI_ERR_ARG, "argument %s is MPI_WEIGHTS_EMPTY for %d edges", what, n);
   }
   if (n > 0 && weights == nullptr) {
     return raise(call, comm, MPI_ERR_ARG,
@@ -51,7 +50,8 @@ int check_weights(const Call& call, MPI_Comm comm, const int* weights, int n, co
   }
   for (int i = 0; i < n; ++i) {
     if (weights[i] < 0)
-      return raise(call, comm, MPI_ERR_ARG, "argument %s[%d] = %d is negative", what, i, weights[i]);
+      return raise(call, comm, MPI_ERR_ARG, "argument %s[%d] = %d is negative", what, i,
+                   weights[i]);
   }
   return MPI_SUCCESS;
 }
@@ -135,9 +135,9 @@ Result<std::vector<Edge>> gather_edges(CommEntry& entry, const std::vector<Edge>
   return out;
 }
 
-int create_general(const Call& call, MPI_Comm comm, int n, const int sources[],
-                   const int degrees[], const int destinations[], const int weights[],
-                   MPI_Info info, MPI_Comm* newcomm) {
+int create_general(const Call& call, MPI_Comm comm, int n, const int sources[], const int degrees[],
+                   const int destinations[], const int weights[], MPI_Info info,
+                   MPI_Comm* newcomm) {
   GPURUN_CHECK_COMM(entry, comm);
   const int size = entry->comm->size();
   if (n < 0) return raise(call, comm, MPI_ERR_ARG, "argument n %d is negative", n);
@@ -157,10 +157,10 @@ int create_general(const Call& call, MPI_Comm comm, int n, const int sources[],
   std::vector<int> w = weights_or_ones(weights, m);
   std::vector<Edge> mine;
   for (int i = 0, at = 0; i < n; ++i)
-    for (int k = 0; k < degrees[i]; ++k, ++at) mine.push_back(Edge{sources[i], destinations[at], w[at]});
+    for (int k = 0; k < degrees[i]; ++k, ++at)
+      mine.push_back(Edge{sources[i], destinations[at], w[at]});
   bool weighted = false;
-  Result<std::vector<Edge>> all =
-      gather_edges(*entry, mine, weights != MPI_UNWEIGHTED, &weighted);
+  Result<std::vector<Edge>> all = gather_edges(*entry, mine, weights != MPI_UNWEIGHTED, &weighted);
   if (!all.ok()) return raise_status(call, comm, all.status());
   auto topo = std::make_shared<Topology>();
   topo->kind = kGraph;
@@ -184,14 +184,14 @@ int create_general(const Call& call, MPI_Comm comm, int n, const int sources[],
 
 using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
 
-extern "C" int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
-                                               const int sources[], const int sourceweights[],
-                                               int outdegree, const int destinations[],
-                                               const int destweights[], MPI_Info info,
-                                               int /*reorder*/, MPI_Comm* comm_dist_graph) {
+extern "C" int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                               const int sourceweights[], int outdegree,
+                                               const int destinations[], const int destweights[],
+                                               MPI_Info info, int /*reorder*/,
+                                               MPI_Comm* comm_dist_graph) {
   GPURUN_API_ENTER("MPI_Dist_graph_create_adjacent");
-  return create_adjacent(call, comm_old, indegree, sources, sourceweights, outdegree,
-                         destinations, destweights, info, comm_dist_graph);
+  return create_adjacent(call, comm_old, indegree, sources, sourceweights, outdegree, destinations,
+                         destweights, info, comm_dist_graph);
 }
 GPURUN_MPI_ALIAS(MPI_Dist_graph_create_adjacent)
 
@@ -229,8 +229,8 @@ int copy_side(const Call& call, MPI_Comm comm, const std::vector<int>& ranks,
               int* out_weights, const char* max_name, const char* ranks_name) {
   const int n = static_cast<int>(ranks.size());
   if (max < n) {
-    return raise(call, comm, MPI_ERR_ARG, "argument %s %d is less than the %d neighbours",
-                 max_name, max, n);
+    return raise(call, comm, MPI_ERR_ARG, "argument %s %d is less than the %d neighbours", max_name,
+                 max, n);
   }
   if (n > 0 && out_ranks == nullptr)
     return raise(call, comm, MPI_ERR_ARG, "argument %s is a null pointer", ranks_name);
@@ -244,15 +244,15 @@ int copy_side(const Call& call, MPI_Comm comm, const std::vector<int>& ranks,
 }  // namespace
 
 extern "C" int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
-                                         int sourceweights[], int maxoutdegree,
-                                         int destinations[], int destweights[]) {
+                                         int sourceweights[], int maxoutdegree, int destinations[],
+                                         int destweights[]) {
   GPURUN_API_ENTER("MPI_Dist_graph_neighbors");
   GPURUN_CHECK_COMM(entry, comm);
   const Topology* topo = nullptr;
   GPURUN_TOPO_TRY(require_topology(call, comm, *entry, &kGraph, &topo));
   GPURUN_TOPO_TRY(copy_side(call, comm, topo->sources, topo->sourceweights, topo->weighted,
                             maxindegree, sources, sourceweights, "maxindegree", "sources"));
-  return copy_side(call, comm, topo->destinations, topo->destweights, topo->weighted,
-                   maxoutdegree, destinations, destweights, "maxoutdegree", "destinations");
+  return copy_side(call, comm, topo->destinations, topo->destweights, topo->weighted, maxoutdegree,
+                   destinations, destweights, "maxoutdegree", "destinations");
 }
 GPURUN_MPI_ALIAS(MPI_Dist_graph_neighbors)

@@ -126,10 +126,10 @@ Result<std::unique_ptr<Operation>> create(const Args& args) {
 }  // namespace gpurun::coll::algo
 
 #define GPURUN_NEIGHBOR_DIRECT(id, collective_id, text)                              \
-  GPURUN_REGISTER_ALGORITHM(                                                         \
-      id, .name = "direct", .collective = ::gpurun::coll::Collective::collective_id, \
-      .usable = ::gpurun::coll::algo::on_host,                                       \
-      .create = ::gpurun::coll::algo::create, .summary = (text))
+  GPURUN_REGISTER_ALGORITHM(id, .name = "direct",                                    \
+                            .collective = ::gpurun::coll::Collective::collective_id, \
+                            .usable = ::gpurun::coll::algo::on_host,                 \
+                            .create = ::gpurun::coll::algo::create, .summary = (text))
 GPURUN_NEIGHBOR_DIRECT(neighbor_allgather_direct, kNeighborAllgather,
                        "one message per edge, one round; d alpha + d n beta")
 GPURUN_NEIGHBOR_DIRECT(neighbor_allgatherv_direct, kNeighborAllgatherv,

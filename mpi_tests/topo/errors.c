@@ -54,8 +54,8 @@ static void cart_errors(void) {
   expect(MPI_Cart_shift(cart, 0, 1, NULL, &dst), MPI_ERR_ARG, "source null", "rank_source");
   expect(MPI_Topo_test(cart, NULL), MPI_ERR_ARG, "status null", "status");
   int ni, no, wt;
-  expect(MPI_Dist_graph_neighbors_count(cart, &ni, &no, &wt), MPI_ERR_TOPOLOGY, "graph count on cart",
-         "Cartesian");
+  expect(MPI_Dist_graph_neighbors_count(cart, &ni, &no, &wt), MPI_ERR_TOPOLOGY,
+         "graph count on cart", "Cartesian");
   MPI_Comm_free(&cart);
 }
 
@@ -75,9 +75,9 @@ static void graph_errors(void) {
          MPI_ERR_ARG, "negative weight", "sourceweights[0]");
   expect(MPI_Dist_graph_create_adjacent(w, 1, ok, NULL, 1, ok, ok, MPI_INFO_NULL, 0, &g),
          MPI_ERR_ARG, "null weights", "sourceweights");
-  expect(MPI_Dist_graph_create_adjacent(w, 1, ok, MPI_WEIGHTS_EMPTY, 1, ok, ok, MPI_INFO_NULL, 0,
-                                        &g),
-         MPI_ERR_ARG, "empty weights for an edge", "MPI_WEIGHTS_EMPTY");
+  expect(
+      MPI_Dist_graph_create_adjacent(w, 1, ok, MPI_WEIGHTS_EMPTY, 1, ok, ok, MPI_INFO_NULL, 0, &g),
+      MPI_ERR_ARG, "empty weights for an edge", "MPI_WEIGHTS_EMPTY");
   expect(MPI_Dist_graph_create(w, 1, ok, &neg, ok, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g),
          MPI_ERR_ARG, "degree -1", "degrees[0]");
   expect(MPI_Dist_graph_create(w, 1, bad, ok, ok, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g),
@@ -95,7 +95,8 @@ static void graph_errors(void) {
   MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
   expect(MPI_Dist_graph_neighbors(g, 0, src, MPI_UNWEIGHTED, 2, dst, MPI_UNWEIGHTED), MPI_ERR_ARG,
          "maxindegree 0", "maxindegree");
-  expect(MPI_Cart_shift(g, 0, 1, &ni, &no), MPI_ERR_TOPOLOGY, "shift on graph", "distributed graph");
+  expect(MPI_Cart_shift(g, 0, 1, &ni, &no), MPI_ERR_TOPOLOGY, "shift on graph",
+         "distributed graph");
   MPI_Comm_free(&g);
 }
 
@@ -123,8 +124,8 @@ static void neighbor_errors(void) {
          "recvcounts[0] -1", "recvcounts[0]");
   expect(MPI_Neighbor_alltoallv(a, NULL, displs, MPI_INT, b, counts, displs, MPI_INT, g),
          MPI_ERR_ARG, "sendcounts null", "sendcounts");
-  expect(MPI_Ineighbor_alltoall(a, 1, MPI_INT, b, 1, MPI_INT, g, NULL), MPI_ERR_ARG,
-         "request null", "request");
+  expect(MPI_Ineighbor_alltoall(a, 1, MPI_INT, b, 1, MPI_INT, g, NULL), MPI_ERR_ARG, "request null",
+         "request");
   /* A receive too small for what the neighbour sends: truncation, found by the receiver. */
   expect(MPI_Neighbor_alltoall(a, 2, MPI_INT, b, 1, MPI_INT, g), MPI_ERR_TRUNCATE, "truncated",
          NULL);

@@ -52,8 +52,8 @@ static void alltoall(const struct hood *h) {
       MPI_Ineighbor_alltoall(send, 3, MPI_INT, recv, 3, MPI_INT, h->comm, &req);
       MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
-    if (form == 2) MPI_Neighbor_alltoall_init(send, 3, MPI_INT, recv, 3, MPI_INT, h->comm,
-                                              MPI_INFO_NULL, &req);
+    if (form == 2)
+      MPI_Neighbor_alltoall_init(send, 3, MPI_INT, recv, 3, MPI_INT, h->comm, MPI_INFO_NULL, &req);
     if (form == 2 || form == 3) {
       MPI_Start(&req);
       MPI_Wait(&req, MPI_STATUS_IGNORE);
@@ -173,8 +173,8 @@ static void graphs(void) {
   h.in[1] = mod(rank - 3);
   h.match[0] = 0;
   h.match[1] = 1;
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, h.in, MPI_UNWEIGHTED, 2, h.out,
-                                 MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &h.comm);
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, h.in, MPI_UNWEIGHTED, 2, h.out, MPI_UNWEIGHTED,
+                                 MPI_INFO_NULL, 0, &h.comm);
   run(&h);
   MPI_Comm_free(&h.comm);
   /* A star: rank 0 sends to every rank, everybody receives only from 0. */
