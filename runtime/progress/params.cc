@@ -16,11 +16,11 @@ namespace {
 param::Param<WaitPolicy> g_wait(
     "GPURUN_PROGRESS_WAIT", WaitPolicy::kAuto,
     "How a waiting rank waits: spin, yield, block, or auto (spin when every rank has a core, "
-    "block when ranks outnumber cores).");
+    "yield when ranks outnumber cores; either sleeps after GPURUN_PROGRESS_SPIN_TIME idle).");
 param::Param<std::optional<param::Duration>> g_spin_time(
     "GPURUN_PROGRESS_SPIN_TIME", std::nullopt,
     "How long a waiting rank polls without finding work before it sleeps on its doorbell; "
-    "auto: 50ms when every rank has a core, 20us when ranks outnumber cores.");
+    "auto: 50ms when every rank has a core, 2ms when ranks outnumber cores.");
 param::Param<param::Duration> g_sleep_max(
     "GPURUN_PROGRESS_SLEEP_MAX", param::Duration(1'000'000),
     "Longest single sleep of a waiting rank before it polls again (bounds the cost of a "

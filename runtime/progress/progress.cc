@@ -17,9 +17,13 @@ namespace {
 // Polls between two clock reads while spinning: reading the clock costs about as much as an
 // idle poll, so checking every 256 polls keeps the spin loop on polling.
 constexpr std::uint64_t kPollsPerClockCheck = 256;
-// Spinning before the first sleep when ranks outnumber cores: long enough to catch a reply
-// that is already on its way (a few microseconds), short enough to give the core away soon.
-constexpr std::int64_t kOversubscribedSpinNs = 20'000;
+// Yielding before the first sleep when ranks outnumber cores: a yield hands the core to a rank
+// that has work at the cost of a context switch, where a sleep and its wake-up cost several
+// microseconds; after this long idle the rank sleeps, so a rank blocked for long costs little.
+constexpr std::int64_t kOversubscribedSpinNs = 2'000'000;
+// Idle polls before each yield: a reply from a peer that runs right now comes within about a
+// microsecond, and catching it by polling saves two context switches.
+constexpr std::uint64_t kPollsBeforeYield = 32;
 // Spinning before the first sleep when every rank has a core: sleeping costs the next message
 // a wake-up, so a rank sleeps only after a long idle stretch (and then uses ~5% of a core).
 constexpr std::int64_t kDedicatedSpinNs = 50'000'000;
@@ -66,7 +70,7 @@ void Engine::add(PollFn fn, void* context, std::string name) {
 void Engine::configure(bool oversubscribed, Doorbell* own_doorbell) {
   doorbell_ = own_doorbell ? own_doorbell : &private_doorbell_;
   policy_ = params::wait().get();
-  if (policy_ == WaitPolicy::kAuto) policy_ = oversubscribed ? WaitPolicy::kBlock : WaitPolicy::kSpin;
+  if (policy_ == WaitPolicy::kAuto) policy_ = oversubscribed ? WaitPolicy::kYield : WaitPolicy::kSpin;
   auto spin = params::spin_time().get();
   spin_ns_ = spin ? spin->count() : (oversubscribed ? kOversubscribedSpinNs : kDedicatedSpinNs);
   sleep_max_ns_ = params::sleep_max().get().count();
@@ -81,7 +85,10 @@ void Engine::Idle::step() {
   ++idle_polls_;
   switch (engine_.policy_) {
     case WaitPolicy::kYield:
-      sched_yield();
+      if (++yield_countdown_ >= kPollsBeforeYield) {
+        yield_countdown_ = 0;
+        sched_yield();
+      }
       break;
     case WaitPolicy::kBlock:
       cpu_relax();  // a rank that will soon give its core away
@@ -95,7 +102,7 @@ void Engine::Idle::step() {
     return;
   }
   bool first = until_clock_ == 0;  // most waits end before the first look at the clock
-  until_clock_ = engine_.policy_ == WaitPolicy::kBlock ? 16 : kPollsPerClockCheck;
+  until_clock_ = engine_.policy_ == WaitPolicy::kSpin ? kPollsPerClockCheck : 16;
   if (first) return;
   std::int64_t now = clock::now_ns();
   if (idle_since_ns_ == 0) {

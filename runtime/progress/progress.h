@@ -2,8 +2,10 @@
 //
 // Wait policy (DESIGN.md decision 8): when every rank has a core, a waiting rank spins on
 // poll() for the lowest latency, and only after a long idle stretch (GPURUN_PROGRESS_SPIN_TIME)
-// sleeps on its doorbell. When ranks outnumber cores it spins briefly, then sleeps on its
-// doorbell so that the ranks that have work get the cores. A sender rings the doorbell of a
+// sleeps on its doorbell. When ranks outnumber cores it polls a few times between yields of its
+// core (a reply from a peer that runs now comes in about a microsecond; a yield lets a peer
+// that has work run at the cost of one context switch, cheaper than a sleep and wake-up), and
+// sleeps on its doorbell after GPURUN_PROGRESS_SPIN_TIME (2 ms) without work. A sender rings the doorbell of a
 // peer that sleeps (Doorbell::ring), and every sleep has a timeout, so a wake-up lost to a race
 // costs at most GPURUN_PROGRESS_SLEEP_MAX, never a hang.
 //
@@ -83,6 +85,7 @@ class Engine {
     explicit Idle(Engine& engine) : engine_(engine) {}
     void reset() {
       idle_polls_ = 0;
+      yield_countdown_ = 0;
       until_clock_ = 0;
       idle_since_ns_ = 0;
     }
@@ -93,6 +96,7 @@ class Engine {
     Engine& engine_;
     std::uint64_t idle_polls_ = 0;
     std::uint32_t until_clock_ = 0;  // idle polls left before the next look at the clock
+    std::uint64_t yield_countdown_ = 0;  // idle polls since the last yield
     std::int64_t idle_since_ns_ = 0;
   };
 

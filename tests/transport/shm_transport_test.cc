@@ -165,7 +165,10 @@ namespace {
 
 TEST(ShmTransport, CmaSingleCopyWhenForced) {
   ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("on").ok());
-  check_bulk(1 << 20, 1 << 20, false);
+  check_bulk(1 << 20, 1 << 20, false);       // split: each side copies half
+  check_bulk((1 << 20) + 5, 70001, false);   // split of a truncated pull, off page boundaries
+  check_bulk(40000, 40000, false);           // small: the receiver copies it all
+  check_bulk(300000, 300000, true);          // packed data: fragment pipeline
   {
     Pair pair;
     EXPECT_TRUE(pair.side[1].transport->cma_enabled());

@@ -17,13 +17,40 @@ namespace gpurun::transport::shm {
 namespace {
 
 // Transport control packets (types at or above kTransportTypes).
-constexpr std::uint8_t kCts = kTransportTypes;      // receiver -> sender: stream op `id`
-constexpr std::uint8_t kFin = kTransportTypes + 1;  // receiver -> sender: op `id` was read (CMA)
+constexpr std::uint8_t kCts = kTransportTypes;         // receiver -> sender: stream op `id`
+constexpr std::uint8_t kFin = kTransportTypes + 1;     // receiver -> sender: op `id` was read
+constexpr std::uint8_t kCmaCts = kTransportTypes + 2;  // receiver -> sender: write your share
+constexpr std::uint8_t kWrote = kTransportTypes + 3;   // sender -> receiver: share written
 
 struct CtsPayload {
   std::uint64_t id;
   std::uint64_t wanted;
 };
+
+// Below this the receiver copies the whole message itself: a second copier would not pay for
+// its system call.
+constexpr std::uint64_t kCmaSplitMin = 64 << 10;
+
+std::uint64_t cma_split(std::uint64_t wanted) {
+  if (wanted < kCmaSplitMin) return wanted;
+  return (wanted / 2 + 4095) & ~std::uint64_t{4095};  // page-aligned halves pin fewer pages
+}
+
+// Copies `length` bytes between this process and `pid` with process_vm_readv/writev.
+Status cma_copy(int pid, bool write, std::byte* local_at, std::uint64_t remote_at,
+                std::size_t length) {
+  std::size_t done = 0;
+  while (done < length) {
+    iovec local{local_at + done, length - done};
+    iovec remote{reinterpret_cast<void*>(remote_at + done), length - done};
+    ssize_t n = write ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
+                      : process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (n <= 0)
+      return errno_status(write ? "process_vm_writev" : "process_vm_readv", errno);
+    done += static_cast<std::size_t>(n);
+  }
+  return ok_status();
+}
 
 // Packets a poll takes from one peer before it looks at the next: keeps one busy sender from
 // starving the others.
@@ -50,6 +77,17 @@ InboxLayout layout_for(std::uint32_t local_size) {
   int fragments = params::fragments().get().value_or(local_size <= 8 ? 8 : local_size <= 32 ? 4 : 2);
   layout.fragments = static_cast<std::uint32_t>(std::max(2, fragments));
   return layout;
+}
+
+// Whether this process may read the memory of `pid` (ptrace rules, namespaces) by CMA.
+bool cma_reaches(int pid, std::uint64_t address, int rank) {
+  std::uint64_t word = 0;
+  iovec local{&word, sizeof word}, remote{reinterpret_cast<void*>(address), sizeof word};
+  if (process_vm_readv(pid, &local, 1, &remote, 1, 0) == sizeof word && word == kInboxMagic)
+    return true;
+  GPURUN_LOG(info, transport, "shm: no CMA to rank %d (%m); large messages from it by fragment "
+             "pipeline", rank);
+  return false;
 }
 
 }  // namespace
@@ -79,9 +117,9 @@ Status ShmEndpoint::pull(const BulkCookie& cookie, const Data& data, Completion 
     done(ok_status());
     return ok_status();
   }
-  if (transport_->cma_ && cookie.address != 0 && data.contiguous != nullptr &&
+  if (cma_ && cookie.address != 0 && data.contiguous != nullptr &&
       data.kind == accel::MemoryKind::kHost) {
-    complete_cma_pull(cookie, data, done);
+    cma_pull(cookie, data, done);
     return ok_status();
   }
   pulls_.push_back(PullOp{data, done, 0});
@@ -91,24 +129,40 @@ Status ShmEndpoint::pull(const BulkCookie& cookie, const Data& data, Completion 
   return ok_status();
 }
 
-// Reads the peer's buffer directly, then tells it the data is no longer needed.
-int ShmEndpoint::complete_cma_pull(const BulkCookie& cookie, const Data& data, Completion done) {
-  std::size_t done_bytes = 0;
-  Status status;
-  while (done_bytes < data.size) {
-    iovec local{static_cast<std::byte*>(data.contiguous) + done_bytes, data.size - done_bytes};
-    iovec remote{reinterpret_cast<void*>(cookie.address + done_bytes), data.size - done_bytes};
-    ssize_t n = process_vm_readv(peer_pid_, &local, 1, &remote, 1, 0);
-    if (n <= 0) {
-      status = errno_status("process_vm_readv from rank " + std::to_string(peer_rank_), errno);
-      break;
-    }
-    done_bytes += static_cast<std::size_t>(n);
+// Asks the peer to write its share of the data straight into our buffer, reads ours from its
+// buffer meanwhile, and tells it when we are done with its buffer. The pull completes when the
+// peer's share has arrived too (kWrote).
+void ShmEndpoint::cma_pull(const BulkCookie& cookie, const Data& data, Completion done) {
+  std::uint64_t split = cma_split(data.size);
+  auto* dst = static_cast<std::byte*>(data.contiguous);
+  if (split < data.size) {
+    CmaCtsPayload cts{cookie.id, data.size, split, reinterpret_cast<std::uint64_t>(dst)};
+    send_control(kCmaCts, &cts, sizeof cts);
   }
+  Status status = cma_copy(peer_pid_, false, dst, cookie.address, split);
+  if (!status.ok()) status.prepend("reading from rank " + std::to_string(peer_rank_));
   std::uint64_t id = cookie.id;
   send_control(kFin, &id, sizeof id);
-  done(std::move(status));
-  return 1;
+  if (split == data.size) {
+    done(std::move(status));
+    return;
+  }
+  cma_waits_.push_back(CmaWait{done, std::move(status)});
+}
+
+// The sender's share of a split CMA transfer: written before the receiver's kFin can arrive
+// (packets come in order), so that kFin still completes the send.
+void ShmEndpoint::cma_write(const CmaCtsPayload& cts) {
+  SendOp& op = transport_->ops_[cts.id];
+  auto* src = static_cast<std::byte*>(op.data.contiguous);
+  std::uint64_t end = std::min<std::uint64_t>(cts.wanted, op.data.size);
+  Status st = cma_copy(peer_pid_, true, src + cts.split, cts.address + cts.split,
+                       end > cts.split ? end - cts.split : 0);
+  std::uint64_t code = st.ok() ? 0 : 1;
+  if (!st.ok())
+    GPURUN_LOG(error, transport, "shm: writing to rank %d: %s", peer_rank_,
+               st.to_string().c_str());
+  send_control(kWrote, &code, sizeof code);
 }
 
 void ShmEndpoint::send_control(std::uint8_t type, const void* payload, std::size_t length) {
@@ -220,6 +274,7 @@ Result<std::unique_ptr<ShmTransport>> ShmTransport::create(const Config& config,
   header->fragments = layout.fragments;
   header->owner_rank = config.rank;
   header->owner_pid = static_cast<std::int32_t>(getpid());
+  header->owner_base = reinterpret_cast<std::uint64_t>(t->inbox_->base());
   header->magic = kInboxMagic;
   t->caps_.name = "shm";
   t->caps_.reach = Reach::kHost;
@@ -280,6 +335,7 @@ Result<Endpoint*> ShmTransport::connect(int rank, std::span<const std::byte> add
   ep->reader_ = RingReader(layout_.ring_control(inbox_->base(), peer_index),
                            layout_.cells(inbox_->base(), peer_index), layout_.ring_cells);
   ep->peer_inbox_ = std::move(segment).value();
+  ep->cma_ = cma_ && cma_reaches(h->owner_pid, h->owner_base, rank);
   InboxLayout::header(peer_base)->attached.fetch_add(1, std::memory_order_acq_rel);
   Endpoint* out = ep.get();
   active_.push_back(ep.get());
@@ -330,6 +386,19 @@ void ShmTransport::handle_control(ShmEndpoint& ep, const Cell& cell) {
     ep.streams_.push_back(cts.id);
     ep.busy_ = true;
     ep.push_fragments();
+  } else if (cell.header.type == kCmaCts) {
+    CmaCtsPayload cts;
+    std::memcpy(&cts, payload, sizeof cts);
+    ep.cma_write(cts);
+  } else if (cell.header.type == kWrote) {
+    std::uint64_t code;
+    std::memcpy(&code, payload, sizeof code);
+    CmaWait wait = std::move(ep.cma_waits_.front());
+    ep.cma_waits_.pop_front();
+    if (code != 0 && wait.status.ok())
+      wait.status = Status(ErrorCode::kInternal, "rank " + std::to_string(ep.peer_rank_) +
+                                                     " could not write its share (CMA)");
+    wait.done(std::move(wait.status));
   } else if (cell.header.type == kFin) {
     std::uint64_t id;
     std::memcpy(&id, payload, sizeof id);
@@ -339,10 +408,11 @@ void ShmTransport::handle_control(ShmEndpoint& ep, const Cell& cell) {
   }
 }
 
-// Whether large messages go by one process_vm_readv copy rather than the fragment pipeline.
-// The pipeline moves data at about the speed of one memcpy (sender and receiver copy at once,
-// in cache), so auto picks CMA only when a CMA copy measures faster than a memcpy here: in
-// virtual machines the kernel's page pinning often makes it several times slower.
+// Whether large messages go by CMA (split between the two sides' cores: process_vm_readv by
+// the receiver, process_vm_writev by the sender) rather than the fragment pipeline. The
+// pipeline copies every byte twice through shared slots whose lines move between the cores;
+// a CMA copy is single but pays the kernel's page pinning, which in some virtual machines makes
+// it several times slower than a memcpy: auto measures both here.
 void ShmTransport::decide_cma() {
   CmaMode mode = params::cma().get();
   if (mode == CmaMode::kOff || config_.local_ranks.size() < 2) return;
@@ -367,7 +437,9 @@ void ShmTransport::decide_cma() {
     copy_ns = std::min(copy_ns, t1 - t0);
     cma_ns = std::min(cma_ns, t2 - t1);
   }
-  cma_ = cma_ns < copy_ns;
+  // Split CMA moves data at about twice one CMA copy (both cores copy); the pipeline at about
+  // half a cache-resident memcpy (each byte is copied twice and crosses between the cores).
+  cma_ = cma_ns <= 4 * copy_ns;
   GPURUN_LOG(info, transport, "shm: large messages by %s (256K: CMA %.1f GB/s, memcpy %.1f GB/s)",
              cma_ ? "CMA single copy" : "fragment pipeline", kBytes / static_cast<double>(cma_ns),
              kBytes / static_cast<double>(copy_ns));

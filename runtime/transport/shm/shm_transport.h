@@ -1,7 +1,9 @@
 // The shm transport: packets and bulk data between the ranks of one host through their
 // inboxes (see inbox.h). Packets go through per-pair rings; bulk data through a per-pair
 // fragment pipeline that the sender fills once the receiver asked for the data (a CTS), or,
-// when it measures faster on this machine, by a single process_vm_readv copy (CMA).
+// when it measures faster on this machine, by CMA: the receiver reads half of the sender's
+// buffer (process_vm_readv) while the sender writes the other half into the receiver's
+// (process_vm_writev), so both cores copy at once.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +42,21 @@ struct PullOp {
   std::uint64_t received = 0;
 };
 
+// A CMA transfer is split in two: the receiver reads [0, split) of the sender's buffer while
+// the sender writes [split, wanted) into the receiver's, so both cores copy at once.
+struct CmaCtsPayload {
+  std::uint64_t id;
+  std::uint64_t wanted;
+  std::uint64_t split;
+  std::uint64_t address;  // the receiver's buffer
+};
+
+// A CMA pull whose own share is read, waiting for the sender's share (kWrote).
+struct CmaWait {
+  Completion done;
+  Status status;  // of our share
+};
+
 class ShmEndpoint final : public Endpoint {
  public:
   Status send(const PacketHeader& header, const void* payload, std::size_t length) override;
@@ -53,7 +70,8 @@ class ShmEndpoint final : public Endpoint {
   int flush_controls();
   int push_fragments();
   int drain_fragments();
-  int complete_cma_pull(const BulkCookie& cookie, const Data& data, Completion done);
+  void cma_pull(const BulkCookie& cookie, const Data& data, Completion done);
+  void cma_write(const CmaCtsPayload& cts);
 
   ShmTransport* transport_ = nullptr;
   int peer_rank_ = -1;
@@ -73,6 +91,8 @@ class ShmEndpoint final : public Endpoint {
   std::deque<std::uint64_t> streams_;  // SendOp ids the peer asked for, in CTS order
   std::deque<PullOp> pulls_;           // what we asked the peer for, in CTS order
   std::deque<std::vector<std::byte>> pending_controls_;  // type byte + payload
+  std::deque<CmaWait> cma_waits_;                        // split CMA pulls, in CTS order
+  bool cma_ = false;  // the transport uses CMA and the peer's memory is reachable
   // Something besides packets to look after (controls, streams, pulls): one flag on the hot path.
   bool busy_ = false;
   void update_busy() {
