@@ -20,7 +20,7 @@ namespace {
 class Allgather final : public ShmOp {
  public:
   Allgather(Arena& arena, const Args& args)
-      : ShmOp(arena),
+      : ShmOp(arena, args),
         recv_(args.recvbuf, args.recvcount, args.recvtype),
         send_(args.in_place ? recv_.block(arena.rank())
                             : Buffer(args.sendbuf, args.count, args.type)),

@@ -26,7 +26,7 @@ std::uint64_t chunk_for(const Arena& arena, std::uint64_t block) {
 class Alltoall final : public ShmOp {
  public:
   Alltoall(Arena& arena, const Args& args)
-      : ShmOp(arena),
+      : ShmOp(arena, args),
         recv_(args.recvbuf, args.recvcount, args.recvtype),
         send_(args.in_place ? recv_ : Buffer(args.sendbuf, args.count, args.type)),
         hold_send_(args.in_place ? nullptr : args.type),

@@ -96,6 +96,23 @@ bool Arena::all_reached(std::uint64_t value) {
   return true;
 }
 
+bool Arena::all_finished(std::uint64_t value) {
+  if (lower_bound_ >= value || size_ == 1) return true;
+  std::uint64_t low = ~std::uint64_t{0};
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_) low = std::min(low, control(r)->step.load(std::memory_order_acquire));
+  lower_bound_ = std::max(lower_bound_, low);
+  return lower_bound_ >= value;
+}
+
+bool Arena::publish_count(std::uint64_t seq, std::uint64_t bytes) {
+  if (seq > kCountEntries && !all_finished(step_value(seq - kCountEntries, kEndStep))) return false;
+  CountEntry& e = control(rank_)->count[seq % kCountEntries];
+  e.bytes.store(bytes, std::memory_order_relaxed);
+  e.seq.store(seq, std::memory_order_release);
+  return true;
+}
+
 bool Arena::parts_writable(int first, int count) {
   for (int p = first; p < first + count; ++p)
     if (!done(part_need_[p])) return false;

@@ -107,6 +107,16 @@ class Arena {
   // Whether every other member's counter is at `value` or beyond. Resumes where the last call
   // for the same value stopped.
   bool all_reached(std::uint64_t value);
+  // Publishes this rank's byte count of collective `seq` (coll/shm/check.h), once every member
+  // has finished the collective that last used its entry; false: not yet.
+  bool publish_count(std::uint64_t seq, std::uint64_t bytes);
+  // Member r's count of collective `seq`, once published: true and `bytes` set.
+  bool count_of(int r, std::uint64_t seq, std::uint64_t& bytes) const {
+    const CountEntry& e = control(r)->count[seq % kCountEntries];
+    if (e.seq.load(std::memory_order_acquire) != seq) return false;
+    bytes = e.bytes.load(std::memory_order_relaxed);
+    return true;
+  }
   // Everyone has posted something of collective `seq`, so finished collective seq - 1.
   void learn_all_started(std::uint64_t seq) {
     if (seq > 1 && step_value(seq - 1, kEndStep) > lower_bound_)
@@ -154,6 +164,9 @@ class Arena {
     for (progress::Doorbell* bell : bells_)
       if (bell != nullptr) bell->ring();
   }
+  // Whether every other member's counter is at `value`: reads them all and keeps their
+  // minimum as the lower bound, so that the next few calls need not read them.
+  bool all_finished(std::uint64_t value);
   void finish_setup();
   void map(void* base, const Layout& layout);
 

@@ -33,7 +33,7 @@ std::uint64_t chunk_for(std::uint64_t bytes, std::size_t quarter) {
 class Bcast final : public ShmOp {
  public:
   Bcast(Arena& arena, const Args& args)
-      : ShmOp(arena),
+      : ShmOp(arena, args),
         data_(args.recvbuf != nullptr ? args.recvbuf : args.sendbuf, args.count, args.type),
         hold_(args.type),
         root_(args.root) {}

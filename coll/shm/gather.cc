@@ -18,7 +18,7 @@ namespace {
 class Gather final : public ShmOp {
  public:
   Gather(Arena& arena, const Args& args)
-      : ShmOp(arena),
+      : ShmOp(arena, args),
         root_(args.root),
         is_root_(arena.rank() == args.root),
         skip_own_(is_root_ && args.in_place),

@@ -2,6 +2,8 @@
 
 #include <sched.h>
 
+#include <string>
+
 #include "runtime/progress/progress.h"
 
 namespace gpurun::coll::shm {
@@ -30,6 +32,8 @@ Status ShmOp::start() {
     arena_.start_setup(*setup_pml_, *setup_comm_, setup_tag_);
   }
   seq_ = arena_.begin(this);
+  published_ = ran_ = mismatch_ = false;
+  check_cursor_ = 0;
   reset();
   done_ = false;
   queued_ = true;
@@ -48,6 +52,69 @@ bool ShmOp::progress() {
     if (!done_ && progress::engine().policy() == progress::WaitPolicy::kBlock) sched_yield();
   }
   return done_;
+}
+
+bool ShmOp::step() {
+  if (!planned_) {
+    plan();
+    planned_ = true;
+  }
+  if (!published_ && !publish_count()) return false;
+  if (mismatch_) return true;
+  if (!ran_) {
+    ran_ = run();
+    // About to wait: a source whose count differs may never post what this rank waits for.
+    if (!ran_) return check_counts() && mismatch_;
+  }
+  return check_counts();
+}
+
+bool ShmOp::publish_count() {
+  if (counts_.publish && !arena_.publish_count(seq_, counts_.bytes)) return false;
+  published_ = true;
+  if (counts_.own_mismatch) {
+    fail(Status(ErrorCode::kInvalidArgument,
+                "this rank's send and receive counts or datatypes do not match"));
+    mismatch_ = true;
+  }
+  return true;
+}
+
+bool ShmOp::check_counts() {
+  if (counts_.sources == CountCheck::Sources::kNone) return true;
+  if (counts_.sources == CountCheck::Sources::kRoot) {
+    if (arena_.rank() == counts_.root || check_cursor_ > 0) return true;
+    std::uint64_t theirs = 0;
+    if (!arena_.count_of(counts_.root, seq_, theirs)) return false;
+    if (theirs != counts_.expect) count_error(counts_.root, theirs);
+    check_cursor_ = 1;
+    return true;
+  }
+  for (; check_cursor_ < arena_.size(); ++check_cursor_) {
+    if (check_cursor_ == arena_.rank()) continue;
+    std::uint64_t theirs = 0;
+    if (!arena_.count_of(check_cursor_, seq_, theirs)) return false;
+    if (theirs != counts_.expect) {
+      count_error(check_cursor_, theirs);
+      check_cursor_ = arena_.size();
+      return true;
+    }
+  }
+  return true;
+}
+
+void ShmOp::count_error(int source, std::uint64_t theirs) {
+  mismatch_ = true;
+  std::string who = "rank " + std::to_string(source);
+  if (theirs == kBadCount) {
+    fail(Status(ErrorCode::kInvalidArgument,
+                who + "'s send and receive counts or datatypes do not match"));
+    return;
+  }
+  fail(Status(theirs > counts_.expect ? ErrorCode::kTruncated : ErrorCode::kInvalidArgument,
+              "a shared-memory collective: " + who + " has " + std::to_string(theirs) +
+                  " bytes where " + std::to_string(counts_.expect) +
+                  " were expected: the ranks' counts or datatypes do not match"));
 }
 
 bool ShmOp::rearm(const Args& args) {
