@@ -10,12 +10,16 @@
 namespace gpurun::coll::shm {
 namespace {
 
+std::size_t g_queued = 0;
+
 std::vector<progress::Doorbell*>& doorbells() {
   static auto* table = new std::vector<progress::Doorbell*>();
   return *table;
 }
 
 }  // namespace
+
+std::size_t queued_everywhere() { return g_queued; }
 
 std::size_t new_slot_bytes() {
   std::uint64_t bytes = params::slot_size().get().bytes;
@@ -125,31 +129,39 @@ void Arena::parts_written(int first, int count, std::uint64_t value, int reader)
 
 std::uint64_t Arena::begin(ShmOp* op) {
   queue_.push_back(op);
+  ++g_queued;
   return ++issued_;
 }
 
 void Arena::drop(ShmOp* op) {
   auto it = std::find(queue_.begin(), queue_.end(), op);
-  if (it != queue_.end()) queue_.erase(it);
+  if (it == queue_.end()) return;
+  queue_.erase(it);
+  --g_queued;
 }
 
-void Arena::advance() {
+int Arena::advance() {
   if (state_ == State::kSettingUp) {
-    if (!setup_->progress()) return;
+    if (!setup_->progress()) return 0;
     finish_setup();
   }
   if (state_ == State::kBroken) {
     std::deque<ShmOp*> diverted;
     diverted.swap(queue_);
+    g_queued -= diverted.size();
     for (ShmOp* op : diverted) op->divert(Status(ErrorCode::kIo, "its setup failed"));
-    return;
+    return 0;
   }
+  int completed = 0;
   while (!queue_.empty()) {
     ShmOp* op = queue_.front();
-    if (!op->step()) return;
+    if (!op->step()) return completed;
     queue_.pop_front();
+    --g_queued;
     op->complete();
+    ++completed;
   }
+  return completed;
 }
 
 void Arena::start_setup(pml::Pml& pml, const core::Communicator& comm, int tag) {

@@ -56,6 +56,9 @@ const std::string& job_token();
 // pages, at least a page per part.
 std::size_t new_slot_bytes();
 
+// Collectives queued on any arena of this process (the progress poller's quick test).
+std::size_t queued_everywhere();
+
 class Arena {
  public:
   enum class State : std::uint8_t { kNew, kSettingUp, kReady, kBroken };
@@ -139,8 +142,9 @@ class Arena {
   // --- ordering ---
   // Gives `op` the next sequence number and queues it behind the collectives still running.
   std::uint64_t begin(ShmOp* op);
-  // Runs the queued collectives, head first, as far as they go.
-  void advance();
+  // Runs the queued collectives, head first, as far as they go; how many completed.
+  int advance();
+  bool busy() const { return !queue_.empty(); }
   // Forgets `op` (destroyed before it finished).
   void drop(ShmOp* op);
 
