@@ -59,7 +59,7 @@ class Alltoall final : public ShmOp {
       if (!arena_.line_writable(seq_)) return false;
       for (int r = 0; r < arena_.size(); ++r)
         send_.block(r).pack(0, arena_.line(me, seq_).data + r * block_, block_);
-      arena_.post_line(seq_);
+      post_line();
       arena_.line_written(seq_, Arena::kAllReaders);
       posted_ = true;
     }

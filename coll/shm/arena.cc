@@ -110,7 +110,9 @@ bool Arena::all_finished(std::uint64_t value) {
 }
 
 bool Arena::publish_count(std::uint64_t seq, std::uint64_t bytes) {
-  if (seq > kCountEntries && !all_finished(step_value(seq - kCountEntries, kEndStep))) return false;
+  std::uint64_t& previous = entry_seq_[seq % kCountEntries];
+  if (previous != 0 && !all_finished(step_value(previous, kEndStep))) return false;
+  previous = seq;
   CountEntry& e = control(rank_)->count[seq % kCountEntries];
   e.bytes.store(bytes, std::memory_order_relaxed);
   e.seq.store(seq, std::memory_order_release);
@@ -127,10 +129,22 @@ void Arena::parts_written(int first, int count, std::uint64_t value, int reader)
   for (int p = first; p < first + count; ++p) part_need_[p] = Need{value, reader};
 }
 
-std::uint64_t Arena::begin(ShmOp* op) {
+std::uint64_t Arena::begin(ShmOp* op, int tag) {
   queue_.push_back(op);
   ++g_queued;
-  return ++issued_;
+  std::uint64_t seq = issued_ + 1;
+  if (tag >= 0) {
+    auto t = static_cast<std::uint64_t>(tag);
+    std::uint64_t last = last_tag_ & 0x7fffffffu;
+    if (t + (std::uint64_t{1} << 30) < last) tag_epoch_ += std::uint64_t{1} << 31;  // wrapped
+    std::uint64_t extended = tag_epoch_ + t;
+    if (extended > last_tag_) {  // not a persistent collective's first start, with an old tag
+      last_tag_ = extended;
+      seq = std::max(seq, extended + 1);
+    }
+  }
+  issued_ = seq;
+  return seq;
 }
 
 void Arena::drop(ShmOp* op) {

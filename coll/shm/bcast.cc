@@ -52,7 +52,7 @@ class Bcast final : public ShmOp {
   bool put_line() {
     if (!arena_.line_writable(seq_)) return false;
     data_.pack(0, arena_.line(root_, seq_).data, data_.bytes());
-    arena_.post_line(seq_);
+    post_line();
     arena_.line_written(seq_, Arena::kAllReaders);
     return true;
   }

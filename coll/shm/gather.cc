@@ -51,7 +51,7 @@ class Gather final : public ShmOp {
   bool put_line() {
     if (!arena_.line_writable(seq_)) return false;
     send_.pack(0, arena_.line(arena_.rank(), seq_).data, block_);
-    arena_.post_line(seq_);
+    post_line();
     arena_.line_written(seq_, root_);
     return true;
   }

@@ -37,8 +37,15 @@ constexpr std::uint64_t step_value(std::uint64_t seq, std::uint64_t step) {
   return (seq << kStepBits) | step;
 }
 
+// A flag: the sequence number of the collective that wrote the line in its low kSeqBits, and
+// above them the writer's byte count + 1 (0: none given), so that a reader checks the count
+// (coll/shm/check.h) with no other line to load.
+inline constexpr int kSeqBits = 40;
+inline constexpr std::uint64_t kSeqMask = (std::uint64_t{1} << kSeqBits) - 1;
+inline constexpr std::uint64_t kMaxLineCount = (std::uint64_t{1} << (64 - kSeqBits)) - 2;
+
 struct alignas(kLineBytes) FlagLine {
-  std::atomic<std::uint64_t> flag;  // the sequence number of the collective that wrote it
+  std::atomic<std::uint64_t> flag;
   std::byte data[kInlineBytes];
 };
 static_assert(sizeof(FlagLine) == kLineBytes);

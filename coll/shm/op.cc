@@ -31,7 +31,8 @@ Status ShmOp::start() {
       return Status(ErrorCode::kInternal, "shared-memory collective without a segment to use");
     arena_.start_setup(*setup_pml_, *setup_comm_, setup_tag_);
   }
-  seq_ = arena_.begin(this);
+  seq_ = arena_.begin(this, tag_);
+  tag_ = -1;
   published_ = ran_ = mismatch_ = false;
   check_cursor_ = 0;
   reset();
@@ -59,7 +60,10 @@ bool ShmOp::step() {
     plan();
     planned_ = true;
   }
-  if (!published_ && !publish_count()) return false;
+  if (!published_) {
+    arena_.close_gap(seq_);
+    if (!publish_count()) return false;
+  }
   if (mismatch_) return true;
   if (!ran_) {
     ran_ = run();
@@ -85,7 +89,7 @@ bool ShmOp::check_counts() {
   if (counts_.sources == CountCheck::Sources::kRoot) {
     if (arena_.rank() == counts_.root || check_cursor_ > 0) return true;
     std::uint64_t theirs = 0;
-    if (!arena_.count_of(counts_.root, seq_, theirs)) return false;
+    if (!count_of(counts_.root, theirs)) return false;
     if (theirs != counts_.expect) count_error(counts_.root, theirs);
     check_cursor_ = 1;
     return true;
@@ -93,7 +97,7 @@ bool ShmOp::check_counts() {
   for (; check_cursor_ < arena_.size(); ++check_cursor_) {
     if (check_cursor_ == arena_.rank()) continue;
     std::uint64_t theirs = 0;
-    if (!arena_.count_of(check_cursor_, seq_, theirs)) return false;
+    if (!count_of(check_cursor_, theirs)) return false;
     if (theirs != counts_.expect) {
       count_error(check_cursor_, theirs);
       check_cursor_ = arena_.size();
@@ -121,7 +125,9 @@ bool ShmOp::rearm(const Args& args) {
   if (!done_ || on_fallback_ || signature_.arrays || arena_.state() != Arena::State::kReady ||
       !arena_.serves(*args.comm))
     return false;
-  return Signature(args) == signature_;
+  if (!(Signature(args) == signature_)) return false;
+  tag_ = args.tag;
+  return true;
 }
 
 Status ShmOp::status() const { return on_fallback_ ? fallback_->status() : status_; }

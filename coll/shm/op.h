@@ -52,7 +52,7 @@ class ShmOp : public Operation {
   explicit ShmOp(Arena& arena) : arena_(arena) {}
   // An operation that publishes and checks the byte counts of `args` (coll/shm/check.h).
   ShmOp(Arena& arena, const Args& args)
-      : arena_(arena), counts_(count_check(args, arena.rank(), arena.size())) {}
+      : arena_(arena), counts_(count_check(args, arena.rank(), arena.size())), tag_(args.tag) {}
   ~ShmOp() override;
   ShmOp(const ShmOp&) = delete;
   ShmOp& operator=(const ShmOp&) = delete;
@@ -93,6 +93,12 @@ class ShmOp : public Operation {
     if (status_.ok()) status_ = std::move(why);
   }
 
+  // Publishes this rank's flag line with its byte count (readers check it there for free).
+  void post_line() {
+    bool small = counts_.publish && counts_.bytes <= kMaxLineCount;
+    arena_.post_line(seq_, small ? counts_.bytes + 1 : 0);
+  }
+
   Arena& arena_;
   std::uint64_t seq_ = 0;  // this start's sequence number in the arena
 
@@ -103,8 +109,13 @@ class ShmOp : public Operation {
   // are compared or one differs (mismatch_).
   bool check_counts();
   void count_error(int source, std::uint64_t theirs);
+  // Source r's count, from its flag line or its count line; false: not published yet.
+  bool count_of(int r, std::uint64_t& bytes) const {
+    return arena_.line_count(r, seq_, bytes) || arena_.count_of(r, seq_, bytes);
+  }
 
   CountCheck counts_;
+  int tag_ = -1;  // the call's tag until its start takes it (-1: a restart)
   bool published_ = false;
   bool ran_ = false;
   bool mismatch_ = false;
