@@ -4,6 +4,7 @@
 
 #include "api/attr.h"
 #include "api/requests.h"
+#include "coll/engine.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::api {
@@ -115,6 +116,7 @@ void reclaim_retired() {
     list[i] = std::move(list.back());
     list.pop_back();
     state().pml->remove_comm(*entry->comm);
+    coll::forget_comm(entry->comm->context_id());  // before another communicator gets the id
     release_context_id(static_cast<int>(entry->comm->context_id()));
   }
 }

@@ -1,7 +1,5 @@
 #include "api/wiring.h"
 
-#include "api/memory.h"
-
 #include <sched.h>
 
 #include <algorithm>
@@ -9,7 +7,9 @@
 #include <vector>
 
 #include "api/cuda_ipc_wiring.h"
+#include "api/memory.h"
 #include "api/net_wiring.h"
+#include "coll/shm/arena.h"
 #include "cuda/accelerator.h"
 #include "cuda/support.h"
 #include "pml/params.h"
@@ -54,6 +54,8 @@ Status connect_shm(ProcessState& s, transport::shm::ShmTransport& shm, const Cud
     GPURUN_ASSIGN_OR_RETURN(auto address, s.bootstrap->get(peer, kShmAddressKey));
     GPURUN_ASSIGN_OR_RETURN(transport::Endpoint * ep, shm.connect(peer, address));
     s.pml->set_route(peer, ep, limit, "shm");
+    // The shared-memory collectives ring it when they post a flag the peer may sleep on.
+    coll::shm::set_doorbell(peer, static_cast<transport::shm::ShmEndpoint*>(ep)->peer_doorbell());
     connect_cuda_ipc(s, ipc, peer, ep);
     routed[peer] = true;
     GPURUN_LOG(info, transport, "peer %d via shm path host (eager up to %zu bytes)", peer, limit);
@@ -93,6 +95,7 @@ Status wire_up(ProcessState& s) {
   s.pml->add_transport(self.get());
   s.transports.push_back(std::move(self));
 
+  coll::shm::set_job_token(job.job_token);
   TransportSelection selection(transport::params::transports().get());
   transport::shm::ShmTransport* shm = nullptr;
   if (job.local_size > 1 && selection.allows("shm")) {
@@ -118,6 +121,7 @@ Status wire_up(ProcessState& s) {
   progress::Engine& engine = progress::engine();
   engine.add(progress_thunk, s.pml.get(), "pml");
   engine.configure(oversubscribed(job), shm != nullptr ? shm->doorbell() : nullptr);
+  if (shm != nullptr) coll::shm::set_doorbell(job.rank, shm->doorbell());
   return ok_status();
 }
 

@@ -173,8 +173,11 @@ Result<Operation*> blocking_operation(const Args& args) {
 
 void forget_comm(std::uint32_t context_id) {
   Engine& e = engine();
-  e.comms.erase(context_id);
+  e.comms.erase(context_id);  // its kept operations first: they may use what release() frees
   e.last_state = nullptr;
+  for (int c = 0; c < static_cast<int>(Collective::kCount); ++c)
+    for (const Algorithm* algorithm : Registry::of(static_cast<Collective>(c)))
+      if (algorithm->release != nullptr) algorithm->release(context_id);
 }
 
 void reset_engine() {

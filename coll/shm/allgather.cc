@@ -20,7 +20,7 @@ namespace {
 class Allgather final : public ShmOp {
  public:
   Allgather(Arena& arena, const Args& args)
-      : ShmOp(arena),
+      : ShmOp(arena, args),
         recv_(args.recvbuf, args.recvcount, args.recvtype),
         send_(args.in_place ? recv_.block(arena.rank())
                             : Buffer(args.sendbuf, args.count, args.type)),
@@ -53,7 +53,7 @@ class Allgather final : public ShmOp {
     if (!posted_) {
       if (!arena_.line_writable(seq_)) return false;
       send_.pack(0, arena_.line(me, seq_).data, send_.bytes());
-      arena_.post_line(seq_);
+      post_line();
       arena_.line_written(seq_, Arena::kAllReaders);
       posted_ = true;
     }

@@ -26,7 +26,7 @@ std::uint64_t chunk_for(const Arena& arena, std::uint64_t block) {
 class Alltoall final : public ShmOp {
  public:
   Alltoall(Arena& arena, const Args& args)
-      : ShmOp(arena),
+      : ShmOp(arena, args),
         recv_(args.recvbuf, args.recvcount, args.recvtype),
         send_(args.in_place ? recv_ : Buffer(args.sendbuf, args.count, args.type)),
         hold_send_(args.in_place ? nullptr : args.type),
@@ -59,7 +59,7 @@ class Alltoall final : public ShmOp {
       if (!arena_.line_writable(seq_)) return false;
       for (int r = 0; r < arena_.size(); ++r)
         send_.block(r).pack(0, arena_.line(me, seq_).data + r * block_, block_);
-      arena_.post_line(seq_);
+      post_line();
       arena_.line_written(seq_, Arena::kAllReaders);
       posted_ = true;
     }

@@ -10,12 +10,16 @@
 namespace gpurun::coll::shm {
 namespace {
 
+std::size_t g_queued = 0;
+
 std::vector<progress::Doorbell*>& doorbells() {
   static auto* table = new std::vector<progress::Doorbell*>();
   return *table;
 }
 
 }  // namespace
+
+std::size_t queued_everywhere() { return g_queued; }
 
 std::size_t new_slot_bytes() {
   std::uint64_t bytes = params::slot_size().get().bytes;
@@ -96,6 +100,25 @@ bool Arena::all_reached(std::uint64_t value) {
   return true;
 }
 
+bool Arena::all_finished(std::uint64_t value) {
+  if (lower_bound_ >= value || size_ == 1) return true;
+  std::uint64_t low = ~std::uint64_t{0};
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_) low = std::min(low, control(r)->step.load(std::memory_order_acquire));
+  lower_bound_ = std::max(lower_bound_, low);
+  return lower_bound_ >= value;
+}
+
+bool Arena::publish_count(std::uint64_t seq, std::uint64_t bytes) {
+  std::uint64_t& previous = entry_seq_[seq % kCountEntries];
+  if (previous != 0 && !all_finished(step_value(previous, kEndStep))) return false;
+  previous = seq;
+  CountEntry& e = control(rank_)->count[seq % kCountEntries];
+  e.bytes.store(bytes, std::memory_order_relaxed);
+  e.seq.store(seq, std::memory_order_release);
+  return true;
+}
+
 bool Arena::parts_writable(int first, int count) {
   for (int p = first; p < first + count; ++p)
     if (!done(part_need_[p])) return false;
@@ -106,33 +129,53 @@ void Arena::parts_written(int first, int count, std::uint64_t value, int reader)
   for (int p = first; p < first + count; ++p) part_need_[p] = Need{value, reader};
 }
 
-std::uint64_t Arena::begin(ShmOp* op) {
+std::uint64_t Arena::begin(ShmOp* op, int tag) {
   queue_.push_back(op);
-  return ++issued_;
+  ++g_queued;
+  std::uint64_t seq = issued_ + 1;
+  if (tag >= 0) {
+    auto t = static_cast<std::uint64_t>(tag);
+    std::uint64_t last = last_tag_ & 0x7fffffffu;
+    if (t + (std::uint64_t{1} << 30) < last) tag_epoch_ += std::uint64_t{1} << 31;  // wrapped
+    std::uint64_t extended = tag_epoch_ + t;
+    if (extended > last_tag_) {  // not a persistent collective's first start, with an old tag
+      last_tag_ = extended;
+      seq = std::max(seq, extended + 1);
+    }
+  }
+  issued_ = seq;
+  return seq;
 }
 
 void Arena::drop(ShmOp* op) {
   auto it = std::find(queue_.begin(), queue_.end(), op);
-  if (it != queue_.end()) queue_.erase(it);
+  if (it == queue_.end()) return;
+  queue_.erase(it);
+  --g_queued;
 }
 
-void Arena::advance() {
+int Arena::advance() {
   if (state_ == State::kSettingUp) {
-    if (!setup_->progress()) return;
+    if (!setup_->progress()) return 0;
     finish_setup();
   }
   if (state_ == State::kBroken) {
     std::deque<ShmOp*> diverted;
     diverted.swap(queue_);
+    g_queued -= diverted.size();
     for (ShmOp* op : diverted) op->divert(Status(ErrorCode::kIo, "its setup failed"));
-    return;
+    return 0;
   }
+  int completed = 0;
   while (!queue_.empty()) {
     ShmOp* op = queue_.front();
-    if (!op->step()) return;
+    if (!op->step()) return completed;
     queue_.pop_front();
+    --g_queued;
     op->complete();
+    ++completed;
   }
+  return completed;
 }
 
 void Arena::start_setup(pml::Pml& pml, const core::Communicator& comm, int tag) {

@@ -56,6 +56,9 @@ const std::string& job_token();
 // pages, at least a page per part.
 std::size_t new_slot_bytes();
 
+// Collectives queued on any arena of this process (the progress poller's quick test).
+std::size_t queued_everywhere();
+
 class Arena {
  public:
   enum class State : std::uint8_t { kNew, kSettingUp, kReady, kBroken };
@@ -88,18 +91,34 @@ class Arena {
   const std::vector<TreeChild>& children() const { return children_; }
 
   // --- flags ---
-  // Publishes this rank's flag line for collective `seq` (its data written before).
-  void post_line(std::uint64_t seq) {
-    line(rank_, seq).flag.store(seq, std::memory_order_release);
+  // Publishes this rank's flag line for collective `seq` (its data written before), with its
+  // byte count + 1 (`code`; 0: none).
+  void post_line(std::uint64_t seq, std::uint64_t code = 0) {
+    line(rank_, seq).flag.store(seq | code << kSeqBits, std::memory_order_release);
     ring();
   }
   bool line_ready(int r, std::uint64_t seq) const {
-    return line(r, seq).flag.load(std::memory_order_acquire) >= seq;
+    return (line(r, seq).flag.load(std::memory_order_acquire) & kSeqMask) >= seq;
+  }
+  // The byte count member r posted with its flag line of collective `seq`, if it did.
+  bool line_count(int r, std::uint64_t seq, std::uint64_t& bytes) const {
+    std::uint64_t flag = line(r, seq).flag.load(std::memory_order_acquire);
+    std::uint64_t code = flag >> kSeqBits;
+    if ((flag & kSeqMask) != seq || code == 0) return false;
+    bytes = code - 1;
+    return true;
   }
   // Publishes this rank's step counter.
   void post(std::uint64_t value) {
+    posted_ = value;
     control(rank_)->step.store(value, std::memory_order_release);
     ring();
+  }
+  // Collective `seq` is at the head of the queue: this rank is done with every collective
+  // before it, including those it did not run (their numbers went to calls that ran on other
+  // ranks alone, or to other algorithms), which the others may wait for.
+  void close_gap(std::uint64_t seq) {
+    if (posted_ < step_value(seq - 1, kEndStep)) post(step_value(seq - 1, kEndStep));
   }
   bool reached(int r, std::uint64_t value) const {
     return control(r)->step.load(std::memory_order_acquire) >= value;
@@ -107,6 +126,16 @@ class Arena {
   // Whether every other member's counter is at `value` or beyond. Resumes where the last call
   // for the same value stopped.
   bool all_reached(std::uint64_t value);
+  // Publishes this rank's byte count of collective `seq` (coll/shm/check.h), once every member
+  // has finished the collective that last used its entry; false: not yet.
+  bool publish_count(std::uint64_t seq, std::uint64_t bytes);
+  // Member r's count of collective `seq`, once published: true and `bytes` set.
+  bool count_of(int r, std::uint64_t seq, std::uint64_t& bytes) const {
+    const CountEntry& e = control(r)->count[seq % kCountEntries];
+    if (e.seq.load(std::memory_order_acquire) != seq) return false;
+    bytes = e.bytes.load(std::memory_order_relaxed);
+    return true;
+  }
   // Everyone has posted something of collective `seq`, so finished collective seq - 1.
   void learn_all_started(std::uint64_t seq) {
     if (seq > 1 && step_value(seq - 1, kEndStep) > lower_bound_)
@@ -128,9 +157,17 @@ class Arena {
 
   // --- ordering ---
   // Gives `op` the next sequence number and queues it behind the collectives still running.
-  std::uint64_t begin(ShmOp* op);
-  // Runs the queued collectives, head first, as far as they go.
-  void advance();
+  // `tag` (Args::tag, or -1 for a restart of a persistent collective) keeps the members in
+  // step when a call failed its argument checks on some of them only (MPI_Scatter with
+  // MPI_IN_PLACE off the root: the root's call runs alone): every call takes a tag on every
+  // member, so a call's sequence number is at least tag + 1, whatever collectives ran on this
+  // rank alone before. (Persistent starts between calls take numbers of their own; a call
+  // that ran alone and more persistent starts than tags since can still put the members out
+  // of step.)
+  std::uint64_t begin(ShmOp* op, int tag);
+  // Runs the queued collectives, head first, as far as they go; how many completed.
+  int advance();
+  bool busy() const { return !queue_.empty(); }
   // Forgets `op` (destroyed before it finished).
   void drop(ShmOp* op);
 
@@ -154,6 +191,9 @@ class Arena {
     for (progress::Doorbell* bell : bells_)
       if (bell != nullptr) bell->ring();
   }
+  // Whether every other member's counter is at `value`: reads them all and keeps their
+  // minimum as the lower bound, so that the next few calls need not read them.
+  bool all_finished(std::uint64_t value);
   void finish_setup();
   void map(void* base, const Layout& layout);
 
@@ -172,7 +212,11 @@ class Arena {
   int parent_ = -1;
   std::vector<TreeChild> children_;
 
-  std::uint64_t issued_ = 0;  // sequence numbers given out
+  std::uint64_t issued_ = 0;     // sequence numbers given out
+  std::uint64_t posted_ = 0;     // this rank's step counter
+  std::uint64_t last_tag_ = 0;   // the last tag begin() took, extended past its wrap ...
+  std::uint64_t tag_epoch_ = 0;  // ... by this
+  std::uint64_t entry_seq_[kCountEntries] = {};  // who last published in each count entry
   std::deque<ShmOp*> queue_;
   std::uint64_t lower_bound_ = 0;  // no other member's counter is below this
   std::uint64_t wait_value_ = 0;   // all_reached: the value of the last call ...

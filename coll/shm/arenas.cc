@@ -3,12 +3,27 @@
 #include <memory>
 #include <vector>
 
+#include "runtime/progress/progress.h"
+
 namespace gpurun::coll::shm {
 namespace {
 
 std::vector<std::unique_ptr<Arena>>& arenas() {
   static auto* table = new std::vector<std::unique_ptr<Arena>>();
   return *table;
+}
+
+// The progress engine's poller: every wait of this rank (a blocking collective, MPI_Wait on
+// anything) advances the queued collectives, and a rank about to sleep on its doorbell looks
+// at their flags once more after announcing its sleep, so that a flag posted just before is
+// not missed (its owner's ring saw no sleeper). Counts the collectives it completed.
+int poll_arenas(void* /*context*/) {
+  if (queued_everywhere() == 0) return 0;
+  int completed = 0;
+  for (auto& arena : arenas())
+    if (arena != nullptr && arena->busy() && arena->state() == Arena::State::kReady)
+      completed += arena->advance();
+  return completed;
 }
 
 }  // namespace
@@ -20,7 +35,14 @@ Arena& arena_of(const core::Communicator& comm) {
   std::unique_ptr<Arena>& slot = table[id];
   // A communicator freed without release() leaves its arena behind: a new communicator with
   // the same context id gets a new one.
-  if (slot == nullptr || !slot->serves(comm)) slot = std::make_unique<Arena>(comm);
+  if (slot == nullptr || !slot->serves(comm)) {
+    static const bool polled = [] {
+      progress::engine().add(poll_arenas, nullptr, "coll_shm");
+      return true;
+    }();
+    (void)polled;
+    slot = std::make_unique<Arena>(comm);
+  }
   return *slot;
 }
 

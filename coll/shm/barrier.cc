@@ -14,7 +14,7 @@ namespace {
 
 class Barrier final : public ShmOp {
  public:
-  explicit Barrier(Arena& arena) : ShmOp(arena) {}
+  Barrier(Arena& arena, const Args& args) : ShmOp(arena, args) {}
 
  private:
   void reset() override {
@@ -41,7 +41,7 @@ class Barrier final : public ShmOp {
         if (!arena_.line_ready(children[cursor_].rank, seq_)) return false;
       cursor_ = 0;
     }
-    arena_.post_line(seq_);
+    post_line();
     posted_ = true;
     return true;
   }
@@ -52,8 +52,8 @@ class Barrier final : public ShmOp {
 
 }  // namespace
 
-std::unique_ptr<ShmOp> make_barrier(Arena& arena, const Args& /*args*/) {
-  return std::make_unique<Barrier>(arena);
+std::unique_ptr<ShmOp> make_barrier(Arena& arena, const Args& args) {
+  return std::make_unique<Barrier>(arena, args);
 }
 
 }  // namespace gpurun::coll::shm

@@ -33,7 +33,7 @@ std::uint64_t chunk_for(std::uint64_t bytes, std::size_t quarter) {
 class Bcast final : public ShmOp {
  public:
   Bcast(Arena& arena, const Args& args)
-      : ShmOp(arena),
+      : ShmOp(arena, args),
         data_(args.recvbuf != nullptr ? args.recvbuf : args.sendbuf, args.count, args.type),
         hold_(args.type),
         root_(args.root) {}
@@ -52,7 +52,7 @@ class Bcast final : public ShmOp {
   bool put_line() {
     if (!arena_.line_writable(seq_)) return false;
     data_.pack(0, arena_.line(root_, seq_).data, data_.bytes());
-    arena_.post_line(seq_);
+    post_line();
     arena_.line_written(seq_, Arena::kAllReaders);
     return true;
   }

@@ -18,7 +18,7 @@ namespace {
 class Gather final : public ShmOp {
  public:
   Gather(Arena& arena, const Args& args)
-      : ShmOp(arena),
+      : ShmOp(arena, args),
         root_(args.root),
         is_root_(arena.rank() == args.root),
         skip_own_(is_root_ && args.in_place),
@@ -51,7 +51,7 @@ class Gather final : public ShmOp {
   bool put_line() {
     if (!arena_.line_writable(seq_)) return false;
     send_.pack(0, arena_.line(arena_.rank(), seq_).data, block_);
-    arena_.post_line(seq_);
+    post_line();
     arena_.line_written(seq_, root_);
     return true;
   }

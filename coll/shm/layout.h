@@ -13,6 +13,9 @@
 //   for the steps of others, and a writer reuses a part of its slot once every reader's
 //   counter shows it is done with what was there. At the end of collective `seq` a rank
 //   posts step_value(seq, kEndStep): it has read everything it needed from collective seq.
+// - the count line: the byte count of each of its last four collectives, which the others
+//   compare with theirs (coll/shm/check.h), so that counts that differ between ranks give an
+//   error instead of a hang.
 // Sequence numbers never reset, so back-to-back collectives need no barrier between them.
 #pragma once
 
@@ -34,15 +37,31 @@ constexpr std::uint64_t step_value(std::uint64_t seq, std::uint64_t step) {
   return (seq << kStepBits) | step;
 }
 
+// A flag: the sequence number of the collective that wrote the line in its low kSeqBits, and
+// above them the writer's byte count + 1 (0: none given), so that a reader checks the count
+// (coll/shm/check.h) with no other line to load.
+inline constexpr int kSeqBits = 40;
+inline constexpr std::uint64_t kSeqMask = (std::uint64_t{1} << kSeqBits) - 1;
+inline constexpr std::uint64_t kMaxLineCount = (std::uint64_t{1} << (64 - kSeqBits)) - 2;
+
 struct alignas(kLineBytes) FlagLine {
-  std::atomic<std::uint64_t> flag;  // the sequence number of the collective that wrote it
+  std::atomic<std::uint64_t> flag;
   std::byte data[kInlineBytes];
 };
 static_assert(sizeof(FlagLine) == kLineBytes);
 
+// What a rank publishes of collective `seq` before its first post there: the byte count the
+// others check theirs against (coll/shm/check.h), in entry seq % kCountEntries.
+struct CountEntry {
+  std::atomic<std::uint64_t> seq;
+  std::atomic<std::uint64_t> bytes;
+};
+inline constexpr std::uint64_t kCountEntries = 4;
+
 struct alignas(256) RankControl {
   FlagLine line[2];  // by parity of the sequence number
   alignas(kLineBytes) std::atomic<std::uint64_t> step;
+  alignas(kLineBytes) CountEntry count[kCountEntries];
 };
 static_assert(sizeof(RankControl) == 256);
 

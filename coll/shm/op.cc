@@ -2,6 +2,8 @@
 
 #include <sched.h>
 
+#include <string>
+
 #include "runtime/progress/progress.h"
 
 namespace gpurun::coll::shm {
@@ -29,7 +31,10 @@ Status ShmOp::start() {
       return Status(ErrorCode::kInternal, "shared-memory collective without a segment to use");
     arena_.start_setup(*setup_pml_, *setup_comm_, setup_tag_);
   }
-  seq_ = arena_.begin(this);
+  seq_ = arena_.begin(this, tag_);
+  tag_ = -1;
+  published_ = ran_ = mismatch_ = false;
+  check_cursor_ = 0;
   reset();
   done_ = false;
   queued_ = true;
@@ -50,11 +55,79 @@ bool ShmOp::progress() {
   return done_;
 }
 
+bool ShmOp::step() {
+  if (!planned_) {
+    plan();
+    planned_ = true;
+  }
+  if (!published_) {
+    arena_.close_gap(seq_);
+    if (!publish_count()) return false;
+  }
+  if (mismatch_) return true;
+  if (!ran_) {
+    ran_ = run();
+    // About to wait: a source whose count differs may never post what this rank waits for.
+    if (!ran_) return check_counts() && mismatch_;
+  }
+  return check_counts();
+}
+
+bool ShmOp::publish_count() {
+  if (counts_.publish && !arena_.publish_count(seq_, counts_.bytes)) return false;
+  published_ = true;
+  if (counts_.own_mismatch) {
+    fail(Status(ErrorCode::kInvalidArgument,
+                "this rank's send and receive counts or datatypes do not match"));
+    mismatch_ = true;
+  }
+  return true;
+}
+
+bool ShmOp::check_counts() {
+  if (counts_.sources == CountCheck::Sources::kNone) return true;
+  if (counts_.sources == CountCheck::Sources::kRoot) {
+    if (arena_.rank() == counts_.root || check_cursor_ > 0) return true;
+    std::uint64_t theirs = 0;
+    if (!count_of(counts_.root, theirs)) return false;
+    if (theirs != counts_.expect) count_error(counts_.root, theirs);
+    check_cursor_ = 1;
+    return true;
+  }
+  for (; check_cursor_ < arena_.size(); ++check_cursor_) {
+    if (check_cursor_ == arena_.rank()) continue;
+    std::uint64_t theirs = 0;
+    if (!count_of(check_cursor_, theirs)) return false;
+    if (theirs != counts_.expect) {
+      count_error(check_cursor_, theirs);
+      check_cursor_ = arena_.size();
+      return true;
+    }
+  }
+  return true;
+}
+
+void ShmOp::count_error(int source, std::uint64_t theirs) {
+  mismatch_ = true;
+  std::string who = "rank " + std::to_string(source);
+  if (theirs == kBadCount) {
+    fail(Status(ErrorCode::kInvalidArgument,
+                who + "'s send and receive counts or datatypes do not match"));
+    return;
+  }
+  fail(Status(theirs > counts_.expect ? ErrorCode::kTruncated : ErrorCode::kInvalidArgument,
+              "a shared-memory collective: " + who + " has " + std::to_string(theirs) +
+                  " bytes where " + std::to_string(counts_.expect) +
+                  " were expected: the ranks' counts or datatypes do not match"));
+}
+
 bool ShmOp::rearm(const Args& args) {
   if (!done_ || on_fallback_ || signature_.arrays || arena_.state() != Arena::State::kReady ||
       !arena_.serves(*args.comm))
     return false;
-  return Signature(args) == signature_;
+  if (!(Signature(args) == signature_)) return false;
+  tag_ = args.tag;
+  return true;
 }
 
 Status ShmOp::status() const { return on_fallback_ ? fallback_->status() : status_; }

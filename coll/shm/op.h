@@ -7,6 +7,7 @@
 
 #include "coll/algorithm.h"
 #include "coll/shm/arena.h"
+#include "coll/shm/check.h"
 #include "runtime/base/status.h"
 
 namespace gpurun::coll::shm {
@@ -16,9 +17,18 @@ namespace gpurun::coll::shm {
 struct Signature {
   Signature() = default;
   explicit Signature(const Args& a)
-      : collective(a.collective), comm(a.comm), sendbuf(a.sendbuf), recvbuf(a.recvbuf),
-        type(a.type), recvtype(a.recvtype), op(a.op), count(a.count), recvcount(a.recvcount),
-        root(a.root), in_place(a.in_place), memory(a.memory),
+      : collective(a.collective),
+        comm(a.comm),
+        sendbuf(a.sendbuf),
+        recvbuf(a.recvbuf),
+        type(a.type),
+        recvtype(a.recvtype),
+        op(a.op),
+        count(a.count),
+        recvcount(a.recvcount),
+        root(a.root),
+        in_place(a.in_place),
+        memory(a.memory),
         arrays(a.recvcounts != nullptr || a.sendcounts != nullptr) {}
   bool operator==(const Signature&) const = default;
 
@@ -40,6 +50,9 @@ struct Signature {
 class ShmOp : public Operation {
  public:
   explicit ShmOp(Arena& arena) : arena_(arena) {}
+  // An operation that publishes and checks the byte counts of `args` (coll/shm/check.h).
+  ShmOp(Arena& arena, const Args& args)
+      : arena_(arena), counts_(count_check(args, arena.rank(), arena.size())), tag_(args.tag) {}
   ~ShmOp() override;
   ShmOp(const ShmOp&) = delete;
   ShmOp& operator=(const ShmOp&) = delete;
@@ -58,14 +71,9 @@ class ShmOp : public Operation {
   void prepare_setup(const Args& args, std::unique_ptr<Operation> fallback);
 
   // --- for the arena ---
-  // Runs the algorithm as far as it goes; true once this rank has moved all its data.
-  bool step() {
-    if (!planned_) {
-      plan();
-      planned_ = true;
-    }
-    return run();
-  }
+  // Runs the algorithm as far as it goes; true once this rank has moved all its data (or
+  // found that the ranks' counts differ).
+  bool step();
   // Ends the collective on this rank: it has read all it needed.
   void complete();
   // The arena has no segment: hand over to the fallback.
@@ -85,10 +93,33 @@ class ShmOp : public Operation {
     if (status_.ok()) status_ = std::move(why);
   }
 
+  // Publishes this rank's flag line with its byte count (readers check it there for free).
+  void post_line() {
+    bool small = counts_.publish && counts_.bytes <= kMaxLineCount;
+    arena_.post_line(seq_, small ? counts_.bytes + 1 : 0);
+  }
+
   Arena& arena_;
   std::uint64_t seq_ = 0;  // this start's sequence number in the arena
 
  private:
+  // Publishes this rank's count; false: its entry is not free yet.
+  bool publish_count();
+  // Compares the sources' counts with this rank's (those published so far); true once all
+  // are compared or one differs (mismatch_).
+  bool check_counts();
+  void count_error(int source, std::uint64_t theirs);
+  // Source r's count, from its flag line or its count line; false: not published yet.
+  bool count_of(int r, std::uint64_t& bytes) const {
+    return arena_.line_count(r, seq_, bytes) || arena_.count_of(r, seq_, bytes);
+  }
+
+  CountCheck counts_;
+  int tag_ = -1;  // the call's tag until its start takes it (-1: a restart)
+  bool published_ = false;
+  bool ran_ = false;
+  bool mismatch_ = false;
+  int check_cursor_ = 0;
   bool done_ = true;
   bool queued_ = false;
   bool planned_ = false;

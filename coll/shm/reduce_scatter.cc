@@ -25,7 +25,7 @@ namespace {
 class ReduceScatter final : public ShmOp {
  public:
   ReduceScatter(Arena& arena, const Args& args)
-      : ShmOp(arena),
+      : ShmOp(arena, args),
         op_(args.op),
         type_(args.type),
         hold_(args.type),

@@ -28,7 +28,7 @@ std::uint64_t direct_max(int size) {
 }  // namespace
 
 Reduction::Reduction(Arena& arena, const Args& args, int root)
-    : ShmOp(arena),
+    : ShmOp(arena, args),
       root_(root),
       op_(args.op),
       type_(args.type),

@@ -34,7 +34,7 @@ bool Reduction::lines_post() {
   in_.pack(0, acc_, bytes_);
   if (!arena_.flat()) combine_children(acc_);
   std::memcpy(arena_.line(arena_.rank(), seq_).data, acc_, bytes_);
-  arena_.post_line(seq_);
+  post_line();
   int reader = arena_.flat() ? root_ : arena_.parent();
   arena_.line_written(seq_, reader < 0 ? Arena::kAllReaders : reader);
   phase_ = 1;

@@ -19,7 +19,7 @@ namespace {
 class Scatter final : public ShmOp {
  public:
   Scatter(Arena& arena, const Args& args)
-      : ShmOp(arena),
+      : ShmOp(arena, args),
         root_(args.root),
         is_root_(arena.rank() == args.root),
         skip_own_(is_root_ && args.in_place),
@@ -48,7 +48,7 @@ class Scatter final : public ShmOp {
     if (!arena_.line_writable(seq_)) return false;
     std::byte* line = arena_.line(root_, seq_).data;
     for (int r = 0; r < arena_.size(); ++r) send_.block(r).pack(0, line + r * block_, block_);
-    arena_.post_line(seq_);
+    post_line();
     arena_.line_written(seq_, Arena::kAllReaders);
     if (!skip_own_) recv_.unpack(0, line + root_ * block_, block_);
     return true;

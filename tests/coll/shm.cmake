@@ -13,3 +13,6 @@ gpurun_unit_test(coll_shm_reduction_test
 # algorithms too (their objects, so that every registration runs).
 target_sources(coll_test PRIVATE $<TARGET_OBJECTS:gpurun_coll_shm>)
 target_link_libraries(coll_test PRIVATE gpurun_transport gpurun_progress)
+gpurun_unit_test(coll_shm_mismatch_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/shm_mismatch_test.cc
+  LIBS gpurun_coll_shm)

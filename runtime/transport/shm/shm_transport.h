@@ -62,6 +62,9 @@ class ShmEndpoint final : public Endpoint {
   Status send(const PacketHeader& header, const void* payload, std::size_t length) override;
   Result<BulkCookie> offer(const Data& data, Completion done) override;
   Status pull(const BulkCookie& cookie, const Data& data, Completion done) override;
+  // The peer's doorbell, in its inbox mapped here (others that post to the peer through
+  // shared memory ring it too: coll/shm's flags).
+  progress::Doorbell* peer_doorbell() const { return peer_doorbell_; }
 
  private:
   friend class ShmTransport;

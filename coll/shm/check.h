@@ -1,0 +1,42 @@
+// Counts that differ between ranks: what each shared-memory collective publishes and checks.
+//
+// Before its first post of collective `seq`, a rank publishes one byte count in its count line
+// (layout.h: entry seq % kCountEntries). The ranks it reads from are its sources: everyone
+// (barrier aside, the all-to-all collectives and the reductions: every rank publishes the
+// same kind of count, so if any two differ, every rank sees one that differs from its own),
+// the root (bcast, scatter: the root publishes, the others check) or nobody (the root of a
+// bcast or scatter, the non-roots of a gather, which publish for the root to check).
+// A reader compares a source's count with what it expects whenever it would wait for that
+// source, and once more when it has moved all its data (the data of a source with another
+// count may have been there already, or its end may have let this rank through); on a
+// mismatch it stops, reports the error (MPI_ERR_TRUNCATE when a source has more than this
+// rank expects, MPI_ERR_ARG otherwise) and posts its end, so that nobody waits for it.
+// A rank whose own send and receive counts differ publishes kBadCount and fails at once.
+// Entries are reused four collectives later, once every member has finished the collective
+// that used the entry (Arena::publish_count), so a reader always finds the entry of its
+// collective.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "coll/algorithm.h"
+
+namespace gpurun::coll::shm {
+
+inline constexpr std::uint64_t kBadCount = std::numeric_limits<std::uint64_t>::max();
+
+struct CountCheck {
+  enum class Sources : std::uint8_t { kNone, kAll, kRoot };
+  bool publish = false;      // this rank publishes `bytes`
+  std::uint64_t bytes = 0;   // what it publishes
+  std::uint64_t expect = 0;  // what it expects of each source
+  Sources sources = Sources::kNone;
+  int root = 0;
+  bool own_mismatch = false;  // this rank's send and receive counts differ
+};
+
+// What rank `rank` of `size` publishes and checks in the collective of `args`.
+CountCheck count_check(const Args& args, int rank, int size);
+
+}  // namespace gpurun::coll::shm

@@ -1,0 +1,90 @@
+/* Counts that differ between ranks in the shared-memory collectives (forced by the testlist),
+ * through the MPI calls under MPI_ERRORS_RETURN: nobody hangs, the ranks that read a count
+ * that differs from theirs report it (MPI_ERR_TRUNCATE when the other side has more,
+ * MPI_ERR_ARG when less, "do not match" in the message), the root of a bcast or scatter has
+ * nothing to report, and the communicator works afterwards. Sizes: a flag line, a slot's
+ * chunk and several rounds of a small slot. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mtest.h"
+
+static int rank, size;
+
+static void expect_class(int rc, int cls_want, const char *what, int n) {
+  int cls = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  MTEST_CHECK(cls == cls_want, "%s, n %d: class %d, expected %d", what, n, cls, cls_want);
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(rc, text, &len);
+    MTEST_CHECK(strstr(text, "do not match") != NULL, "%s: message \"%s\"", what, text);
+  }
+}
+
+static int failed_anywhere(int rc) {
+  int mine = rc != MPI_SUCCESS, any = 0;
+  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return any;
+}
+
+static void still_works(void) {
+  int one = 1, sum = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MTEST_CHECK(sum == size, "allreduce afterwards gave %d", sum);
+}
+
+static void rooted(int *buf, int n) {
+  int mine = rank == 0 ? 2 * n : n; /* the root has more */
+  int rc = MPI_Bcast(buf, mine, MPI_INT, 0, MPI_COMM_WORLD);
+  expect_class(rc, rank == 0 ? MPI_SUCCESS : MPI_ERR_TRUNCATE, "long bcast", n);
+  mine = rank == 0 ? n / 2 : n; /* the root has fewer */
+  rc = MPI_Bcast(buf, mine, MPI_INT, 0, MPI_COMM_WORLD);
+  expect_class(rc, rank == 0 ? MPI_SUCCESS : MPI_ERR_ARG, "short bcast", n);
+  still_works();
+  rc = MPI_Scatter(buf, rank == 0 ? 2 * n : 0, MPI_INT, rank == 0 ? MPI_IN_PLACE : buf, n,
+                   MPI_INT, 0, MPI_COMM_WORLD);
+  expect_class(rc, rank == 0 ? MPI_SUCCESS : MPI_ERR_TRUNCATE, "long scatter", n);
+  still_works();
+  rc = MPI_Gather(rank == 0 ? MPI_IN_PLACE : buf, rank == 0 ? 0 : n / 2, MPI_INT, buf, n,
+                  MPI_INT, 0, MPI_COMM_WORLD);
+  expect_class(rc, rank == 0 ? MPI_ERR_ARG : MPI_SUCCESS, "short gather", n);
+  still_works();
+}
+
+static void everyone(int *buf, int *out, int n) {
+  int mine = rank == size - 1 ? 2 * n : n;
+  int rc = MPI_Allreduce(buf, out, mine, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MTEST_CHECK(rc != MPI_SUCCESS, "allreduce n %d: rank %d saw no mismatch", n, rank);
+  MTEST_CHECK(failed_anywhere(rc), "allreduce n %d: nobody saw the mismatch", n);
+  rc = MPI_Reduce(buf, out, mine, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  MTEST_CHECK(rc != MPI_SUCCESS, "reduce n %d: rank %d saw no mismatch", n, rank);
+  rc = MPI_Allgather(buf, mine, MPI_INT, out, mine, MPI_INT, MPI_COMM_WORLD);
+  MTEST_CHECK(rc != MPI_SUCCESS, "allgather n %d: rank %d saw no mismatch", n, rank);
+  if (n <= 1024) {
+    rc = MPI_Alltoall(buf, mine, MPI_INT, out, mine, MPI_INT, MPI_COMM_WORLD);
+    MTEST_CHECK(rc != MPI_SUCCESS, "alltoall n %d: rank %d saw no mismatch", n, rank);
+  }
+  still_works();
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int max = 2 * 40000 * (size + 1);
+  int *buf = calloc(max, sizeof(int)), *out = calloc(max, sizeof(int));
+  if (size > 1) {
+    const int counts[] = {4, 1024, 40000};
+    for (int i = 0; i < 3; ++i) {
+      rooted(buf, counts[i]);
+      everyone(buf, out, counts[i]);
+    }
+  }
+  free(buf);
+  free(out);
+  return mtest_finalize();
+}

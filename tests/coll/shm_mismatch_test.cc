@@ -1,0 +1,257 @@
+// Counts that differ between ranks in the shared-memory collectives, ranks as threads: every
+// rank finishes (none waits for data that never comes), the ranks that can tell report the
+// error class the pml algorithms report (truncation when a source sends more than this rank
+// expects, an invalid argument when less), and the next collective on the same arenas works
+// (sequence numbers and count entries stay in step). Sizes cover the flag lines, one chunk
+// and several chunks of the slot.
+#include <string>
+#include <vector>
+
+#include "coll/shm/check.h"
+#include "tests/coll/shm_test_harness.h"
+
+namespace gpurun::coll::shm::testing {
+namespace {
+
+constexpr std::size_t kSlot = 16384;
+
+struct Case {
+  int size;
+  std::int64_t count;  // ints of the ranks that are right; rank `odd` has twice or half as many
+  bool more;           // the odd rank has more (twice as many), else fewer (half)
+};
+
+std::string name_of(const ::testing::TestParamInfo<Case>& info) {
+  return "p" + std::to_string(info.param.size) + "_n" + std::to_string(info.param.count) +
+         (info.param.more ? "_more" : "_fewer");
+}
+
+// `blocks`: collectives whose p blocks share half a slot (alltoall, gather, scatter) stop at
+// blocks of 4096 ints.
+std::vector<Case> cases(bool blocks) {
+  std::vector<Case> out;
+  for (int size : {2, 3, 5})
+    for (std::int64_t count : {2, 64, 4096, 40000})
+      for (bool more : {false, true})
+        if (!blocks || count <= 4096) out.push_back({size, count, more});
+  return out;
+}
+
+class ShmMismatch : public ::testing::TestWithParam<Case> {
+ public:
+  static constexpr int kOdd = 0;  // the rank with the other count (a root, when there is one)
+  std::int64_t count_of(int rank) const {
+    const Case& c = GetParam();
+    if (rank != kOdd) return c.count;
+    return c.more ? 2 * c.count : c.count / 2;
+  }
+  // Runs `op` to its end (it must end) and returns its status.
+  static Status finish(ShmOp& op) {
+    EXPECT_TRUE(op.start().ok());
+    while (!op.progress()) std::this_thread::yield();
+    return op.status();
+  }
+  // Afterwards, a barrier and an allreduce of one int work on the same arenas.
+  static void still_works(Arena& arena, int size) {
+    auto barrier = make_barrier(arena, Args{});
+    EXPECT_TRUE(finish(*barrier).ok());
+    std::int32_t one = 1, sum = 0;
+    Args args{.collective = Collective::kAllreduce,
+              .sendbuf = &one,
+              .recvbuf = &sum,
+              .count = 1,
+              .type = &int32_type(),
+              .op = &core::Op::predefined(core::OpKind::kSum)};
+    auto allreduce = make_allreduce(arena, args);
+    Status st = finish(*allreduce);
+    EXPECT_TRUE(st.ok()) << st.to_string();
+    EXPECT_EQ(sum, size);
+  }
+};
+
+// The root sends `count_of(root)`, the others expect their own count: the others report
+// (truncated when the root sends more), the root reports nothing.
+TEST_P(ShmMismatch, Bcast) {
+  const Case& c = GetParam();
+  Team team(c.size, kSlot);
+  team.run([&](int rank) {
+    std::vector<std::int32_t> data(static_cast<std::size_t>(2 * c.count), rank);
+    Args args{.collective = Collective::kBcast,
+              .recvbuf = data.data(),
+              .count = count_of(rank),
+              .type = &int32_type(),
+              .root = kOdd};
+    auto op = make_bcast(team.arena(rank), args);
+    team.ready(rank);
+    Status st = finish(*op);
+    if (rank == kOdd) {
+      EXPECT_TRUE(st.ok()) << st.to_string();
+    } else {
+      EXPECT_EQ(st.code(), c.more ? ErrorCode::kTruncated : ErrorCode::kInvalidArgument)
+          << st.to_string();
+      EXPECT_NE(st.message().find("do not match"), std::string_view::npos) << st.to_string();
+    }
+    still_works(team.arena(rank), c.size);
+  });
+}
+
+// Every rank of an allreduce, reduce, allgather or alltoall reports.
+void all_report(int size, const std::function<Status(int rank, Arena& arena)>& body, Team& team) {
+  team.run([&](int rank) {
+    Status st = body(rank, team.arena(rank));
+    EXPECT_FALSE(st.ok()) << "rank " << rank << " of " << size;
+    ShmMismatch::still_works(team.arena(rank), size);
+  });
+}
+
+TEST_P(ShmMismatch, Allreduce) {
+  const Case& c = GetParam();
+  Team team(c.size, kSlot);
+  all_report(
+      c.size,
+      [&](int rank, Arena& arena) {
+        std::vector<std::int32_t> in(static_cast<std::size_t>(2 * c.count), 1), out(in.size());
+        Args args{.collective = Collective::kAllreduce,
+                  .sendbuf = in.data(),
+                  .recvbuf = out.data(),
+                  .count = count_of(rank),
+                  .type = &int32_type(),
+                  .op = &core::Op::predefined(core::OpKind::kSum)};
+        auto op = make_allreduce(arena, args);
+        team.ready(rank);
+        return finish(*op);
+      },
+      team);
+}
+
+TEST_P(ShmMismatch, Reduce) {
+  const Case& c = GetParam();
+  Team team(c.size, kSlot);
+  all_report(
+      c.size,
+      [&](int rank, Arena& arena) {
+        std::vector<std::int32_t> in(static_cast<std::size_t>(2 * c.count), 1), out(in.size());
+        Args args{.collective = Collective::kReduce,
+                  .sendbuf = in.data(),
+                  .recvbuf = rank == 1 ? out.data() : nullptr,
+                  .count = count_of(rank),
+                  .type = &int32_type(),
+                  .op = &core::Op::predefined(core::OpKind::kSum),
+                  .root = 1};
+        auto op = make_reduce(arena, args);
+        team.ready(rank);
+        return finish(*op);
+      },
+      team);
+}
+
+TEST_P(ShmMismatch, Allgather) {
+  const Case& c = GetParam();
+  Team team(c.size, kSlot);
+  all_report(
+      c.size,
+      [&](int rank, Arena& arena) {
+        std::int64_t n = count_of(rank);
+        std::vector<std::int32_t> in(static_cast<std::size_t>(2 * c.count), 1),
+            out(static_cast<std::size_t>(2 * c.count * c.size));
+        Args args{.collective = Collective::kAllgather,
+                  .sendbuf = in.data(),
+                  .recvbuf = out.data(),
+                  .count = n,
+                  .type = &int32_type(),
+                  .recvcount = n,
+                  .recvtype = &int32_type()};
+        auto op = make_allgather(arena, args);
+        team.ready(rank);
+        return finish(*op);
+      },
+      team);
+}
+
+class ShmMismatchBlocks : public ShmMismatch {};
+
+TEST_P(ShmMismatchBlocks, Alltoall) {
+  const Case& c = GetParam();
+  Team team(c.size, kSlot);
+  all_report(
+      c.size,
+      [&](int rank, Arena& arena) {
+        std::int64_t n = count_of(rank);
+        std::vector<std::int32_t> in(static_cast<std::size_t>(2 * c.count * c.size), 1),
+            out(in.size());
+        Args args{.collective = Collective::kAlltoall,
+                  .sendbuf = in.data(),
+                  .recvbuf = out.data(),
+                  .count = n,
+                  .type = &int32_type(),
+                  .recvcount = n,
+                  .recvtype = &int32_type()};
+        auto op = make_alltoall(arena, args);
+        team.ready(rank);
+        return finish(*op);
+      },
+      team);
+}
+
+// A rank whose send count differs from its own receive count fails at once; the others,
+// which read its count, fail too.
+TEST_P(ShmMismatch, AllgatherOwnCountsDiffer) {
+  const Case& c = GetParam();
+  Team team(c.size, kSlot);
+  all_report(
+      c.size,
+      [&](int rank, Arena& arena) {
+        std::vector<std::int32_t> in(static_cast<std::size_t>(2 * c.count), 1),
+            out(static_cast<std::size_t>(2 * c.count * c.size));
+        Args args{.collective = Collective::kAllgather,
+                  .sendbuf = in.data(),
+                  .recvbuf = out.data(),
+                  .count = count_of(rank),
+                  .type = &int32_type(),
+                  .recvcount = c.count,
+                  .recvtype = &int32_type()};
+        auto op = make_allgather(arena, args);
+        team.ready(rank);
+        return finish(*op);
+      },
+      team);
+}
+
+// Gather: the root, which reads everyone, reports; scatter: the others, which read the root.
+TEST_P(ShmMismatchBlocks, GatherAndScatter) {
+  const Case& c = GetParam();
+  Team team(c.size, kSlot);
+  team.run([&](int rank) {
+    constexpr int kRoot = 1;
+    std::int64_t mine = rank == kRoot ? count_of(kOdd) : c.count;  // the root is the odd one
+    std::vector<std::int32_t> block(static_cast<std::size_t>(2 * c.count), 1),
+        all(static_cast<std::size_t>(2 * c.count * c.size));
+    Args gather{.collective = Collective::kGather,
+                .sendbuf = block.data(),
+                .recvbuf = rank == kRoot ? all.data() : nullptr,
+                .in_place = rank == kRoot,
+                .count = mine,
+                .type = &int32_type(),
+                .recvcount = mine,
+                .recvtype = &int32_type(),
+                .root = kRoot};
+    auto op = make_gather(team.arena(rank), gather);
+    team.ready(rank);
+    Status st = finish(*op);
+    EXPECT_EQ(st.ok(), rank != kRoot) << "rank " << rank << ": " << st.to_string();
+    Args scatter = gather;
+    scatter.collective = Collective::kScatter;
+    scatter.sendbuf = rank == kRoot ? all.data() : nullptr;
+    scatter.recvbuf = block.data();
+    auto op2 = make_scatter(team.arena(rank), scatter);
+    st = finish(*op2);
+    EXPECT_EQ(st.ok(), rank == kRoot) << "rank " << rank << ": " << st.to_string();
+    still_works(team.arena(rank), c.size);
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Shm, ShmMismatch, ::testing::ValuesIn(cases(false)), name_of);
+INSTANTIATE_TEST_SUITE_P(Shm, ShmMismatchBlocks, ::testing::ValuesIn(cases(true)), name_of);
+
+}  // namespace
+}  // namespace gpurun::coll::shm::testing
