@@ -18,7 +18,7 @@ namespace {
 
 struct Plan {
   ScheduleBuilder& b;
-  std::byte* slots;  // p packed blocks
+  std::byte* slots;    // p packed blocks
   std::int64_t bytes;  // of one block
 
   Buf slot(int i) const { return packed(slots + i * bytes, bytes); }

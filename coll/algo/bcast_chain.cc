@@ -29,8 +29,8 @@ Status plan(ScheduleBuilder& b) {
   const int prev = (b.rank() - 1 + p) % p, next = (b.rank() + 1) % p;
   const std::int64_t bytes = static_cast<std::int64_t>(params::bcast_segment().get().bytes);
   const std::int64_t size = a.type->size();
-  const std::int64_t per = size == 0 ? std::max<std::int64_t>(a.count, 1)
-                                     : std::max<std::int64_t>(1, bytes / size);
+  const std::int64_t per =
+      size == 0 ? std::max<std::int64_t>(a.count, 1) : std::max<std::int64_t>(1, bytes / size);
   const std::int64_t segments = std::max<std::int64_t>(1, (a.count + per - 1) / per);
   Buf data{a.recvbuf, a.count, a.type};
   auto segment = [&](std::int64_t s) {

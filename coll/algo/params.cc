@@ -3,11 +3,13 @@
 namespace gpurun::coll::algo::params {
 namespace {
 
-// 64K: on one host a segment costs about 1 us of latency per hop; 64K takes some 5 us to copy
-// at 10-15 GB/s, so the chain stays bandwidth-bound while a 1M message still makes 16
-// segments of pipeline (osu_bcast -np 4 on the 2-core CI machine agreed, see coll/README.md).
+// 256K: on the 2-core CI machine, with 4 ranks (more processes than cores), every segment
+// hop waits for the receiving process to be scheduled, so fewer, larger segments win:
+// osu_bcast -np 4, 128K-4M, medians of 3 runs: 16K segments 13-47x slower than 256K, 64K
+// 1.6-7x slower; 512K and 1M segments no faster from 512K on, up to 8x slower (the
+// measurements are in the commit that set this default).
 param::Param<param::Size> g_bcast_segment(
-    "GPURUN_COLL_BCAST_SEGMENT", param::Size{64 * 1024},
+    "GPURUN_COLL_BCAST_SEGMENT", param::Size{256 * 1024},
     "Bytes per segment that bcast \"chain\" passes down its chain of ranks (at least one "
     "element): smaller segments fill the pipeline sooner, larger ones cost fewer messages.",
     param::Level::kAdvanced);

@@ -10,9 +10,8 @@
 // otherwise add alpha + n (beta + gamma) for the fold and alpha + n/p beta for the hand-back.
 // Latency log2 p instead of the ring's p - 1. Scratch: n for the partial results, plus n/2
 // (the first half received into place needs none).
-#include "coll/algo/halving.h"
-
 #include "coll/algo/common.h"
+#include "coll/algo/halving.h"
 
 namespace gpurun::coll::algo {
 namespace {

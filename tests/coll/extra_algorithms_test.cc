@@ -54,7 +54,8 @@ int sum_of(int p, std::int64_t i) {
 }
 
 // Index of the first element of `got` that differs from want(i), or -1.
-std::int64_t first_wrong(const std::vector<int>& got, const std::function<int(std::int64_t)>& want) {
+std::int64_t first_wrong(const std::vector<int>& got,
+                         const std::function<int(std::int64_t)>& want) {
   for (std::size_t i = 0; i < got.size(); ++i)
     if (got[i] != want(static_cast<std::int64_t>(i))) return static_cast<std::int64_t>(i);
   return -1;
@@ -126,8 +127,7 @@ TEST_P(Million, ReduceScatterBlock) {
       a.op = &sum();
     });
     for (int r = 0; r < p; ++r)
-      EXPECT_EQ(first_wrong(recv[r], [&](std::int64_t i) { return sum_of(p, r * block + i); }),
-                -1)
+      EXPECT_EQ(first_wrong(recv[r], [&](std::int64_t i) { return sum_of(p, r * block + i); }), -1)
           << r;
   }
 }
@@ -256,8 +256,10 @@ TEST(Selection, CommutativeOnlyAlgorithmsAreRefusedANonCommutativeOp) {
 
 TEST(Selection, EveryNewAlgorithmIsRegisteredAndRunsAnyRankCount) {
   const std::pair<Collective, const char*> algorithms[] = {
-      {Collective::kBcast, "scatter_allgather"},       {Collective::kBcast, "chain"},
-      {Collective::kAllgather, "recursive_doubling"},  {Collective::kAllgatherv, "recursive_doubling"},
+      {Collective::kBcast, "scatter_allgather"},
+      {Collective::kBcast, "chain"},
+      {Collective::kAllgather, "recursive_doubling"},
+      {Collective::kAllgatherv, "recursive_doubling"},
       {Collective::kAlltoall, "bruck"}};
   for (const auto& [collective, name] : algorithms) {
     const Algorithm* a = Registry::find(collective, name);
