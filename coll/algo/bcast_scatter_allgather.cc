@@ -5,8 +5,10 @@
 // after the root (relative rank j). The scatter follows the binomial tree of bcast "binomial",
 // but a rank forwards only its subtree's blocks (a contiguous range), so the root sends
 // n (p-1)/p instead of n log2 p. The allgather is recursive doubling when p is a power of two
-// (relative ranks exchange their aligned ranges of blocks) and a ring otherwise. Every message
-// goes straight into its place in the buffer: no scratch, no copies.
+// (relative ranks exchange their aligned ranges of blocks) and a ring otherwise; the root,
+// which has every block, only sends in it, so counts that differ between ranks are reported by
+// the ranks that receive, never by the root (as with a tree). Every message goes straight
+// into its place in the buffer: no scratch, no copies.
 // Requirements: none (any p, any datatype; blocks may be empty when count < p).
 // Cost: scatter ceil(log2 p) alpha + n (p-1)/p beta; allgather log2 p alpha (p = 2^k) or
 // (p-1) alpha, + n (p-1)/p beta. About 2 n beta against binomial's n log2 p beta at the
@@ -45,16 +47,16 @@ struct Plan {
   void allgather_doubling() {
     for (int m = 1; m < p; m <<= 1) {
       const int mine = vr & ~(m - 1), theirs = (vr ^ m) & ~(m - 1);
-      b.send(real(vr ^ m), blocks(mine, mine + m));
-      b.recv(real(vr ^ m), blocks(theirs, theirs + m));
+      if ((vr ^ m) != 0) b.send(real(vr ^ m), blocks(mine, mine + m));
+      if (vr != 0) b.recv(real(vr ^ m), blocks(theirs, theirs + m));
       b.next_round();
     }
   }
   void allgather_ring() {
     for (int k = 0; k < p - 1; ++k) {
       const int out = ((vr - k) % p + p) % p, in = ((vr - k - 1) % p + p) % p;
-      b.send(real(vr + 1), blocks(out, out + 1));
-      b.recv(real(vr - 1), blocks(in, in + 1));
+      if (vr != p - 1) b.send(real(vr + 1), blocks(out, out + 1));
+      if (vr != 0) b.recv(real(vr - 1), blocks(in, in + 1));
       b.next_round();
     }
   }
