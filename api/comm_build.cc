@@ -71,6 +71,7 @@ Result<MPI_Comm> install(CommSpec spec, int id) {
   entry->errhandler = spec.errhandler;
   entry->hints = std::move(spec.hints);
   entry->attributes = std::move(spec.attributes);
+  entry->topology = std::move(spec.topology);
   CommEntry* raw = entry.get();
   std::uint32_t index = state().comms.insert(std::move(entry));
   if (index == ObjectTable<CommEntry>::kFull) {

@@ -27,6 +27,7 @@ struct CommSpec {
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::unique_ptr<core::Info> hints;
   std::vector<Attribute> attributes;  // copied already (by MPI_Comm_idup at its call)
+  std::shared_ptr<const Topology> topology;  // api/topo.h; shared by MPI_Comm_dup
 };
 
 // A communicator being created: the context-id agreement among a team, then the installation.

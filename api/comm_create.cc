@@ -35,6 +35,7 @@ int dup(const Call& call, MPI_Comm comm, CommEntry& entry, std::unique_ptr<core:
         MPI_Comm* newcomm) {
   CommSpec spec = spec_like(entry, entry.comm->shared_group());
   spec.hints = std::move(hints);
+  spec.topology = entry.topology;
   MPI_Comm made = MPI_COMM_NULL;
   if (int rc = create_over(call, comm, entry, std::move(spec), &made); rc != MPI_SUCCESS) return rc;
   std::vector<Attribute> copies;
@@ -82,6 +83,7 @@ int idup(const Call& call, MPI_Comm comm, CommEntry& entry, std::unique_ptr<core
   reclaim_retired();
   CommSpec spec = spec_like(entry, entry.comm->shared_group());
   spec.hints = std::move(hints);
+  spec.topology = entry.topology;
   int failed_keyval = MPI_KEYVAL_INVALID;
   if (int rc = copy_attributes(comm, entry, &spec.attributes, &failed_keyval); rc != MPI_SUCCESS)
     return raise_callback_error(call, comm, "copy", failed_keyval, rc);

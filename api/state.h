@@ -73,6 +73,8 @@ class ObjectTable {
   std::deque<std::uint32_t> free_;
 };
 
+struct Topology;  // api/topo.h
+
 // An attribute on a communicator: the keyval's handle and the value the user stored.
 struct Attribute {
   int keyval;
@@ -87,6 +89,7 @@ struct CommEntry {
   std::vector<Attribute> attributes;  // in the order they were first set
   std::unique_ptr<core::Info> hints;  // MPI_Comm_set_info; null when none were given
   std::uint32_t coll_sequence = 0;    // collectives started on it, for their tags
+  std::shared_ptr<const Topology> topology;  // Cartesian or graph (api/topo.h); null: none
 
   // The tag of the next collective on this communicator. Every member starts collectives on a
   // communicator in the same order, so they all give the same collective the same tag.

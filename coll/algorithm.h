@@ -83,6 +83,11 @@ std::optional<Collective> collective_of(std::string_view name);
 //                           recvtype (the data to send is in recvbuf, which it replaces)
 //   alltoallv               as alltoall with sendcounts/sdispls and recvcounts/rdispls
 //   alltoallw               as alltoallv with per-rank types and displacements in bytes
+//   neighbor_*              as allgather(v) / alltoall(v,w), over the topology's neighbours
+//                           (sources, destinations below) instead of all ranks: send block j
+//                           goes to destinations[j], receive block i comes from sources[i];
+//                           the v/w arrays have outdegree (send) and indegree (receive)
+//                           entries; never in place
 // Counts are elements of the type they go with. Valid only during
 // Algorithm::create(): an operation copies what it needs (counts, displacements, types),
 // except the data buffers themselves, which MPI keeps valid until the operation completes.
@@ -114,6 +119,20 @@ struct Args {
   int tag = 0;
   // Every member of the communicator runs on this host (shared-memory algorithms need it).
   bool one_host = true;
+  // The node (host) id of every rank of the job, by job rank (comm->group().job_rank(i) maps
+  // the communicator's ranks): what hierarchical algorithms group the ranks by. Empty when not
+  // known (a job on one host, or a launcher that did not say).
+  std::span<const int> job_nodes;
+  // Neighbourhood collectives: this rank's in- and out-neighbours (ranks of comm, or
+  // MPI_PROC_NULL (-1): that block moves nothing). cartesian: they come in pairs, the negative
+  // then the positive direction of each dimension, and what a rank sends towards its positive
+  // neighbour is what that neighbour receives from its negative one (which matters where both
+  // directions reach the same rank: a periodic dimension of size 1 or 2).
+  const int* sources = nullptr;
+  int indegree = 0;
+  const int* destinations = nullptr;
+  int outdegree = 0;
+  bool cartesian = false;
 };
 
 // One collective in flight, or a persistent one between starts.

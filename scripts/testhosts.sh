@@ -3,6 +3,9 @@
 #
 #   scripts/testhosts.sh start DIR [N]       create N hosts (default 2), state in DIR (created)
 #   scripts/testhosts.sh exec DIR HOST CMD.. run CMD on HOST: the launch agent of the tests
+#   scripts/testhosts.sh shell DIR HOST WORDS..
+#                                            run the command line WORDS with /bin/sh on HOST:
+#                                            the ssh-like agent other MPIs' launchers expect
 #   scripts/testhosts.sh check DIR           list what the hosts hold (processes, files in their
 #                                            /tmp and /dev/shm); exit 1 when anything is there
 #   scripts/testhosts.sh stop DIR            remove everything start made (nothing when DIR is
@@ -121,6 +124,12 @@ run_on() {  # run_on DIR HOST CMD...
      exec "$@"' sh "$dir/hosts/$host/tmp" "$dir/hosts/$host/shm" "$@"
 }
 
+shell_on() {  # shell_on DIR HOST WORDS...: what `ssh HOST WORDS...` would do
+  local dir=$1 host=$2
+  shift 2
+  run_on "$dir" "$host" /bin/sh -c "$*"
+}
+
 live_pids() {  # processes (not zombies) in namespace $1
   local pid
   for pid in $(ip netns pids "$1" 2>/dev/null); do
@@ -196,5 +205,6 @@ case $1 in
   check) check "$2" ;;
   list) list "$2" ;;
   exec) shift; run_on "$@" ;;
+  shell) shift; shell_on "$@" ;;
   *) die "unknown command $1" ;;
 esac

@@ -14,7 +14,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from . import build, mpis, report, runner
+from . import build, hosts, mpis, report, runner
 
 QUICK_BENCHES = ["osu_latency", "osu_bw", "osu_allreduce", "osu_barrier"]
 FULL_BENCHES = ["osu_latency", "osu_bw", "osu_bibw", "osu_mbw_mr", "osu_allreduce", "osu_bcast",
@@ -50,6 +50,9 @@ def parse_args(argv):
     p.add_argument("--timeout", type=float, default=300, help="seconds per run (default 300)")
     p.add_argument("--load-threshold", type=float, default=0.15,
                    help="flag a run when others used more than this share of the CPUs (0.15)")
+    p.add_argument("--hosts", metavar="DIR",
+                   help="run across the test hosts of scripts/testhosts.sh start DIR, each MPI "
+                   "as installed over UCX/TCP (see bench/benchlib/hosts.py)")
     p.add_argument("--list", action="store_true", help="list configurations and exit")
     args = p.parse_args(argv)
     args.reps = args.reps or 5
@@ -81,6 +84,8 @@ def discover(args) -> tuple[list[mpis.Config], dict]:
     if args.configs:
         names = set(args.configs.split(","))
         configs = [c for c in configs if c.name in names]
+    if args.hosts:
+        configs = hosts.across(configs, Path(args.hosts), args.np)
     return configs, left_out
 
 

@@ -38,9 +38,13 @@ class Config:
     args: list[str] = field(default_factory=list)  # launcher arguments
     env: dict[str, str] = field(default_factory=dict)
     note: str = ""
+    prefix: list[str] = field(default_factory=list)  # what the launcher runs under (nsenter)
+    flags: list[str] | None = None  # launch flags replacing the one-host defaults
 
     def command(self, np: int, argv: list[str]) -> list[str]:
-        return [self.mpi.launcher, *_launch_flags(self.mpi.family, np), *self.args, *argv]
+        flags = _launch_flags(self.mpi.family, np) if self.flags is None else \
+            [f.replace("{np}", str(np)) for f in self.flags]
+        return [*self.prefix, self.mpi.launcher, *flags, *self.args, *argv]
 
     def environ(self) -> dict[str, str]:
         env = dict(os.environ)

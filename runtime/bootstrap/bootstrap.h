@@ -30,6 +30,9 @@ struct JobInfo {
   std::vector<int> local_ranks{0};  // job ranks on this host, ascending
   int node_id = 0;
   int num_nodes = 1;
+  // node_id of every job rank (index: job rank) when the job spans several nodes and the
+  // launcher gave each rank's PMIX_NODEID; empty otherwise.
+  std::vector<int> node_ids;
   int universe_size = 1;
   int appnum = 0;
   std::string host;        // this host's name as the launcher knows it

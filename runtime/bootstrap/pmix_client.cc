@@ -2,7 +2,9 @@
 #include <pmix.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "runtime/base/log.h"
@@ -72,6 +74,7 @@ class PmixClient final : public Bootstrap {
   std::optional<std::int64_t> lookup_int(const pmix_proc_t& proc, const char* key);
   std::optional<std::string> lookup_string(const pmix_proc_t& proc, const char* key);
   void read_job_info();
+  void read_node_ids();
 
   pmix_proc_t me_{};
   pmix_proc_t wildcard_{};
@@ -124,6 +127,7 @@ void PmixClient::read_job_info() {
   job_.appnum = static_cast<int>(lookup_int(wildcard_, PMIX_APPNUM).value_or(0));
   job_.local_rank = static_cast<int>(lookup_int(me_, PMIX_LOCAL_RANK).value_or(0));
   job_.node_id = static_cast<int>(lookup_int(me_, PMIX_NODEID).value_or(0));
+  read_node_ids();
   if (auto peers = lookup_string(wildcard_, PMIX_LOCAL_PEERS)) {
     job_.local_ranks = parse_rank_list(peers->c_str());
   }
@@ -146,6 +150,33 @@ void PmixClient::read_job_info() {
     if (v->type == PMIX_BOOL) job_.oversubscribed = v->data.flag;
     PMIX_VALUE_RELEASE(v);
   }
+}
+
+// Which node each rank runs on, for the hierarchical collectives: the job's nodes
+// (PMIx_Resolve_nodes) and the ranks on each (PMIx_Resolve_peers), from the node and process
+// maps of the job data; a rank's id is its node's place in the list, the same on every rank.
+// All or nothing.
+void PmixClient::read_node_ids() {
+  if (job_.num_nodes <= 1) return;
+  char* names = nullptr;
+  if (PMIx_Resolve_nodes(me_.nspace, &names) != PMIX_SUCCESS || names == nullptr) return;
+  std::string list(names);
+  std::free(names);
+  std::vector<int> ids(static_cast<std::size_t>(job_.size), -1);
+  int node = 0;
+  for (std::size_t at = 0; at <= list.size(); ++node) {
+    std::size_t end = std::min(list.find(',', at), list.size());
+    std::string name = list.substr(at, end - at);
+    at = end + 1;
+    pmix_proc_t* procs = nullptr;
+    std::size_t n = 0;
+    if (PMIx_Resolve_peers(name.c_str(), me_.nspace, &procs, &n) != PMIX_SUCCESS) return;
+    for (std::size_t i = 0; i < n; ++i)
+      if (procs[i].rank < static_cast<pmix_rank_t>(job_.size)) ids[procs[i].rank] = node;
+    if (procs != nullptr) PMIX_PROC_FREE(procs, n);
+  }
+  if (std::find(ids.begin(), ids.end(), -1) != ids.end()) return;
+  job_.node_ids = std::move(ids);
 }
 
 Status PmixClient::put(std::string_view key, std::span<const std::byte> value) {
