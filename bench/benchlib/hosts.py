@@ -67,7 +67,10 @@ def across(configs: list[Config], state_dir: Path, np: int) -> list[Config]:
             extra = {"HYDRA_IFACE": "eth0", "MPIR_CVAR_NOLOCAL": "1"}
         else:
             continue  # an --add-mpi launcher: no known way to place it on the test hosts
-        out.append(replace(c, prefix=["nsenter", f"--net=/run/netns/{hosts[0]}"], flags=flags,
+        # --wd=/: the launchers' remote daemons enter the launcher's directory, which may not
+        # exist on a test host (its /tmp is its own).
+        out.append(replace(c, prefix=["nsenter", f"--net=/run/netns/{hosts[0]}", "--wd=/"],
+                           flags=flags,
                            env={**c.env, **env, **extra},
                            note=f"across {len(hosts)} test hosts ({hl}), UCX over TCP"))
     return out

@@ -30,7 +30,7 @@ int main(int argc, char **argv) {
 
   MPI_Info info, copy;
   int nkeys, flag, len;
-  char key[MPI_MAX_INFO_KEY + 1], value[64];
+  char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
   MPI_Info_create(&info);
   MPI_Info_get_nkeys(info, &nkeys);
   MTEST_CHECK(nkeys == 0, "a new info has %d keys", nkeys);
