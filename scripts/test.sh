@@ -11,12 +11,11 @@ shift || true
 scripts/deps.sh
 # The multihost tests run programs of the build tree inside test hosts whose /tmp is their own
 # (scripts/testhosts.sh): a build tree under /tmp would be hidden there, so it goes to /var/tmp.
-abs=$(mkdir -p "$build" && cd "$build" && pwd -P)
+abs=$(realpath -m "$build")
 case $abs/ in
   /tmp/*)
     build=/var/tmp/gpurun-$(basename "$abs")-$(printf '%s' "$abs" | md5sum | cut -c1-8)
     echo "scripts/test.sh: $abs is under /tmp, hidden inside the test hosts; building in $build"
-    rmdir "$abs" 2>/dev/null || true
     ;;
 esac
 export CUDACXX=${CUDACXX:-/usr/local/cuda/bin/nvcc}
