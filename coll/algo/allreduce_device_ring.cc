@@ -101,7 +101,9 @@ class DeviceRing final : public Operation {
   std::byte* at(std::byte* base, const Block& b) const { return base + b.first * type_->size(); }
 
   void post_round();
-  void post(bool send, int peer, const void* buf, const Block& b);
+  // A message of block b at buf, which is memory of `kind` (managed memory is not device
+  // memory to the pml: CUDA IPC cannot export it).
+  void post(bool send, int peer, const void* buf, const Block& b, accel::MemoryKind kind);
   void fold();
   void fail(Status st) {
     if (status_.ok() && !st.ok()) status_ = std::move(st);
@@ -122,6 +124,8 @@ class DeviceRing final : public Operation {
   int tag_;
   int p_, r_;
   DeviceBlock scratch_;
+  accel::MemoryKind send_kind_ = accel::MemoryKind::kCudaDevice;
+  accel::MemoryKind recv_kind_ = accel::MemoryKind::kCudaDevice;
   int round_ = 0;  // 0 .. 2 (p-1) - 1: reduce-scatter rounds, then allgather rounds
   int pending_ = 0;
   bool done_ = true;
@@ -145,21 +149,30 @@ Status DeviceRing::start() {
 void DeviceRing::post_round() {
   const int right = (r_ + 1) % p_, left = (r_ - 1 + p_) % p_;
   const int k = round_ < p_ - 1 ? round_ : round_ - (p_ - 1);
+  const auto device = accel::MemoryKind::kCudaDevice;
   if (round_ < p_ - 1) {  // reduce-scatter
     Block in = block(r_ - k - 1);
-    post(false, left, in_place_ ? scratch_.data() : at(recv_, in), in);
+    if (in_place_) {
+      post(false, left, scratch_.data(), in, device);
+    } else {
+      post(false, left, at(recv_, in), in, recv_kind_);
+    }
     Block out = block(r_ - k);
-    post(true, right,
-         k == 0 && !in_place_ ? at(const_cast<std::byte*>(send_), out) : at(recv_, out), out);
+    if (k == 0 && !in_place_) {
+      post(true, right, at(const_cast<std::byte*>(send_), out), out, send_kind_);
+    } else {
+      post(true, right, at(recv_, out), out, recv_kind_);
+    }
   } else {  // allgather
     Block in = block(r_ - k);
-    post(false, left, at(recv_, in), in);
+    post(false, left, at(recv_, in), in, recv_kind_);
     Block out = block(r_ + 1 - k);
-    post(true, right, at(recv_, out), out);
+    post(true, right, at(recv_, out), out, recv_kind_);
   }
 }
 
-void DeviceRing::post(bool send, int peer, const void* buf, const Block& b) {
+void DeviceRing::post(bool send, int peer, const void* buf, const Block& b,
+                      accel::MemoryKind kind) {
   static std::byte nothing[16];
   const bool empty = b.count == 0;
   core::Request* r = pml_->requests().allocate();
@@ -168,7 +181,7 @@ void DeviceRing::post(bool send, int peer, const void* buf, const Block& b) {
   r->orphan = true;
   r->active = true;
   ++pending_;
-  const auto memory = empty ? accel::MemoryKind::kHost : accel::MemoryKind::kCudaDevice;
+  const auto memory = empty ? accel::MemoryKind::kHost : kind;
   const std::int64_t n = static_cast<std::int64_t>(bytes(b));
   Status st = send ? pml_->isend(pml::SendArgs{.comm = comm_,
                                                .buf = empty ? nothing : buf,
@@ -201,10 +214,11 @@ void DeviceRing::on_message(core::Request* r) {
   if (r->status.error != ErrorCode::kOk) {
     self->fail(Status(r->status.error,
                       "a message of device_ring with rank " + std::to_string(r->peer) + " failed"));
-  } else if (r->kind == core::RequestKind::kRecv && r->status.bytes != r->size) {
+  } else if (const auto want = static_cast<std::uint64_t>(r->count * r->datatype->size());
+             r->kind == core::RequestKind::kRecv && r->status.bytes != want) {
     self->fail(Status(ErrorCode::kInvalidArgument,
                       "device_ring received " + std::to_string(r->status.bytes) + " bytes where " +
-                          std::to_string(r->size) + " were expected: the ranks' counts differ"));
+                          std::to_string(want) + " were expected: the ranks' counts differ"));
   }
 }
 
