@@ -8,6 +8,7 @@
 
 #include "coll/params.h"
 #include "coll/selector.h"
+#include "coll/staging.h"
 #include "coll/tuning.h"
 #include "runtime/base/log.h"
 
@@ -144,12 +145,32 @@ Result<const Algorithm*> select_in(Engine& e, CommState& s, const Args& args) {
   return a;
 }
 
+// Stands for host staging (coll/staging.h) where an algorithm is expected: a call on device
+// memory that no registered algorithm can run itself is staged around a host algorithm.
+Result<std::unique_ptr<Operation>> create_staged_op(const Args& args) {
+  return create_staged(args, create);
+}
+const Algorithm kStaged{.name = "staged",
+                        .create = create_staged_op,
+                        .summary = "host staging around the host algorithm"};
+
+bool runs_on_device(const Args& args) {
+  for (const Algorithm* a : Registry::of(args.collective))
+    if (a->usable != nullptr && a->usable(args)) return true;
+  return false;
+}
+
+Result<const Algorithm*> select_in_engine(Engine& e, CommState& s, const Args& args) {
+  if (!accel::is_host(args.memory) && !runs_on_device(args)) return &kStaged;
+  return select_in(e, s, args);
+}
+
 }  // namespace
 
 Result<const Algorithm*> select(const Args& args) {
   Engine& e = engine();
   GPURUN_TRY(e.load_table());
-  return select_in(e, e.state_of(args), args);
+  return select_in_engine(e, e.state_of(args), args);
 }
 
 Result<std::unique_ptr<Operation>> create(const Args& args) {
@@ -161,7 +182,7 @@ Result<Operation*> blocking_operation(const Args& args) {
   Engine& e = engine();
   GPURUN_TRY(e.load_table());
   CommState& s = e.state_of(args);
-  GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select_in(e, s, args));
+  GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select_in_engine(e, s, args));
   BlockingSlot& slot = s.blocking[static_cast<std::size_t>(args.collective)];
   if (slot.algorithm == a && slot.operation && slot.operation->rearm(args))
     return slot.operation.get();
@@ -169,6 +190,12 @@ Result<Operation*> blocking_operation(const Args& args) {
   GPURUN_ASSIGN_OR_RETURN(slot.operation, a->create(args));
   slot.algorithm = a;
   return slot.operation.get();
+}
+
+bool device_native(Collective collective) {
+  for (const Algorithm* a : Registry::of(collective))
+    if (a->name.starts_with("device_")) return true;
+  return false;
 }
 
 void forget_comm(std::uint32_t context_id) {

@@ -24,7 +24,8 @@ struct Candidate {
   const Algorithm* algorithm = nullptr;
   std::int64_t min_bytes = 0;
   std::int64_t max_bytes = 0;
-  bool forced = false;  // from the knob: falling back from it warns
+  bool forced = false;                             // from the knob: falling back from it warns
+  MemoryCondition memory = MemoryCondition::kAny;  // the rule's memory condition
 };
 
 class Selector {

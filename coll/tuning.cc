@@ -96,10 +96,23 @@ class Reader {
       rule->one_host = v.get<bool>();
       return ok_status();
     }
+    if (key == "memory") return memory(v, at, &rule->memory);
     if (key == "comment") return ok_status();
     return fail(at,
                 "unknown key (known: algorithm, min_bytes, max_bytes, min_ranks, "
-                "max_ranks, one_host, comment)");
+                "max_ranks, one_host, memory, comment)");
+  }
+
+  Status memory(const json& v, const std::string& at, MemoryCondition* out) const {
+    std::string name = v.is_string() ? v.get<std::string>() : "";
+    if (name == "host") {
+      *out = MemoryCondition::kHost;
+    } else if (name == "device") {
+      *out = MemoryCondition::kDevice;
+    } else {
+      return fail(at, "expected \"host\" or \"device\"");
+    }
+    return ok_status();
   }
 
   Result<Rule> rule(Collective c, const json& v, const std::string& where) const {

@@ -14,7 +14,10 @@
 //   }
 //
 // A rule matches a call when min_bytes <= bytes <= max_bytes, min_ranks <= ranks <=
-// max_ranks and, when "one_host" is given, the communicator's spread equals it. Sizes are
+// max_ranks, when "one_host" is given, the communicator's spread equals it and, when "memory"
+// is given, the call's buffers are of that kind: "host", or "device" (device or managed
+// memory; Args::memory). The memory condition is checked per call, the others once per
+// communicator. Sizes are
 // numbers of bytes or strings with a K/M/G suffix; every field but "algorithm" is optional.
 // The first matching rule whose algorithm can run the call wins; a rule whose algorithm
 // cannot (a power-of-two algorithm on 6 ranks) passes to the next. "bytes" is what
@@ -38,6 +41,13 @@
 
 namespace gpurun::coll {
 
+enum class MemoryCondition : std::uint8_t { kAny, kHost, kDevice };
+
+inline bool memory_matches(MemoryCondition condition, accel::MemoryKind kind) {
+  return condition == MemoryCondition::kAny ||
+         (condition == MemoryCondition::kHost) == accel::is_host(kind);
+}
+
 struct Rule {
   const Algorithm* algorithm = nullptr;
   std::int64_t min_bytes = 0;
@@ -45,6 +55,7 @@ struct Rule {
   int min_ranks = 1;
   int max_ranks = std::numeric_limits<int>::max();
   std::optional<bool> one_host;
+  MemoryCondition memory = MemoryCondition::kAny;
 
   bool matches_comm(int ranks, bool on_one_host) const {
     return ranks >= min_ranks && ranks <= max_ranks && (!one_host || *one_host == on_one_host);
