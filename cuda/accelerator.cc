@@ -33,11 +33,15 @@ class CudaAccelerator final : public accel::Accelerator {
     return reduce_on_device(ReduceArgs{
         .op = args.op, .in = args.in, .inout = args.inout, .count = args.count, .type = args.type});
   }
+  Status pack(const accel::DevicePack& args) override { return move(args, true); }
+  Status unpack(const accel::DevicePack& args) override { return move(args, false); }
 
  private:
   // Runs `fn` with the primary context of `device` current.
   template <class Fn>
   Status in_context(int device, Fn fn);
+  // pack() and unpack() by device.h's kernels, on gpurun's internal stream.
+  Status move(const accel::DevicePack& args, bool pack);
 
   State& state_;
 };
@@ -62,6 +66,25 @@ Status CudaAccelerator::copy(void* dst, const void* src, std::size_t bytes) {
     return driver_error(api, "cuMemcpyAsync of " + std::to_string(bytes) + " bytes", rc);
   if (CUresult rc = api.stream_synchronize(stream); rc != CUDA_SUCCESS)
     return driver_error(api, "cuStreamSynchronize after a copy", rc);
+  return ok_status();
+}
+
+Status CudaAccelerator::move(const accel::DevicePack& args, bool pack) {
+  // kUnsupported (the caller stages) before any work when the kernels cannot run here.
+  GPURUN_TRY(device_work_status());
+  if (args.type == nullptr || args.count <= 0 || args.type->size() == 0) return ok_status();
+  auto length = static_cast<std::size_t>(args.count * args.type->size());
+  PackArgs window{.type = args.type,
+                  .typed = args.typed,
+                  .count = args.count,
+                  .offset = 0,
+                  .length = length,
+                  .packed = args.packed};
+  GPURUN_ASSIGN_OR_RETURN(std::size_t moved, pack ? cuda::pack(window) : cuda::unpack(window));
+  if (moved != length)
+    return Status(ErrorCode::kInternal, std::string(pack ? "device pack" : "device unpack") +
+                                            " moved " + std::to_string(moved) + " of " +
+                                            std::to_string(length) + " bytes");
   return ok_status();
 }
 

@@ -35,6 +35,15 @@ struct DeviceReduce {
   std::int64_t count = 0;
 };
 
+// `count` elements of `type` between a typed buffer in device or managed memory and their
+// packed form (count x type->size() bytes, no gaps) in any memory.
+struct DevicePack {
+  const core::Datatype* type = nullptr;  // committed
+  void* typed = nullptr;                 // read by pack(), written by unpack()
+  std::int64_t count = 0;
+  void* packed = nullptr;  // written by pack(), read by unpack()
+};
+
 class Accelerator {
  public:
   virtual ~Accelerator() = default;
@@ -66,6 +75,15 @@ class Accelerator {
   // Runs a reduction on the device; blocks until it is done.
   virtual Status reduce(const DeviceReduce& /*args*/) {
     return Status(ErrorCode::kUnsupported, "no device reductions without an accelerator");
+  }
+  // Packs (unpacks) on the device: the typed buffer must be device or managed memory; blocks
+  // until done. kUnsupported when this accelerator cannot (then before it touched anything):
+  // the caller stages through host memory and core::Datatype::pack/unpack.
+  virtual Status pack(const DevicePack& /*args*/) {
+    return Status(ErrorCode::kUnsupported, "no device pack without an accelerator");
+  }
+  virtual Status unpack(const DevicePack& /*args*/) {
+    return Status(ErrorCode::kUnsupported, "no device unpack without an accelerator");
   }
 };
 
