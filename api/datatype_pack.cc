@@ -1,12 +1,16 @@
 // Packing typed data into user buffers: MPI_Pack, MPI_Unpack, MPI_Pack_size (and their _c
 // forms), and addresses: MPI_Get_address, MPI_Aint_add, MPI_Aint_diff, the deprecated
 // MPI_Address. The packed form is the native one that the pml sends (count x size bytes, no
-// header), so MPI_PACKED data can travel between any two ranks of one host.
+// header), so MPI_PACKED data can travel between any two ranks of one host. MPI_Pack and
+// MPI_Unpack take device and managed memory on either side (api/device_local.h: the device's
+// pack kernels when the accelerator has them, else staged through host memory).
 #include <climits>
 #include <cstdint>
 
 #include "api/checks.h"
 #include "api/datatype_args.h"
+#include "api/device_local.h"
+#include "api/memory.h"
 
 namespace gpurun::api {
 namespace {
@@ -49,6 +53,25 @@ int check_move(const Call& call, const PackCall& a, const char* typed_arg, std::
   return packed_size(call, a.comm, a.count, *t, bytes);
 }
 
+// Moves `bytes` between the typed buffer of `a` and `packed` (the packed buffer at the
+// position), in the direction of MPI_Pack when `to_packed`.
+int move(const Call& call, const PackCall& a, const core::Datatype& t, std::byte* packed,
+         std::int64_t bytes, bool to_packed) {
+  void* typed = const_cast<void*>(a.inbuf);
+  if (!g_device_memory) [[likely]] {
+    if (to_packed)
+      t.pack(typed, a.count, 0, packed, static_cast<std::size_t>(bytes));
+    else
+      t.unpack(typed, a.count, 0, packed, static_cast<std::size_t>(bytes));
+    return MPI_SUCCESS;
+  }
+  local::Move m{.type = &t, .typed = typed, .count = a.count, .packed = packed};
+  Result<local::Path> r =
+      to_packed ? local::pack(accel::current(), m) : local::unpack(accel::current(), m);
+  if (r.ok()) return MPI_SUCCESS;
+  return raise_status(call, a.comm, r.status());
+}
+
 template <class Count>
 int pack(const Call& call, const PackCall& a, Count* position) {
   if (int rc = check_pointer(call, a.comm, position, "position")) return rc;
@@ -62,8 +85,8 @@ int pack(const Call& call, const PackCall& a, Count* position) {
                  static_cast<long long>(bytes));
   if (bytes > 0 && a.outbuf == nullptr)
     return raise(call, a.comm, MPI_ERR_BUFFER, "argument outbuf is a null pointer");
-  t->pack(a.inbuf, a.count, 0, static_cast<std::byte*>(a.outbuf) + *position,
-          static_cast<std::size_t>(bytes));
+  if (int rc = move(call, a, *t, static_cast<std::byte*>(a.outbuf) + *position, bytes, true))
+    return rc;
   *position += static_cast<Count>(bytes);
   return MPI_SUCCESS;
 }
@@ -83,8 +106,8 @@ int unpack(const Call& call, const PackCall& a, Count* position) {
                  static_cast<long long>(bytes));
   if (bytes > 0 && a.outbuf == nullptr)
     return raise(call, a.comm, MPI_ERR_BUFFER, "argument inbuf is a null pointer");
-  t->unpack(const_cast<void*>(a.inbuf), a.count, 0,
-            static_cast<const std::byte*>(a.outbuf) + *position, static_cast<std::size_t>(bytes));
+  if (int rc = move(call, a, *t, static_cast<std::byte*>(a.outbuf) + *position, bytes, false))
+    return rc;
   *position += static_cast<Count>(bytes);
   return MPI_SUCCESS;
 }

@@ -1,5 +1,9 @@
-// MPI_Op_create(_c), MPI_Op_free, MPI_Op_commutative, MPI_Reduce_local(_c).
+// MPI_Op_create(_c), MPI_Op_free, MPI_Op_commutative, MPI_Reduce_local(_c). MPI_Reduce_local
+// takes device and managed memory too (api/device_local.h: reduced on the device when the
+// accelerator can, else staged through host memory).
 #include "api/checks.h"
+#include "api/device_local.h"
+#include "api/memory.h"
 #include "api/ops.h"
 
 namespace gpurun::api {
@@ -59,7 +63,13 @@ int reduce_local(const Call& call, const void* inbuf, void* inoutbuf, std::int64
     // with threads that create types, so the call's own handle is handed over; a single thread
     // finds it as the collectives' user functions do (which the tests then cover).
     const TypeHandleScope scope(g_thread_multiple ? type.get() : nullptr, datatype);
-    status = op->apply(inbuf, inoutbuf, count, *type);
+    if (!g_device_memory) [[likely]] {
+      status = op->apply(inbuf, inoutbuf, count, *type);
+    } else {
+      local::Reduce args{
+          .op = op, .type = type.get(), .in = inbuf, .inout = inoutbuf, .count = count};
+      status = local::reduce(accel::current(), args).status();
+    }
   }
   if (!op->is_predefined()) op->release();
   if (status.ok()) return MPI_SUCCESS;
