@@ -2,11 +2,12 @@
 // buffers. They may be called at any time (before MPI_Init too, as programs ask before they
 // choose where to put their buffers), touch no MPI state, and take no lock.
 //
-// Per call: point-to-point, MPI_Pack and MPI_Reduce_local answer what their layer declared at
-// MPI_Init (cuda/support.h); a collective answers "native" when a device algorithm is
-// registered for it (coll::device_native: allreduce's device_ring, for predefined commutative
-// ops on contiguous types; other calls of it are staged), else "staged" (coll/staging.h); every
-// call is "refused" when CUDA is unusable.
+// Per call: point-to-point, MPI_Pack/MPI_Unpack and MPI_Reduce_local answer what was declared
+// for them at MPI_Init (cuda/support.h, api/wiring.cc); a collective answers "native" when a
+// device algorithm is registered for it (coll::device_native: allreduce's device_ring, for
+// predefined commutative ops on contiguous types; other calls of it are staged), else "staged"
+// (coll/staging.h). MPI_Pack_external and MPI_Unpack_external convert on the host only
+// (api/datatype_external.cc): "refused". Every call is "refused" when CUDA is unusable.
 #include <mpix.h>
 
 #include <algorithm>
@@ -92,6 +93,8 @@ std::optional<Lookup> family_of(const char* call) {
 }
 
 cuda::support::Path path_of(const Lookup& l) {
+  if (l.base == "pack_external" || l.base == "unpack_external")
+    return cuda::support::Path::kRefused;
   bool collective = l.family == Family::kCollective || l.family == Family::kReduction;
   if (!collective || !cuda::usable()) return cuda::support::path(l.family).path;
   std::optional<coll::Collective> c = coll::collective_of(l.base);

@@ -11,6 +11,7 @@
 #include "api/net_wiring.h"
 #include "coll/shm/arena.h"
 #include "cuda/accelerator.h"
+#include "cuda/device.h"
 #include "cuda/support.h"
 #include "pml/params.h"
 #include "runtime/accel/accelerator.h"
@@ -63,6 +64,32 @@ Status connect_shm(ProcessState& s, transport::shm::ShmTransport& shm, const Cud
   return ok_status();
 }
 
+// What the pml, MPI_Reduce_local and MPI_Pack/MPI_Unpack do with device buffers
+// (MPIX_Query_cuda_path). Collectives are not declared: the query answers them itself, from the
+// device algorithms registered in coll (native) or host staging (staged).
+void declare_cuda_paths() {
+  using cuda::support::Family;
+  using cuda::support::Path;
+  cuda::support::declare(Family::kPointToPoint, Path::kStaged,
+                         "contiguous device data staged through host memory by accelerator "
+                         "copies; non-contiguous datatypes in device memory are refused");
+  // api/device_local.h: the accelerator's kernels, else host staging.
+  Status kernels = cuda::device_work_status();
+  if (!kernels.ok()) {
+    std::string why = "staged through host memory: " + std::string(kernels.message());
+    cuda::support::declare(Family::kReduceLocal, Path::kStaged, why);
+    cuda::support::declare(Family::kPack, Path::kStaged, why);
+    return;
+  }
+  cuda::support::declare(Family::kReduceLocal, Path::kNative,
+                         "predefined ops reduced by device kernels when both buffers are on "
+                         "one device; user ops, types without a device form (long double) and "
+                         "host/device mixes staged through host memory");
+  cuda::support::declare(Family::kPack, Path::kNative,
+                         "device pack kernels when the typed buffer is device memory; a host "
+                         "typed buffer with a device packed buffer staged through host memory");
+}
+
 // The CUDA accelerator when CUDA is usable (pointers are then classified by the driver), else
 // the host-only one stays. A rank works on the GPU gpurun gave it (keys::kGpus), else on the
 // device current in its thread, else device 0.
@@ -70,11 +97,7 @@ Status install_accelerator(const bootstrap::JobInfo& job) {
   if (std::unique_ptr<accel::Accelerator> cuda =
           cuda::create_accelerator({.assigned_gpus = job.gpus})) {
     accel::install(std::move(cuda));
-    // What the pml does with device buffers (MPIX_Query_cuda_path); the collectives' host
-    // algorithms refuse them, so collectives, MPI_Pack and MPI_Reduce_local stay undeclared.
-    cuda::support::declare(cuda::support::Family::kPointToPoint, cuda::support::Path::kStaged,
-                           "contiguous device data staged through host memory by accelerator "
-                           "copies; non-contiguous datatypes in device memory are refused");
+    declare_cuda_paths();
     return ok_status();
   }
   if (cuda::required())

@@ -1,7 +1,9 @@
 /* Local work on device buffers (label gpu): MPI_Reduce_local with every kind of type the
  * device reduces (floating point, half and bfloat16, integers, logical, pairs) checked against
  * the same reduction on host buffers, and MPI_Pack/MPI_Unpack of a derived type between device
- * memory and host memory. */
+ * memory and host memory. Then what is staged through host memory (user ops, long double,
+ * strided types, host/device mixes, managed memory), packing into and out of device packed
+ * buffers with positions (MPI_Pack_c, MPI_Unpack_c), and the query's answers for these calls. */
 #include "cuda_util.h"
 
 enum { kCount = 4099 };
@@ -67,6 +69,8 @@ static void pack_both(void) {
   MPI_Type_free(&vec);
 }
 
+#include "device_local_more.h"
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   if (!cuda_test_setup()) {
@@ -85,5 +89,10 @@ int main(int argc, char **argv) {
   reduce_both(MPI_MINLOC, MPI_DOUBLE_INT, 16, "MPI_MINLOC on MPI_DOUBLE_INT");
   reduce_both(MPI_MAXLOC, MPI_2INT, 8, "MPI_MAXLOC on MPI_2INT");
   pack_both();
+  check_local_paths();
+  reduce_mixed();
+  reduce_staged_kinds();
+  reduce_managed();
+  pack_device_packed();
   return mtest_finalize();
 }

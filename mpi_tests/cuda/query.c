@@ -49,6 +49,17 @@ static void check_paths(int support) {
     MPIX_Query_cuda_path(kNative[i], &path);
     MTEST_CHECK(path == MPIX_CUDA_PATH_NATIVE, "%s: path %d, not native", kNative[i], path);
   }
+  /* Local calls take device buffers (native with the device kernels, staged without); the
+   * external32 conversions run on the host only. */
+  static const char *const kLocal[] = {"MPI_Reduce_local", "MPI_Reduce_local_c", "MPI_Pack",
+                                       "MPI_Unpack_c"};
+  for (size_t i = 0; i < sizeof kLocal / sizeof *kLocal; ++i) {
+    MPIX_Query_cuda_path(kLocal[i], &path);
+    MTEST_CHECK(path == MPIX_CUDA_PATH_NATIVE || path == MPIX_CUDA_PATH_STAGED,
+                "%s: path %d with CUDA", kLocal[i], path);
+  }
+  MPIX_Query_cuda_path("MPI_Unpack_external_c", &path);
+  MTEST_CHECK(path == MPIX_CUDA_PATH_REFUSED, "MPI_Unpack_external_c: path %d", path);
 }
 
 static void check_errors(void) {
