@@ -156,7 +156,8 @@ static void pack_device_packed(void) {
   MPI_Pack(host, 1, vec, want, (int)total, &ipos, MPI_COMM_WORLD);
   void *dtyped = to_device(host, sizeof host), *dpacked = NULL;
   CUDA_CHECK(cudaMalloc(&dpacked, (size_t)total));
-  int rc = MPI_Pack_c(dtyped, 1, vec, dpacked, total - 1, &pos, MPI_COMM_WORLD);
+  /* One byte short of the vector's packed size. */
+  int rc = MPI_Pack_c(dtyped, 1, vec, dpacked, (MPI_Count)vsize - 1, &pos, MPI_COMM_WORLD);
   int cls = -1;
   MPI_Error_class(rc, &cls);
   MTEST_CHECK(cls == MPI_ERR_TRUNCATE && pos == 0, "short device outsize: class %d pos %lld", cls,
