@@ -27,6 +27,7 @@ struct CommState {
   const core::Communicator* comm = nullptr;
   int size = 0;
   bool one_host = true;
+  CommShape shape;
   std::array<std::optional<std::vector<Candidate>>, kCollectives> candidates;
   std::array<std::uint64_t, kCollectives> logged{};  // size buckets whose decision was logged
   std::array<BlockingSlot, kCollectives> blocking;
@@ -34,6 +35,26 @@ struct CommState {
 
 std::string forced_knob(Collective collective) {
   return params::forced_algorithm(collective).get();
+}
+
+// The hosts a communicator spans and its most ranks on one host, from every job rank's node id
+// (Args::job_nodes); a communicator whose node ids are unknown counts as spread one rank per
+// host unless it is on one host.
+CommShape shape_of(const Args& args) {
+  const int p = args.comm->size();
+  CommShape shape{.ranks = p, .one_host = args.one_host, .nodes = 1, .ranks_per_node = p};
+  if (args.one_host) return shape;
+  std::unordered_map<int, int> per_node;
+  for (int i = 0; i < p; ++i) {
+    auto job_rank = static_cast<std::size_t>(args.comm->group().job_rank(i));
+    if (job_rank >= args.job_nodes.size()) return CommShape{p, false, p, 1};
+    ++per_node[args.job_nodes[job_rank]];
+  }
+  shape.nodes = static_cast<int>(per_node.size());
+  shape.ranks_per_node = 0;
+  for (const auto& [node, ranks] : per_node)
+    shape.ranks_per_node = std::max(shape.ranks_per_node, ranks);
+  return shape;
 }
 
 struct Engine {
@@ -74,6 +95,7 @@ struct Engine {
       s.comm = args.comm;
       s.size = args.comm->size();
       s.one_host = args.one_host;
+      s.shape = shape_of(args);
     }
     return s;
   }
@@ -138,7 +160,7 @@ namespace {
 
 Result<const Algorithm*> select_in(Engine& e, CommState& s, const Args& args) {
   auto& candidates = s.candidates[static_cast<std::size_t>(args.collective)];
-  if (!candidates) candidates = e.selector->candidates(args.collective, s.size, s.one_host);
+  if (!candidates) candidates = e.selector->candidates(args.collective, s.shape);
   std::int64_t bytes = selection_bytes(args);
   GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, e.selector->pick(*candidates, args, bytes));
   log_decision(s, args, bytes, *a);

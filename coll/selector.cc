@@ -38,7 +38,7 @@ bool once(std::uint32_t& mask, Collective collective) {
 
 }  // namespace
 
-std::vector<Candidate> Selector::candidates(Collective collective, int ranks, bool one_host) {
+std::vector<Candidate> Selector::candidates(Collective collective, const CommShape& shape) {
   std::vector<Candidate> out;
   std::string forced = lower(forced_ != nullptr ? forced_(collective) : "");
   if (!forced.empty() && forced != "auto") {
@@ -57,7 +57,7 @@ std::vector<Candidate> Selector::candidates(Collective collective, int ranks, bo
   }
   if (table_ != nullptr) {
     for (const Rule& r : table_->rules(collective))
-      if (r.matches_comm(ranks, one_host))
+      if (r.matches_comm(shape))
         out.push_back(Candidate{r.algorithm, r.min_bytes, r.max_bytes, false, r.memory});
   }
   return out;

@@ -34,7 +34,7 @@ class Selector {
   using ForcedFn = std::string (*)(Collective collective);
   Selector(const TuningTable* table, ForcedFn forced) : table_(table), forced_(forced) {}
 
-  std::vector<Candidate> candidates(Collective collective, int ranks, bool one_host);
+  std::vector<Candidate> candidates(Collective collective, const CommShape& shape);
   // The algorithm for `args`, whose selection size is `bytes`.
   Result<const Algorithm*> pick(std::span<const Candidate> candidates, const Args& args,
                                 std::int64_t bytes);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "coll/signature.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::coll {
@@ -84,34 +85,7 @@ struct Staged {
   void* user_first() const { return user + region.lo; }
 };
 
-// The scalars of a call, to tell whether a blocking call repeats the previous one.
-struct Signature {
-  Collective collective;
-  const void* sendbuf;
-  const void* recvbuf;
-  bool in_place;
-  std::int64_t count, recvcount;
-  const core::Datatype* type;
-  const core::Datatype* recvtype;
-  const core::Op* op;
-  int root;
-  bool has_arrays;
-
-  explicit Signature(const Args& a)
-      : collective(a.collective),
-        sendbuf(a.sendbuf),
-        recvbuf(a.recvbuf),
-        in_place(a.in_place),
-        count(a.count),
-        recvcount(a.recvcount),
-        type(a.type),
-        recvtype(a.recvtype),
-        op(a.op),
-        root(a.root),
-        has_arrays(a.sendcounts != nullptr || a.recvcounts != nullptr || a.sendtypes != nullptr ||
-                   a.recvtypes != nullptr || a.sources != nullptr || a.destinations != nullptr) {}
-  bool operator==(const Signature&) const = default;
-};
+using Signature = CallSignature;
 
 class StagedOperation final : public Operation {
  public:

@@ -40,7 +40,7 @@ std::string picked(const TuningTable& t, accel::MemoryKind memory) {
   args.collective = kTest;
   args.comm = &comm;
   args.memory = memory;
-  auto candidates = s.candidates(kTest, 2, true);
+  auto candidates = s.candidates(kTest, CommShape{.ranks = 2});
   auto a = s.pick(candidates, args, 64);
   return a.ok() ? std::string(a.value()->name) : a.status().to_string();
 }
