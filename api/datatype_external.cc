@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/datatype_args.h"
+#include "api/memory.h"
 
 namespace gpurun::api {
 namespace {
@@ -46,6 +47,17 @@ int check_external(const Call& call, const ExternalCall& a, const void* typed,
   return MPI_SUCCESS;
 }
 
+// external32 is converted on the host: device and managed buffers are refused (MPI_Pack and
+// MPI_Unpack take them; MPIX_Query_cuda_path says "refused" for these calls).
+int refuse_device(const Call& call, const void* buffer, const char* name) {
+  if (accel::is_host(memory_of(buffer))) [[likely]]
+    return MPI_SUCCESS;
+  return raise(call, MPI_COMM_NULL, MPI_ERR_UNSUPPORTED_OPERATION,
+               "argument %s is device memory, which the external32 conversion does not take "
+               "(MPI_Pack/MPI_Unpack take it)",
+               name);
+}
+
 template <class Count>
 int pack_external(const Call& call, const ExternalCall& a, const void* inbuf, void* outbuf,
                   Count* position) {
@@ -55,6 +67,8 @@ int pack_external(const Call& call, const ExternalCall& a, const void* inbuf, vo
   if (int rc = check_external(call, a, inbuf, "inbuf", *position, &t, &bytes)) return rc;
   if (bytes == 0) return MPI_SUCCESS;
   if (int rc = check_pointer(call, MPI_COMM_NULL, outbuf, "outbuf")) return rc;
+  if (int rc = refuse_device(call, inbuf, "inbuf")) return rc;
+  if (int rc = refuse_device(call, outbuf, "outbuf")) return rc;
   auto* out = static_cast<std::byte*>(outbuf) + *position;
   auto native_bytes = static_cast<std::size_t>(a.count * t->size());
   if (t->external32_size() == t->size()) {
@@ -78,6 +92,8 @@ int unpack_external(const Call& call, const ExternalCall& a, const void* inbuf, 
   if (int rc = check_external(call, a, outbuf, "outbuf", *position, &t, &bytes)) return rc;
   if (bytes == 0) return MPI_SUCCESS;
   if (int rc = check_pointer(call, MPI_COMM_NULL, inbuf, "inbuf")) return rc;
+  if (int rc = refuse_device(call, inbuf, "inbuf")) return rc;
+  if (int rc = refuse_device(call, outbuf, "outbuf")) return rc;
   // The input is the caller's and read-only: convert a copy.
   const auto* in = static_cast<const std::byte*>(inbuf) + *position;
   std::vector<std::byte> native(static_cast<std::size_t>(a.count * t->size()));

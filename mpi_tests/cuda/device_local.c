@@ -62,6 +62,12 @@ static void pack_both(void) {
   int wrong = 0;
   for (size_t i = 0; i < n; ++i) wrong += host[i] != ((i % 7) < 3 ? (int)i : 0);
   MTEST_CHECK(rc == MPI_SUCCESS && wrong == 0, "MPI_Unpack into device memory: %d wrong", wrong);
+  MPI_Aint ext_pos = 0;
+  rc = MPI_Pack_external("external32", dev, 1, vec, want, size, &ext_pos);
+  int cls = -1;
+  MPI_Error_class(rc, &cls);
+  MTEST_CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION && ext_pos == 0,
+              "MPI_Pack_external from device memory: class %d, not a clear refusal", cls);
   free(want);
   free(got);
   free(host);
