@@ -1,6 +1,12 @@
 // The MPIX calls of include/mpix.h: whether CUDA is usable, and how each MPI call treats device
 // buffers. They may be called at any time (before MPI_Init too, as programs ask before they
 // choose where to put their buffers), touch no MPI state, and take no lock.
+//
+// Per call: point-to-point, MPI_Pack and MPI_Reduce_local answer what their layer declared at
+// MPI_Init (cuda/support.h); a collective answers "native" when a device algorithm is
+// registered for it (coll::device_native: allreduce's device_ring, for predefined commutative
+// ops on contiguous types; other calls of it are staged), else "staged" (coll/staging.h); every
+// call is "refused" when CUDA is unusable.
 #include <mpix.h>
 
 #include <algorithm>
@@ -10,6 +16,7 @@
 #include <string_view>
 
 #include "api/call.h"
+#include "coll/engine.h"
 #include "cuda/accelerator.h"
 #include "cuda/support.h"
 
@@ -57,8 +64,19 @@ bool strip_suffix(std::string& s, std::string_view suffix) {
   return true;
 }
 
-// The family of an MPI call's name ("MPI_Isend_c", "mpi_allreduce_init"), if it takes buffers.
-std::optional<Family> family_of(const char* call) {
+struct Lookup {
+  Family family;
+  std::string base;  // "allreduce" for MPI_Iallreduce_init
+};
+
+std::optional<Lookup> found(std::string_view base) {
+  if (auto family = lookup(base)) return Lookup{*family, std::string(base)};
+  return std::nullopt;
+}
+
+// The family and base name of an MPI call's name ("MPI_Isend_c", "mpi_allreduce_init"), if it
+// takes buffers.
+std::optional<Lookup> family_of(const char* call) {
   std::string name(call);
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -67,10 +85,17 @@ std::optional<Family> family_of(const char* call) {
   name.erase(0, 4);
   strip_suffix(name, "_c");
   bool persistent = strip_suffix(name, "_init");
-  if (auto family = lookup(name)) return family;
+  if (auto l = found(name)) return l;
   // MPI_Isend, MPI_Imrecv, MPI_Iallreduce: the nonblocking forms have no persistent twin.
-  if (!persistent && name.size() > 1 && name[0] == 'i') return lookup(name.substr(1));
+  if (!persistent && name.size() > 1 && name[0] == 'i') return found(name.substr(1));
   return std::nullopt;
+}
+
+cuda::support::Path path_of(const Lookup& l) {
+  bool collective = l.family == Family::kCollective || l.family == Family::kReduction;
+  if (!collective || !cuda::usable()) return cuda::support::path(l.family).path;
+  std::optional<coll::Collective> c = coll::collective_of(l.base);
+  return c && coll::device_native(*c) ? cuda::support::Path::kNative : cuda::support::Path::kStaged;
 }
 
 int to_mpix(cuda::support::Path path) {
@@ -119,13 +144,13 @@ extern "C" int PMPIX_Query_cuda_path(const char* call_name, int* path) {
   if (call_name == nullptr)
     return raise(call, MPI_COMM_WORLD, MPI_ERR_ARG, "argument call is a null pointer");
   GPURUN_CHECK_NOT_NULL(MPI_COMM_WORLD, path);
-  std::optional<gpurun::cuda::support::Family> family = gpurun::api::family_of(call_name);
-  if (!family)
+  std::optional<gpurun::api::Lookup> found = gpurun::api::family_of(call_name);
+  if (!found)
     return raise(call, MPI_COMM_WORLD, MPI_ERR_ARG,
                  "argument call \"%.64s\" names no MPI call that takes a message buffer "
                  "(MPI_Send, MPI_Iallreduce, MPI_Pack_c, ...)",
                  call_name);
-  *path = gpurun::api::to_mpix(gpurun::cuda::support::path(*family).path);
+  *path = gpurun::api::to_mpix(gpurun::api::path_of(*found));
   return MPI_SUCCESS;
 }
 GPURUN_MPI_ALIAS(MPIX_Query_cuda_path)

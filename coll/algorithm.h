@@ -17,6 +17,7 @@
 #include <span>
 #include <string_view>
 
+#include "runtime/accel/accelerator.h"
 #include "runtime/accel/memory.h"
 #include "runtime/base/status.h"
 #include "runtime/core/communicator.h"
@@ -112,6 +113,9 @@ struct Args {
   const core::Op* op = nullptr;
   int root = 0;
   accel::MemoryKind memory = accel::MemoryKind::kHost;  // where the buffers are
+  // What copies and classifies device memory for this call; nullptr: accel::current() (tests
+  // give their own).
+  accel::Accelerator* accelerator = nullptr;
   // The tag of this call's messages on the collective channel: the communicator's next
   // collective sequence number, the same on every member (the engine's caller assigns it; a
   // persistent collective keeps the one of its *_init call). Messages between two ranks with

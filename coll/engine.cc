@@ -9,6 +9,7 @@
 #include "coll/params.h"
 #include "coll/select_guard.h"
 #include "coll/selector.h"
+#include "coll/staging.h"
 #include "coll/tuning.h"
 #include "runtime/base/log.h"
 
@@ -27,6 +28,7 @@ struct CommState {
   const core::Communicator* comm = nullptr;
   int size = 0;
   bool one_host = true;
+  CommShape shape;
   std::array<std::optional<std::vector<Candidate>>, kCollectives> candidates;
   std::array<std::uint64_t, kCollectives> logged{};  // size buckets whose decision was logged
   std::array<BlockingSlot, kCollectives> blocking;
@@ -34,6 +36,26 @@ struct CommState {
 
 std::string forced_knob(Collective collective) {
   return params::forced_algorithm(collective).get();
+}
+
+// The hosts a communicator spans and its most ranks on one host, from every job rank's node id
+// (Args::job_nodes); a communicator whose node ids are unknown counts as spread one rank per
+// host unless it is on one host.
+CommShape shape_of(const Args& args) {
+  const int p = args.comm->size();
+  CommShape shape{.ranks = p, .one_host = args.one_host, .nodes = 1, .ranks_per_node = p};
+  if (args.one_host) return shape;
+  std::unordered_map<int, int> per_node;
+  for (int i = 0; i < p; ++i) {
+    auto job_rank = static_cast<std::size_t>(args.comm->group().job_rank(i));
+    if (job_rank >= args.job_nodes.size()) return CommShape{p, false, p, 1};
+    ++per_node[args.job_nodes[job_rank]];
+  }
+  shape.nodes = static_cast<int>(per_node.size());
+  shape.ranks_per_node = 0;
+  for (const auto& [node, ranks] : per_node)
+    shape.ranks_per_node = std::max(shape.ranks_per_node, ranks);
+  return shape;
 }
 
 struct Engine {
@@ -74,6 +96,7 @@ struct Engine {
       s.comm = args.comm;
       s.size = args.comm->size();
       s.one_host = args.one_host;
+      s.shape = shape_of(args);
     }
     return s;
   }
@@ -138,11 +161,31 @@ namespace {
 
 Result<const Algorithm*> select_in(Engine& e, CommState& s, const Args& args) {
   auto& candidates = s.candidates[static_cast<std::size_t>(args.collective)];
-  if (!candidates) candidates = e.selector->candidates(args.collective, s.size, s.one_host);
+  if (!candidates) candidates = e.selector->candidates(args.collective, s.shape);
   std::int64_t bytes = selection_bytes(args);
   GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, e.selector->pick(*candidates, args, bytes));
   log_decision(s, args, bytes, *a);
   return a;
+}
+
+// Stands for host staging (coll/staging.h) where an algorithm is expected: a call on device
+// memory that no registered algorithm can run itself is staged around a host algorithm.
+Result<std::unique_ptr<Operation>> create_staged_op(const Args& args) {
+  return create_staged(args, create);
+}
+const Algorithm kStaged{.name = "staged",
+                        .create = create_staged_op,
+                        .summary = "host staging around the host algorithm"};
+
+bool runs_on_device(const Args& args) {
+  for (const Algorithm* a : Registry::of(args.collective))
+    if (a->usable != nullptr && a->usable(args)) return true;
+  return false;
+}
+
+Result<const Algorithm*> select_in_engine(Engine& e, CommState& s, const Args& args) {
+  if (!accel::is_host(args.memory) && !runs_on_device(args)) return &kStaged;
+  return select_in(e, s, args);
 }
 
 }  // namespace
@@ -150,7 +193,7 @@ Result<const Algorithm*> select_in(Engine& e, CommState& s, const Args& args) {
 Result<const Algorithm*> select(const Args& args) {
   Engine& e = engine();
   GPURUN_TRY(e.load_table());
-  return select_in(e, e.state_of(args), args);
+  return select_in_engine(e, e.state_of(args), args);
 }
 
 Result<std::unique_ptr<Operation>> create(const Args& args) {
@@ -163,7 +206,7 @@ Result<Operation*> blocking_operation(const Args& args) {
   Engine& e = engine();
   GPURUN_TRY(e.load_table());
   CommState& s = e.state_of(args);
-  GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select_in(e, s, args));
+  GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select_in_engine(e, s, args));
   BlockingSlot& slot = s.blocking[static_cast<std::size_t>(args.collective)];
   if (slot.algorithm == a && slot.operation && slot.operation->rearm(args))
     return slot.operation.get();
@@ -172,6 +215,12 @@ Result<Operation*> blocking_operation(const Args& args) {
   slot.operation = guard_operation(std::move(op), args, *a, selection_bytes(args));
   slot.algorithm = a;
   return slot.operation.get();
+}
+
+bool device_native(Collective collective) {
+  for (const Algorithm* a : Registry::of(collective))
+    if (a->name.starts_with("device_")) return true;
+  return false;
 }
 
 void forget_comm(std::uint32_t context_id) {

@@ -27,7 +27,9 @@ namespace gpurun::coll {
 // alltoallw).
 std::int64_t selection_bytes(const Args& args);
 
-// The algorithm that create() would use for `args`.
+// The algorithm that create() would use for `args`. For device memory that no registered
+// algorithm runs itself (Algorithm::usable), that is "staged": host staging (coll/staging.h)
+// around the host algorithm selected for the same call on host buffers.
 Result<const Algorithm*> select(const Args& args);
 // The operation of the selected algorithm for `args`, not started.
 Result<std::unique_ptr<Operation>> create(const Args& args);
@@ -36,6 +38,11 @@ Result<std::unique_ptr<Operation>> create(const Args& args);
 // repeated with the same arguments builds nothing. Valid until the next blocking call of this
 // collective on this communicator; the caller runs it to completion before that.
 Result<Operation*> blocking_operation(const Args& args);
+
+// Whether a registered algorithm of `collective` runs device buffers itself (its name starts
+// with "device_", e.g. allreduce's device_ring), so that some calls on device memory take no
+// host staging. For MPIX_Query_cuda_path.
+bool device_native(Collective collective);
 
 // Drops the state of the communicator with `context_id` (it is being freed).
 void forget_comm(std::uint32_t context_id);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "coll/signature.h"
 #include "coll/scratch.h"
 #include "pml/pml.h"
 
@@ -80,39 +81,7 @@ Status copy_data(const Buf& from, const Buf& to) {
   return ok_status();
 }
 
-// What a schedule was built for, as far as running it again for another call goes: the
-// call's scalars (the v and w forms' arrays are not kept, so those never rearm).
-struct Signature {
-  Collective collective = Collective::kBarrier;
-  const core::Communicator* comm = nullptr;
-  const void* sendbuf = nullptr;
-  const void* recvbuf = nullptr;
-  bool in_place = false;
-  std::int64_t count = 0, recvcount = 0;
-  const core::Datatype* type = nullptr;
-  const core::Datatype* recvtype = nullptr;
-  const core::Op* op = nullptr;
-  int root = 0;
-  accel::MemoryKind memory = accel::MemoryKind::kHost;
-  bool has_arrays = false;
-
-  explicit Signature(const Args& a)
-      : collective(a.collective),
-        comm(a.comm),
-        sendbuf(a.sendbuf),
-        recvbuf(a.recvbuf),
-        in_place(a.in_place),
-        count(a.count),
-        recvcount(a.recvcount),
-        type(a.type),
-        recvtype(a.recvtype),
-        op(a.op),
-        root(a.root),
-        memory(a.memory),
-        has_arrays(a.sendcounts != nullptr || a.recvcounts != nullptr || a.sdispls != nullptr ||
-                   a.rdispls != nullptr || a.sendtypes != nullptr || a.recvtypes != nullptr) {}
-  bool operator==(const Signature&) const = default;
-};
+using Signature = CallSignature;
 
 class Schedule final : public Operation {
  public:

@@ -29,6 +29,8 @@ struct Notice {
   std::int32_t collective = 0;
   std::int32_t algorithm = -1;  // index in Registry::of(collective): the same in every process
   std::int32_t state = 0;       // kWaiting or kDone
+  std::int32_t memory = 0;      // accel::MemoryKind of the call's buffers
+  std::int32_t unused = 0;
   std::int64_t bytes = 0;
 };
 
@@ -93,6 +95,17 @@ std::string name_of(const Notice& n) {
 }
 
 bool is_shm(const Notice& n) { return name_of(n) == "shm"; }
+
+const char* memory_name(std::int32_t kind) {
+  switch (static_cast<accel::MemoryKind>(kind)) {
+    case accel::MemoryKind::kHost:
+      return "host memory";
+    case accel::MemoryKind::kCudaDevice:
+      return "device memory";
+    default:
+      return "managed memory";
+  }
+}
 
 void send_notice(CommGuard& g, int member, const Notice& n) {
   for (const auto& [tag, who] : g.told)
@@ -245,6 +258,7 @@ class Guard final : public Operation {
                    .collective = static_cast<std::int32_t>(args.collective),
                    .algorithm = index_of(algorithm),
                    .state = kWaiting,
+                   .memory = static_cast<std::int32_t>(args.memory),
                    .bytes = bytes};
     for (const core::Datatype* t : {args_.type, args_.recvtype})
       if (t != nullptr) t->retain();
@@ -357,6 +371,13 @@ class Guard final : public Operation {
         " bytes with " + name_of(mine_) +
         ": the ranks' counts or datatypes do not match (check the count, datatype and root "
         "each rank passes)";
+    if (n.memory != mine_.memory && n.collective == mine_.collective && n.bytes == mine_.bytes) {
+      text = "rank " + std::to_string(r.source) + " runs this call on " + memory_name(n.memory) +
+             " with algorithm " + name_of(n) + ", this rank on " + memory_name(mine_.memory) +
+             " with " + name_of(mine_) +
+             ": the two do not match (gpurun cannot mix these memory kinds in this collective; "
+             "pass buffers of one kind on every rank)";
+    }
     bool more = n.collective == mine_.collective && n.bytes > mine_.bytes;
     failure_ = Status(more ? ErrorCode::kTruncated : ErrorCode::kInvalidArgument, text);
     abandon(*args_.pml, std::move(active_));
@@ -382,6 +403,7 @@ std::unique_ptr<Operation> guard_operation(std::unique_ptr<Operation> op, const 
   if (!must_match(args.collective) || args.comm == nullptr || args.comm->size() < 2 ||
       args.pml == nullptr)
     return op;
+  if (index_of(algorithm) < 0) return op;  // host staging: the host algorithm inside is guarded
   std::shared_ptr<CommGuard> g = guard_of(args);
   if (g == nullptr) return op;
   return std::make_unique<Guard>(std::move(op), args, algorithm, bytes, std::move(g));

@@ -23,8 +23,11 @@
 //     with the usual error, and its segment stays in step; if the counts were the same after
 //     all, the call simply completes);
 //   - otherwise (another pml algorithm, another count, another collective at that tag): the
-//     call fails with a message naming the member, its count and algorithm, and this rank's:
+//     call fails with a message naming the member, its count and algorithm, and this rank's
+//     (or the memory kinds, where only they differ: ranks of a correct program whose
+//     buffers are of different kinds may pick algorithms that cannot meet):
 //     MPI_ERR_TRUNCATE when the member has more bytes than this rank, MPI_ERR_ARG otherwise.
+// Host staging (coll/staging.h) is not guarded itself: the host algorithm inside it is.
 // A failed or joined rank abandons its own operation, which is kept (never destroyed) so that
 // the pml requests it posted stay valid: a small leak in an erroneous program. A rank in
 // "shm" whose member ran a pml algorithm and finished cannot leave its shm operation (its

@@ -38,7 +38,7 @@ bool once(std::uint32_t& mask, Collective collective) {
 
 }  // namespace
 
-std::vector<Candidate> Selector::candidates(Collective collective, int ranks, bool one_host) {
+std::vector<Candidate> Selector::candidates(Collective collective, const CommShape& shape) {
   std::vector<Candidate> out;
   std::string forced = lower(forced_ != nullptr ? forced_(collective) : "");
   if (!forced.empty() && forced != "auto") {
@@ -57,8 +57,8 @@ std::vector<Candidate> Selector::candidates(Collective collective, int ranks, bo
   }
   if (table_ != nullptr) {
     for (const Rule& r : table_->rules(collective))
-      if (r.matches_comm(ranks, one_host))
-        out.push_back(Candidate{r.algorithm, r.min_bytes, r.max_bytes, false});
+      if (r.matches_comm(shape))
+        out.push_back(Candidate{r.algorithm, r.min_bytes, r.max_bytes, false, r.memory});
   }
   return out;
 }
@@ -67,7 +67,8 @@ Result<const Algorithm*> Selector::pick(std::span<const Candidate> candidates, c
                                         std::int64_t bytes) {
   const Algorithm* refused_forced = nullptr;
   for (const Candidate& c : candidates) {
-    if (bytes < c.min_bytes || bytes > c.max_bytes) continue;
+    if (bytes < c.min_bytes || bytes > c.max_bytes || !memory_matches(c.memory, args.memory))
+      continue;
     if (c.algorithm->usable == nullptr || c.algorithm->usable(args)) {
       if (refused_forced != nullptr && once(warned_forced_, args.collective)) {
         GPURUN_LOG(warn, coll,

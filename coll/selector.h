@@ -24,7 +24,8 @@ struct Candidate {
   const Algorithm* algorithm = nullptr;
   std::int64_t min_bytes = 0;
   std::int64_t max_bytes = 0;
-  bool forced = false;  // from the knob: falling back from it warns
+  bool forced = false;                             // from the knob: falling back from it warns
+  MemoryCondition memory = MemoryCondition::kAny;  // the rule's memory condition
 };
 
 class Selector {
@@ -33,7 +34,7 @@ class Selector {
   using ForcedFn = std::string (*)(Collective collective);
   Selector(const TuningTable* table, ForcedFn forced) : table_(table), forced_(forced) {}
 
-  std::vector<Candidate> candidates(Collective collective, int ranks, bool one_host);
+  std::vector<Candidate> candidates(Collective collective, const CommShape& shape);
   // The algorithm for `args`, whose selection size is `bytes`.
   Result<const Algorithm*> pick(std::span<const Candidate> candidates, const Args& args,
                                 std::int64_t bytes);

@@ -91,15 +91,33 @@ class Reader {
     if (key == "max_bytes") return bytes(v, at, &rule->max_bytes);
     if (key == "min_ranks") return ranks(v, at, &rule->min_ranks);
     if (key == "max_ranks") return ranks(v, at, &rule->max_ranks);
+    if (key == "min_nodes") return ranks(v, at, &rule->min_nodes);
+    if (key == "max_nodes") return ranks(v, at, &rule->max_nodes);
+    if (key == "min_ranks_per_node") return ranks(v, at, &rule->min_ranks_per_node);
+    if (key == "max_ranks_per_node") return ranks(v, at, &rule->max_ranks_per_node);
     if (key == "one_host") {
       if (!v.is_boolean()) return fail(at, "expected true or false");
       rule->one_host = v.get<bool>();
       return ok_status();
     }
+    if (key == "memory") return memory(v, at, &rule->memory);
     if (key == "comment") return ok_status();
     return fail(at,
                 "unknown key (known: algorithm, min_bytes, max_bytes, min_ranks, "
-                "max_ranks, one_host, comment)");
+                "max_ranks, min_nodes, max_nodes, min_ranks_per_node, max_ranks_per_node, "
+                "one_host, memory, comment)");
+  }
+
+  Status memory(const json& v, const std::string& at, MemoryCondition* out) const {
+    std::string name = v.is_string() ? v.get<std::string>() : "";
+    if (name == "host") {
+      *out = MemoryCondition::kHost;
+    } else if (name == "device") {
+      *out = MemoryCondition::kDevice;
+    } else {
+      return fail(at, "expected \"host\" or \"device\"");
+    }
+    return ok_status();
   }
 
   Result<Rule> rule(Collective c, const json& v, const std::string& where) const {
@@ -109,6 +127,9 @@ class Reader {
     if (rule.algorithm == nullptr) return fail(where, "the rule names no \"algorithm\"");
     if (rule.min_bytes > rule.max_bytes) return fail(where, "min_bytes is above max_bytes");
     if (rule.min_ranks > rule.max_ranks) return fail(where, "min_ranks is above max_ranks");
+    if (rule.min_nodes > rule.max_nodes) return fail(where, "min_nodes is above max_nodes");
+    if (rule.min_ranks_per_node > rule.max_ranks_per_node)
+      return fail(where, "min_ranks_per_node is above max_ranks_per_node");
     return rule;
   }
 

@@ -14,7 +14,12 @@
 //   }
 //
 // A rule matches a call when min_bytes <= bytes <= max_bytes, min_ranks <= ranks <=
-// max_ranks and, when "one_host" is given, the communicator's spread equals it. Sizes are
+// max_ranks, min_nodes <= hosts spanned <= max_nodes, min_ranks_per_node <= the most ranks on
+// one host <= max_ranks_per_node, when "one_host" is given, the communicator's spread equals
+// it and, when "memory"
+// is given, the call's buffers are of that kind: "host", or "device" (device or managed
+// memory; Args::memory). The memory condition is checked per call, the others once per
+// communicator. Sizes are
 // numbers of bytes or strings with a K/M/G suffix; every field but "algorithm" is optional.
 // The first matching rule whose algorithm can run the call wins; a rule whose algorithm
 // cannot (a power-of-two algorithm on 6 ranks) passes to the next. "bytes" is what
@@ -38,6 +43,21 @@
 
 namespace gpurun::coll {
 
+enum class MemoryCondition : std::uint8_t { kAny, kHost, kDevice };
+
+inline bool memory_matches(MemoryCondition condition, accel::MemoryKind kind) {
+  return condition == MemoryCondition::kAny ||
+         (condition == MemoryCondition::kHost) == accel::is_host(kind);
+}
+
+// What the rules' communicator conditions look at, worked out once per communicator.
+struct CommShape {
+  int ranks = 1;
+  bool one_host = true;
+  int nodes = 1;           // hosts it spans
+  int ranks_per_node = 1;  // the most ranks it has on one host
+};
+
 struct Rule {
   const Algorithm* algorithm = nullptr;
   std::int64_t min_bytes = 0;
@@ -45,9 +65,16 @@ struct Rule {
   int min_ranks = 1;
   int max_ranks = std::numeric_limits<int>::max();
   std::optional<bool> one_host;
+  int min_nodes = 1;  // hosts the communicator spans
+  int max_nodes = std::numeric_limits<int>::max();
+  int min_ranks_per_node = 1;  // the most ranks the communicator has on one host
+  int max_ranks_per_node = std::numeric_limits<int>::max();
+  MemoryCondition memory = MemoryCondition::kAny;
 
-  bool matches_comm(int ranks, bool on_one_host) const {
-    return ranks >= min_ranks && ranks <= max_ranks && (!one_host || *one_host == on_one_host);
+  bool matches_comm(const CommShape& c) const {
+    return c.ranks >= min_ranks && c.ranks <= max_ranks && c.nodes >= min_nodes &&
+           c.nodes <= max_nodes && c.ranks_per_node >= min_ranks_per_node &&
+           c.ranks_per_node <= max_ranks_per_node && (!one_host || *one_host == c.one_host);
   }
   bool matches_bytes(std::int64_t bytes) const { return bytes >= min_bytes && bytes <= max_bytes; }
 };

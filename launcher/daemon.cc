@@ -18,6 +18,7 @@
 #include "launcher/environment.h"
 #include "launcher/job_dir.h"
 #include "launcher/listener.h"
+#include "launcher/machine.h"
 #include "launcher/params.h"
 #include "launcher/signals.h"
 #include "launcher/wire.h"
@@ -93,6 +94,7 @@ void authenticate(wire::Link& link, const std::string& secret, std::uint32_t nod
                                     .u32(node)
                                     .str(nonce)
                                     .str(auth::daemon_proof(secret, node, challenge_bytes, nonce))
+                                    .str(machine_id())
                                     .take());
   wire::Message answer = await(link, deadline, "answer to its proof");
   if (answer.type == wire::Type::kReject)

@@ -109,11 +109,10 @@ std::size_t HostJob::local_index(int rank) const {
 void HostJob::set_up() {
   const std::vector<int>& local = spec_.map.nodes[static_cast<std::size_t>(spec_.node)].ranks;
   Options options;
-  options.np = static_cast<int>(local.size());
   options.bind_to = spec_.bind;
   options.map_by = spec_.map_by;
   options.gpus_per_rank = spec_.gpus_per_rank;
-  plan_.emplace(make_plan(options, topo::Topology::Io::kAuto));
+  plan_.emplace(make_host_plan(options, static_cast<int>(local.size()), spec_.share));
   dir_.emplace();
   JobLayout layout{.map = spec_.map,
                    .node = spec_.node,

@@ -14,6 +14,7 @@ std::string encode(const JobSpec& spec) {
   for (const NodeRanks& node : spec.map.nodes) e.str(node.name).ints(node.ranks);
   e.str(spec.program).strings(spec.argv).strings(spec.env).str(spec.cwd);
   e.i32(static_cast<int>(spec.bind)).i32(static_cast<int>(spec.map_by)).i32(spec.gpus_per_rank);
+  e.i32(spec.share.first).i32(spec.share.ranks);
   return e.take();
 }
 
@@ -45,6 +46,12 @@ JobSpec decode_job_spec(std::string_view body) {
   spec.bind = static_cast<BindTo>(d.i32());
   spec.map_by = static_cast<MapBy>(d.i32());
   spec.gpus_per_rank = d.i32();
+  spec.share.first = d.i32();
+  spec.share.ranks = d.i32();
+  int local = static_cast<int>(spec.map.nodes[static_cast<std::size_t>(spec.node)].ranks.size());
+  if (spec.share.ranks != 0 &&
+      (spec.share.first < 0 || spec.share.first + local > spec.share.ranks))
+    throw wire::ProtocolError("bad machine share");
   if (!d.done()) throw wire::ProtocolError("trailing bytes in the job");
   return spec;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "launcher/cli.h"
+#include "launcher/machine.h"
 #include "launcher/mapping.h"
 
 namespace gpurun::launcher {
@@ -24,6 +25,8 @@ struct JobSpec {
   BindTo bind = BindTo::kAuto;
   MapBy map_by = MapBy::kAuto;  // within the host
   int gpus_per_rank = 0;
+  // The host's share of the ranks of the hosts that share its machine (machine.h).
+  CpuShare share;
 };
 
 std::string encode(const JobSpec& spec);

@@ -182,12 +182,12 @@ struct LocalPart {
   std::vector<RankCommand> commands;
 };
 
-void set_up_local(LocalPart& part, const Options& options, const JobSpec& spec,
+void set_up_local(LocalPart& part, const Options& options, const JobSpec& spec, CpuShare share,
                   EventQueue& events) {
   int node = spec.map.local_node();
   if (node < 0) return;
   part.ranks = spec.map.nodes[static_cast<std::size_t>(node)].ranks;
-  part.plan.emplace(local_plan(options, static_cast<int>(part.ranks.size())));
+  part.plan.emplace(make_host_plan(options, static_cast<int>(part.ranks.size()), share));
   part.dir.emplace();
   JobLayout layout = job_layout(spec.map, node, *part.plan, *part.dir);
   part.server.emplace(part.dir->make_subdir("pmix"), part.plan->topology, events, spec.nspace,
@@ -221,7 +221,7 @@ int launch_across(const Options& options, JobMap map) {
   }
   profile.mark("hosts");
   LocalPart local;
-  set_up_local(local, options, spec, events);
+  set_up_local(local, options, spec, remote.local_share(), events);
   profile.mark("local");
   Job job(job_config(options, std::move(map)), events, signals.fd(), &remote);
   remote.set_local_server(local.server ? &*local.server : nullptr);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
@@ -54,6 +55,24 @@ Plan make_plan(const Options& options, topo::Topology::Io io) {
                  rank.cpus ? rank.cpus->to_string().c_str() : "unbound");
     }
   }
+  return plan;
+}
+
+Plan make_host_plan(const Options& options, int np, CpuShare share) {
+  Options host = options;
+  host.np = share.ranks > 0 ? share.ranks : np;
+  Plan plan = make_plan(host, topo::Topology::Io::kAuto);
+  if (share.ranks == 0) return plan;
+  auto& ranks = plan.placement.ranks;
+  auto first = ranks.begin() + std::min<std::ptrdiff_t>(share.first, std::ssize(ranks));
+  ranks.erase(ranks.begin(), first);
+  if (std::ssize(ranks) > np) ranks.resize(static_cast<std::size_t>(np));
+  plan.request.np = np;
+  GPURUN_LOG(info, launcher,
+             "this host shares its machine (kernel) with other hosts of the job: its %d ranks are "
+             "%d..%d of the machine's %d, placed together%s",
+             np, share.first, share.first + np - 1, share.ranks,
+             plan.placement.oversubscribed ? " (they outnumber the cores)" : "");
   return plan;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "launcher/cli.h"
+#include "launcher/machine.h"
 #include "launcher/placement.h"
 #include "runtime/topo/topology.h"
 
@@ -22,6 +23,10 @@ struct Plan {
 // one without GPUs. Throws UsageError for an impossible placement, std::runtime_error when
 // the topology cannot be loaded.
 Plan make_plan(const Options& options, topo::Topology::Io io);
+// The plan of one host's `np` ranks of a job across hosts: when the host shares its machine
+// with other hosts of the job (share.ranks > 0), the plan of all share.ranks ranks of the
+// machine, cut to this host's slice (bindings, GPUs and oversubscription as one host's).
+Plan make_host_plan(const Options& options, int np, CpuShare share);
 
 // This host's name (gethostname).
 std::string host_name();

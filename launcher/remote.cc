@@ -13,6 +13,7 @@
 #include "launcher/agent.h"
 #include "launcher/auth.h"
 #include "launcher/cli.h"
+#include "launcher/machine.h"
 #include "launcher/remote_host.h"
 #include "launcher/signals.h"
 #include "launcher/spawn.h"
@@ -189,6 +190,7 @@ void RemoteHosts::on_proof(Pending& pending, const std::string& body) {
   std::uint32_t node = d.u32();
   std::string nonce = d.str();
   std::string proof = d.str();
+  std::string machine = d.str();
   Host* host = node < hosts_.size() ? hosts_[node].get() : nullptr;
   if (host == nullptr || host->link || host->gone)
     throw wire::ProtocolError("it claims node " + std::to_string(node) + ", which waits for none");
@@ -209,9 +211,29 @@ void RemoteHosts::on_proof(Pending& pending, const std::string& body) {
   host->authenticated = true;
   if (!host->agent_text.empty()) host->err.feed(host->agent_text.data(), host->agent_text.size());
   host->agent_text.clear();
-  JobSpec spec = spec_;
-  spec.node = static_cast<int>(node);
-  host->link->send(wire::Type::kJob, encode(spec));
+  host->machine = std::move(machine);
+  bool all_in = true;
+  for (const auto& h : hosts_) all_in &= !h || h->authenticated;
+  if (all_in) send_jobs();
+}
+
+void RemoteHosts::send_jobs() {
+  std::vector<std::string> machine_of(hosts_.size());
+  for (std::size_t n = 0; n < hosts_.size(); ++n)
+    machine_of[n] = hosts_[n] ? hosts_[n]->machine : machine_id();
+  shares_ = cpu_shares(spec_.map, machine_of);
+  for (std::size_t n = 0; n < hosts_.size(); ++n) {
+    if (!hosts_[n] || !hosts_[n]->link) continue;
+    JobSpec spec = spec_;
+    spec.node = static_cast<int>(n);
+    spec.share = shares_[n];
+    hosts_[n]->link->send(wire::Type::kJob, encode(spec));
+  }
+}
+
+CpuShare RemoteHosts::local_share() const {
+  if (local_node_ < 0 || static_cast<std::size_t>(local_node_) >= shares_.size()) return {};
+  return shares_[static_cast<std::size_t>(local_node_)];
 }
 
 void RemoteHosts::on_agent_output(Host& host, bool is_stderr) {

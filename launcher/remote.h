@@ -81,6 +81,8 @@ class RemoteHosts {
   void set_local_server(PmixServer* server) { local_server_ = server; }
   // Tells every daemon to start its ranks.
   void start_ranks();
+  // gpurun's own host's share of its machine's ranks (machine.h), known once start() returned.
+  CpuShare local_share() const;
 
   // The main loop's part: fds to poll (with tags to hand back), what to do when one is ready.
   void poll_set(std::vector<pollfd>& fds, std::vector<std::uint32_t>& tags) const;
@@ -111,6 +113,8 @@ class RemoteHosts {
   void accept_from(int fd);
   void on_pending(std::size_t index);
   void on_proof(Pending& pending, const std::string& body);
+  // Once every daemon is in: each host's share of its machine, then the job to each daemon.
+  void send_jobs();
   void on_agent_output(Host& host, bool is_stderr);
   void on_link(Host& host);
   void dispatch(Host& host, const wire::Message& message);
@@ -139,6 +143,7 @@ class RemoteHosts {
   int local_node_ = -1;
   bool starting_ = true;
   std::optional<std::string> startup_error_;
+  std::vector<CpuShare> shares_;  // by node id, once send_jobs() ran
   FenceCoordinator fences_;
   std::map<std::pair<std::vector<int>, std::uint32_t>, PmixReply> local_fences_;
   struct ModexRoute {

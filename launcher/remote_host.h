@@ -32,6 +32,7 @@ struct RemoteHosts::Host {
   LineForwarder err;
   std::unique_ptr<wire::Link> link;
   bool authenticated = false;
+  std::string machine;  // the daemon's machine id (machine.h)
   bool ready = false;
   bool bye = false;   // the daemon ended cleanly
   bool gone = false;  // the host failed (reported)

@@ -34,6 +34,21 @@ static void check_paths(int support) {
       MTEST_CHECK(path == MPIX_CUDA_PATH_REFUSED, "%s: path %d without CUDA", kBufferCalls[i],
                   path);
   }
+  if (!support) return;
+  /* With CUDA: allreduce has a device algorithm, the other collectives stage through host
+   * memory; no collective refuses device buffers. */
+  static const char *const kStaged[] = {"MPI_Bcast", "MPI_Ialltoallv", "MPI_Reduce_scatter_block",
+                                        "MPI_Iexscan", "PMPI_Allgather", "MPI_Neighbor_alltoallw"};
+  static const char *const kNative[] = {"MPI_Allreduce", "mpi_allreduce_init", "MPI_Iallreduce_c"};
+  int path = -1;
+  for (size_t i = 0; i < sizeof kStaged / sizeof *kStaged; ++i) {
+    MPIX_Query_cuda_path(kStaged[i], &path);
+    MTEST_CHECK(path == MPIX_CUDA_PATH_STAGED, "%s: path %d, not staged", kStaged[i], path);
+  }
+  for (size_t i = 0; i < sizeof kNative / sizeof *kNative; ++i) {
+    MPIX_Query_cuda_path(kNative[i], &path);
+    MTEST_CHECK(path == MPIX_CUDA_PATH_NATIVE, "%s: path %d, not native", kNative[i], path);
+  }
 }
 
 static void check_errors(void) {

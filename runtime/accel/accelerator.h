@@ -1,15 +1,39 @@
 // Accelerator: what the runtime asks of a GPU stack without naming it. The host-only
 // implementation answers "host" for every pointer; the CUDA implementation (cuda/) replaces it
 // when CUDA is usable. Thread-safe.
+//
+// Besides classifying pointers and copying, an accelerator offers what the collectives need
+// to work on device buffers without naming CUDA: host memory the device copies fast to and from
+// (pinned: the staging buffers of collectives), device memory (scratch), and reductions run on
+// the device. Each has a default that says "not here" (nullptr, kUnsupported), which the
+// host-only accelerator keeps, so callers fall back to plain host memory or host staging.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "runtime/accel/memory.h"
 #include "runtime/base/status.h"
 
+// The reduction interface names the op and datatype of runtime/core, a layer above this one:
+// declared here, never dereferenced by this layer (the CUDA implementation, above core, does).
+namespace gpurun::core {
+class Datatype;
+class Op;
+}  // namespace gpurun::core
+
 namespace gpurun::accel {
+
+// inout[i] = in[i] op inout[i] for `count` elements of `type`, both buffers device or managed
+// memory of one device.
+struct DeviceReduce {
+  const core::Op* op = nullptr;
+  const core::Datatype* type = nullptr;  // committed
+  const void* in = nullptr;
+  void* inout = nullptr;
+  std::int64_t count = 0;
+};
 
 class Accelerator {
  public:
@@ -22,6 +46,27 @@ class Accelerator {
   virtual MemoryInfo query(const void* ptr) const = 0;
   // Copies between any two kinds of memory; blocks until the copy is done.
   virtual Status copy(void* dst, const void* src, std::size_t bytes) = 0;
+
+  // `bytes` of host memory that device copies reach fast (pinned), or nullptr when this
+  // accelerator has none (the caller then uses ordinary host memory). Freed with free_host().
+  virtual void* allocate_host(std::size_t /*bytes*/) { return nullptr; }
+  virtual void free_host(void* /*ptr*/) {}
+  // `bytes` of memory on `device` (MemoryInfo::device), freed with free_device().
+  // kUnsupported without devices.
+  virtual Result<void*> allocate_device(int /*device*/, std::size_t /*bytes*/) {
+    return Status(ErrorCode::kUnsupported, "no device memory without an accelerator");
+  }
+  virtual void free_device(void* /*ptr*/) {}
+  // Whether reduce() takes (op, type): ok, or why not (kUnsupported: user ops, types without a
+  // device representation; kInvalidArgument: the standard does not define op on type). Makes
+  // no device call.
+  virtual Status check_reduce(const core::Op& /*op*/, const core::Datatype& /*type*/) const {
+    return Status(ErrorCode::kUnsupported, "no device reductions without an accelerator");
+  }
+  // Runs a reduction on the device; blocks until it is done.
+  virtual Status reduce(const DeviceReduce& /*args*/) {
+    return Status(ErrorCode::kUnsupported, "no device reductions without an accelerator");
+  }
 };
 
 // The process's accelerator: the host-only one until another is installed.

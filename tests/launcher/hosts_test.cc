@@ -14,6 +14,7 @@
 #include "launcher/cli.h"
 #include "launcher/fence.h"
 #include "launcher/job_spec.h"
+#include "launcher/machine.h"
 #include "launcher/mapping.h"
 #include "launcher/wire.h"
 
@@ -221,7 +222,8 @@ TEST(JobSpec, RoundTrips) {
                .cwd = "/w",
                .bind = BindTo::kNone,
                .map_by = MapBy::kNuma,
-               .gpus_per_rank = 2};
+               .gpus_per_rank = 2,
+               .share = {.first = 2, .ranks = 3}};
   JobSpec back = decode_job_spec(encode(spec));
   EXPECT_EQ(back.nspace, "gpurun.42");
   EXPECT_EQ(back.node, 1);
@@ -232,9 +234,40 @@ TEST(JobSpec, RoundTrips) {
   EXPECT_EQ(back.env, spec.env);
   EXPECT_EQ(back.map_by, MapBy::kNuma);
   EXPECT_EQ(back.gpus_per_rank, 2);
+  EXPECT_EQ(back.share.first, 2);
+  EXPECT_EQ(back.share.ranks, 3);
   std::string broken = encode(spec);
   broken.pop_back();
   EXPECT_THROW(decode_job_spec(broken), wire::ProtocolError);
+  // A share that cannot hold the host's ranks is refused.
+  spec.share = {.first = 2, .ranks = 2};
+  EXPECT_THROW(decode_job_spec(encode(spec)), wire::ProtocolError);
+}
+
+TEST(MachineShare, HostsOfOneKernelArePlacedTogether) {
+  // Hosts a and c share one machine, b has its own, d has no machine id.
+  std::vector<HostSpec> hosts = {{.name = "a", .slots = 2},
+                                 {.name = "b", .slots = 2},
+                                 {.name = "c", .slots = 3},
+                                 {.name = "d", .slots = 1}};
+  JobMap map = map_ranks(hosts, {.np = 8});
+  std::vector<CpuShare> shares = cpu_shares(map, {"m1", "m2", "m1", ""});
+  ASSERT_EQ(shares.size(), 4u);
+  EXPECT_EQ(shares[0].first, 0);
+  EXPECT_EQ(shares[0].ranks, 5);
+  EXPECT_EQ(shares[2].first, 2);
+  EXPECT_EQ(shares[2].ranks, 5);
+  EXPECT_EQ(shares[1].ranks, 0);  // alone on its machine
+  EXPECT_EQ(shares[3].ranks, 0);  // unknown machine: alone
+  // A host without ranks takes no share.
+  JobMap fewer = map_ranks(hosts, {.np = 2});
+  EXPECT_EQ(cpu_shares(fewer, {"m1", "m2", "m1", ""})[0].ranks, 0);
+}
+
+TEST(MachineShare, TheRunningKernelHasAnId) {
+  std::string id = machine_id();
+  EXPECT_FALSE(id.empty());
+  EXPECT_EQ(id, machine_id());
 }
 
 std::string hex(const std::string& bytes) {

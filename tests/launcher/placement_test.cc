@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "launcher/plan.h"
 #include "tests/topo/fixtures.h"
 
 namespace gpurun::launcher {
@@ -112,6 +113,29 @@ TEST(GpuPlacement, FileTopologiesAreNotBound) {
   EXPECT_FALSE(p.binding(0).has_value());
   EXPECT_TRUE(p.ranks[0].cpus.has_value());  // computed, for --explain
   EXPECT_EQ(p.cores, 112);                   // the file's cores, not this machine's
+}
+
+// A host that shares its machine with other hosts takes its slice of one placement of all
+// their ranks: on this machine, the rank of the second of two one-rank hosts gets the second
+// core, not the first.
+TEST(HostPlan, HostsSharingAMachineTakeTheirSliceOfItsCores) {
+  Options options;
+  options.bind_to = BindTo::kCore;
+  Plan alone = make_host_plan(options, 1, {});
+  int cores = alone.placement.cores;
+  ASSERT_GE(cores, 1);
+  Plan whole = make_host_plan(options, cores, {});
+  Plan second = make_host_plan(options, 1, {.first = cores - 1, .ranks = cores});
+  ASSERT_EQ(second.placement.ranks.size(), 1u);
+  EXPECT_EQ(second.request.np, 1);
+  EXPECT_FALSE(second.placement.oversubscribed);
+  ASSERT_TRUE(second.placement.ranks[0].cpus.has_value());
+  EXPECT_EQ(second.placement.ranks[0].cpus->to_string(),
+            whole.placement.ranks.back().cpus->to_string());
+  // One more rank on the machine than cores: every host counts as oversubscribed.
+  Plan crowded = make_host_plan(Options{}, 1, {.first = 0, .ranks = cores + 1});
+  EXPECT_TRUE(crowded.placement.oversubscribed);
+  EXPECT_FALSE(crowded.placement.binding(0).has_value());
 }
 
 }  // namespace

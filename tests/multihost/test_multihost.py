@@ -223,6 +223,20 @@ class Mapping(MultiHostTest):
         self.assert_one_line(r, "5 ranks do not fit the 4 slots", "--oversubscribe", code=2)
         self.assertEqual(r.stdout, "")
 
+    def test_hosts_of_one_machine_share_its_cores(self):
+        # The test hosts share this machine's kernel: their ranks are placed as one host's,
+        # each bound to a core of its own instead of both to the first core.
+        if len(os.sched_getaffinity(0)) < 2:
+            self.skipTest("needs two cores")
+        r = self.gpurun("-H", f"{H1}:1,{H2}:1", "-np", "2", "--bind-to", "core", "/bin/sh",
+                        "-c", 'echo "rank $PMIX_RANK cpus $(grep Cpus_allowed_list: '
+                        '/proc/self/status | cut -f2)"')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        cpus = dict(line.split()[1::2] for line in r.stdout.splitlines()
+                    if line.startswith("rank "))
+        self.assertEqual(sorted(cpus), ["0", "1"], r.stdout)
+        self.assertNotEqual(cpus["0"], cpus["1"], "both ranks were bound to the same cores")
+
     def test_numa_placement_within_each_host(self):
         self.assertEqual(self.hosts_of("--map-by", "numa", "-np", "2", "-H", f"{H1},{H2}"),
                          [H1, H2])
@@ -448,11 +462,18 @@ class FakeLauncher(MultiHostTest):
         challenge = os.urandom(32)
         conn.sendall(self.frame(1, self.string(challenge)))  # kChallenge
         kind, body = self.read_frame(conn)
-        self.assertEqual(kind, 2)  # kProof: node, nonce, proof
+        self.assertEqual(kind, 2)  # kProof: node, nonce, proof, machine id
         node = struct.unpack("<I", body[:4])[0]
         nonce_len = struct.unpack("<I", body[4:8])[0]
         nonce = body[8:8 + nonce_len]
-        proof = body[12 + nonce_len:]
+        at = 8 + nonce_len
+        proof_len = struct.unpack("<I", body[at:at + 4])[0]
+        proof = body[at + 4:at + 4 + proof_len]
+        at += 4 + proof_len
+        machine_len = struct.unpack("<I", body[at:at + 4])[0]
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            self.assertEqual(body[at + 4:at + 4 + machine_len].decode(), f.read().strip(),
+                             "the daemon names its machine by the kernel's boot id")
         def mac(key, role, first, second):
             data = self.string(role) + struct.pack("<I", node) + self.string(first) + \
                 self.string(second)
