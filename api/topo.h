@@ -1,8 +1,7 @@
 // Process topologies (MPI_Cart_*, MPI_Graph_*, MPI_Dist_graph_*): what a communicator created
 // by MPI_Cart_create, MPI_Cart_sub, MPI_Graph_create or MPI_Dist_graph_create(_adjacent) knows
-// of its layout. A
-// CommEntry holds its topology through a shared pointer to an immutable Topology: MPI_Comm_dup
-// shares it, and it goes with the last communicator that uses it.
+// of its layout. A CommEntry holds its topology through a shared pointer to an immutable
+// Topology: MPI_Comm_dup shares it, and it goes with the last communicator that uses it.
 //
 // Cartesian ranks are row-major (the last dimension varies fastest), as the standard requires;
 // MPI_Cart_create keeps the ranks of the old communicator (reorder is allowed to be ignored).
@@ -10,9 +9,9 @@
 // rank); a rank's neighbours are its edges in that order, used as both sources and
 // destinations by the neighbourhood collectives. A distributed graph keeps this rank's in- and
 // out-edges in the order the neighbourhood collectives use: the caller's order for
-// MPI_Dist_graph_create_adjacent; for MPI_Dist_graph_create, the order of the edges over all ranks
-// (contributing rank, then position in its arrays), so that two ranks joined by several edges list
-// them alike.
+// MPI_Dist_graph_create_adjacent; for MPI_Dist_graph_create, the order of the edges over all
+// ranks (contributing rank, then position in its arrays), so that two ranks joined by several
+// edges list them alike.
 #pragma once
 
 #include <mpi.h>
