@@ -42,6 +42,12 @@ void Topology::shift(int rank, int dim, int disp, int* source, int* dest) const 
 }
 
 void Topology::neighbors(int rank, std::vector<int>* in, std::vector<int>* out) const {
+  if (kind == Kind::kGraph) {
+    auto first = edges.begin() + graph_first(rank);
+    in->assign(first, first + graph_degree(rank));
+    *out = *in;
+    return;
+  }
   if (kind == Kind::kDistGraph) {
     *in = sources;
     *out = destinations;
@@ -57,6 +63,17 @@ void Topology::neighbors(int rank, std::vector<int>* in, std::vector<int>* out) 
   *out = *in;
 }
 
+const char* kind_name(Topology::Kind kind) {
+  switch (kind) {
+    case Topology::Kind::kCart:
+      return "Cartesian";
+    case Topology::Kind::kGraph:
+      return "graph";
+    default:
+      return "distributed graph";
+  }
+}
+
 int require_topology(const Call& call, MPI_Comm comm, const CommEntry& entry,
                      const Topology::Kind* kind, const Topology** topo) {
   const Topology* t = entry.topology.get();
@@ -64,8 +81,7 @@ int require_topology(const Call& call, MPI_Comm comm, const CommEntry& entry,
     return raise(call, comm, MPI_ERR_TOPOLOGY, "argument comm has no process topology");
   if (kind != nullptr && t->kind != *kind) {
     return raise(call, comm, MPI_ERR_TOPOLOGY, "argument comm has a %s topology, not a %s one",
-                 t->kind == Topology::Kind::kCart ? "Cartesian" : "distributed graph",
-                 *kind == Topology::Kind::kCart ? "Cartesian" : "distributed graph");
+                 kind_name(t->kind), kind_name(*kind));
   }
   *topo = t;
   return MPI_SUCCESS;

@@ -244,7 +244,16 @@ extern "C" int PMPI_Topo_test(MPI_Comm comm, int* status) {
   if (topo == nullptr) {
     *status = MPI_UNDEFINED;
   } else {
-    *status = topo->kind == Topology::Kind::kCart ? MPI_CART : MPI_DIST_GRAPH;
+    switch (topo->kind) {
+      case Topology::Kind::kCart:
+        *status = MPI_CART;
+        break;
+      case Topology::Kind::kGraph:
+        *status = MPI_GRAPH;
+        break;
+      default:
+        *status = MPI_DIST_GRAPH;
+    }
   }
   return MPI_SUCCESS;
 }

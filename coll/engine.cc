@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "coll/params.h"
+#include "coll/select_guard.h"
 #include "coll/selector.h"
 #include "coll/staging.h"
 #include "coll/tuning.h"
@@ -197,7 +198,8 @@ Result<const Algorithm*> select(const Args& args) {
 
 Result<std::unique_ptr<Operation>> create(const Args& args) {
   GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select(args));
-  return a->create(args);
+  GPURUN_ASSIGN_OR_RETURN(std::unique_ptr<Operation> op, a->create(args));
+  return guard_operation(std::move(op), args, *a, selection_bytes(args));
 }
 
 Result<Operation*> blocking_operation(const Args& args) {
@@ -209,7 +211,8 @@ Result<Operation*> blocking_operation(const Args& args) {
   if (slot.algorithm == a && slot.operation && slot.operation->rearm(args))
     return slot.operation.get();
   slot.operation.reset();  // its scratch goes back to the pool first
-  GPURUN_ASSIGN_OR_RETURN(slot.operation, a->create(args));
+  GPURUN_ASSIGN_OR_RETURN(std::unique_ptr<Operation> op, a->create(args));
+  slot.operation = guard_operation(std::move(op), args, *a, selection_bytes(args));
   slot.algorithm = a;
   return slot.operation.get();
 }
@@ -224,6 +227,7 @@ void forget_comm(std::uint32_t context_id) {
   Engine& e = engine();
   e.comms.erase(context_id);  // its kept operations first: they may use what release() frees
   e.last_state = nullptr;
+  forget_guard(context_id);
   for (int c = 0; c < static_cast<int>(Collective::kCount); ++c)
     for (const Algorithm* algorithm : Registry::of(static_cast<Collective>(c)))
       if (algorithm->release != nullptr) algorithm->release(context_id);

@@ -1,0 +1,61 @@
+// Counts that differ between ranks, across the selection table's boundaries.
+//
+// Selection (coll/selector.h) looks at the call's byte count, which every rank of a correct
+// program shares. When a program passes different counts on different ranks (erroneous, but
+// it must not hang the ranks that were right), the ranks can pick different algorithms and
+// wait forever for messages or flags that the others' algorithms never produce; the
+// algorithms themselves detect counts that differ only when everyone runs the same one
+// (coll/schedule.h: short and truncated messages; coll/shm/check.h: published counts).
+//
+// The guard wraps the operation of every collective whose counts must match (bcast, reduce,
+// allreduce, reduce_scatter_block, scan, exscan, gather, scatter, allgather, alltoall) on
+// communicators of two ranks or more. It costs nothing while the operation progresses: a
+// counter per progress() call and a clock read every 64. Once the operation has been
+// incomplete for kStuckNs, the rank sends a notice of its call (tag, collective, algorithm,
+// byte count, waiting or done) to every other member, on the collective channel with a tag
+// that collective calls never use; each member keeps a wildcard receive posted for notices
+// (from its first guarded call on the communicator) and answers a waiting rank with its own
+// notice of that call (at once when it has started it, else when it does). A stuck rank then
+// compares:
+//   - a member in the same call with the same algorithm and count: nothing wrong (slow);
+//   - a member in the shared-memory algorithm ("shm") while this rank runs another: this
+//     rank joins "shm" with its own arguments (shm's count check then fails on both sides
+//     with the usual error, and its segment stays in step; if the counts were the same after
+//     all, the call simply completes);
+//   - otherwise (another pml algorithm, another count, another collective at that tag): the
+//     call fails with a message naming the member, its count and algorithm, and this rank's
+//     (or the memory kinds, where only they differ: ranks of a correct program whose
+//     buffers are of different kinds may pick algorithms that cannot meet):
+//     MPI_ERR_TRUNCATE when the member has more bytes than this rank, MPI_ERR_ARG otherwise.
+// Host staging (coll/staging.h) is not guarded itself: the host algorithm inside it is.
+// A failed or joined rank abandons its own operation, which is kept (never destroyed) so that
+// the pml requests it posted stay valid: a small leak in an erroneous program. A rank in
+// "shm" whose member ran a pml algorithm and finished cannot leave its shm operation (its
+// segment's order would break) and keeps waiting: see coll/shm for that case.
+//
+// Threading: like the engine, not thread-safe; the API layer serialises callers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "coll/algorithm.h"
+
+namespace gpurun::coll {
+
+// How long an operation stays incomplete before its rank compares notes with the others.
+// A collective on one host completes in microseconds to a few milliseconds (4 MiB at 2 GB/s
+// under load); 100 ms without progress means an unbalanced program (whose wait dwarfs the
+// p - 1 notices) or a stuck one.
+inline constexpr std::int64_t kStuckNs = 100'000'000;
+
+// `op` (made by `algorithm` for `args`, whose selection size is `bytes`) wrapped in a guard,
+// or `op` itself for calls that need none.
+std::unique_ptr<Operation> guard_operation(std::unique_ptr<Operation> op, const Args& args,
+                                           const Algorithm& algorithm, std::int64_t bytes);
+
+// Drops what the guard keeps for the communicator with `context_id` (it is being freed),
+// cancelling its posted receive for notices.
+void forget_guard(std::uint32_t context_id);
+
+}  // namespace gpurun::coll
