@@ -10,8 +10,8 @@
 // the last arrival; a collective rooted at rank 0 that follows (bcast, reduce, gather) then
 // makes them wait until rank 0 gets a core again, a context switch or two each. With the
 // release, rank 0 is running when the barrier opens, so its data is posted by the time the
-// others look (osu_bcast -np 4 on 2 cores, 8 B: 0.16 us instead of 1.05; the barrier itself
-// about one hop slower).
+// others look (osu_bcast -np 4 on 2 cores, 8 B: 0.15 us instead of 1.19; osu_barrier itself
+// 3.1 us instead of 2.7, but steadier: see coll/tuning.json).
 // Requirements: the members share memory (one host).
 // Cost: flat, one cache-line hop (every rank reads p - 1 lines written at the same time);
 // release, two hops; tree, ceil(log_radix p) + 1 hops.
