@@ -24,6 +24,7 @@ class Buffer {
   }
 
   std::uint64_t bytes() const { return bytes_; }
+  bool contiguous() const { return contiguous_; }
   // Block `index` of an array of blocks of `count` elements (allgather, alltoall...).
   Buffer block(int index) const {
     return Buffer(base_ + static_cast<std::int64_t>(index) * count_ * type_->extent(), count_,

@@ -1,6 +1,16 @@
 #include "coll/shm/params.h"
 
-namespace gpurun::coll::shm::params {
+namespace gpurun::coll::shm {
+
+std::span<const std::pair<std::string_view, BarrierShape>> param_enum_names(BarrierShape) {
+  static constexpr std::pair<std::string_view, BarrierShape> kNames[] = {
+      {"auto", BarrierShape::kAuto},
+      {"flat", BarrierShape::kFlat},
+      {"release", BarrierShape::kRelease}};
+  return kNames;
+}
+
+namespace params {
 namespace {
 param::Param<param::Size> g_slot_size(
     "GPURUN_COLL_SHM_SLOT_SIZE", param::Size{512 * 1024},
@@ -26,6 +36,12 @@ param::Param<std::optional<param::Size>> g_chunk_size(
     "Pipeline chunk of shared-memory bcast and scatter; auto: a quarter of the message, "
     "between 8K and a quarter of the slot.",
     param::Level::kAdvanced);
+param::Param<BarrierShape> g_barrier(
+    "GPURUN_COLL_SHM_BARRIER", BarrierShape::kAuto,
+    "Shared-memory barrier of up to GPURUN_COLL_SHM_FLAT_MAX ranks: flat (every rank reads "
+    "every member's flag), release (rank 0 gathers the arrivals, then releases the others), "
+    "or auto (release when ranks outnumber cores, flat otherwise).",
+    param::Level::kAdvanced);
 }  // namespace
 
 const param::Param<param::Size>& slot_size() { return g_slot_size; }
@@ -33,5 +49,7 @@ const param::Param<int>& flat_max() { return g_flat_max; }
 const param::Param<int>& tree_radix() { return g_tree_radix; }
 const param::Param<std::optional<param::Size>>& direct_max() { return g_direct_max; }
 const param::Param<std::optional<param::Size>>& chunk_size() { return g_chunk_size; }
+const param::Param<BarrierShape>& barrier() { return g_barrier; }
 
-}  // namespace gpurun::coll::shm::params
+}  // namespace params
+}  // namespace gpurun::coll::shm

@@ -8,10 +8,15 @@ namespace {
 
 bool usable_any(const Args& args) { return usable_common(args); }
 
+// Every slot has at least kMinSlotBytes (new_slot_bytes()): sizes within it need no look at
+// the knob, which costs more than the rest of a small call's selection.
+constexpr std::size_t kMinSlotBytes = kPageBytes * Arena::kParts;
+bool fits_slot(std::size_t bytes) { return bytes <= kMinSlotBytes || bytes <= new_slot_bytes(); }
+
 // Alltoall and scatter put a chunk for each rank into half a slot: at least a line each.
 bool usable_per_rank_chunks(const Args& args) {
   return usable_common(args) &&
-         static_cast<std::size_t>(args.comm->size()) * 2 * kLineBytes <= new_slot_bytes();
+         fits_slot(static_cast<std::size_t>(args.comm->size()) * 2 * kLineBytes);
 }
 
 // The slots carry packed operands, which the op reads where they are: the type must be
@@ -19,15 +24,14 @@ bool usable_per_rank_chunks(const Args& args) {
 bool usable_reduction(const Args& args) {
   return usable_common(args) && args.type != nullptr && args.op != nullptr &&
          args.type->contiguous() && args.type->size() > 0 &&
-         static_cast<std::size_t>(args.type->size()) <= new_slot_bytes() / 2 &&
+         fits_slot(static_cast<std::size_t>(args.type->size()) * 2) &&
          args.op->defined_for(*args.type);
 }
 
 // The blocks of reduce_scatter go into half a slot a chunk each, at least an element each.
 bool usable_reduce_scatter(const Args& args) {
-  return usable_reduction(args) && static_cast<std::size_t>(args.comm->size()) *
-                                           static_cast<std::size_t>(args.type->size()) <=
-                                       new_slot_bytes() / 2;
+  return usable_reduction(args) && fits_slot(static_cast<std::size_t>(args.comm->size()) *
+                                             static_cast<std::size_t>(args.type->size()) * 2);
 }
 
 template <Factory make>

@@ -83,6 +83,21 @@ static void alltoall(MPI_Datatype t, long n, int in_place, int round) {
   free(r.ints);
 }
 
+/* Send and receive types of different layouts (2n ints each way): a rank's own block goes
+ * straight from one layout to the other. */
+static void alltoall_mixed(long n, int strided_send, int round) {
+  MPI_Datatype st = strided_send ? strided : MPI_INT, rt = strided_send ? MPI_INT : strided;
+  long sn = strided_send ? n : 2 * n, rn = strided_send ? 2 * n : n;
+  array s = make(st, sn, size), r = make(rt, rn, size);
+  for (int b = 0; b < size; ++b) fill(&s, b, rank, b, round);
+  MPI_Alltoall(s.ints, (int)sn, st, r.ints, (int)rn, rt, MPI_COMM_WORLD);
+  int ok = holes(&r);
+  for (int b = 0; b < size; ++b) ok &= holds(&r, b, b, rank, round);
+  MTEST_CHECK(ok, "alltoall n %ld, strided %s", n, strided_send ? "send" : "receive");
+  free(s.ints);
+  free(r.ints);
+}
+
 static void gather(MPI_Datatype t, long n, int in_place, int round) {
   for (int root = 0; root < size; ++root) {
     int ip = in_place && rank == root;
@@ -131,6 +146,10 @@ int main(int argc, char **argv) {
         alltoall(types[t], counts[c], in_place, round);
         gather(types[t], counts[c], in_place, round);
         scatter(types[t], counts[c], in_place, round);
+        if (t == 0 && !in_place) {
+          alltoall_mixed(counts[c], 0, round);
+          alltoall_mixed(counts[c], 1, round);
+        }
       }
   MPI_Type_free(&strided);
   return mtest_finalize();

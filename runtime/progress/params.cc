@@ -26,11 +26,17 @@ param::Param<param::Duration> g_sleep_max(
     "Longest single sleep of a waiting rank before it polls again (bounds the cost of a "
     "missed wake-up).",
     param::Level::kAdvanced);
+param::Param<int> g_yield_polls(
+    "GPURUN_PROGRESS_YIELD_POLLS", 1,
+    "Idle polls between two yields of the core when the wait policy yields (ranks outnumber "
+    "cores); 1: yield after every poll that found nothing.",
+    param::Level::kAdvanced);
 }  // namespace
 
 const param::Param<WaitPolicy>& wait() { return g_wait; }
 const param::Param<std::optional<param::Duration>>& spin_time() { return g_spin_time; }
 const param::Param<param::Duration>& sleep_max() { return g_sleep_max; }
+const param::Param<int>& yield_polls() { return g_yield_polls; }
 }  // namespace params
 
 }  // namespace gpurun::progress

@@ -11,9 +11,10 @@ namespace gpurun::progress {
 std::span<const std::pair<std::string_view, WaitPolicy>> param_enum_names(WaitPolicy);
 
 namespace params {
-const param::Param<WaitPolicy>& wait();                          // GPURUN_PROGRESS_WAIT
+const param::Param<WaitPolicy>& wait();                           // GPURUN_PROGRESS_WAIT
 const param::Param<std::optional<param::Duration>>& spin_time();  // GPURUN_PROGRESS_SPIN_TIME
-const param::Param<param::Duration>& sleep_max();                // GPURUN_PROGRESS_SLEEP_MAX
+const param::Param<param::Duration>& sleep_max();                 // GPURUN_PROGRESS_SLEEP_MAX
+const param::Param<int>& yield_polls();                           // GPURUN_PROGRESS_YIELD_POLLS
 }  // namespace params
 
 }  // namespace gpurun::progress

@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <ctime>
 
@@ -21,9 +22,6 @@ constexpr std::uint64_t kPollsPerClockCheck = 256;
 // that has work at the cost of a context switch, where a sleep and its wake-up cost several
 // microseconds; after this long idle the rank sleeps, so a rank blocked for long costs little.
 constexpr std::int64_t kOversubscribedSpinNs = 2'000'000;
-// Idle polls before each yield: a reply from a peer that runs right now comes within about a
-// microsecond, and catching it by polling saves two context switches.
-constexpr std::uint64_t kPollsBeforeYield = 32;
 // Spinning before the first sleep when every rank has a core: sleeping costs the next message
 // a wake-up, so a rank sleeps only after a long idle stretch (and then uses ~5% of a core).
 constexpr std::int64_t kDedicatedSpinNs = 50'000'000;
@@ -74,6 +72,7 @@ void Engine::configure(bool oversubscribed, Doorbell* own_doorbell) {
   auto spin = params::spin_time().get();
   spin_ns_ = spin ? spin->count() : (oversubscribed ? kOversubscribedSpinNs : kDedicatedSpinNs);
   sleep_max_ns_ = params::sleep_max().get().count();
+  yield_polls_ = static_cast<std::uint64_t>(std::max(params::yield_polls().get(), 1));
   g_doorbell_fence = policy_ != WaitPolicy::kSpin;
   GPURUN_LOG(info, init, "wait policy %s, spin %lld ns before sleeping%s", policy_name(policy_),
              static_cast<long long>(spin_ns_), oversubscribed ? " (ranks outnumber cores)" : "");
@@ -85,7 +84,7 @@ void Engine::Idle::step() {
   ++idle_polls_;
   switch (engine_.policy_) {
     case WaitPolicy::kYield:
-      if (++yield_countdown_ >= kPollsBeforeYield) {
+      if (++yield_countdown_ >= engine_.yield_polls_) {
         yield_countdown_ = 0;
         sched_yield();
       }

@@ -2,12 +2,15 @@
 //
 // Wait policy (DESIGN.md decision 8): when every rank has a core, a waiting rank spins on
 // poll() for the lowest latency, and only after a long idle stretch (GPURUN_PROGRESS_SPIN_TIME)
-// sleeps on its doorbell. When ranks outnumber cores it polls a few times between yields of its
-// core (a reply from a peer that runs now comes in about a microsecond; a yield lets a peer
-// that has work run at the cost of one context switch, cheaper than a sleep and wake-up), and
-// sleeps on its doorbell after GPURUN_PROGRESS_SPIN_TIME (2 ms) without work. A sender rings the doorbell of a
-// peer that sleeps (Doorbell::ring), and every sleep has a timeout, so a wake-up lost to a race
-// costs at most GPURUN_PROGRESS_SLEEP_MAX, never a hang.
+// sleeps on its doorbell. When ranks outnumber cores it yields its core after every poll that
+// found nothing (GPURUN_PROGRESS_YIELD_POLLS): the peer it waits for is then most often not
+// running, and a poll costs a small part of the context switch that lets that peer run.
+// Polling 32 times between yields made each wait for a descheduled peer some 2-3 us longer
+// (osu_* -np 4 on 2 cores, 8 B, medians of 5 interleaved runs, 32 -> 1 poll: barrier 3.8 ->
+// 2.0 us, reduce 6.9 -> 2.4, allreduce 5.6 -> 4.3, alltoall 5.8 -> 2.4). It sleeps on its
+// doorbell after GPURUN_PROGRESS_SPIN_TIME (2 ms) without work. A sender rings the doorbell of
+// a peer that sleeps (Doorbell::ring), and every sleep has a timeout, so a wake-up lost to a
+// race costs at most GPURUN_PROGRESS_SLEEP_MAX, never a hang.
 //
 // Not thread-safe: one thread polls at a time (the API layer serialises callers).
 #pragma once
@@ -106,6 +109,7 @@ class Engine {
   Doorbell private_doorbell_;  // until a transport provides a shared one
   std::int64_t spin_ns_ = 0;
   std::int64_t sleep_max_ns_ = 0;
+  std::uint64_t yield_polls_ = 1;  // idle polls between yields (GPURUN_PROGRESS_YIELD_POLLS)
 };
 
 // The process's engine.
