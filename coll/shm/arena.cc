@@ -178,10 +178,10 @@ int Arena::advance() {
   return completed;
 }
 
-void Arena::start_setup(pml::Pml& pml, const core::Communicator& comm, int tag) {
+void Arena::start_setup(pml::Pml& pml, const core::Communicator& comm) {
   if (state_ != State::kNew) return;
   state_ = State::kSettingUp;
-  setup_ = std::make_unique<Setup>(pml, comm, tag, new_slot_bytes());
+  setup_ = std::make_unique<Setup>(pml, comm, new_slot_bytes());
 }
 
 void Arena::finish_setup() {

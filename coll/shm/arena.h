@@ -175,9 +175,9 @@ class Arena {
   void attach(void* base, const Layout& layout) { map(base, layout); }
 
   // --- setup (the MPI path) ---
-  // Starts creating and mapping the segment: `pml` carries the descriptor on its collective
-  // channel with `tag`, on `comm`.
-  void start_setup(pml::Pml& pml, const core::Communicator& comm, int tag);
+  // Starts creating and mapping the segment: `pml` carries the descriptor on the collective
+  // channel of `comm` (coll/shm/setup.h).
+  void start_setup(pml::Pml& pml, const core::Communicator& comm);
 
  private:
   struct Need {

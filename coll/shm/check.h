@@ -12,6 +12,9 @@
 // mismatch it stops, reports the error (MPI_ERR_TRUNCATE when a source has more than this
 // rank expects, MPI_ERR_ARG otherwise) and posts its end, so that nobody waits for it.
 // A rank whose own send and receive counts differ publishes kBadCount and fails at once.
+// A source whose step counter has passed the collective with no count published ran it with
+// another algorithm (its count chose one: coll/select_guard.h) or not at all: a mismatch too
+// (kSkippedCount).
 // Entries are reused four collectives later, once every member has finished the collective
 // that used the entry (Arena::publish_count), so a reader always finds the entry of its
 // collective.
@@ -25,6 +28,9 @@
 namespace gpurun::coll::shm {
 
 inline constexpr std::uint64_t kBadCount = std::numeric_limits<std::uint64_t>::max();
+// What a reader takes as the count of a source whose step counter passed the collective
+// without publishing one: the source ran the call with another algorithm (ShmOp::source_count).
+inline constexpr std::uint64_t kSkippedCount = kBadCount - 1;
 
 struct CountCheck {
   enum class Sources : std::uint8_t { kNone, kAll, kRoot };

@@ -9,8 +9,8 @@ namespace {
 constexpr std::string_view kName = "shm";
 
 // The first other registered algorithm that can run `args`, for a collective that has to run
-// without the segment. Its operation shares this call's tag, which the setup messages used
-// before it; messages between two ranks on one tag arrive in order, so they never mix.
+// without the segment. Its operation takes this call's tag; the setup's messages had their
+// own (coll/shm/setup.h), so the two never mix.
 std::unique_ptr<Operation> make_fallback(const Args& args) {
   for (const Algorithm* algorithm : Registry::of(args.collective)) {
     if (algorithm->name == kName || algorithm->usable == nullptr || !algorithm->usable(args))

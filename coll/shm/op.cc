@@ -15,7 +15,6 @@ ShmOp::~ShmOp() {
 void ShmOp::prepare_setup(const Args& args, std::unique_ptr<Operation> fallback) {
   setup_pml_ = args.pml;
   setup_comm_ = args.comm;
-  setup_tag_ = args.tag;
   fallback_ = std::move(fallback);
 }
 
@@ -29,7 +28,7 @@ Status ShmOp::start() {
   if (arena_.state() == Arena::State::kNew) {
     if (setup_pml_ == nullptr || setup_comm_ == nullptr)
       return Status(ErrorCode::kInternal, "shared-memory collective without a segment to use");
-    arena_.start_setup(*setup_pml_, *setup_comm_, setup_tag_);
+    arena_.start_setup(*setup_pml_, *setup_comm_);
   }
   seq_ = arena_.begin(this, tag_);
   tag_ = -1;
@@ -89,7 +88,7 @@ bool ShmOp::check_counts() {
   if (counts_.sources == CountCheck::Sources::kRoot) {
     if (arena_.rank() == counts_.root || check_cursor_ > 0) return true;
     std::uint64_t theirs = 0;
-    if (!count_of(counts_.root, theirs)) return false;
+    if (!source_count(counts_.root, theirs)) return false;
     if (theirs != counts_.expect) count_error(counts_.root, theirs);
     check_cursor_ = 1;
     return true;
@@ -97,7 +96,7 @@ bool ShmOp::check_counts() {
   for (; check_cursor_ < arena_.size(); ++check_cursor_) {
     if (check_cursor_ == arena_.rank()) continue;
     std::uint64_t theirs = 0;
-    if (!count_of(check_cursor_, theirs)) return false;
+    if (!source_count(check_cursor_, theirs)) return false;
     if (theirs != counts_.expect) {
       count_error(check_cursor_, theirs);
       check_cursor_ = arena_.size();
@@ -107,9 +106,30 @@ bool ShmOp::check_counts() {
   return true;
 }
 
+// A source publishes its count before its first post of the collective and posts its end
+// after (release stores), so a counter at the end (acquire) with no count behind it means
+// that the source never ran this collective here: its count chose a pml algorithm (which
+// finished without waiting for this rank: the root of a bcast, a non-root of a reduce), or its
+// call failed before it started. Its entry cannot have been reused since: that waits until
+// this rank has finished the collective.
+bool ShmOp::source_count(int r, std::uint64_t& bytes) const {
+  if (count_of(r, bytes)) return true;
+  if (!arena_.reached(r, step_value(seq_, kEndStep))) return false;
+  if (count_of(r, bytes)) return true;  // published just before the counter was read
+  bytes = kSkippedCount;
+  return true;
+}
+
 void ShmOp::count_error(int source, std::uint64_t theirs) {
   mismatch_ = true;
   std::string who = "rank " + std::to_string(source);
+  if (theirs == kSkippedCount) {
+    fail(Status(ErrorCode::kInvalidArgument,
+                "a shared-memory collective: " + who +
+                    " ran this call with another algorithm (its count or datatype selected "
+                    "one) or did not run it: the ranks' counts or datatypes do not match"));
+    return;
+  }
   if (theirs == kBadCount) {
     fail(Status(ErrorCode::kInvalidArgument,
                 who + "'s send and receive counts or datatypes do not match"));

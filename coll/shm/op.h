@@ -113,6 +113,9 @@ class ShmOp : public Operation {
   bool count_of(int r, std::uint64_t& bytes) const {
     return arena_.line_count(r, seq_, bytes) || arena_.count_of(r, seq_, bytes);
   }
+  // Source r's count, or kSkippedCount once r's step counter has passed this collective
+  // without publishing one (r ran it with another algorithm, or not at all); false: neither.
+  bool source_count(int r, std::uint64_t& bytes) const;
 
   CountCheck counts_;
   int tag_ = -1;  // the call's tag until its start takes it (-1: a restart)
@@ -129,7 +132,6 @@ class ShmOp : public Operation {
   std::unique_ptr<Operation> fallback_;
   pml::Pml* setup_pml_ = nullptr;
   const core::Communicator* setup_comm_ = nullptr;
-  int setup_tag_ = 0;
 };
 
 }  // namespace gpurun::coll::shm

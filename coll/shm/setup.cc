@@ -27,8 +27,8 @@ std::string segment_name() {
 
 }  // namespace
 
-Setup::Setup(pml::Pml& pml, const core::Communicator& comm, int tag, std::size_t slot_bytes)
-    : pml_(pml), team_{.comm = &comm, .members = {}, .tag = tag}, rank_(comm.rank()) {
+Setup::Setup(pml::Pml& pml, const core::Communicator& comm, std::size_t slot_bytes)
+    : pml_(pml), team_{.comm = &comm, .members = {}, .tag = kSetupTag}, rank_(comm.rank()) {
   layout_.size = comm.size();
   if (rank_ == 0) create(slot_bytes);
   bcast_ = coll::bcast(pml_, team_, descriptor_.data(), descriptor_.size(), 0);

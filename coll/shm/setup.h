@@ -4,6 +4,13 @@
 // coll/basic); each maps it and checks its header; an allreduce of coll/basic then tells every
 // rank whether all of them did, so they all agree to use it or not. A named segment loses its
 // name once everyone has mapped it: nothing is left behind.
+//
+// The setup's messages carry kSetupTag, which no collective call takes (their tags are
+// 0..INT_MAX): when the ranks' counts differ in a communicator's first collective, a rank
+// that runs another algorithm for it (a pml one, at the call's tag) never takes a setup
+// message for its own, nor the other way round. A rank whose setup waits for a member that
+// ran another algorithm goes on once that member's first shared-memory collective on the
+// communicator sets its side up.
 #pragma once
 
 #include <array>
@@ -17,11 +24,15 @@
 
 namespace gpurun::coll::shm {
 
+// The tag of the setup's messages on the collective channel: negative, beside the count
+// guard's notices (coll/select_guard.cc).
+inline constexpr int kSetupTag = -17;
+
 class Setup {
  public:
   // Starts the setup of the segment of `comm` (whose size is above one), with messages
-  // tagged `tag` on its collective channel. `slot_bytes`: rank 0's choice, which all take.
-  Setup(pml::Pml& pml, const core::Communicator& comm, int tag, std::size_t slot_bytes);
+  // tagged kSetupTag on its collective channel. `slot_bytes`: rank 0's choice, which all take.
+  Setup(pml::Pml& pml, const core::Communicator& comm, std::size_t slot_bytes);
   // Advances; true once finished.
   bool progress();
   // Once finished: the mapped segment and its layout, or why there is none (on every rank).

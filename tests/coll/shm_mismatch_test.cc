@@ -250,6 +250,58 @@ TEST_P(ShmMismatchBlocks, GatherAndScatter) {
   });
 }
 
+// A member that ran the call (tag 5) with another algorithm never posts a count for it: its
+// next collectives (tags 6, 7) close the gap, and the ranks that wait for its count fail
+// instead of waiting for ever; those collectives then work on every rank. `make` builds the
+// call on the ranks that run it in shm; rank kOdd skips it (a bcast root, a reduce non-root).
+void skipped_by_odd(int size, Collective collective) {
+  Team team(size, kSlot);
+  team.run([&](int rank) {
+    std::vector<std::int32_t> in(4096, 1), out(in.size());
+    const core::Op& sum_op = core::Op::predefined(core::OpKind::kSum);
+    team.ready(rank);
+    if (rank != ShmMismatch::kOdd) {
+      Args args{.collective = collective,
+                .sendbuf = in.data(),
+                .recvbuf = out.data(),
+                .count = 4096,
+                .type = &int32_type(),
+                .op = collective == Collective::kReduce ? &sum_op : nullptr,
+                .root = collective == Collective::kReduce ? 1 : ShmMismatch::kOdd,
+                .tag = 5};
+      auto op = collective == Collective::kReduce ? make_reduce(team.arena(rank), args)
+                                                  : make_bcast(team.arena(rank), args);
+      Status st = ShmMismatch::finish(*op);
+      EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument)
+          << "rank " << rank << ": " << st.to_string();
+      EXPECT_NE(st.message().find("rank 0 ran this call with another algorithm"),
+                std::string_view::npos)
+          << st.to_string();
+    }
+    auto barrier = make_barrier(team.arena(rank), Args{.tag = 6});
+    EXPECT_TRUE(ShmMismatch::finish(*barrier).ok());
+    std::int32_t one = 1, total = 0;
+    Args args{.collective = Collective::kAllreduce,
+              .sendbuf = &one,
+              .recvbuf = &total,
+              .count = 1,
+              .type = &int32_type(),
+              .op = &sum_op,
+              .tag = 7};
+    auto allreduce = make_allreduce(team.arena(rank), args);
+    EXPECT_TRUE(ShmMismatch::finish(*allreduce).ok());
+    EXPECT_EQ(total, size);
+  });
+}
+
+TEST(ShmSkipped, BcastRootRanAnotherAlgorithm) {
+  for (int size : {2, 3, 5}) skipped_by_odd(size, Collective::kBcast);
+}
+
+TEST(ShmSkipped, ReduceMemberRanAnotherAlgorithm) {
+  for (int size : {2, 3, 5}) skipped_by_odd(size, Collective::kReduce);
+}
+
 INSTANTIATE_TEST_SUITE_P(Shm, ShmMismatch, ::testing::ValuesIn(cases(false)), name_of);
 INSTANTIATE_TEST_SUITE_P(Shm, ShmMismatchBlocks, ::testing::ValuesIn(cases(true)), name_of);
 
