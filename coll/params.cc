@@ -104,6 +104,18 @@ param::Param<std::string> g_tuning_file(
     "JSON table that chooses the collective algorithms, replacing the built-in one (see "
     "coll/tuning.json, installed as share/gpurun/tuning.json, for the format).");
 
+// A collective on one host completes in microseconds to a few milliseconds (4 MiB at 2 GB/s
+// under load); 100 ms without progress means an unbalanced program (whose wait dwarfs the
+// p - 1 notices) or a stuck one.
+param::Param<param::Duration> g_mismatch_wait(
+    "GPURUN_COLL_MISMATCH_WAIT", param::Duration(100'000'000),
+    "How long a collective whose counts must match (bcast, reduce, allreduce, gather...) stays "
+    "incomplete before its rank exchanges notices of the call with the other ranks, so that "
+    "counts that differ between ranks (and chose different algorithms) end in an error instead "
+    "of a hang; shorter finds such errors sooner, at the cost of notices in slow but correct "
+    "calls.",
+    param::Level::kAdvanced);
+
 }  // namespace
 
 const param::Param<std::string>& forced_algorithm(Collective collective) {
@@ -111,5 +123,7 @@ const param::Param<std::string>& forced_algorithm(Collective collective) {
 }
 
 const param::Param<std::string>& tuning_file() { return g_tuning_file; }
+
+const param::Param<param::Duration>& mismatch_wait() { return g_mismatch_wait; }
 
 }  // namespace gpurun::coll::params

@@ -12,5 +12,8 @@ namespace gpurun::coll::params {
 const param::Param<std::string>& forced_algorithm(Collective collective);
 // GPURUN_COLL_TUNING_FILE: a JSON selection table that replaces the built-in one.
 const param::Param<std::string>& tuning_file();
+// GPURUN_COLL_MISMATCH_WAIT: how long a guarded collective stays incomplete before its rank
+// compares its call with the other members' (coll/select_guard.h).
+const param::Param<param::Duration>& mismatch_wait();
 
 }  // namespace gpurun::coll::params

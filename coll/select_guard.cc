@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "coll/params.h"
 #include "coll/schedule.h"
 #include "pml/pml.h"
 #include "runtime/base/clock.h"
@@ -318,8 +319,11 @@ class Guard final : public Operation {
   // they said of this call.
   bool slow() {
     std::int64_t now = clock::now_ns();
-    if (stuck_since_ == 0) stuck_since_ = now;
-    if (now - stuck_since_ < kStuckNs) return false;
+    if (stuck_since_ == 0) {
+      stuck_since_ = now;
+      wait_ns_ = params::mismatch_wait().get().count();
+    }
+    if (now - stuck_since_ < wait_ns_) return false;
     if (!told_) {
       told_ = true;
       for (int member = 0; member < args_.comm->size(); ++member)
@@ -392,6 +396,7 @@ class Guard final : public Operation {
   Status failure_;
   std::uint64_t polls_ = 0;
   std::int64_t stuck_since_ = 0;
+  std::int64_t wait_ns_ = 0;  // GPURUN_COLL_MISMATCH_WAIT, read when first stuck
   bool told_ = false;
   bool joined_ = false;
 };

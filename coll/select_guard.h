@@ -11,12 +11,12 @@
 // allreduce, reduce_scatter_block, scan, exscan, gather, scatter, allgather, alltoall) on
 // communicators of two ranks or more. It costs nothing while the operation progresses: a
 // counter per progress() call and a clock read every 64. Once the operation has been
-// incomplete for kStuckNs, the rank sends a notice of its call (tag, collective, algorithm,
-// byte count, waiting or done) to every other member, on the collective channel with a tag
-// that collective calls never use; each member keeps a wildcard receive posted for notices
-// (from its first guarded call on the communicator) and answers a waiting rank with its own
-// notice of that call (at once when it has started it, else when it does). A stuck rank then
-// compares:
+// incomplete for GPURUN_COLL_MISMATCH_WAIT (coll/params.h; 100 ms), the rank sends a notice
+// of its call (tag, collective, algorithm, byte count, waiting or done) to every other
+// member, on the collective channel with a tag that collective calls never use; each member keeps a
+// wildcard receive posted for notices (from its first guarded call on the communicator) and answers
+// a waiting rank with its own notice of that call (at once when it has started it, else when it
+// does). A stuck rank then compares:
 //   - a member in the same call with the same algorithm and count: nothing wrong (slow);
 //   - a member in the shared-memory algorithm ("shm") while this rank runs another: this
 //     rank joins "shm" with its own arguments (shm's count check then fails on both sides
@@ -30,8 +30,13 @@
 // Host staging (coll/staging.h) is not guarded itself: the host algorithm inside it is.
 // A failed or joined rank abandons its own operation, which is kept (never destroyed) so that
 // the pml requests it posted stay valid: a small leak in an erroneous program. A rank in
-// "shm" whose member ran a pml algorithm and finished cannot leave its shm operation (its
-// segment's order would break) and keeps waiting: see coll/shm for that case.
+// "shm" whose member ran a pml algorithm and finished (the root of a bcast, a non-root of a
+// reduce: they wait for nobody) does not leave its shm operation (its segment's order would
+// break): shm itself fails it once that member's step counter passes the call without a
+// count for it, which the member's next shared-memory collective on the communicator does
+// (coll/shm/check.h). Until then (a program whose wrong call is its last shm collective on
+// the communicator) that rank waits. The shm segment's setup has messages of its own tag
+// (coll/shm/setup.h), so a mismatch in a communicator's first collective resolves alike.
 //
 // Threading: like the engine, not thread-safe; the API layer serialises callers.
 #pragma once
@@ -42,12 +47,6 @@
 #include "coll/algorithm.h"
 
 namespace gpurun::coll {
-
-// How long an operation stays incomplete before its rank compares notes with the others.
-// A collective on one host completes in microseconds to a few milliseconds (4 MiB at 2 GB/s
-// under load); 100 ms without progress means an unbalanced program (whose wait dwarfs the
-// p - 1 notices) or a stuck one.
-inline constexpr std::int64_t kStuckNs = 100'000'000;
 
 // `op` (made by `algorithm` for `args`, whose selection size is `bytes`) wrapped in a guard,
 // or `op` itself for calls that need none.
