@@ -10,7 +10,9 @@
 #include "mtest.h"
 
 #define N 3
-static const int kSizes[N] = {100000, 20000, 65536}; /* rendezvous: they wait for a receive */
+/* Above every transport's eager limit (ucx: 64K): rendezvous, so they wait for a receive. */
+static const int kSizes[N] = {100000, 70000, 131072};
+#define MAX_SIZE 131072
 
 static int error_class(int code) {
   int c = -1;
@@ -23,7 +25,7 @@ static void fill(char *buf, int n, int salt) {
 }
 
 static void exact_fit(int rank) {
-  char *data = malloc(100000);
+  char *data = malloc(MAX_SIZE);
   if (rank == 0) {
     int bsize = 0;
     for (int i = 0; i < N; i++) bsize += kSizes[i] + MPI_BSEND_OVERHEAD;
@@ -34,7 +36,7 @@ static void exact_fit(int rank) {
       int rc = MPI_Bsend(data, kSizes[i], MPI_CHAR, 1, i, MPI_COMM_WORLD);
       MTEST_CHECK(rc == MPI_SUCCESS, "MPI_Bsend %d of a buffer sized for %d: %d", i, N, rc);
     }
-    memset(data, 0, 100000); /* the messages were copied: the user buffer is free again */
+    memset(data, 0, MAX_SIZE); /* the messages were copied: the user buffer is free again */
     int rc = MPI_Bsend(data, 0, MPI_CHAR, 1, 9, MPI_COMM_WORLD);
     MTEST_CHECK(error_class(rc) == MPI_ERR_BUFFER, "a message past the buffer: class %d",
                 error_class(rc));
@@ -56,7 +58,7 @@ static void exact_fit(int rank) {
     for (int i = 0; i < N; i++) {
       MPI_Status st;
       int count = -1, ok = 1;
-      MPI_Recv(data, 100000, MPI_CHAR, 0, i, MPI_COMM_WORLD, &st);
+      MPI_Recv(data, MAX_SIZE, MPI_CHAR, 0, i, MPI_COMM_WORLD, &st);
       MPI_Get_count(&st, MPI_CHAR, &count);
       for (int j = 0; j < kSizes[i] && ok; j++) ok = data[j] == (char)(j * 5 + i);
       MTEST_CHECK(count == kSizes[i] && ok, "buffered message %d: %d bytes, data ok %d", i, count,
