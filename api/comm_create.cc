@@ -158,9 +158,9 @@ int split_type_colour(int split_type, const core::Info* info, bool* strict) {
   }
 }
 
-// The communicator-creation tag of MPI_Comm_create_group's traffic on the parent: negative, so
-// that it never meets the parent's own collectives (whose tags are sequence numbers).
-int create_group_tag(int tag) { return -2 - (tag == INT_MAX ? 0 : tag); }
+// The communicator-creation tag of MPI_Comm_create_group's traffic on the parent: below the
+// tags of the parent's own collectives and of coll's own messages (coll/basic.h).
+int create_group_tag(int tag) { return coll::team_tag(tag); }
 
 }  // namespace
 }  // namespace gpurun::api

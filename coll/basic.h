@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <climits>
 #include <vector>
 
 #include "pml/pml.h"
@@ -29,6 +30,16 @@
 #include "runtime/core/communicator.h"
 
 namespace gpurun::coll {
+
+// Tags on the collective channel. A collective call's messages carry its sequence number
+// (Args::tag, 0 and up); -1 is the pml's wildcard; -2 to -31 are kept for coll's own messages
+// (the ones below); from kFirstTeamTag down, MPI_Comm_create_group's traffic (team_tag()).
+inline constexpr int kGuardNoticeTag = -16;  // select_guard.cc: notices of a stuck call
+inline constexpr int kShmSetupTag = -17;     // shm/setup.cc: a segment's set-up messages
+inline constexpr int kFirstTeamTag = -32;
+// The tag of the traffic of MPI_Comm_create_group with user tag `tag` (0..INT_MAX) on its
+// parent: at or below kFirstTeamTag. Tags that differ by INT_MAX + kFirstTeamTag share one.
+constexpr int team_tag(int tag) { return kFirstTeamTag - tag % (INT_MAX + kFirstTeamTag); }
 
 struct Team {
   const core::Communicator* comm = nullptr;  // the messages travel on its collective channel

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "coll/basic.h"
 #include "coll/params.h"
 #include "coll/schedule.h"
 #include "pml/pml.h"
@@ -20,7 +21,7 @@ namespace {
 
 // The tag of notices on the collective channel: collective calls take tags 0..INT_MAX, and the
 // pml's wildcards are -1 and -2.
-constexpr int kNoticeTag = -16;
+constexpr int kNoticeTag = kGuardNoticeTag;
 constexpr std::size_t kKeptNotices = 128;  // per communicator, oldest dropped first
 constexpr std::size_t kHistory = 16;       // calls per communicator a late notice can ask about
 constexpr std::int32_t kWaiting = 1, kDone = 2;

@@ -26,7 +26,7 @@ namespace gpurun::coll::shm {
 
 // The tag of the setup's messages on the collective channel: negative, beside the count
 // guard's notices (coll/select_guard.cc).
-inline constexpr int kSetupTag = -17;
+inline constexpr int kSetupTag = kShmSetupTag;
 
 class Setup {
  public:

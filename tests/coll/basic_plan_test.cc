@@ -137,3 +137,21 @@ TEST(BasicPlan, TeamMapsMembersToCommunicatorRanks) {
 
 }  // namespace
 }  // namespace gpurun::coll
+
+namespace gpurun::coll {
+namespace {
+
+// MPI_Comm_create_group's tags stay clear of coll's own and of every collective call's.
+TEST(TeamTag, BelowCollsOwnTagsForEveryUserTag) {
+  for (int tag : {0, 1, 14, 15, 16, 17, 1 << 20, INT_MAX - 1, INT_MAX}) {
+    EXPECT_LE(team_tag(tag), kFirstTeamTag) << tag;
+    EXPECT_NE(team_tag(tag), kGuardNoticeTag) << tag;
+    EXPECT_NE(team_tag(tag), kShmSetupTag) << tag;
+  }
+  EXPECT_LT(kFirstTeamTag, kGuardNoticeTag);
+  EXPECT_LT(kFirstTeamTag, kShmSetupTag);
+  EXPECT_NE(team_tag(14), team_tag(15));
+}
+
+}  // namespace
+}  // namespace gpurun::coll
