@@ -9,61 +9,56 @@
 
 static int rank, size;
 
-static void expect(int rc, int error_class, const char *what, const char *needle) {
-  int cls = MPI_SUCCESS;
-  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-  MTEST_CHECK(cls == error_class, "%s: class %d, expected %d", what, cls, error_class);
-  if (rc != MPI_SUCCESS && needle != NULL) {
-    char text[MPI_MAX_ERROR_STRING];
-    int len;
-    MPI_Error_string(rc, text, &len);
-    MTEST_CHECK(strstr(text, needle) != NULL, "%s: message \"%s\" does not name \"%s\"", what, text,
-                needle);
-  }
-}
-
 static void argument_errors(void) {
   int a[8] = {0}, b[8] = {0}, counts[16], displs[16];
   MPI_Request req;
   MPI_Comm w = MPI_COMM_WORLD;
-  expect(MPI_Bcast(a, 1, MPI_INT, size, w), MPI_ERR_ROOT, "root = size", "MPI_Bcast");
-  expect(MPI_Bcast(a, 1, MPI_INT, -1, w), MPI_ERR_ROOT, "root = -1", "root");
-  expect(MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, w), MPI_ERR_BUFFER, "bcast in place",
-         "MPI_IN_PLACE");
-  expect(MPI_Bcast(NULL, 1, MPI_INT, 0, w), MPI_ERR_BUFFER, "null buffer", "buf");
-  expect(MPI_Bcast(a, 1, MPI_INT, 0, MPI_COMM_NULL), MPI_ERR_COMM, "comm null", "comm");
-  expect(MPI_Allreduce(a, b, -1, MPI_INT, MPI_SUM, w), MPI_ERR_COUNT, "count -1", "count");
-  expect(MPI_Allreduce(a, b, 1, MPI_DATATYPE_NULL, MPI_SUM, w), MPI_ERR_TYPE, "type null", NULL);
+  mtest_expect_error(MPI_Bcast(a, 1, MPI_INT, size, w), MPI_ERR_ROOT, "root = size", "MPI_Bcast");
+  mtest_expect_error(MPI_Bcast(a, 1, MPI_INT, -1, w), MPI_ERR_ROOT, "root = -1", "root");
+  mtest_expect_error(MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, w), MPI_ERR_BUFFER, "bcast in place",
+                     "MPI_IN_PLACE");
+  mtest_expect_error(MPI_Bcast(NULL, 1, MPI_INT, 0, w), MPI_ERR_BUFFER, "null buffer", "buf");
+  mtest_expect_error(MPI_Bcast(a, 1, MPI_INT, 0, MPI_COMM_NULL), MPI_ERR_COMM, "comm null", "comm");
+  mtest_expect_error(MPI_Allreduce(a, b, -1, MPI_INT, MPI_SUM, w), MPI_ERR_COUNT, "count -1",
+                     "count");
+  mtest_expect_error(MPI_Allreduce(a, b, 1, MPI_DATATYPE_NULL, MPI_SUM, w), MPI_ERR_TYPE,
+                     "type null", NULL);
   MPI_Datatype loose;
   MPI_Type_contiguous(2, MPI_INT, &loose);
-  expect(MPI_Allreduce(a, b, 1, loose, MPI_SUM, w), MPI_ERR_TYPE, "uncommitted", "commit");
+  mtest_expect_error(MPI_Allreduce(a, b, 1, loose, MPI_SUM, w), MPI_ERR_TYPE, "uncommitted",
+                     "commit");
   MPI_Type_free(&loose);
-  expect(MPI_Allreduce(a, b, 1, MPI_INT, MPI_OP_NULL, w), MPI_ERR_OP, "op null", NULL);
-  expect(MPI_Allreduce(a, b, 1, MPI_DOUBLE, MPI_BAND, w), MPI_ERR_OP, "band on double", "MPI_BAND");
-  expect(MPI_Allreduce(a, b, 1, MPI_INT, MPI_MAXLOC, w), MPI_ERR_OP, "maxloc on int", NULL);
-  expect(MPI_Allreduce(a, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER, "recv in place",
-         "recvbuf");
-  expect(MPI_Allreduce(a, a, 1, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER, "aliased", "MPI_IN_PLACE");
-  expect(MPI_Ibcast(a, 1, MPI_INT, 0, w, NULL), MPI_ERR_ARG, "null request", "request");
-  expect(MPI_Iallreduce(a, b, 1, MPI_INT, MPI_SUM, w, &req), MPI_SUCCESS, "good Iallreduce", NULL);
-  expect(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS, "its wait", NULL);
+  mtest_expect_error(MPI_Allreduce(a, b, 1, MPI_INT, MPI_OP_NULL, w), MPI_ERR_OP, "op null", NULL);
+  mtest_expect_error(MPI_Allreduce(a, b, 1, MPI_DOUBLE, MPI_BAND, w), MPI_ERR_OP, "band on double",
+                     "MPI_BAND");
+  mtest_expect_error(MPI_Allreduce(a, b, 1, MPI_INT, MPI_MAXLOC, w), MPI_ERR_OP, "maxloc on int",
+                     NULL);
+  mtest_expect_error(MPI_Allreduce(a, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER,
+                     "recv in place", "recvbuf");
+  mtest_expect_error(MPI_Allreduce(a, a, 1, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER, "aliased",
+                     "MPI_IN_PLACE");
+  mtest_expect_error(MPI_Ibcast(a, 1, MPI_INT, 0, w, NULL), MPI_ERR_ARG, "null request", "request");
+  mtest_expect_error(MPI_Iallreduce(a, b, 1, MPI_INT, MPI_SUM, w, &req), MPI_SUCCESS,
+                     "good Iallreduce", NULL);
+  mtest_expect_error(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS, "its wait", NULL);
   /* The root passes recvbuf = MPI_IN_PLACE, the others sendbuf = MPI_IN_PLACE: all wrong. */
-  expect(MPI_Reduce(rank == 0 ? a : MPI_IN_PLACE, rank == 0 ? MPI_IN_PLACE : b, 1, MPI_INT, MPI_SUM,
-                    0, w),
-         MPI_ERR_BUFFER, "reduce in place off the root", "MPI_IN_PLACE");
+  mtest_expect_error(MPI_Reduce(rank == 0 ? a : MPI_IN_PLACE, rank == 0 ? MPI_IN_PLACE : b, 1,
+                                MPI_INT, MPI_SUM, 0, w),
+                     MPI_ERR_BUFFER, "reduce in place off the root", "MPI_IN_PLACE");
   /* Only the ranks that passed MPI_IN_PLACE off the root are wrong; the root's call works. */
-  expect(MPI_Scatter(a, 1, MPI_INT, rank == 0 ? b : MPI_IN_PLACE, 1, MPI_INT, 0, w),
-         rank == 0 ? MPI_SUCCESS : MPI_ERR_BUFFER, "scatter in place off the root", "at the root");
-  expect(MPI_Allgatherv(a, 1, MPI_INT, b, NULL, displs, MPI_INT, w), MPI_ERR_ARG, "null counts",
-         "recvcounts");
+  mtest_expect_error(MPI_Scatter(a, 1, MPI_INT, rank == 0 ? b : MPI_IN_PLACE, 1, MPI_INT, 0, w),
+                     rank == 0 ? MPI_SUCCESS : MPI_ERR_BUFFER, "scatter in place off the root",
+                     "at the root");
+  mtest_expect_error(MPI_Allgatherv(a, 1, MPI_INT, b, NULL, displs, MPI_INT, w), MPI_ERR_ARG,
+                     "null counts", "recvcounts");
   for (int i = 0; i < size; ++i) counts[i] = i == size - 1 ? -2 : 1, displs[i] = i;
-  expect(MPI_Allgatherv(a, 1, MPI_INT, b, counts, displs, MPI_INT, w), MPI_ERR_COUNT,
-         "negative count", "recvcounts[");
+  mtest_expect_error(MPI_Allgatherv(a, 1, MPI_INT, b, counts, displs, MPI_INT, w), MPI_ERR_COUNT,
+                     "negative count", "recvcounts[");
   MPI_Datatype types[16];
   for (int i = 0; i < size; ++i) counts[i] = 1, displs[i] = 0, types[i] = MPI_INT;
   types[size - 1] = MPI_DATATYPE_NULL;
-  expect(MPI_Alltoallw(a, counts, displs, types, b, counts, displs, types, w), MPI_ERR_TYPE,
-         "alltoallw null type", "types[");
+  mtest_expect_error(MPI_Alltoallw(a, counts, displs, types, b, counts, displs, types, w),
+                     MPI_ERR_TYPE, "alltoallw null type", "types[");
 }
 
 /* Counts that differ between ranks: a rank that receives more than it expects gets
@@ -76,11 +71,11 @@ static void mismatch_errors(void) {
     int n = rank == 0 ? n_root : 2 * n_root; /* the root sends fewer than the others expect */
     int rc = MPI_Bcast(buf, n, MPI_INT, 0, MPI_COMM_WORLD);
     failed[0] = rc != MPI_SUCCESS;
-    if (rc != MPI_SUCCESS) expect(rc, MPI_ERR_ARG, "short bcast", "do not match");
+    if (rc != MPI_SUCCESS) mtest_expect_error(rc, MPI_ERR_ARG, "short bcast", "do not match");
     n = rank == 0 ? 2 * n_root : n_root; /* the root sends more */
     rc = MPI_Bcast(buf, n, MPI_INT, 0, MPI_COMM_WORLD);
     failed[1] = rc != MPI_SUCCESS;
-    if (rc != MPI_SUCCESS) expect(rc, MPI_ERR_TRUNCATE, "long bcast", "do not match");
+    if (rc != MPI_SUCCESS) mtest_expect_error(rc, MPI_ERR_TRUNCATE, "long bcast", "do not match");
     n = rank == 0 ? n_root : 2 * n_root;
     rc = MPI_Allreduce(buf, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     failed[2] = rc != MPI_SUCCESS;
@@ -102,8 +97,8 @@ int main(int argc, char **argv) {
   if (size > 1) mismatch_errors();
   int x = 1;
   MPI_Barrier(MPI_COMM_WORLD);
-  expect(MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS,
-         "allreduce afterwards", NULL);
+  mtest_expect_error(MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+                     MPI_SUCCESS, "allreduce afterwards", NULL);
   MTEST_CHECK(x == size, "allreduce afterwards gave %d", x);
   return mtest_finalize();
 }

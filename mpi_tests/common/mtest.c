@@ -25,6 +25,19 @@ void mtest_check(int ok, const char *file, int line, const char *cond, const cha
 
 int mtest_errors(void) { return errors; }
 
+void mtest_expect_error(int rc, int error_class, const char *what, const char *needle) {
+  int cls = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  MTEST_CHECK(cls == error_class, "%s: class %d, expected %d", what, cls, error_class);
+  if (rc != MPI_SUCCESS && needle != NULL) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(rc, text, &len);
+    MTEST_CHECK(strstr(text, needle) != NULL, "%s: message \"%s\" does not name \"%s\"", what, text,
+                needle);
+  }
+}
+
 /* Every rank reports its own failures (and then exits non-zero, which gpurun reports); rank 0
  * prints the verdict after a barrier, once every rank has reached the end. The CTest rule
  * fails on any failure line, so a "No Errors" from rank 0 cannot hide another rank's. */

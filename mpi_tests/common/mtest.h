@@ -11,6 +11,9 @@
 
 void mtest_check(int ok, const char *file, int line, const char *cond, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* Checks that `rc` has class `error_class` (MPI_SUCCESS included) and, for an error with
+ * `needle` not NULL, that its message names `needle`; `what` says which call it was. */
+void mtest_expect_error(int rc, int error_class, const char *what, const char *needle);
 /* Failed checks on this rank so far. */
 int mtest_errors(void);
 /* Sums the failures over MPI_COMM_WORLD (through whatever the library offers), prints

@@ -14,19 +14,6 @@
 
 static int rank, size;
 
-static void expect(int rc, int error_class, const char *what, const char *needle) {
-  int cls = MPI_SUCCESS;
-  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-  MTEST_CHECK(cls == error_class, "%s: class %d, expected %d", what, cls, error_class);
-  if (rc != MPI_SUCCESS && needle != NULL) {
-    char text[MPI_MAX_ERROR_STRING];
-    int len;
-    MPI_Error_string(rc, text, &len);
-    MTEST_CHECK(strstr(text, needle) != NULL, "%s: message \"%s\" does not name \"%s\"", what, text,
-                needle);
-  }
-}
-
 /* A graph as adjacency lists: node i's neighbours are adj[first[i] .. first[i + 1]). */
 typedef struct {
   int n, first[16], adj[64];
@@ -200,37 +187,42 @@ static void errors(void) {
   int index[2] = {1, 2}, edges[2] = {0, 0}, bad_index[2] = {2, 1}, bad_edges[2] = {0, size};
   int n = size >= 2 ? 2 : 1, r, dims[1], periods[1], coords[1], a, b, c, nb[4];
   if (n == 1) index[0] = 2; /* one node with a self-loop twice */
-  expect(MPI_Graph_create(w, -1, index, edges, 0, &g), MPI_ERR_ARG, "nnodes -1", "nnodes");
-  expect(MPI_Graph_create(w, size + 1, index, edges, 0, &g), MPI_ERR_ARG, "nnodes > size",
-         "MPI_Graph_create");
+  mtest_expect_error(MPI_Graph_create(w, -1, index, edges, 0, &g), MPI_ERR_ARG, "nnodes -1",
+                     "nnodes");
+  mtest_expect_error(MPI_Graph_create(w, size + 1, index, edges, 0, &g), MPI_ERR_ARG,
+                     "nnodes > size", "MPI_Graph_create");
   if (size >= 2)
-    expect(MPI_Graph_create(w, 2, bad_index, edges, 0, &g), MPI_ERR_ARG, "index decreasing",
-           "index[1]");
-  expect(MPI_Graph_create(w, n, index, bad_edges, 0, &g), MPI_ERR_TOPOLOGY, "edge out of range",
-         "edges[");
-  expect(MPI_Graph_create(w, n, NULL, edges, 0, &g), MPI_ERR_ARG, "index null", "index");
-  expect(MPI_Graph_create(w, n, index, edges, 0, NULL), MPI_ERR_ARG, "comm_graph null",
-         "comm_graph");
-  expect(MPI_Graph_create(MPI_COMM_NULL, n, index, edges, 0, &g), MPI_ERR_COMM, "comm null",
-         "MPI_Graph_create");
-  expect(MPI_Graph_map(w, n, index, bad_edges, &r), MPI_ERR_TOPOLOGY, "map bad edge",
-         "MPI_Graph_map");
-  expect(MPI_Graphdims_get(w, &a, &b), MPI_ERR_TOPOLOGY, "graphdims on world", "topology");
-  expect(MPI_Graph_neighbors_count(w, 0, &a), MPI_ERR_TOPOLOGY, "count on world", NULL);
-  expect(MPI_Graph_create(w, n, index, edges, 0, &g), MPI_SUCCESS, "good Graph_create", NULL);
+    mtest_expect_error(MPI_Graph_create(w, 2, bad_index, edges, 0, &g), MPI_ERR_ARG,
+                       "index decreasing", "index[1]");
+  mtest_expect_error(MPI_Graph_create(w, n, index, bad_edges, 0, &g), MPI_ERR_TOPOLOGY,
+                     "edge out of range", "edges[");
+  mtest_expect_error(MPI_Graph_create(w, n, NULL, edges, 0, &g), MPI_ERR_ARG, "index null",
+                     "index");
+  mtest_expect_error(MPI_Graph_create(w, n, index, edges, 0, NULL), MPI_ERR_ARG, "comm_graph null",
+                     "comm_graph");
+  mtest_expect_error(MPI_Graph_create(MPI_COMM_NULL, n, index, edges, 0, &g), MPI_ERR_COMM,
+                     "comm null", "MPI_Graph_create");
+  mtest_expect_error(MPI_Graph_map(w, n, index, bad_edges, &r), MPI_ERR_TOPOLOGY, "map bad edge",
+                     "MPI_Graph_map");
+  mtest_expect_error(MPI_Graphdims_get(w, &a, &b), MPI_ERR_TOPOLOGY, "graphdims on world",
+                     "topology");
+  mtest_expect_error(MPI_Graph_neighbors_count(w, 0, &a), MPI_ERR_TOPOLOGY, "count on world", NULL);
+  mtest_expect_error(MPI_Graph_create(w, n, index, edges, 0, &g), MPI_SUCCESS, "good Graph_create",
+                     NULL);
   if (g == MPI_COMM_NULL) return;
   MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
-  expect(MPI_Graph_neighbors_count(g, n, &a), MPI_ERR_RANK, "count of node n", "rank");
-  expect(MPI_Graph_neighbors_count(g, -1, &a), MPI_ERR_RANK, "count of node -1", NULL);
-  expect(MPI_Graph_neighbors(g, 0, 0, nb), MPI_ERR_ARG, "maxneighbors 0", "maxneighbors");
-  expect(MPI_Graph_neighbors(g, n, 4, nb), MPI_ERR_RANK, "neighbours of node n", NULL);
-  expect(MPI_Graph_get(g, 0, 4, index, edges), MPI_ERR_ARG, "maxindex 0", "maxindex");
-  expect(MPI_Graph_get(g, 2, 1, index, edges), MPI_ERR_ARG, "maxedges 1", "maxedges");
-  expect(MPI_Cart_get(g, 1, dims, periods, coords), MPI_ERR_TOPOLOGY, "Cart_get on a graph",
-         "graph");
-  expect(MPI_Dist_graph_neighbors_count(g, &a, &b, &c), MPI_ERR_TOPOLOGY,
-         "Dist_graph_neighbors_count on a graph", "MPI_Dist_graph_neighbors_count");
-  expect(MPI_Graphdims_get(g, NULL, &b), MPI_ERR_ARG, "nnodes null", "nnodes");
+  mtest_expect_error(MPI_Graph_neighbors_count(g, n, &a), MPI_ERR_RANK, "count of node n", "rank");
+  mtest_expect_error(MPI_Graph_neighbors_count(g, -1, &a), MPI_ERR_RANK, "count of node -1", NULL);
+  mtest_expect_error(MPI_Graph_neighbors(g, 0, 0, nb), MPI_ERR_ARG, "maxneighbors 0",
+                     "maxneighbors");
+  mtest_expect_error(MPI_Graph_neighbors(g, n, 4, nb), MPI_ERR_RANK, "neighbours of node n", NULL);
+  mtest_expect_error(MPI_Graph_get(g, 0, 4, index, edges), MPI_ERR_ARG, "maxindex 0", "maxindex");
+  mtest_expect_error(MPI_Graph_get(g, 2, 1, index, edges), MPI_ERR_ARG, "maxedges 1", "maxedges");
+  mtest_expect_error(MPI_Cart_get(g, 1, dims, periods, coords), MPI_ERR_TOPOLOGY,
+                     "Cart_get on a graph", "graph");
+  mtest_expect_error(MPI_Dist_graph_neighbors_count(g, &a, &b, &c), MPI_ERR_TOPOLOGY,
+                     "Dist_graph_neighbors_count on a graph", "MPI_Dist_graph_neighbors_count");
+  mtest_expect_error(MPI_Graphdims_get(g, NULL, &b), MPI_ERR_ARG, "nnodes null", "nnodes");
   MPI_Comm_free(&g);
 }
 
