@@ -54,13 +54,6 @@ JobConfig job_config(const Options& options, JobMap map) {
                    .map = std::move(map)};
 }
 
-// The plan of this host's `np` ranks (the placement options apply within the host).
-Plan local_plan(const Options& options, int np) {
-  Options local = options;
-  local.np = np;
-  return make_plan(local, topo::Topology::Io::kAuto);
-}
-
 JobLayout job_layout(JobMap map, int node, const Plan& plan, const JobDir& dir) {
   JobLayout layout{.map = std::move(map),
                    .node = node,
@@ -125,7 +118,7 @@ JobMap map_hosts(const Options& options) {
 int launch_here(const Options& options, JobMap map) {
   Profile profile;
   SignalFd signals;
-  Plan plan = local_plan(options, map.size());
+  Plan plan = make_host_plan(options, map.size(), {});
   profile.mark("placement");
   JobDir dir;
   JobConfig config = job_config(options, map);
