@@ -48,6 +48,9 @@ Status load(const std::string& path) {
   bind(library, "ucp_am_send_nbx", a.am_send_nbx, missing);
   bind(library, "ucp_am_recv_data_nbx", a.am_recv_data_nbx, missing);
   bind(library, "ucp_am_data_release", a.am_data_release, missing);
+  bind(library, "ucp_tag_send_nbx", a.tag_send_nbx, missing);
+  bind(library, "ucp_tag_recv_nbx", a.tag_recv_nbx, missing);
+  bind(library, "ucp_request_cancel", a.request_cancel, missing);
   bind(library, "ucp_request_free", a.request_free, missing);
   bind(library, "ucp_request_check_status", a.request_check_status, missing);
   bind(library, "ucs_status_string", a.status_string, missing);

@@ -34,6 +34,9 @@ struct UcxApi {
   decltype(&ucp_am_send_nbx) am_send_nbx;
   decltype(&ucp_am_recv_data_nbx) am_recv_data_nbx;
   decltype(&ucp_am_data_release) am_data_release;
+  decltype(&ucp_tag_send_nbx) tag_send_nbx;
+  decltype(&ucp_tag_recv_nbx) tag_recv_nbx;
+  decltype(&ucp_request_cancel) request_cancel;
   decltype(&ucp_request_free) request_free;
   decltype(&ucp_request_check_status) request_check_status;
   decltype(&ucs_status_string) status_string;

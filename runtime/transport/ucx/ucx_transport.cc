@@ -54,8 +54,10 @@ Status UcxEndpoint::send(const PacketHeader& header, const void* payload, std::s
   WireHeader wire{header, transport_->config_.rank, next_seq_};
   // Once UCX holds a copied packet, later ones queue behind it so that order is kept.
   if (queued_ == 0) [[likely]] {
-    ucs_status_ptr_t r = api().am_send_nbx(ep_, kPacketAm, &wire, sizeof wire, payload, length,
-                                           &transport_->immediate_);
+    ucs_status_ptr_t r = length <= kSmallPayloadMax
+                             ? send_small(wire, payload, length)
+                             : api().am_send_nbx(ep_, kPacketAm, &wire, sizeof wire, payload,
+                                                 length, &transport_->immediate_);
     if (r == nullptr) [[likely]] {
       ++next_seq_;
       ++transport_->sends_;
@@ -155,7 +157,7 @@ Status UcxTransport::init_context() {
   ucp_params_t p{};
   p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
                  UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;
-  p.features = UCP_FEATURE_AM;
+  p.features = UCP_FEATURE_AM | UCP_FEATURE_TAG;
   p.estimated_num_eps = static_cast<std::size_t>(config_.size);
   p.mt_workers_shared = 0;
   p.name = "gpurun";
@@ -206,7 +208,7 @@ Status UcxTransport::init_worker() {
   api().worker_release_address(worker_, address);
   st = api().dt_create_generic(&generic_ops(), nullptr, &generic_);
   if (st != UCS_OK) return ucx_error("ucp_dt_create_generic", st);
-  return ok_status();
+  return init_small();
 }
 
 Result<Endpoint*> UcxTransport::connect(int rank, std::span<const std::byte> address) {
@@ -289,6 +291,11 @@ void UcxTransport::deliver_early(int rank, Inbound& in) {
 int UcxTransport::progress() {
   delivered_ = 0;
   int events = static_cast<int>(api().worker_progress(worker_));
+  if (!small_repost_.empty()) {
+    Status st = post_small();
+    if (!st.ok()) [[unlikely]]
+      GPURUN_LOG(error, transport, "%s", st.to_string().c_str());
+  }
   if (!deferred_.empty()) [[unlikely]]
     events += run_deferred();
   return events + delivered_;
@@ -359,6 +366,7 @@ UcxTransport::~UcxTransport() {
     for (Inbound& in : inbound_)
       for (auto& [id, arrival] : in.arrivals)
         if (arrival.arrived) api().am_data_release(worker_, arrival.desc);
+    cancel_small();
     close_endpoints();
     for (int i = 0; i < 1000 && api().worker_progress(worker_) != 0; ++i) {
     }

@@ -2,7 +2,8 @@
 //
 // Packets are UCP active messages (id kPacketAm) whose UCX header is the pml's PacketHeader
 // plus the sender's job rank and a per-peer sequence number; the payload goes as AM data, sent
-// eagerly. A packet UCX can take at once costs no copy of ours and no allocation; while the
+// eagerly. Small packets go as tagged messages instead, header and payload in one buffer
+// (ucx_small.cc). A packet UCX can take at once costs no copy of ours and no allocation; while the
 // network is busy, packets are copied into pooled buffers that UCX holds (in order), up to
 // GPURUN_UCX_SEND_QUEUE per peer, after which send() asks the caller to retry.
 //
@@ -77,6 +78,12 @@ class UcxEndpoint;
 inline constexpr unsigned kPacketAm = 0;
 inline constexpr unsigned kBulkAm = 1;
 
+// Small packets (ucx_small.cc): tagged messages of at most this much payload, received into
+// kSmallReceives posted receives.
+inline constexpr std::size_t kSmallPayloadMax = 1024;
+inline constexpr int kSmallReceives = 32;
+inline constexpr ucp_tag_t kSmallTag = 0x6770757275'6e0001;  // "gpurun" 1; no other tag is used
+
 // Shared by the parts of the transport (ucx_transport.cc, ucx_bulk.cc).
 const ucp_generic_dt_ops_t& generic_ops();        // GenericState through Data's pack/unpack
 Status status_of(ucs_status_t status, int peer);  // a transfer's outcome, naming the peer
@@ -86,6 +93,13 @@ Status ucx_error(const std::string& what, ucs_status_t status);
 struct GenericState {
   Data data;
   std::size_t length = 0;  // bytes on the wire (offered, or arriving)
+};
+
+struct SmallReceive {  // a posted receive of small packets
+  UcxTransport* transport = nullptr;
+  void* request = nullptr;  // UCX's, while posted
+  bool posted = false;
+  alignas(8) std::byte buffer[sizeof(WireHeader) + kSmallPayloadMax];
 };
 
 struct QueuedPacket {  // a packet UCX holds while the network is busy
@@ -133,6 +147,7 @@ class UcxEndpoint final : public Endpoint {
  private:
   friend class UcxTransport;
   Status send_queued(const WireHeader& header, const void* payload, std::size_t length);
+  ucs_status_ptr_t send_small(const WireHeader& wire, const void* payload, std::size_t length);
   static void on_queued_sent(void* request, ucs_status_t status, void* user_data);
   static void on_error(void* arg, ucp_ep_h ep, ucs_status_t status);
 
@@ -170,6 +185,13 @@ class UcxTransport final : public Transport {
   static void on_offer_sent(void* request, ucs_status_t status, void* user_data);
   static void on_received(void* request, ucs_status_t status, std::size_t length, void* user_data);
   static void on_flushed(void* request, ucs_status_t status, void* user_data);
+  static void on_small(void* request, ucs_status_t status, const ucp_tag_recv_info_t* info,
+                       void* user_data);
+
+  Status init_small();
+  Status post_small();
+  void deliver_small(const SmallReceive& slot, std::size_t length);
+  void cancel_small();
 
   void receive_packet(const WireHeader& header, const std::byte* payload, std::size_t length);
   void deliver_early(int rank, Inbound& in);
@@ -191,6 +213,9 @@ class UcxTransport final : public Transport {
   std::vector<std::unique_ptr<UcxEndpoint>> endpoints_;  // by job rank
   std::vector<Inbound> inbound_;                         // by job rank
   ucp_request_param_t immediate_{};                      // packets: eager, at once or not at all
+  ucp_request_param_t small_send_{};                     // small packets: at once or not at all
+  std::vector<std::unique_ptr<SmallReceive>> small_;     // the posted receives of small packets
+  std::vector<SmallReceive*> small_repost_;              // completed, to post again
   int send_queue_ = 0;                                   // GPURUN_UCX_SEND_QUEUE
   Pool<QueuedPacket> queued_;
   Pool<SendOp> send_ops_;
