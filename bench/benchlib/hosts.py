@@ -8,7 +8,10 @@ the flags that make it treat them as separate hosts and use its network path bet
   between namespaces of one kernel;
 - MPICH with MPIR_CVAR_NOLOCAL=1: it decides locality by hostname, which the namespaces share,
   and would otherwise use its shared memory across "hosts";
-- Open MPI with its UCX pml (pml_ucx_tls/devices any: by default it only accepts RDMA devices).
+- Open MPI with its UCX pml (pml_ucx_tls/devices any: by default it only accepts RDMA devices)
+  and --bind-to none: each host's daemon binds its first rank to core 0, so on test hosts that
+  share the machine's cores its ranks would share one core and take turns at the scheduler's
+  tick (4 ms a message).
 Ranks are placed by blocks (ranks 0..k-1 on the first host): -np 2 puts one rank on each of
 two hosts.
 """
@@ -58,7 +61,7 @@ def across(configs: list[Config], state_dir: Path, np: int) -> list[Config]:
                      "--mca", "oob_tcp_if_include", "eth0", "--mca", "btl_tcp_if_include", "eth0",
                      "--mca", "pml", "ucx", "--mca", "pml_ucx_tls", "any",
                      "--mca", "pml_ucx_devices", "any", "-x", "UCX_TLS", "-x", "UCX_NET_DEVICES",
-                     "--host", hl, "--map-by", "slot", "-np", "{np}"]
+                     "--host", hl, "--map-by", "slot", "--bind-to", "none", "-np", "{np}"]
             extra = {"OMPI_MCA_btl_tcp_if_include": "eth0", "OMPI_MCA_oob_tcp_if_include": "eth0"}
         elif family == "mpich":
             flags = ["-launcher", "ssh", "-launcher-exec", str(SSH), "-iface", "eth0",
