@@ -5,7 +5,8 @@
 // the transport keeps posted. UCX sends a tagged message with one plain send() on TCP, where
 // an active message with a header goes through a gathering sendmsg(); one way between two
 // test hosts that saves about 0.05 us of 1.8 (ucx_perftest 8 B: tag_lat 4.38 us, ucp_am_lat
-// 4.43 us; bench/compare osu_latency 8 B against MPICH over UCX, 9 interleaved runs: 1.06x -> 1.01x).
+// 4.43 us; bench/compare osu_latency 8 B against MPICH over UCX, 9 interleaved runs: 1.06x
+// -> 1.01x).
 //
 // Order: a small packet and a larger one (an active message) can arrive out of order; the
 // per-peer sequence number in the wire header puts them back in order (receive_packet).
@@ -21,12 +22,13 @@ ucs_status_ptr_t UcxEndpoint::send_small(const WireHeader& wire, const void* pay
   alignas(8) std::byte joined[sizeof(WireHeader) + kSmallPayloadMax];
   std::memcpy(joined, &wire, sizeof wire);
   if (length > 0) std::memcpy(joined + sizeof wire, payload, length);
-  ucs_status_ptr_t r = api().tag_send_nbx(ep_, joined, sizeof wire + length, kSmallTag,
-                                          &transport_->small_send_);
+  ucs_status_ptr_t r =
+      api().tag_send_nbx(ep_, joined, sizeof wire + length, kSmallTag, &transport_->small_send_);
   // Sent at once or refused (UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL): UCX keeps no pointer into
   // `joined`. Should a UCX not honour the flag, the send completes here, before `joined` goes.
   if (r != nullptr && !UCS_PTR_IS_ERR(r)) [[unlikely]] {
-    while (api().request_check_status(r) == UCS_INPROGRESS) api().worker_progress(transport_->worker_);
+    while (api().request_check_status(r) == UCS_INPROGRESS)
+      api().worker_progress(transport_->worker_);
     ucs_status_t st = api().request_check_status(r);
     api().request_free(r);
     return st == UCS_OK ? nullptr : UCS_STATUS_PTR(st);
@@ -63,7 +65,8 @@ Status UcxTransport::post_small() {
     if (r == nullptr || UCS_PTR_IS_ERR(r)) [[unlikely]] {
       slot->posted = false;
       small_repost_.push_back(slot);
-      return ucx_error("ucx: posting a receive", r == nullptr ? UCS_ERR_UNSUPPORTED : UCS_PTR_STATUS(r));
+      return ucx_error("ucx: posting a receive",
+                       r == nullptr ? UCS_ERR_UNSUPPORTED : UCS_PTR_STATUS(r));
     }
     if (slot->posted) slot->request = r;  // else its callback ran already
   }
