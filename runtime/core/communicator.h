@@ -18,7 +18,7 @@ class Communicator {
   int rank() const { return rank_; }
   int size() const { return group_->size(); }
   const Group& group() const { return *group_; }
-  std::shared_ptr<const Group> shared_group() const { return group_; }
+  const std::shared_ptr<const Group>& shared_group() const { return group_; }
   std::uint32_t context_id() const { return context_id_; }
   // The handle the API layer gave this communicator (for error reports from lower layers).
   int handle() const { return handle_; }
