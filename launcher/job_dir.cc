@@ -1,13 +1,18 @@
 #include "launcher/job_dir.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 
 #include "runtime/base/log.h"
@@ -33,15 +38,101 @@ std::string random_hex(std::size_t nbytes) {
   return out;
 }
 
+namespace {
+
+constexpr const char* kOwnerFile = "owner";
+
+// The start time of process `pid` in clock ticks since boot (field 22 of /proc/PID/stat), or
+// nothing when there is no such process. With the pid it names one process: pids are reused.
+std::optional<unsigned long long> start_time(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return std::nullopt;
+  std::size_t paren = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (paren == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat.substr(paren + 1));
+  std::string field;
+  for (int i = 3; i < 22 && fields >> field; ++i) {
+  }
+  unsigned long long ticks = 0;
+  if (!(fields >> ticks)) return std::nullopt;
+  return ticks;
+}
+
+// "pid:[INODE]": which pid namespace the pids in an owner file belong to. Containers that
+// share /tmp but not their pids must leave each other's directories alone.
+std::string pid_namespace() {
+  std::error_code ec;
+  std::string ns = std::filesystem::read_symlink("/proc/self/ns/pid", ec).string();
+  return ec || ns.empty() ? "unknown" : ns;
+}
+
+// Records who owns a job directory: "PID START-TIME PID-NAMESPACE TOKEN", written whole by a
+// rename.
+void write_owner(const std::string& dir, const std::string& token) {
+  std::string tmp = dir + "/" + kOwnerFile + ".new";
+  {
+    std::ofstream out(tmp);
+    out << getpid() << ' ' << start_time(getpid()).value_or(0) << ' ' << pid_namespace() << ' '
+        << token << '\n';
+    if (!out) return;  // the sweep skips a directory without an owner: nothing is lost
+  }
+  std::rename(tmp.c_str(), (dir + "/" + kOwnerFile).c_str());
+}
+
+// True when the directory's owner file names a process of this pid namespace that no longer
+// runs; `token` is then the job's.
+bool owner_is_gone(const std::string& dir, std::string& token) {
+  std::ifstream in(dir + "/" + kOwnerFile);
+  long pid = 0;
+  unsigned long long started = 0;
+  std::string ns;
+  if (!(in >> pid >> started >> ns >> token) || pid <= 0 || ns != pid_namespace()) return false;
+  bool valid_token =
+      !token.empty() && token.find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (!valid_token) return false;
+  auto now = start_time(static_cast<pid_t>(pid));
+  if (now) return *now != started;
+  return kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+}  // namespace
+
+int sweep_stale_job_dirs(const std::string& base) {
+  DIR* dir = opendir(base.c_str());
+  if (dir == nullptr) return 0;
+  int removed = 0;
+  while (dirent* entry = readdir(dir)) {
+    std::string name = entry->d_name;
+    if (!name.starts_with("gpurun.") || name.size() != 7 + 16) continue;
+    std::string path = base + "/" + name;
+    struct stat st {};
+    if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) continue;
+    std::string token;
+    if (!owner_is_gone(path, token)) continue;
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+    int segments = remove_shm_segments(token);
+    GPURUN_LOG(info, launcher,
+               "removed %s and %d shared-memory segments: its job ended without cleaning up",
+               path.c_str(), segments);
+    ++removed;
+  }
+  closedir(dir);
+  return removed;
+}
+
 JobDir::JobDir() : token_(random_hex(8)) {
   std::string base = param::external_env("TMPDIR").value_or("");
   if (base.empty()) base = "/tmp";
+  sweep_stale_job_dirs(base);
   // 64 random bits, created with mkdir (which fails if the name exists): nobody can predict
   // the name or plant a directory there first.
   for (int attempt = 0; attempt < 8; ++attempt) {
     std::string path = base + "/gpurun." + random_hex(8);
     if (mkdir(path.c_str(), 0700) == 0) {
       path_ = path;
+      write_owner(path_, token_);
       return;
     }
     if (errno != EEXIST)

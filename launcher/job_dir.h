@@ -11,6 +11,7 @@ std::string random_hex(std::size_t nbytes);
 // A directory only the user can enter (0700), with an unpredictable name, created under
 // $TMPDIR (default /tmp). The PMIx server's rendezvous and any per-job file live inside it.
 // Destruction removes it recursively, and every /dev/shm/gpurun-<token>-* segment of the job.
+// Creation first sweeps what jobs that were killed outright left (sweep_stale_job_dirs).
 class JobDir {
  public:
   JobDir();  // throws std::runtime_error with the reason
@@ -29,6 +30,11 @@ class JobDir {
   std::string path_;
   std::string token_;
 };
+
+// Removes every gpurun.* job directory of this user under `base` whose owner (the gpurun or
+// daemon that made it, recorded in its `owner` file) no longer runs, with the job's shared-memory
+// segments: what a job killed by SIGKILL left behind. Returns how many it removed.
+int sweep_stale_job_dirs(const std::string& base);
 
 // Unlinks every /dev/shm/gpurun-<token>-* entry; returns how many were removed.
 int remove_shm_segments(const std::string& token);

@@ -14,7 +14,7 @@ namespace gpurun::launcher {
 SignalFd::SignalFd() {
   sigset_t set;
   sigemptyset(&set);
-  for (int sig : {SIGCHLD, SIGINT, SIGTERM}) sigaddset(&set, sig);
+  for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, sig);
   if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0 ||
       (fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
     throw std::runtime_error(std::string("signalfd: ") + std::strerror(errno));

@@ -1,4 +1,5 @@
-// The signals gpurun's loops handle (SIGCHLD, SIGINT, SIGTERM), read through a signalfd.
+// The signals gpurun's loops handle (SIGCHLD; SIGINT, SIGTERM, SIGHUP and SIGQUIT end the job),
+// read through a signalfd.
 #pragma once
 
 #include <string>

@@ -251,6 +251,50 @@ class Failures(GpurunTest):
         self.assertEqual(proc.returncode, 128 + signal.SIGTERM, err)
         self.assert_nothing_left(pids)
 
+    def test_hangup_quit_and_interrupt_end_the_job_like_sigterm(self):
+        for sig in (signal.SIGHUP, signal.SIGQUIT, signal.SIGINT):
+            with self.subTest(signal=sig.name):
+                proc = self.start_gpurun("-np", "2", self.program, "wait")
+                pids = self.read_pids(proc, 2)
+                proc.send_signal(sig)
+                out, err = proc.communicate(timeout=HANG_GUARD)
+                self.assertEqual(proc.returncode, 128 + sig, err)
+                self.assertIn(f"caught {sig.name}", err)
+                self.assert_nothing_left(pids)
+
+    def wait_until_gone(self, pids):
+        deadline = time.monotonic() + HANG_GUARD
+        while any(pid_alive(p) for p in pids.values()) and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def test_what_a_killed_gpurun_left_is_swept_by_the_next_job(self):
+        # SIGKILL leaves gpurun no chance to clean up; its ranks die with it (parent-death
+        # signal), and the next gpurun with the same TMPDIR removes the job directory and the
+        # shared-memory segments, because the process that made them no longer runs.
+        proc = self.start_gpurun("-np", "2", self.program, "wait")
+        pids = self.read_pids(proc, 2)
+        proc.kill()
+        proc.communicate(timeout=HANG_GUARD)
+        self.wait_until_gone(pids)
+        self.assertEqual(len(os.listdir(self.tmpdir)), 1, "the killed job left no directory")
+        self.assertGreater(len(shm_entries()), len(self.shm_before), "it left no segment")
+        r = self.run_gpurun("-np", "1", self.program, "hello")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assert_nothing_left(pids)
+
+    def test_a_running_job_is_not_swept(self):
+        proc = self.start_gpurun("-np", "2", self.program, "wait")
+        pids = self.read_pids(proc, 2)
+        running = os.listdir(self.tmpdir)
+        segments = shm_entries()
+        r = self.run_gpurun("-np", "1", self.program, "hello")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(os.listdir(self.tmpdir), running, "a running job's directory went")
+        self.assertEqual(shm_entries(), segments, "a running job's segments went")
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=HANG_GUARD)
+        self.assert_nothing_left(pids)
+
     def test_ranks_receive_the_forwarded_signal(self):
         script = 'trap "echo got TERM; exit 0" TERM; echo ready; while :; do sleep 0.05; done'
         proc = self.start_gpurun("-np", "2", "sh", "-c", script)
