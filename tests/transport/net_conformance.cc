@@ -365,6 +365,52 @@ TEST_P(NetConformance, ManyOutstanding) {
   EXPECT_TRUE(pair.progress_until([&] { return pair.received(0).size() == std::size_t{kCount}; }));
 }
 
+// Offers interleaved with packets of every size: a packet sent right after an offer (which
+// may ride with it) keeps its place among the others, and every offer can be pulled, also one
+// that no packet followed.
+TEST_P(NetConformance, OffersAndPacketsInterleaved) {
+  NetPair pair(GetParam());
+  const std::size_t sizes[] = {0, 8, 32, 64, 65, 100, 2048};  // around the ucx carry limit
+  constexpr std::size_t kData = 200'000;
+  std::vector<std::vector<std::byte>> src, dst;
+  std::vector<Done> offered(std::size(sizes) + 1), pulled(std::size(sizes) + 1);
+  std::vector<BulkCookie> cookies;
+  auto offer = [&](int i) {
+    src.push_back(pattern(kData, 100 + i));
+    auto cookie = pair.to_peer(0).offer(contiguous(src.back(), kData), offered[i].completion());
+    ASSERT_TRUE(cookie.ok()) << cookie.status().to_string();
+    cookies.push_back(*cookie);
+  };
+  for (std::size_t i = 0; i < std::size(sizes); ++i) {
+    pair.send(0, header_for(static_cast<int>(2 * i)), pattern(sizes[i], static_cast<int>(i)));
+    ASSERT_NO_FATAL_FAILURE(offer(static_cast<int>(i)));
+    pair.send(0, header_for(static_cast<int>(2 * i + 1)), pattern(sizes[i], 50));
+  }
+  ASSERT_NO_FATAL_FAILURE(offer(static_cast<int>(std::size(sizes))));  // nothing follows it
+  std::size_t packets = 2 * std::size(sizes);
+  ASSERT_TRUE(pair.progress_until([&] { return pair.received(1).size() == packets; }));
+  for (std::size_t i = 0; i < packets; ++i) {
+    const Received& got = pair.received(1)[i];
+    EXPECT_EQ(got.header.tag, header_for(static_cast<int>(i)).tag) << "packet " << i;
+    std::size_t k = i / 2;
+    EXPECT_EQ(got.payload, pattern(sizes[k], i % 2 == 0 ? static_cast<int>(k) : 50)) << i;
+  }
+  for (std::size_t i = 0; i < cookies.size(); ++i) {
+    dst.emplace_back(kData);
+    ASSERT_TRUE(
+        pair.to_peer(1).pull(cookies[i], contiguous(dst[i], kData), pulled[i].completion()).ok());
+  }
+  ASSERT_TRUE(pair.progress_until([&] {
+    for (std::size_t i = 0; i < cookies.size(); ++i)
+      if (!offered[i].called || !pulled[i].called) return false;
+    return true;
+  }));
+  for (std::size_t i = 0; i < cookies.size(); ++i) {
+    EXPECT_TRUE(offered[i].status.ok() && pulled[i].status.ok()) << i;
+    EXPECT_EQ(dst[i], src[i]) << "offer " << i;
+  }
+}
+
 // Before a process may leave, what it sent has left it.
 TEST_P(NetConformance, QuiescentOnceSent) {
   NetPair pair(GetParam());

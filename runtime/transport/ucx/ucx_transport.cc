@@ -1,7 +1,9 @@
 #include "runtime/transport/ucx/ucx_transport.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "runtime/base/log.h"
 #include "runtime/base/param.h"
@@ -49,9 +51,22 @@ Status status_of(ucs_status_t status, int peer) {
 // ---- UcxEndpoint: packets ----------------------------------------------------------------
 
 Status UcxEndpoint::send(const PacketHeader& header, const void* payload, std::size_t length) {
-  if (!failed_.ok()) [[unlikely]]
+  if (!failed_.ok()) [[unlikely]] {
+    if (waiting_ != nullptr) {  // the caller hears of the failure from this send alone
+      transport_->send_ops_.put(std::exchange(waiting_, nullptr));
+      --transport_->offers_waiting_;
+    }
     return failed_;
+  }
   WireHeader wire{header, transport_->config_.rank, next_seq_};
+  if (waiting_ != nullptr) {
+    if (length <= transport_->carry_max_) {  // rides with the offer
+      Status st = send_offer(&wire, payload, length);
+      if (st.ok()) ++next_seq_;
+      return st;
+    }
+    GPURUN_TRY(send_offer(nullptr, nullptr, 0));
+  }
   // Once UCX holds a copied packet, later ones queue behind it so that order is kept.
   if (queued_ == 0) [[likely]] {
     ucs_status_ptr_t r = length <= kSmallPayloadMax
@@ -142,8 +157,10 @@ Result<std::unique_ptr<UcxTransport>> UcxTransport::create(const Config& config,
   std::unique_ptr<UcxTransport> t(new UcxTransport(config, handler));
   GPURUN_TRY(t->init_context());
   GPURUN_TRY(t->init_worker());
-  GPURUN_LOG(debug, transport, "ucx: worker address %zu bytes, packets up to %zu bytes%s",
-             t->address_.size(), t->caps_.max_packet,
+  GPURUN_LOG(debug, transport,
+             "ucx: worker address %zu bytes, packets up to %zu bytes (up to %zu ride with an "
+             "offer)%s",
+             t->address_.size(), t->caps_.max_packet, t->carry_max_,
              t->caps_.device_memory ? ", device memory" : "");
   return t;
 }
@@ -185,6 +202,9 @@ Status UcxTransport::init_worker() {
   if (wattr.max_am_header < sizeof(WireHeader))
     return Status(ErrorCode::kUnsupported, "ucx: active-message headers of at most " +
                                                std::to_string(wattr.max_am_header) + " bytes");
+  constexpr std::size_t kCarryOverhead = sizeof(BulkHeader) + sizeof(WireHeader);
+  if (wattr.max_am_header > kCarryOverhead)
+    carry_max_ = std::min(kCarriedPayloadMax, wattr.max_am_header - kCarryOverhead);
   auto set_handler = [&](unsigned id, ucp_am_recv_callback_t cb, std::uint32_t flags) {
     ucp_am_handler_param_t hp{};
     hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
@@ -296,6 +316,8 @@ int UcxTransport::progress() {
     if (!st.ok()) [[unlikely]]
       GPURUN_LOG(error, transport, "%s", st.to_string().c_str());
   }
+  if (offers_waiting_ > 0) [[unlikely]]
+    send_waiting_offers();
   if (!deferred_.empty()) [[unlikely]]
     events += run_deferred();
   return events + delivered_;
@@ -313,7 +335,7 @@ int UcxTransport::run_deferred() {
 }
 
 bool UcxTransport::quiescent() const {
-  if (in_flight_ > 0 || !deferred_.empty()) return false;
+  if (in_flight_ > 0 || offers_waiting_ > 0 || !deferred_.empty()) return false;
   if (flushed_ == sends_) return true;
   if (flush_running_) return false;
   // Sends UCX completed at once may still sit in its buffers (a busy socket): flush them out

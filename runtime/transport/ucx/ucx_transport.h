@@ -7,16 +7,20 @@
 // network is busy, packets are copied into pooled buffers that UCX holds (in order), up to
 // GPURUN_UCX_SEND_QUEUE per peer, after which send() asks the caller to retry.
 //
-// Bulk data uses UCX's own rendezvous: offer() sends the data at once as an active message
-// (id kBulkAm) with UCP_AM_SEND_FLAG_RNDV, so only UCX's request-to-send travels; the receiver
-// keeps the descriptor UCX hands it, and pull() receives the data into the user's buffer with
+// Bulk data uses UCX's own rendezvous: the data goes as an active message (id kBulkAm) with
+// UCP_AM_SEND_FLAG_RNDV, so only UCX's request-to-send travels; the receiver keeps the
+// descriptor UCX hands it, and pull() receives the data into the user's buffer with
 // ucp_am_recv_data_nbx (zero-copy where UCX can). Non-contiguous data and truncated pulls go
 // through a UCP generic datatype that calls the Data's pack/unpack.
+// offer() only prepares that message: the next packet to the same peer (the pml's
+// request-to-send, which carries the cookie) rides in its UCX header, so a rendezvous costs
+// one message, not two (ucx_bulk.cc). progress() sends an offer that no packet followed.
 //
 // Progress: ucp_worker_progress() inside progress(), no thread of its own; callbacks (packets,
 // completions) run there. Threading: one thread at a time (UCS_THREAD_MODE_SERIALIZED).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -52,6 +56,19 @@ struct BulkHeader {
   std::uint32_t reserved;
   std::uint64_t id;  // the offer's number on the sender's endpoint (BulkCookie::id)
 };
+
+// A packet of at most this much payload rides in the UCX header of the offer before it.
+inline constexpr std::size_t kCarriedPayloadMax = 64;
+
+// The UCX header of offered bulk data as sent: the BulkHeader alone, or followed by a carried
+// packet (its WireHeader and payload).
+struct OfferHeader {
+  BulkHeader bulk;
+  WireHeader wire;
+  std::byte payload[kCarriedPayloadMax];
+};
+static_assert(offsetof(OfferHeader, wire) == sizeof(BulkHeader));
+static_assert(offsetof(OfferHeader, payload) == sizeof(BulkHeader) + sizeof(WireHeader));
 
 // Objects handed to UCX by address live in a Pool: stable addresses, reused, no allocation
 // once warm.
@@ -111,7 +128,7 @@ struct QueuedPacket {  // a packet UCX holds while the network is busy
 struct SendOp : GenericState {  // offered bulk data
   UcxTransport* transport = nullptr;
   int peer = -1;
-  BulkHeader header{};
+  OfferHeader header{};  // UCX reads it until the send completes
   Completion done;
 };
 
@@ -147,6 +164,8 @@ class UcxEndpoint final : public Endpoint {
  private:
   friend class UcxTransport;
   Status send_queued(const WireHeader& header, const void* payload, std::size_t length);
+  // Sends the waiting offer, carrying the packet `wire` (with its payload) when not null.
+  Status send_offer(const WireHeader* wire, const void* payload, std::size_t length);
   ucs_status_ptr_t send_small(const WireHeader& wire, const void* payload, std::size_t length);
   static void on_queued_sent(void* request, ucs_status_t status, void* user_data);
   static void on_error(void* arg, ucp_ep_h ep, ucs_status_t status);
@@ -156,6 +175,7 @@ class UcxEndpoint final : public Endpoint {
   int peer_ = -1;
   std::uint32_t next_seq_ = 0;    // of the next packet to the peer
   std::uint64_t next_offer_ = 0;  // id of the next offer to the peer
+  SendOp* waiting_ = nullptr;     // an offer not sent yet: the next packet rides with it
   int queued_ = 0;                // packets UCX holds for us (copied)
   Status failed_;                 // set when UCX reports the connection broken
 };
@@ -199,6 +219,7 @@ class UcxTransport final : public Transport {
   void receive_bulk(int peer, void* desc, std::size_t length, const Data& data, Completion done);
   Status check_memory(accel::MemoryKind kind, int peer) const;
   void set_memory_type(ucp_request_param_t& param, accel::MemoryKind kind) const;
+  void send_waiting_offers();  // those no packet followed
   void defer(Completion done, Status status);
   int run_deferred();
   void close_endpoints();
@@ -221,8 +242,10 @@ class UcxTransport final : public Transport {
   Pool<SendOp> send_ops_;
   Pool<RecvOp> recv_ops_;
   std::vector<std::pair<Completion, Status>> deferred_;
-  int in_flight_ = 0;  // queued packets, offers and receives that UCX has not completed
-  int delivered_ = 0;  // events handled inside callbacks during this progress()
+  int in_flight_ = 0;          // queued packets, offers and receives that UCX has not completed
+  int offers_waiting_ = 0;     // endpoints with a waiting offer
+  std::size_t carry_max_ = 0;  // payload a carried packet may have (0: UCX headers too small)
+  int delivered_ = 0;          // events handled inside callbacks during this progress()
   bool closing_ = false;
   // Flushing before the process leaves: sends counted, and those a completed flush covered.
   std::uint64_t sends_ = 0;
