@@ -4,11 +4,13 @@ median, gpurun / best peer configuration) and a PNG plot drawn by gnuplot; an in
 import shutil
 import statistics
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 from .runner import Run
 
 GPURUN = "gpurun"
+OVERLAP = {"key": "overlap_pct", "title": "Overlap(%)", "lower_is_better": False}
 
 
 def fmt(v: float | None) -> str:
@@ -118,8 +120,21 @@ class BenchReport:
             lines.append("")
             lines.append("No configuration produced results for this benchmark (see below).")
         lines += self._gpu_table(gpu_ref, placement)
+        lines += self._overlap_table()
         lines += [""] + self.notes()
         return "\n".join(lines) + "\n"
+
+    def _overlap_table(self) -> list[str]:
+        """Nonblocking collectives: the overlap of communication and compute, a table of its
+        own (the main table shows the overall time)."""
+        runs = [replace(r, values=r.overlap, metric=OVERLAP, overlap={})
+                for rs in self.runs.values() for r in rs if r.overlap]
+        if not runs:
+            return []
+        sub = BenchReport(self.bench, self.configs, runs, self.skipped, self.absent)
+        rows = sub.table(None, None).split("\n\n")[1]  # the heading's table, without notes
+        return ["", f"### {self.bench}: {OVERLAP['title']}, median per configuration "
+                "(higher is better)", "", rows]
 
     def _gpu_table(self, ref: dict | None, placement: str | None) -> list[str]:
         if not ref or not placement:

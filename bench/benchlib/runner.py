@@ -62,6 +62,7 @@ class Run:
     foreign: float = 0.0  # share of the machine's CPU used by others during the run
     slowdown: float = 1.0  # CPU probe around the run over the fastest probe
     hop_ns: float | None = None  # core-to-core cache-line time measured before the round
+    overlap: dict = field(default_factory=dict)  # size -> overlap % (nonblocking collectives)
     load_before: float = 0.0
     disturbed: bool = False
     command: str = ""
@@ -97,6 +98,14 @@ def parse_output(stdout: str) -> tuple[dict, dict]:
     return values, metric
 
 
+def parse_overlap(stdout: str) -> dict:
+    """size -> overlap % from a nonblocking collective's --format json; empty for others."""
+    start, end = stdout.find("{"), stdout.rfind("}")
+    doc = json.loads(stdout[start:end + 1])
+    return {int(row.get("size", -1)): float(row["overlap_pct"]) for row in doc["rows"]
+            if "overlap_pct" in row}
+
+
 def _finish(run: Run, proc: subprocess.CompletedProcess | None) -> None:
     if proc is None:
         run.status = "timeout"
@@ -108,6 +117,7 @@ def _finish(run: Run, proc: subprocess.CompletedProcess | None) -> None:
         return
     try:
         run.values, run.metric = parse_output(proc.stdout)
+        run.overlap = parse_overlap(proc.stdout)
     except (ValueError, KeyError, IndexError) as err:
         run.status = f"unreadable output ({err})"
         return

@@ -47,7 +47,7 @@ def main() -> int:
         return under_load(sys.argv[2], Path(sys.argv[3]), sys.argv[4:])
     compare, out, extra = sys.argv[1], Path(sys.argv[2]), sys.argv[3:]
     shutil.rmtree(out, ignore_errors=True)
-    cmd = [compare, "--bench", "osu_latency,osu_barrier", "--reps", "2",
+    cmd = [compare, "--bench", "osu_latency,osu_barrier,osu_iallreduce", "--reps", "2",
            "--args", "-m 1:64 -i 20 -x 2", "--out", str(out), *extra]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     print(proc.stdout, proc.stderr)
@@ -66,8 +66,17 @@ def main() -> int:
     for name in ("osu_latency.png", "osu_barrier.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"{name} is not a PNG"
     assert re.search(r"\| — \| ", (out / "osu_barrier.md").read_text()), "barrier table"
+    nbc = (out / "osu_iallreduce.md").read_text()
+    assert nbc.count("| Size |") == 2 and "Overlap(%), median" in nbc, nbc
+    overall, overlap = nbc.split("Overlap(%), median")
+    sizes = [ln.split("|")[1] for ln in overall.splitlines() if re.match(r"\| \d+ \|", ln)]
+    assert sizes == [" 4 ", " 8 ", " 16 ", " 32 ", " 64 "], nbc  # from 4 bytes: one int
+    assert [ln.split("|")[1] for ln in overlap.splitlines()
+            if re.match(r"\| \d+ \|", ln)] == sizes, nbc
     runs = json.loads((out / "runs.json").read_text())
-    assert len(runs) == 2 * 2 * len(configs), f"{len(runs)} runs"
+    assert len(runs) == 3 * 2 * len(configs), f"{len(runs)} runs"
+    assert all(len(r["overlap"]) == 5 for r in runs if r["bench"] == "osu_iallreduce"), \
+        "overlap missing from the raw runs"
     assert all("foreign" in r and "disturbed" in r for r in runs), "load not measured"
     assert all(r.get("hop_ns") for r in runs), "the core-to-core probe did not run"
     assert "host placement" in table, "the table does not say how the host placed the cores"
