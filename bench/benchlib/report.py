@@ -86,8 +86,12 @@ class BenchReport:
         return mine / best if best else None
 
     def _value(self, config: str, rep: int, size: int) -> float | None:
+        """The round's value, from an undisturbed run; from a disturbed one when every run of
+        the configuration was disturbed (as its median is), so that no peer drops out of the
+        ratio (Open MPI across test hosts: its daemons detach, so their CPU counts as others')."""
+        calm_only = not self.fallback.get(config, False)
         for r in self.runs.get(config, []):
-            if r.rep == rep and r.ok and not r.disturbed and size in r.values:
+            if r.rep == rep and r.ok and size in r.values and not (calm_only and r.disturbed):
                 return r.values[size]
         return None
 
@@ -191,7 +195,8 @@ class BenchReport:
             if bad and bad[0].output_tail:
                 out.append("  ```\n  " + bad[0].output_tail.replace("\n", "\n  ") + "\n  ```")
             if self.fallback[c]:
-                out.append(f"  * every {c} run was disturbed: its medians include them")
+                out.append(f"  * every {c} run was disturbed: its medians and the paired ratios "
+                           "include them")
         return out
 
     def plot(self, out_dir: Path) -> Path | None:

@@ -37,7 +37,7 @@ def under_load(compare: str, out: Path, extra: list[str]) -> int:
     assert runs and all(r["disturbed"] for r in runs), [(r["config"], r["foreign"]) for r in runs]
     assert "DISTURBED" in proc.stderr, "progress lines do not flag the runs"
     table = (out / "osu_latency.md").read_text()
-    assert "disturbed by other load" in table and "medians include them" in table, table
+    assert "disturbed by other load" in table and "paired ratios include them" in table, table
     print("1 passed, 0 failed")
     return 0
 
