@@ -64,7 +64,8 @@ Result<BulkCookie> UcxEndpoint::offer(const Data& data, Completion done) {
   if (!failed_.ok()) return failed_;
   GPURUN_TRY(transport_->check_memory(data.kind, peer_));
   UcxTransport& t = *transport_;
-  if (waiting_ != nullptr) GPURUN_TRY(send_offer(nullptr, nullptr, 0));
+  // The earlier offer leaves alone; a failure reaches its own completion, not this offer.
+  if (waiting_ != nullptr) (void)send_offer(nullptr, nullptr, 0);
   SendOp* op = t.send_ops_.take();
   op->transport = &t;
   op->peer = peer_;
