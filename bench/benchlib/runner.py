@@ -87,10 +87,15 @@ def lower_is_better(key: str) -> bool:
     return key.endswith(("_us", "_ms"))
 
 
+def _json_doc(stdout: str) -> dict:
+    """The JSON document of a program's --format json output."""
+    start, end = stdout.find("{"), stdout.rfind("}")
+    return json.loads(stdout[start:end + 1])
+
+
 def parse_output(stdout: str) -> tuple[dict, dict]:
     """(size -> first column value, metric description) from a program's --format json."""
-    start, end = stdout.find("{"), stdout.rfind("}")
-    doc = json.loads(stdout[start:end + 1])
+    doc = _json_doc(stdout)
     column = doc["columns"][0]
     key = column["key"]
     values = {int(row.get("size", -1)): float(row[key]) for row in doc["rows"]}
@@ -100,8 +105,7 @@ def parse_output(stdout: str) -> tuple[dict, dict]:
 
 def parse_overlap(stdout: str) -> dict:
     """size -> overlap % from a nonblocking collective's --format json; empty for others."""
-    start, end = stdout.find("{"), stdout.rfind("}")
-    doc = json.loads(stdout[start:end + 1])
+    doc = _json_doc(stdout)
     return {int(row.get("size", -1)): float(row["overlap_pct"]) for row in doc["rows"]
             if "overlap_pct" in row}
 
