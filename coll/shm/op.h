@@ -4,48 +4,15 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "coll/algorithm.h"
 #include "coll/shm/arena.h"
 #include "coll/shm/check.h"
+#include "coll/signature.h"
 #include "runtime/base/status.h"
 
 namespace gpurun::coll::shm {
-
-// The scalars of a call that decide what an operation does; calls with per-rank arrays (the
-// v forms, reduce_scatter) never match, since the arrays are not kept.
-struct Signature {
-  Signature() = default;
-  explicit Signature(const Args& a)
-      : collective(a.collective),
-        comm(a.comm),
-        sendbuf(a.sendbuf),
-        recvbuf(a.recvbuf),
-        type(a.type),
-        recvtype(a.recvtype),
-        op(a.op),
-        count(a.count),
-        recvcount(a.recvcount),
-        root(a.root),
-        in_place(a.in_place),
-        memory(a.memory),
-        arrays(a.recvcounts != nullptr || a.sendcounts != nullptr) {}
-  bool operator==(const Signature&) const = default;
-
-  Collective collective = Collective::kBarrier;
-  const core::Communicator* comm = nullptr;
-  const void* sendbuf = nullptr;
-  const void* recvbuf = nullptr;
-  const core::Datatype* type = nullptr;
-  const core::Datatype* recvtype = nullptr;
-  const core::Op* op = nullptr;
-  std::int64_t count = 0;
-  std::int64_t recvcount = 0;
-  int root = 0;
-  bool in_place = false;
-  accel::MemoryKind memory = accel::MemoryKind::kHost;
-  bool arrays = true;  // never rearm an operation that was not remembered
-};
 
 class ShmOp : public Operation {
  public:
@@ -64,7 +31,7 @@ class ShmOp : public Operation {
   bool rearm(const Args& args) final;
 
   // What the operation was made for, so that rearm() can compare (create_on_arena() sets it).
-  void remember(const Args& args) { signature_ = Signature(args); }
+  void remember(const Args& args) { signature_.emplace(args); }
 
   // What the first collective of a new arena needs to set its segment up, and the operation
   // to run instead should that fail (both only while the arena is not ready).
@@ -128,7 +95,7 @@ class ShmOp : public Operation {
   bool planned_ = false;
   bool on_fallback_ = false;
   Status status_;
-  Signature signature_;
+  std::optional<CallSignature> signature_;  // none: never rearm
   std::unique_ptr<Operation> fallback_;
   pml::Pml* setup_pml_ = nullptr;
   const core::Communicator* setup_comm_ = nullptr;
