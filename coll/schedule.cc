@@ -9,8 +9,8 @@
 #include <cstring>
 #include <string>
 
-#include "coll/signature.h"
 #include "coll/scratch.h"
+#include "coll/signature.h"
 #include "pml/pml.h"
 
 namespace gpurun::coll {
@@ -119,8 +119,7 @@ class Schedule final : public Operation {
   Status status() const override { return status_; }
 
   bool rearm(const Args& args) override {
-    if (!done_ || comm_ == nullptr || signature_.has_arrays || !(Signature(args) == signature_))
-      return false;
+    if (!done_ || comm_ == nullptr || !signature_.matches(args)) return false;
     tag_ = args.tag;
     return true;
   }

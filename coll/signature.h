@@ -37,10 +37,23 @@ struct CallSignature {
         op(a.op),
         root(a.root),
         memory(a.memory),
-        has_arrays(a.sendcounts != nullptr || a.recvcounts != nullptr || a.sdispls != nullptr ||
-                   a.rdispls != nullptr || a.sendtypes != nullptr || a.recvtypes != nullptr ||
-                   a.sources != nullptr || a.destinations != nullptr) {}
+        has_arrays(has_arrays_in(a)) {}
   bool operator==(const CallSignature&) const = default;
+
+  // Whether `a` is the call this signature was made from, field by field, building nothing
+  // (rearming runs on every blocking collective); a call with arrays never is.
+  bool matches(const Args& a) const {
+    return !has_arrays && collective == a.collective && comm == a.comm && sendbuf == a.sendbuf &&
+           recvbuf == a.recvbuf && count == a.count && op == a.op && type == a.type &&
+           in_place == a.in_place && recvcount == a.recvcount && recvtype == a.recvtype &&
+           root == a.root && memory == a.memory && !has_arrays_in(a);
+  }
+
+  static bool has_arrays_in(const Args& a) {
+    return a.sendcounts != nullptr || a.recvcounts != nullptr || a.sdispls != nullptr ||
+           a.rdispls != nullptr || a.sendtypes != nullptr || a.recvtypes != nullptr ||
+           a.sources != nullptr || a.destinations != nullptr;
+  }
 };
 
 }  // namespace gpurun::coll

@@ -156,7 +156,7 @@ bool StagedOperation::progress() {
 }
 
 bool StagedOperation::rearm(const Args& args) {
-  if (!copied_out_ || signature_.has_arrays || !(Signature(args) == signature_)) return false;
+  if (!copied_out_ || !signature_.matches(args)) return false;
   host_args_.tag = args.tag;
   return inner_->rearm(host_args_);
 }

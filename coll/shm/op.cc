@@ -142,10 +142,9 @@ void ShmOp::count_error(int source, std::uint64_t theirs) {
 }
 
 bool ShmOp::rearm(const Args& args) {
-  if (!done_ || on_fallback_ || !signature_ || signature_->has_arrays ||
-      arena_.state() != Arena::State::kReady || !arena_.serves(*args.comm))
+  if (!done_ || on_fallback_ || !signature_ || arena_.state() != Arena::State::kReady ||
+      !arena_.serves(*args.comm) || !signature_->matches(args))
     return false;
-  if (!(CallSignature(args) == *signature_)) return false;
   tag_ = args.tag;
   return true;
 }
