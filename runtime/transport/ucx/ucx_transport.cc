@@ -311,7 +311,10 @@ void UcxTransport::deliver_early(int rank, Inbound& in) {
 int UcxTransport::progress() {
   delivered_ = 0;
   int events = static_cast<int>(api().worker_progress(worker_));
-  if (!small_repost_.empty()) {
+  // Receives are posted again once a call finds nothing to do, so that the work stays off the
+  // path from a packet's arrival to its reply; at once only when half of them are gone.
+  if (!small_repost_.empty() &&
+      (events + delivered_ == 0 || small_repost_.size() >= kSmallReceives / 2)) {
     Status st = post_small();
     if (!st.ok()) [[unlikely]]
       GPURUN_LOG(error, transport, "%s", st.to_string().c_str());
