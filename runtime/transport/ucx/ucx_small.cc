@@ -48,8 +48,8 @@ Status UcxTransport::init_small() {
 }
 
 // Posts the receives that completed since the last call. progress() calls it once a call
-// finds nothing to do (or half the receives are gone): posting costs about as much as a
-// packet's whole delivery, and a reply should not wait for it. UCX completes a receive whose
+// finds nothing to do (or half the receives are gone): posting is work a reply to the packet
+// just delivered should not wait for. UCX completes a receive whose
 // packet is already waiting through the callback too (UCP_OP_ATTR_FLAG_NO_IMM_CMPL), maybe
 // before tag_recv_nbx returns: that callback delivers the packet and queues the slot again.
 Status UcxTransport::post_small() {
