@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""bench/compare's report, on runs made up here (no MPI): how the paired ratio picks its peers,
+and the overlap table of the nonblocking collectives.
+
+  report_test.py BENCH_DIR
+"""
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(sys.argv.pop(1)).resolve()))
+from benchlib.report import BenchReport  # noqa: E402
+from benchlib.runner import Run  # noqa: E402
+
+TIME = {"key": "latency_us", "title": "Latency(us)", "lower_is_better": True}
+CONFIGS = ["gpurun", "calm", "loaded"]
+
+
+def run(config, rep, value, disturbed=False, overlap=None):
+    return Run(config, "osu_x", rep, ok=True, status="ok", values={8: value}, metric=TIME,
+               disturbed=disturbed, overlap=overlap or {})
+
+
+def ratio_cell(table, size):
+    row = next(ln for ln in table.splitlines() if ln.startswith(f"| {size} |"))
+    return row.strip("|").split("|")[-1].strip()
+
+
+class PairedRatio(unittest.TestCase):
+    def test_a_peer_disturbed_in_every_run_still_counts(self):
+        # "loaded" is faster but was flagged in every round: it counts, as in its median.
+        runs = [r for rep in (1, 2, 3) for r in (run("gpurun", rep, 1.0), run("calm", rep, 2.0),
+                                                run("loaded", rep, 0.5, disturbed=True))]
+        rep = BenchReport("osu_x", CONFIGS, runs, {})
+        self.assertAlmostEqual(rep.ratio(8), 2.0)
+        self.assertIn("paired ratios include them", rep.table(None, None))
+
+    def test_a_peer_disturbed_in_some_runs_counts_only_when_calm(self):
+        runs = [r for rep in (1, 2, 3) for r in (run("gpurun", rep, 1.0), run("calm", rep, 2.0))]
+        runs += [run("loaded", 1, 4.0), run("loaded", 2, 0.1, disturbed=True),
+                 run("loaded", 3, 0.1, disturbed=True)]
+        rep = BenchReport("osu_x", CONFIGS, runs, {})
+        # Rounds 2 and 3 pair with "calm" (0.5), round 1 with "calm" too (2.0 < 4.0).
+        self.assertAlmostEqual(rep.ratio(8), 0.5)
+
+
+class OverlapTable(unittest.TestCase):
+    def test_nonblocking_collectives_get_an_overlap_table(self):
+        runs = [run("gpurun", 1, 3.0, overlap={8: 40.0}), run("calm", 1, 4.0, overlap={8: 20.0})]
+        table = BenchReport("osu_x", ["gpurun", "calm"], runs, {}).table(None, None)
+        self.assertEqual(table.count("| Size |"), 2, table)
+        overlap = table[table.index("Overlap(%), median"):]
+        self.assertEqual(ratio_cell(overlap, 8), "2.00", table)  # higher is better: 40 / 20
+        self.assertEqual(ratio_cell(table, 8), "0.75", table)  # the overall time: 3 / 4
+
+    def test_other_benchmarks_have_none(self):
+        table = BenchReport("osu_x", ["gpurun"], [run("gpurun", 1, 3.0)], {}).table(None, None)
+        self.assertNotIn("Overlap", table)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
