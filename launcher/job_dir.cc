@@ -59,35 +59,41 @@ std::optional<unsigned long long> start_time(pid_t pid) {
   return ticks;
 }
 
-// "pid:[INODE]": which pid namespace the pids in an owner file belong to. Containers that
-// share /tmp but not their pids must leave each other's directories alone.
-std::string pid_namespace() {
+// Where the pids of an owner file mean something: this boot of this machine (a TMPDIR on a
+// shared file system holds other hosts' jobs) and this pid namespace (containers that share
+// /tmp but not their pids), as "BOOT-ID/pid:[INODE]".
+std::string pid_scope() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string boot;
   std::error_code ec;
   std::string ns = std::filesystem::read_symlink("/proc/self/ns/pid", ec).string();
-  return ec || ns.empty() ? "unknown" : ns;
+  if (!std::getline(in, boot) || boot.empty() || ec || ns.empty()) return "unknown";
+  return boot + "/" + ns;
 }
 
-// Records who owns a job directory: "PID START-TIME PID-NAMESPACE TOKEN", written whole by a
+// Records who owns a job directory: "PID START-TIME PID-SCOPE TOKEN", written whole by a
 // rename.
 void write_owner(const std::string& dir, const std::string& token) {
   std::string tmp = dir + "/" + kOwnerFile + ".new";
   {
     std::ofstream out(tmp);
-    out << getpid() << ' ' << start_time(getpid()).value_or(0) << ' ' << pid_namespace() << ' '
-        << token << '\n';
+    out << getpid() << ' ' << start_time(getpid()).value_or(0) << ' ' << pid_scope() << ' ' << token
+        << '\n';
     if (!out) return;  // the sweep skips a directory without an owner: nothing is lost
   }
   std::rename(tmp.c_str(), (dir + "/" + kOwnerFile).c_str());
 }
 
-// True when the directory's owner file names a process of this pid namespace that no longer
-// runs; `token` is then the job's.
+// True when the directory's owner file names a process of this machine and pid namespace
+// that no longer runs; `token` is then the job's. An unknown scope matches nothing.
 bool owner_is_gone(const std::string& dir, std::string& token) {
   std::ifstream in(dir + "/" + kOwnerFile);
   long pid = 0;
   unsigned long long started = 0;
-  std::string ns;
-  if (!(in >> pid >> started >> ns >> token) || pid <= 0 || ns != pid_namespace()) return false;
+  std::string scope;
+  if (!(in >> pid >> started >> scope >> token) || pid <= 0 || scope == "unknown" ||
+      scope != pid_scope())
+    return false;
   bool valid_token =
       !token.empty() && token.find_first_not_of("0123456789abcdef") == std::string::npos;
   if (!valid_token) return false;

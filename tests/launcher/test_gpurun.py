@@ -9,6 +9,7 @@ guards only, never assertions about speed.
 """
 import os
 import re
+import shutil
 import signal
 import socket
 import stat
@@ -281,6 +282,32 @@ class Failures(GpurunTest):
         r = self.run_gpurun("-np", "1", self.program, "hello")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assert_nothing_left(pids)
+
+    def fake_job_dir(self, scope):
+        """A job directory and segment as a job whose gpurun is gone (pid beyond pid_max)
+        left them, its owner file naming `scope`."""
+        token = os.urandom(8).hex()
+        path = os.path.join(self.tmpdir, "gpurun." + os.urandom(8).hex())
+        os.mkdir(path, 0o700)
+        with open(os.path.join(path, "owner"), "w") as f:
+            f.write(f"999999999 12345 {scope} {token}\n")
+        segment = f"/dev/shm/gpurun-{token}-rank0"
+        open(segment, "w").close()
+        self.addCleanup(lambda: os.path.exists(segment) and os.remove(segment))
+        return path, segment
+
+    def test_only_dead_owners_of_this_machine_are_swept(self):
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            here = f.read().strip() + "/" + os.readlink("/proc/self/ns/pid")
+        mine = self.fake_job_dir(here)
+        other_host = self.fake_job_dir("0a0a0a0a-0000-0000-0000-000000000000/pid:[4026531836]")
+        r = self.run_gpurun("-np", "1", self.program, "hello")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(mine[0]) or os.path.exists(mine[1]), "not swept")
+        # A TMPDIR on a shared file system holds other hosts' jobs: their pids mean nothing here.
+        self.assertTrue(os.path.exists(other_host[0]) and os.path.exists(other_host[1]),
+                        "another machine's job was swept")
+        shutil.rmtree(other_host[0])
 
     def test_a_running_job_is_not_swept(self):
         proc = self.start_gpurun("-np", "2", self.program, "wait")
