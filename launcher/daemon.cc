@@ -166,9 +166,8 @@ int run_host_cleanup(const std::vector<std::string>& args) {
   }
   std::filesystem::path dir(args[0]);
   const std::string& token = args[1];
-  bool token_ok =
-      !token.empty() && token.find_first_not_of("0123456789abcdef") == std::string::npos;
-  if (!dir.is_absolute() || !dir.filename().string().starts_with("gpurun.") || !token_ok) {
+  if (!dir.is_absolute() || !dir.filename().string().starts_with("gpurun.") ||
+      !is_job_token(token)) {
     std::fprintf(stderr, "gpurun --host-cleanup: %s %s is no gpurun job\n", args[0].c_str(),
                  token.c_str());
     return 2;

@@ -73,30 +73,30 @@ std::string pid_scope() {
 
 // Records who owns a job directory: "PID START-TIME PID-SCOPE TOKEN", written whole by a
 // rename.
+// Without its start time or scope there is no owner file: the sweep leaves such a directory.
 void write_owner(const std::string& dir, const std::string& token) {
+  std::optional<unsigned long long> started = start_time(getpid());
+  std::string scope = pid_scope();
+  if (!started || scope == "unknown") return;
   std::string tmp = dir + "/" + kOwnerFile + ".new";
   {
     std::ofstream out(tmp);
-    out << getpid() << ' ' << start_time(getpid()).value_or(0) << ' ' << pid_scope() << ' ' << token
-        << '\n';
+    out << getpid() << ' ' << *started << ' ' << scope << ' ' << token << '\n';
     if (!out) return;  // the sweep skips a directory without an owner: nothing is lost
   }
   std::rename(tmp.c_str(), (dir + "/" + kOwnerFile).c_str());
 }
 
-// True when the directory's owner file names a process of this machine and pid namespace
-// that no longer runs; `token` is then the job's. An unknown scope matches nothing.
-bool owner_is_gone(const std::string& dir, std::string& token) {
+// True when the directory's owner file names a process of `here` (pid_scope()) that no
+// longer runs; `token` is then the job's.
+bool owner_is_gone(const std::string& dir, const std::string& here, std::string& token) {
   std::ifstream in(dir + "/" + kOwnerFile);
   long pid = 0;
   unsigned long long started = 0;
   std::string scope;
-  if (!(in >> pid >> started >> scope >> token) || pid <= 0 || scope == "unknown" ||
-      scope != pid_scope())
+  if (!(in >> pid >> started >> scope >> token) || pid <= 0 || scope != here ||
+      !is_job_token(token))
     return false;
-  bool valid_token =
-      !token.empty() && token.find_first_not_of("0123456789abcdef") == std::string::npos;
-  if (!valid_token) return false;
   auto now = start_time(static_cast<pid_t>(pid));
   if (now) return *now != started;
   return kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
@@ -104,7 +104,13 @@ bool owner_is_gone(const std::string& dir, std::string& token) {
 
 }  // namespace
 
+bool is_job_token(const std::string& token) {
+  return !token.empty() && token.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
 int sweep_stale_job_dirs(const std::string& base) {
+  std::string here = pid_scope();
+  if (here == "unknown") return 0;  // no owner file can be judged
   DIR* dir = opendir(base.c_str());
   if (dir == nullptr) return 0;
   int removed = 0;
@@ -115,7 +121,7 @@ int sweep_stale_job_dirs(const std::string& base) {
     struct stat st {};
     if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) continue;
     std::string token;
-    if (!owner_is_gone(path, token)) continue;
+    if (!owner_is_gone(path, here, token)) continue;
     std::error_code ec;
     std::filesystem::remove_all(path, ec);
     int segments = remove_shm_segments(token);

@@ -36,6 +36,9 @@ class JobDir {
 // segments: what a job killed by SIGKILL left behind. Returns how many it removed.
 int sweep_stale_job_dirs(const std::string& base);
 
+// Whether `token` has the form of a job's token (lowercase hex), as names built from it need.
+bool is_job_token(const std::string& token);
+
 // Unlinks every /dev/shm/gpurun-<token>-* entry; returns how many were removed.
 int remove_shm_segments(const std::string& token);
 
