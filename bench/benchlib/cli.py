@@ -60,6 +60,9 @@ def parse_args(argv):
                                                         else FULL_BENCHES)
     args.benches = [b.strip() for b in benches if b.strip()]
     args.extra = shlex.split(args.args)
+    # Programs start on the test hosts in another working directory: paths must be absolute.
+    args.build = str(Path(args.build).resolve())
+    args.build_dir = str(Path(args.build_dir).resolve()) if args.build_dir else None
     return args
 
 

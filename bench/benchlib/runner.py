@@ -15,6 +15,7 @@ runs exist.
 import json
 import os
 import resource
+import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -54,7 +55,7 @@ class Run:
     bench: str
     rep: int
     ok: bool = False
-    status: str = ""  # "ok", "failed (exit N)", "timeout", "skipped: why"
+    status: str = ""  # "ok", "failed (exit N)", "timeout", "skipped: why", "hung at exit..."
     values: dict = field(default_factory=dict)  # size (int, -1 when sizeless) -> value
     metric: dict = field(default_factory=dict)  # key, title, lower_is_better
     wall_s: float = 0.0
@@ -65,6 +66,7 @@ class Run:
     overlap: dict = field(default_factory=dict)  # size -> overlap % (nonblocking collectives)
     load_before: float = 0.0
     disturbed: bool = False
+    hung_at_exit: bool = False  # timed out after printing complete results (MPI_Finalize)
     command: str = ""
     output_tail: str = ""
 
@@ -110,20 +112,80 @@ def parse_overlap(stdout: str) -> dict:
             if "overlap_pct" in row}
 
 
-def _finish(run: Run, proc: subprocess.CompletedProcess | None) -> None:
-    if proc is None:
-        run.status = "timeout"
-        return
-    out = (proc.stdout or "") + (proc.stderr or "")
-    run.output_tail = "\n".join(out.splitlines()[-8:])
-    if proc.returncode != 0:
-        run.status = f"failed (exit {proc.returncode})"
-        return
+@dataclass
+class Finished:
+    """How a run's command ended: its exit code (None: killed at the timeout) and output."""
+
+    returncode: int | None
+    stdout: str
+    stderr: str
+
+
+def _run_group(cmd: list[str], env: dict, timeout: float) -> Finished:
+    """Runs cmd in a session of its own; at the timeout the whole process group is killed
+    (launchers leave proxies and ranks behind otherwise) and the output so far is kept."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
     try:
-        run.values, run.metric = parse_output(proc.stdout)
-        run.overlap = parse_overlap(proc.stdout)
+        out, err = proc.communicate(timeout=timeout)
+        return Finished(proc.returncode, out, err)
+    except subprocess.TimeoutExpired as first:
+        _kill_group(proc)
+        try:  # the rest of the output, unless a process outside the group holds the pipes
+            out, err = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired as second:
+            proc.kill()
+            out, err = (_text(second.output) or _text(first.output),
+                        _text(second.stderr) or _text(first.stderr))
+        proc.wait()
+        return Finished(None, out or "", err or "")
+    except BaseException:  # Ctrl-C: the run's group is in a session of its own
+        _kill_group(proc)
+        raise
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _text(data) -> str:
+    return data.decode(errors="replace") if isinstance(data, bytes) else (data or "")
+
+
+def _parse(run: Run, stdout: str) -> str | None:
+    """Reads the values into run; the reason when the output is not a complete document."""
+    try:
+        run.values, run.metric = parse_output(stdout)
+        run.overlap = parse_overlap(stdout)
     except (ValueError, KeyError, IndexError) as err:
-        run.status = f"unreadable output ({err})"
+        return str(err)
+    return None
+
+
+def _finish(run: Run, done: Finished, ours: bool, timeout: float) -> None:
+    out = done.stdout + done.stderr
+    run.output_tail = "\n".join(out.splitlines()[-8:])
+    if done.returncode is None:
+        # A peer that printed all its results and then hung (MPI_Finalize across the test
+        # hosts, seen with MPICH over UCX on a loaded machine) measured what it was asked to:
+        # its values count, marked. gpurun must never hang, so its own hang is a failure.
+        complete = _parse(run, done.stdout) is None
+        run.hung_at_exit = complete
+        if complete and not ours:
+            run.ok, run.status = True, f"hung at exit after complete results (killed at " \
+                f"{timeout:.0f} s)"
+        else:
+            run.status = "timeout" + (" after complete results" if complete else "")
+        return
+    if done.returncode != 0:
+        run.status = f"failed (exit {done.returncode})"
+        return
+    why = _parse(run, done.stdout)
+    if why:
+        run.status = f"unreadable output ({why})"
         return
     run.ok, run.status = True, "ok"
 
@@ -136,11 +198,7 @@ def run_one(config: Config, program: Path, args: list[str], np: int, rep: int,
     run.command = " ".join(cmd)
     run.load_before = os.getloadavg()[0]
     busy0, cpu0, t0 = _busy_seconds(), _children_cpu(), time.monotonic()
-    try:
-        proc = subprocess.run(cmd, env=config.environ(), capture_output=True, text=True,
-                              timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc = None
+    done = _run_group(cmd, config.environ(), timeout)
     run.wall_s = time.monotonic() - t0
     run.own_cpu_s = _children_cpu() - cpu0
     # /proc/stat counts in clock ticks: allow two of them for rounding on short runs.
@@ -148,7 +206,7 @@ def run_one(config: Config, program: Path, args: list[str], np: int, rep: int,
     run.foreign = other / (run.wall_s * NCPU) if run.wall_s > 0 else 0.0
     run.slowdown = max(before, probe.slowdown()) if probe else 1.0
     run.disturbed = run.foreign > threshold or run.slowdown > SLOW_FACTOR
-    _finish(run, proc)
+    _finish(run, done, config.mpi.family == "gpurun", timeout)
     return run
 
 

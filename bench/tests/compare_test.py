@@ -78,6 +78,8 @@ def main() -> int:
     assert all(len(r["overlap"]) == 5 for r in runs if r["bench"] == "osu_iallreduce"), \
         "overlap missing from the raw runs"
     assert all("foreign" in r and "disturbed" in r for r in runs), "load not measured"
+    assert all(r["ok"] and not r["hung_at_exit"] for r in runs if r["config"] == "gpurun"), \
+        [r["status"] for r in runs if r["config"] == "gpurun"]
     assert all(r.get("hop_ns") for r in runs), "the core-to-core probe did not run"
     assert "host placement" in table, "the table does not say how the host placed the cores"
     index = (out / "README.md").read_text()
