@@ -5,7 +5,9 @@
 // (barrier aside, the all-to-all collectives and the reductions: every rank publishes the
 // same kind of count, so if any two differ, every rank sees one that differs from its own),
 // the root (bcast, scatter: the root publishes, the others check) or nobody (the root of a
-// bcast or scatter, the non-roots of a gather, which publish for the root to check).
+// bcast or scatter, the non-roots of a gather, which publish for the root to check; so do the
+// non-roots of a reduce that only post their operand, a flag line or one direct chunk, and
+// wait for no one's data: Reduction::plan).
 // A reader compares a source's count with what it expects whenever it would wait for that
 // source, and once more when it has moved all its data (the data of a source with another
 // count may have been there already, or its end may have let this rank through); on a

@@ -54,6 +54,9 @@ class ShmOp : public Operation {
   virtual void reset() = 0;
   // Advances without blocking; true once this rank has moved all its data.
   virtual bool run() = 0;
+  // This rank waits for no other member's data (a non-root of a small reduce): like a non-root
+  // of a gather, it publishes its count for the root to check and checks nobody's.
+  void check_no_sources() { counts_.sources = CountCheck::Sources::kNone; }
   // Records why the collective failed (the first reason wins); it still runs to its end, so
   // that the other ranks do not wait for ever.
   void fail(Status why) {

@@ -49,6 +49,11 @@ Reduction::Reduction(Arena& arena, const Args& args, int root)
 }
 
 void Reduction::plan() {
+  // A non-root of a reduce that only posts its operand (flat lines, direct) checks nobody's
+  // count: waiting for every member's would make it wait for the slowest, when the root,
+  // which checks them all, reports a mismatch. In the shares it waits for the others' data.
+  bool posts_only = way_ == Way::kDirect || (way_ == Way::kLines && arena_.flat());
+  if (root_ >= 0 && !is_root() && posts_only) check_no_sources();
   half_ = arena_.slot_bytes() / 2;
   chunk_ = static_cast<std::int64_t>(half_) / element_;
   rounds_ = (count_ + chunk_ - 1) / chunk_;

@@ -4,6 +4,8 @@
 // expects, an invalid argument when less), and the next collective on the same arenas works
 // (sequence numbers and count entries stay in step). Sizes cover the flag lines, one chunk
 // and several chunks of the slot.
+#include <atomic>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -124,25 +126,67 @@ TEST_P(ShmMismatch, Allreduce) {
       team);
 }
 
+Args reduce_args(const std::vector<std::int32_t>& in, std::vector<std::int32_t>& out,
+                 std::int64_t count, int root) {
+  return Args{.collective = Collective::kReduce,
+              .sendbuf = in.data(),
+              .recvbuf = out.data(),
+              .count = count,
+              .type = &int32_type(),
+              .op = &core::Op::predefined(core::OpKind::kSum),
+              .root = root};
+}
+
+// The root reads every count and reports; so do the non-roots that wait for the others' data
+// (the shares of a large reduce), while those that only post their operand (a flag line, one
+// direct chunk) check nobody's, like the non-roots of a gather: if they report, it is the
+// mismatch, and they report it whenever their own count takes them to the shares.
 TEST_P(ShmMismatch, Reduce) {
   const Case& c = GetParam();
+  constexpr int kRoot = 1;
   Team team(c.size, kSlot);
-  all_report(
-      c.size,
-      [&](int rank, Arena& arena) {
-        std::vector<std::int32_t> in(static_cast<std::size_t>(2 * c.count), 1), out(in.size());
-        Args args{.collective = Collective::kReduce,
-                  .sendbuf = in.data(),
-                  .recvbuf = rank == 1 ? out.data() : nullptr,
-                  .count = count_of(rank),
-                  .type = &int32_type(),
-                  .op = &core::Op::predefined(core::OpKind::kSum),
-                  .root = 1};
-        auto op = make_reduce(arena, args);
-        team.ready(rank);
-        return finish(*op);
-      },
-      team);
+  team.run([&](int rank) {
+    std::vector<std::int32_t> in(static_cast<std::size_t>(2 * c.count), 1), out(in.size());
+    auto op = make_reduce(team.arena(rank), reduce_args(in, out, count_of(rank), kRoot));
+    team.ready(rank);
+    Status st = finish(*op);
+    bool shares = count_of(rank) * 4 > 32768 / c.size && count_of(rank) * 4 > 4096;
+    if (rank == kRoot || shares) {
+      EXPECT_FALSE(st.ok()) << "rank " << rank << " of " << c.size;
+    }
+    if (!st.ok()) {
+      EXPECT_NE(st.message().find("do not match"), std::string_view::npos) << st.to_string();
+    }
+    ShmMismatch::still_works(team.arena(rank), c.size);
+  });
+}
+
+// A non-root of a small reduce waits for nobody: it finishes before the root and the other
+// member have started theirs (a count check of everyone's would wait for the slowest).
+TEST(ShmReduce, SmallNonRootFinishesBeforeTheOthersStart) {
+  for (std::int64_t count : {2, 64, 1024}) {
+    Team team(3, kSlot);
+    std::atomic<bool> finished{false};
+    team.run([&](int rank) {
+      std::vector<std::int32_t> in(static_cast<std::size_t>(count), rank + 1), out(in.size());
+      auto op = make_reduce(team.arena(rank), reduce_args(in, out, count, 0));
+      team.ready(rank);
+      if (rank == 2) {
+        ASSERT_TRUE(op->start().ok());
+        auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        bool done = false;
+        while (!(done = op->progress()) && std::chrono::steady_clock::now() < until)
+          std::this_thread::yield();
+        EXPECT_TRUE(done) << count << " ints: the non-root waited for the others";
+        finished = true;  // let the others in: a non-root that waits for them ends then
+        while (!done) done = op->progress();
+        return;
+      }
+      while (!finished) std::this_thread::yield();
+      run_to_end(*op);
+      if (rank == 0) EXPECT_EQ(out[0], 6) << count << " ints";
+    });
+  }
 }
 
 TEST_P(ShmMismatch, Allgather) {
