@@ -231,8 +231,8 @@ options:
   -x VAR[=value]       set VAR in the ranks' environment (its current value without '=')
   --tag-output         prefix every output line with [rank]
   --timeout T          end the job after T (seconds, or 500ms, 2m); exit code 124
-  --bind-to core|none  without GPUs, bind each rank to one core (default: core when the
-                       ranks fit the cores, none when there are more ranks than cores); with
+  --bind-to core|none  without GPUs, bind each rank to one core (default: core; with more
+                       ranks than cores, rank r shares core r mod cores); with
                        GPUs, ranks are bound to the CPUs of their GPU's NUMA node, or to one
                        core of it with --bind-to core
   --map-by gpu|core    gpu: give each rank a GPU, round robin over the GPUs in PCI bus order,

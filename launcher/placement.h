@@ -1,6 +1,6 @@
 // Where the ranks of a one-host job run.
 //
-// Without GPUs (or with --map-by core): one core each while they fit, no binding when there
+// Without GPUs (or with --map-by core): one core each, round robin over the cores when there
 // are more ranks than cores (then the ranks are told they are oversubscribed).
 //
 // With GPUs: each rank gets a GPU (or --gpus-per-rank N of them), taken in PCI bus id order;

@@ -27,15 +27,21 @@ TEST(Placement, OneCorePerRankWhileTheyFit) {
   EXPECT_EQ(p.binding(2)->to_string(), "4-5");
 }
 
-TEST(Placement, MoreRanksThanCoresAreOversubscribedAndUnbound) {
-  auto cores = synthetic_cores("pack:1 core:2 pu:1");
-  Placement p = place_on(cores, 3, BindTo::kAuto);
-  EXPECT_TRUE(p.oversubscribed);
-  EXPECT_FALSE(p.binding(0).has_value());
-  // Asked for explicitly, binding wraps around the cores.
-  Placement forced = place_on(cores, 3, BindTo::kCore);
-  EXPECT_TRUE(forced.oversubscribed);
-  EXPECT_EQ(forced.binding(2)->to_string(), "0");
+TEST(Placement, MoreRanksThanCoresWrapAroundTheCores) {
+  auto cores = synthetic_cores("pack:1 core:2 pu:2");
+  for (BindTo bind : {BindTo::kAuto, BindTo::kCore}) {
+    Placement p = place_on(cores, 5, bind);
+    EXPECT_TRUE(p.oversubscribed);
+    ASSERT_TRUE(p.binding(4).has_value());
+    EXPECT_EQ(p.binding(0)->to_string(), "0-1");
+    EXPECT_EQ(p.binding(1)->to_string(), "2-3");
+    EXPECT_EQ(p.binding(2)->to_string(), "0-1");
+    EXPECT_EQ(p.binding(3)->to_string(), "2-3");
+    EXPECT_EQ(p.binding(4)->to_string(), "0-1");
+  }
+  Placement none = place_on(cores, 5, BindTo::kNone);
+  EXPECT_TRUE(none.oversubscribed);
+  EXPECT_FALSE(none.binding(0).has_value());
   EXPECT_FALSE(place_on(cores, 2, BindTo::kNone).binding(0).has_value());
 }
 

@@ -135,7 +135,9 @@ TEST(HostPlan, HostsSharingAMachineTakeTheirSliceOfItsCores) {
   // One more rank on the machine than cores: every host counts as oversubscribed.
   Plan crowded = make_host_plan(Options{}, 1, {.first = 0, .ranks = cores + 1});
   EXPECT_TRUE(crowded.placement.oversubscribed);
-  EXPECT_FALSE(crowded.placement.binding(0).has_value());
+  ASSERT_TRUE(crowded.placement.binding(0).has_value());
+  EXPECT_EQ(crowded.placement.binding(0)->to_string(),
+            whole.placement.ranks.front().cpus->to_string());
 }
 
 }  // namespace

@@ -373,9 +373,14 @@ class JobEnvironment(GpurunTest):
         over = self.info_lines("-np", str(ncpus + 1))
         for info in over:
             self.assertEqual(info["oversubscribed"], "1")
-            self.assertEqual(int(info["cpus"]), ncpus, "oversubscribed ranks are not bound")
+        over_unbound = self.info_lines("--bind-to", "none", "-np", str(ncpus + 1))
+        for info in over_unbound:
+            self.assertEqual(info["oversubscribed"], "1")
+            self.assertEqual(int(info["cpus"]), ncpus)
         if ncpus > 1:  # one rank per core: fewer CPUs than the whole machine
             self.assertLess(int(cores["cpus"]), ncpus)
+            for info in over:
+                self.assertLess(int(info["cpus"]), ncpus, "oversubscribed ranks wrap the cores")
 
     def test_inherited_launcher_variables_are_scrubbed(self):
         env = dict(self.env, PMIX_NAMESPACE="outer.job", PMIX_RANK="5",
