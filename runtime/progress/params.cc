@@ -27,7 +27,7 @@ param::Param<param::Duration> g_sleep_max(
     "missed wake-up).",
     param::Level::kAdvanced);
 param::Param<int> g_yield_polls(
-    "GPURUN_PROGRESS_YIELD_POLLS", 1,
+    "GPURUN_PROGRESS_YIELD_POLLS", 2,
     "Idle polls between two yields of the core when the wait policy yields (ranks outnumber "
     "cores); 1: yield after every poll that found nothing.",
     param::Level::kAdvanced);
