@@ -165,6 +165,15 @@ class Arena {
   // that ran alone and more persistent starts than tags since can still put the members out
   // of step.)
   std::uint64_t begin(ShmOp* op, int tag);
+  // What the collective that began after the last barrier was: whether it had rank 0 as its
+  // root (a bcast, reduce, gather or scatter from rank 0). The barrier's rank 0 uses this as
+  // its guess of what will follow the next barrier (coll/shm/barrier.cc). Before any barrier:
+  // true.
+  void note_begin(bool barrier, bool rooted_at_zero) {
+    if (after_barrier_) root_followed_barrier_ = rooted_at_zero;
+    after_barrier_ = barrier;
+  }
+  bool root_followed_barrier() const { return root_followed_barrier_; }
   // Runs the queued collectives, head first, as far as they go; how many completed.
   int advance();
   bool busy() const { return !queue_.empty(); }
@@ -218,6 +227,8 @@ class Arena {
   std::uint64_t tag_epoch_ = 0;  // ... by this
   std::uint64_t entry_seq_[kCountEntries] = {};  // who last published in each count entry
   std::deque<ShmOp*> queue_;
+  bool after_barrier_ = false;         // the last collective begun was a barrier
+  bool root_followed_barrier_ = true;  // see note_begin()
   std::uint64_t lower_bound_ = 0;  // no other member's counter is below this
   std::uint64_t wait_value_ = 0;   // all_reached: the value of the last call ...
   int wait_cursor_ = 0;            // ... and the members already seen there

@@ -2,16 +2,21 @@
 //
 // Idea: each rank bumps its own flag line to the barrier's sequence number. Flat: every rank
 // waits until every member's line shows it. Release (flat teams whose ranks outnumber the
-// cores, GPURUN_COLL_SHM_BARRIER): rank 0 waits for every member's line, then bumps its own,
-// which the others wait for. Tree (teams above GPURUN_COLL_SHM_FLAT_MAX): a rank bumps its
-// line once the lines of its children in the tree of flags show it, and waits for rank 0's
-// (tree.h). No data moves and nothing resets: the next collective uses the next number.
+// cores, GPURUN_COLL_SHM_BARRIER): rank 0 bumps its line only once every other member's line
+// shows the number, so that rank 0 is running when the barrier opens. Tree (teams above
+// GPURUN_COLL_SHM_FLAT_MAX): a rank bumps its line once the lines of its children in the tree
+// of flags show it, and waits for rank 0's (tree.h). No data moves and nothing resets: the
+// next collective uses the next number.
 // Why release when ranks outnumber cores: a flat barrier lets go first whichever ranks run at
 // the last arrival; a collective rooted at rank 0 that follows (bcast, reduce, gather) then
 // makes them wait until rank 0 gets a core again, a context switch or two each. With the
-// release, rank 0 is running when the barrier opens, so its data is posted by the time the
-// others look (osu_bcast -np 4 on 2 cores, 8 B: 0.15 us instead of 1.19; osu_barrier itself
-// 3.1 us instead of 2.7, but steadier: see coll/tuning.json).
+// release, rank 0's data is posted by the time the others look (osu_bcast -np 4 on 2 cores,
+// 8 B: 0.13 us instead of 0.64-0.93). Only rank 0 chooses, each time: every other rank posts
+// at once and waits for every line in both shapes, so the ranks need not agree. Rank 0
+// releases when the collective that followed the previous barrier was rooted at rank 0 (and
+// before any barrier), and stays flat when a barrier followed a barrier, since the release
+// costs a context switch more on rank 0's core (osu_barrier -np 4 on 2 cores: 1.05 us flat,
+// 1.59 us release).
 // Requirements: the members share memory (one host).
 // Cost: flat, one cache-line hop (every rank reads p - 1 lines written at the same time);
 // release, two hops; tree, ceil(log_radix p) + 1 hops.
@@ -22,7 +27,7 @@
 namespace gpurun::coll::shm {
 namespace {
 
-bool release_shape() {
+bool release_now(const Arena& arena) {
   switch (params::barrier().get()) {
     case BarrierShape::kFlat:
       return false;
@@ -31,21 +36,22 @@ bool release_shape() {
     case BarrierShape::kAuto:
       break;
   }
-  return progress::engine().policy() != progress::WaitPolicy::kSpin;
+  return progress::engine().policy() != progress::WaitPolicy::kSpin &&
+         arena.root_followed_barrier();
 }
 
 class Barrier final : public ShmOp {
  public:
   Barrier(Arena& arena, const Args& args)
-      : ShmOp(arena, args), release_(arena.flat() && arena.size() > 2 && release_shape()) {}
+      : ShmOp(arena, args), may_release_(arena.flat() && arena.size() > 2 && arena.rank() == 0) {}
 
  private:
   void reset() override {
     posted_ = false;
     cursor_ = 0;
+    release_ = may_release_ && release_now(arena_);
   }
   bool run() override {
-    if (release_) return run_release();
     if (!posted_ && !arrive()) return false;
     if (arena_.flat()) {
       for (; cursor_ < arena_.size(); ++cursor_)
@@ -56,26 +62,14 @@ class Barrier final : public ShmOp {
     arena_.learn_all_started(seq_);
     return true;
   }
-  // Rank 0 posts once every member has; the others post at once and wait for rank 0.
-  bool run_release() {
-    if (arena_.rank() == 0) {
+  // Posts this rank's line: at once (flat), once every other member has posted (rank 0
+  // releasing; their lines then need no second look), or once its subtree has arrived (tree).
+  // The line's data does not change, so no reader of older data there needs to be waited for.
+  bool arrive() {
+    if (release_) {
       for (; cursor_ < arena_.size(); ++cursor_)
         if (cursor_ != 0 && !arena_.line_ready(cursor_, seq_)) return false;
-      post_line();
-    } else {
-      if (!posted_) {
-        post_line();
-        posted_ = true;
-      }
-      if (!arena_.line_ready(0, seq_)) return false;
-    }
-    arena_.learn_all_started(seq_);
-    return true;
-  }
-  // Posts this rank's line: at once (flat), or once its subtree has arrived (tree). The line's
-  // data does not change, so no reader of older data there needs to be waited for.
-  bool arrive() {
-    if (!arena_.flat()) {
+    } else if (!arena_.flat()) {
       const auto& children = arena_.children();
       for (; cursor_ < static_cast<int>(children.size()); ++cursor_)
         if (!arena_.line_ready(children[cursor_].rank, seq_)) return false;
@@ -86,7 +80,8 @@ class Barrier final : public ShmOp {
     return true;
   }
 
-  bool release_;
+  const bool may_release_;  // rank 0 of a flat team of 3 or more
+  bool release_ = false;
   bool posted_ = false;
   int cursor_ = 0;
 };

@@ -31,6 +31,7 @@ Status ShmOp::start() {
     arena_.start_setup(*setup_pml_, *setup_comm_);
   }
   seq_ = arena_.begin(this, tag_);
+  arena_.note_begin(barrier_, rooted_at_zero_);
   tag_ = -1;
   published_ = ran_ = mismatch_ = false;
   check_cursor_ = 0;

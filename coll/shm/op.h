@@ -19,7 +19,9 @@ class ShmOp : public Operation {
   explicit ShmOp(Arena& arena) : arena_(arena) {}
   // An operation that publishes and checks the byte counts of `args` (coll/shm/check.h).
   ShmOp(Arena& arena, const Args& args)
-      : arena_(arena), counts_(count_check(args, arena.rank(), arena.size())), tag_(args.tag) {}
+      : arena_(arena), counts_(count_check(args, arena.rank(), arena.size())), tag_(args.tag),
+        barrier_(args.collective == Collective::kBarrier),
+        rooted_at_zero_(args.root == 0 && is_rooted(args.collective)) {}
   ~ShmOp() override;
   ShmOp(const ShmOp&) = delete;
   ShmOp& operator=(const ShmOp&) = delete;
@@ -73,6 +75,10 @@ class ShmOp : public Operation {
   std::uint64_t seq_ = 0;  // this start's sequence number in the arena
 
  private:
+  static bool is_rooted(Collective c) {
+    return c == Collective::kBcast || c == Collective::kReduce || c == Collective::kGather ||
+           c == Collective::kGatherv || c == Collective::kScatter || c == Collective::kScatterv;
+  }
   // Publishes this rank's count; false: its entry is not free yet.
   bool publish_count();
   // Compares the sources' counts with this rank's (those published so far); true once all
@@ -89,6 +95,8 @@ class ShmOp : public Operation {
 
   CountCheck counts_;
   int tag_ = -1;  // the call's tag until its start takes it (-1: a restart)
+  bool barrier_ = false;
+  bool rooted_at_zero_ = false;  // a bcast, reduce, gather or scatter from rank 0
   bool published_ = false;
   bool ran_ = false;
   bool mismatch_ = false;

@@ -40,7 +40,8 @@ param::Param<BarrierShape> g_barrier(
     "GPURUN_COLL_SHM_BARRIER", BarrierShape::kAuto,
     "Shared-memory barrier of up to GPURUN_COLL_SHM_FLAT_MAX ranks: flat (every rank reads "
     "every member's flag), release (rank 0 gathers the arrivals, then releases the others), "
-    "or auto (release when ranks outnumber cores, flat otherwise).",
+    "or auto (release when ranks outnumber cores and the collective after the previous "
+    "barrier was rooted at rank 0, flat otherwise).",
     param::Level::kAdvanced);
 }  // namespace
 

@@ -14,7 +14,8 @@ namespace gpurun::coll::shm {
 // How the shared-memory barrier of a team up to GPURUN_COLL_SHM_FLAT_MAX ranks waits
 // (coll/shm/barrier.cc): every rank reads every flag (flat), or rank 0 gathers the arrivals
 // and releases the others (release); auto: release when the progress engine yields the core
-// (ranks outnumber cores), flat otherwise.
+// (ranks outnumber cores) and the collective after the previous barrier was rooted at rank 0,
+// flat otherwise.
 enum class BarrierShape : std::uint8_t { kAuto, kFlat, kRelease };
 std::span<const std::pair<std::string_view, BarrierShape>> param_enum_names(BarrierShape);
 

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <string>
 
+#include "runtime/progress/progress.h"
 #include "tests/coll/shm_data_test.h"
 #include "tests/coll/shm_test_harness.h"
 
@@ -236,6 +237,48 @@ TEST_P(ShmBarrier, NobodyLeavesEarly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shm, ShmBarrier, ::testing::Range(1, 18));
+
+// With ranks outnumbering cores, rank 0 of a flat team posts its barrier line only after the
+// others (release) when a collective rooted at rank 0 followed the previous barrier, and at
+// once (flat) when a barrier did. The k-th collective of an arena has sequence number k.
+TEST(ShmBarrierShape, RankZeroReleasesWhenARootedCollectiveFollowedTheLastBarrier) {
+  progress::engine().configure(/*oversubscribed=*/true, nullptr);  // the yielding wait policy
+  Team team(3, 16384);
+  std::atomic<int> stage{0};
+  // Rank 0 starts barrier `seq` alone and reports whether its line went up before the others
+  // came; then lets them in.
+  auto alone = [&](ShmOp& barrier, std::uint64_t seq) {
+    EXPECT_TRUE(barrier.start().ok());
+    for (int i = 0; i < 1000; ++i) barrier.progress();
+    bool posted = team.arena(0).line_ready(0, seq);
+    stage.fetch_add(1);
+    while (!barrier.progress()) std::this_thread::yield();
+    return posted;
+  };
+  team.run([&](int rank) {
+    std::int32_t value = rank == 0 ? 42 : 0;
+    auto barrier = make_barrier(team.arena(rank), Args{.collective = Collective::kBarrier});
+    auto bcast = make_bcast(team.arena(rank), Args{.collective = Collective::kBcast,
+                                                   .recvbuf = &value,
+                                                   .count = 1,
+                                                   .type = &int32_type(),
+                                                   .root = 0});
+    team.ready(rank);
+    run_to_end(*barrier);  // 1
+    run_to_end(*bcast);    // 2: rooted at rank 0, after barrier 1
+    EXPECT_EQ(value, 42);
+    for (std::uint64_t seq : {3, 4}) {  // 3 follows a bcast from rank 0, 4 a barrier
+      if (rank == 0) {
+        bool posted = alone(*barrier, seq);
+        EXPECT_EQ(posted, seq == 4) << "barrier " << seq;
+      } else {
+        while (stage.load() < static_cast<int>(seq) - 2) std::this_thread::yield();
+        run_to_end(*barrier);
+      }
+    }
+  });
+  progress::engine().configure(false, nullptr);
+}
 
 }  // namespace
 }  // namespace gpurun::coll::shm::testing
