@@ -10,11 +10,11 @@
 // 3.8 -> 2.0 us, reduce 6.9 -> 2.4, allreduce 5.6 -> 4.3, alltoall 5.8 -> 2.4). Since the
 // ranks wrap around the cores bound (launcher/placement.h), a second poll before the yield
 // catches what a rank on the other core posts meanwhile, and saves the switch (1 -> 2 polls,
-// 3 interleaved runs each: allreduce 1.45 -> 1.20 us, alltoall 1.33 -> 1.13, allgather 1.34 ->
-// 1.15, barrier 1.55 -> 1.55, reduce 0.61 -> 0.64; 3 and more polls lose again). It sleeps on its
-// doorbell after GPURUN_PROGRESS_SPIN_TIME (2 ms) without work. A sender rings the doorbell of
-// a peer that sleeps (Doorbell::ring), and every sleep has a timeout, so a wake-up lost to a
-// race costs at most GPURUN_PROGRESS_SLEEP_MAX, never a hang.
+// medians of 3 interleaved runs: allreduce 1.45 -> 1.22 us, alltoall 1.33 -> 1.13, allgather
+// 1.34 -> 1.14, barrier 1.55 -> 1.57, reduce 0.61 -> 0.64; 3 and more polls lose again).
+// It sleeps on its doorbell after GPURUN_PROGRESS_SPIN_TIME (2 ms) without work. A sender
+// rings the doorbell of a peer that sleeps (Doorbell::ring), and every sleep has a timeout, so
+// a wake-up lost to a race costs at most GPURUN_PROGRESS_SLEEP_MAX, never a hang.
 //
 // Not thread-safe: one thread polls at a time (the API layer serialises callers).
 #pragma once
