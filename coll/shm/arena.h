@@ -229,9 +229,9 @@ class Arena {
   std::deque<ShmOp*> queue_;
   bool after_barrier_ = false;         // the last collective begun was a barrier
   bool root_followed_barrier_ = true;  // see note_begin()
-  std::uint64_t lower_bound_ = 0;  // no other member's counter is below this
-  std::uint64_t wait_value_ = 0;   // all_reached: the value of the last call ...
-  int wait_cursor_ = 0;            // ... and the members already seen there
+  std::uint64_t lower_bound_ = 0;      // no other member's counter is below this
+  std::uint64_t wait_value_ = 0;       // all_reached: the value of the last call ...
+  int wait_cursor_ = 0;                // ... and the members already seen there
   Need line_need_[2];
   Need part_need_[kParts];
 };

@@ -27,29 +27,26 @@
 namespace gpurun::coll::shm {
 namespace {
 
-bool release_now(const Arena& arena) {
-  switch (params::barrier().get()) {
-    case BarrierShape::kFlat:
-      return false;
-    case BarrierShape::kRelease:
-      return true;
-    case BarrierShape::kAuto:
-      break;
-  }
-  return progress::engine().policy() != progress::WaitPolicy::kSpin &&
-         arena.root_followed_barrier();
+// Rank 0's shape for a flat team of 3 or more: flat, release, or auto (chosen at each start
+// from what followed the previous barrier), read once per operation.
+BarrierShape shape_of(const Arena& arena) {
+  if (!arena.flat() || arena.size() <= 2 || arena.rank() != 0) return BarrierShape::kFlat;
+  BarrierShape shape = params::barrier().get();
+  if (shape == BarrierShape::kAuto && progress::engine().policy() == progress::WaitPolicy::kSpin)
+    return BarrierShape::kFlat;
+  return shape;
 }
 
 class Barrier final : public ShmOp {
  public:
-  Barrier(Arena& arena, const Args& args)
-      : ShmOp(arena, args), may_release_(arena.flat() && arena.size() > 2 && arena.rank() == 0) {}
+  Barrier(Arena& arena, const Args& args) : ShmOp(arena, args), shape_(shape_of(arena)) {}
 
  private:
   void reset() override {
     posted_ = false;
     cursor_ = 0;
-    release_ = may_release_ && release_now(arena_);
+    release_ = shape_ == BarrierShape::kRelease ||
+               (shape_ == BarrierShape::kAuto && arena_.root_followed_barrier());
   }
   bool run() override {
     if (!posted_ && !arrive()) return false;
@@ -80,7 +77,7 @@ class Barrier final : public ShmOp {
     return true;
   }
 
-  const bool may_release_;  // rank 0 of a flat team of 3 or more
+  const BarrierShape shape_;
   bool release_ = false;
   bool posted_ = false;
   int cursor_ = 0;

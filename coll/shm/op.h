@@ -19,7 +19,9 @@ class ShmOp : public Operation {
   explicit ShmOp(Arena& arena) : arena_(arena) {}
   // An operation that publishes and checks the byte counts of `args` (coll/shm/check.h).
   ShmOp(Arena& arena, const Args& args)
-      : arena_(arena), counts_(count_check(args, arena.rank(), arena.size())), tag_(args.tag),
+      : arena_(arena),
+        counts_(count_check(args, arena.rank(), arena.size())),
+        tag_(args.tag),
         barrier_(args.collective == Collective::kBarrier),
         rooted_at_zero_(args.root == 0 && is_rooted(args.collective)) {}
   ~ShmOp() override;
