@@ -214,15 +214,16 @@ int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sourc
 int MPI_Start(MPI_Request *request) GPURUN_API;
 int MPI_Startall(int count, MPI_Request array_of_requests[]) GPURUN_API;
 
-/* Completion */
+/* Completion. Status arrays are declared as pointers, not arrays: GCC 11 and later warn */
+/* (-Wstringop-overflow) when MPI_STATUSES_IGNORE, ((MPI_Status *)1), meets array syntax. */
 int MPI_Wait(MPI_Request *request, MPI_Status *status) GPURUN_API;
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) GPURUN_API;
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) GPURUN_API;
-int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) GPURUN_API;
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses) GPURUN_API;
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses) GPURUN_API;
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status) GPURUN_API;
 int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status) GPURUN_API;
-int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) GPURUN_API;
-int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) GPURUN_API;
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses) GPURUN_API;
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses) GPURUN_API;
 int MPI_Request_free(MPI_Request *request) GPURUN_API;
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) GPURUN_API;
 int MPI_Cancel(MPI_Request *request) GPURUN_API;
@@ -581,12 +582,12 @@ int PMPI_Start(MPI_Request *request) GPURUN_API;
 int PMPI_Startall(int count, MPI_Request array_of_requests[]) GPURUN_API;
 int PMPI_Wait(MPI_Request *request, MPI_Status *status) GPURUN_API;
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status) GPURUN_API;
-int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) GPURUN_API;
-int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) GPURUN_API;
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses) GPURUN_API;
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses) GPURUN_API;
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status) GPURUN_API;
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status) GPURUN_API;
-int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) GPURUN_API;
-int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) GPURUN_API;
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses) GPURUN_API;
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses) GPURUN_API;
 int PMPI_Request_free(MPI_Request *request) GPURUN_API;
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) GPURUN_API;
 int PMPI_Cancel(MPI_Request *request) GPURUN_API;

@@ -67,6 +67,24 @@ expect_same "$(OMPI_CXX=oxx "$mpicxx" -cxx=axx -show -c a.cc)" "axx -I$inc -c a.
 if err=$(MPICH_CC=/nonexistent/cc "$mpicc" -c x.c 2>&1); then fail "a missing compiler ran"; fi
 expect_contains "$err" "compiler '/nonexistent/cc' not found" "missing compiler message"
 
+# Correct calls with the ignore constants compile without a warning (GCC 11 and later warn on
+# MPI_STATUSES_IGNORE passed to a parameter declared as an array; mpi_proto.h declares those
+# parameters as pointers).
+cat >"$out/ignore.c" <<'EOF_C'
+#include <mpi.h>
+int calls(MPI_Request *reqs) {
+  int flag = 0, outcount = 0, indices[2];
+  int err = MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+  err |= MPI_Testall(2, reqs, &flag, MPI_STATUSES_IGNORE);
+  err |= MPI_Waitsome(2, reqs, &outcount, indices, MPI_STATUSES_IGNORE);
+  err |= MPI_Testsome(2, reqs, &outcount, indices, MPI_STATUSES_IGNORE);
+  err |= MPI_Waitany(2, reqs, &outcount, MPI_STATUS_IGNORE);
+  return err | MPI_Wait(reqs, MPI_STATUS_IGNORE);
+}
+EOF_C
+"$mpicc" -O2 -Wall -Wextra -Werror -c "$out/ignore.c" -o "$out/ignore.o" ||
+  fail "calls with MPI_STATUS(ES)_IGNORE gave warnings"
+
 # Through symbolic links, absolute and relative, and a chain of them: PREFIX stays the same.
 mkdir -p "$out/links/a" "$out/links/b"
 ln -s "$mpicc" "$out/links/a/mpicc"
