@@ -27,10 +27,12 @@
 namespace gpurun::coll::shm {
 namespace {
 
-// Rank 0's shape for a flat team of 3 or more: flat, release, or auto (chosen at each start
-// from what followed the previous barrier), read once per operation.
+// Rank 0's shape in a team of 3 or more: flat, release, or auto (chosen at each start from what
+// followed the previous barrier), read once per operation. Whether the team is flat is known
+// only once the arena has its segment, which may be after the operation was made: arrive()
+// asks then.
 BarrierShape shape_of(const Arena& arena) {
-  if (!arena.flat() || arena.size() <= 2 || arena.rank() != 0) return BarrierShape::kFlat;
+  if (arena.size() <= 2 || arena.rank() != 0) return BarrierShape::kFlat;
   BarrierShape shape = params::barrier().get();
   if (shape == BarrierShape::kAuto && progress::engine().policy() == progress::WaitPolicy::kSpin)
     return BarrierShape::kFlat;
@@ -63,7 +65,7 @@ class Barrier final : public ShmOp {
   // releasing; their lines then need no second look), or once its subtree has arrived (tree).
   // The line's data does not change, so no reader of older data there needs to be waited for.
   bool arrive() {
-    if (release_) {
+    if (release_ && arena_.flat()) {
       for (; cursor_ < arena_.size(); ++cursor_)
         if (cursor_ != 0 && !arena_.line_ready(cursor_, seq_)) return false;
     } else if (!arena_.flat()) {
