@@ -20,7 +20,12 @@ Status plan(ScheduleBuilder& b) {
   b.next_round();
   const int right = (r + 1) % p, left = (r - 1 + p) % p;
   for (int k = 0; k < p - 1; ++k) {
-    b.send(right, all[(r - k + p) % p]);
+    // The first block leaves from the send buffer: the local copy then writes lines that no
+    // other core holds (the right neighbour reads the send buffer, not our receive buffer).
+    if (k == 0 && !a.in_place)
+      b.send(right, send_buf(a, a.count));
+    else
+      b.send(right, all[(r - k + p) % p]);
     b.recv(left, all[(r - k - 1 + p) % p]);
     b.next_round();
   }
