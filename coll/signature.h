@@ -1,10 +1,14 @@
 // What an operation was built for, as far as running it again for another call goes: the
-// call's scalars. The v and w forms' arrays (and neighbourhood lists) are not kept, so calls
-// that have them never count as a repeat. Shared by the operations that a repeated blocking
-// call may rearm (schedule.cc, staging.cc).
+// call's scalars and the values in the v and w forms' arrays (one entry per rank of the
+// communicator). Neighbourhood collectives' lists are not kept, so those calls never count as
+// a repeat. Shared by the operations that a repeated blocking call may rearm (schedule.cc,
+// staging.cc, coll/shm/op.cc).
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <vector>
 
 #include "coll/algorithm.h"
 
@@ -22,7 +26,11 @@ struct CallSignature {
   const core::Op* op = nullptr;
   int root = 0;
   accel::MemoryKind memory = accel::MemoryKind::kHost;
-  bool has_arrays = false;
+  bool neighbors = false;
+  // Which of the arrays were given (bit i: the i-th of arrays_of()), and their values.
+  unsigned present = 0;
+  std::vector<std::int64_t> values;
+  std::vector<const core::Datatype*> types;
 
   explicit CallSignature(const Args& a)
       : collective(a.collective),
@@ -37,22 +45,63 @@ struct CallSignature {
         op(a.op),
         root(a.root),
         memory(a.memory),
-        has_arrays(has_arrays_in(a)) {}
+        neighbors(a.sources != nullptr || a.destinations != nullptr),
+        present(present_in(a)) {
+    if (present == 0 || neighbors) return;
+    const std::size_t p = static_cast<std::size_t>(a.comm->size());
+    for (const std::int64_t* array : arrays_of(a))
+      if (array != nullptr) values.insert(values.end(), array, array + p);
+    for (const core::Datatype* const* array : {a.sendtypes, a.recvtypes})
+      if (array != nullptr) types.insert(types.end(), array, array + p);
+  }
   bool operator==(const CallSignature&) const = default;
 
-  // Whether `a` is the call this signature was made from, field by field, building nothing
-  // (rearming runs on every blocking collective); a call with arrays never is.
+  // Whether `a` is the call this signature was made from, field by field and array value by
+  // array value, building nothing (rearming runs on every blocking collective); a
+  // neighbourhood collective never is.
   bool matches(const Args& a) const {
-    return !has_arrays && collective == a.collective && comm == a.comm && sendbuf == a.sendbuf &&
+    return !neighbors && collective == a.collective && comm == a.comm && sendbuf == a.sendbuf &&
            recvbuf == a.recvbuf && count == a.count && op == a.op && type == a.type &&
            in_place == a.in_place && recvcount == a.recvcount && recvtype == a.recvtype &&
-           root == a.root && memory == a.memory && !has_arrays_in(a);
+           root == a.root && memory == a.memory && a.sources == nullptr &&
+           a.destinations == nullptr && present == present_in(a) &&
+           (present == 0 || same_arrays(a));
   }
 
-  static bool has_arrays_in(const Args& a) {
-    return a.sendcounts != nullptr || a.recvcounts != nullptr || a.sdispls != nullptr ||
-           a.rdispls != nullptr || a.sendtypes != nullptr || a.recvtypes != nullptr ||
-           a.sources != nullptr || a.destinations != nullptr;
+ private:
+  static std::array<const std::int64_t*, 4> arrays_of(const Args& a) {
+    return {a.sendcounts, a.sdispls, a.recvcounts, a.rdispls};
+  }
+
+  static unsigned present_in(const Args& a) {
+    unsigned bits = 0, bit = 1;
+    for (const std::int64_t* array : arrays_of(a)) {
+      if (array != nullptr) bits |= bit;
+      bit <<= 1;
+    }
+    if (a.sendtypes != nullptr) bits |= 1u << 4;
+    if (a.recvtypes != nullptr) bits |= 1u << 5;
+    return bits;
+  }
+
+  // The arrays of `a` (those present_in() found, as in this signature) hold the kept values.
+  bool same_arrays(const Args& a) const {
+    const std::size_t p = static_cast<std::size_t>(a.comm->size());
+    std::size_t at = 0;
+    for (const std::int64_t* array : arrays_of(a)) {
+      if (array == nullptr) continue;
+      if (!std::equal(array, array + p, values.begin() + static_cast<std::ptrdiff_t>(at)))
+        return false;
+      at += p;
+    }
+    at = 0;
+    for (const core::Datatype* const* array : {a.sendtypes, a.recvtypes}) {
+      if (array == nullptr) continue;
+      if (!std::equal(array, array + p, types.begin() + static_cast<std::ptrdiff_t>(at)))
+        return false;
+      at += p;
+    }
+    return true;
   }
 };
 

@@ -158,6 +158,13 @@ bool StagedOperation::progress() {
 bool StagedOperation::rearm(const Args& args) {
   if (!copied_out_ || !signature_.matches(args)) return false;
   host_args_.tag = args.tag;
+  // The arrays hold the kept values (matches() compared them); the first call's are gone.
+  host_args_.sendcounts = args.sendcounts;
+  host_args_.sdispls = args.sdispls;
+  host_args_.recvcounts = args.recvcounts;
+  host_args_.rdispls = args.rdispls;
+  host_args_.sendtypes = args.sendtypes;
+  host_args_.recvtypes = args.recvtypes;
   return inner_->rearm(host_args_);
 }
 

@@ -64,6 +64,31 @@ static void test(int form, int v, int n, int in_place, int gapped) {
   free(counts), free(displs), free(s), free(r);
 }
 
+/* The same MPI_Allgatherv call three times with the same buffers and array pointers, the
+ * displacements changed in place in between (blocks in rank order, reversed, in order again):
+ * a call repeated with other array values must place the blocks where the new values say. */
+static void repeat_with_changed_displs(void) {
+  int *counts = malloc(sizeof(int) * size), *displs = malloc(sizeof(int) * size);
+  int *r = malloc(sizeof(int) * 2 * size), s[2] = {ival(rank, 0), ival(rank, 1)};
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < size; ++i) {
+      counts[i] = 2;
+      displs[i] = 2 * (round == 1 ? size - 1 - i : i);
+    }
+    for (int i = 0; i < 2 * size; ++i) r[i] = -1;
+    int rc = MPI_Allgatherv(s, 2, MPI_INT, r, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    MTEST_CHECK(rc == MPI_SUCCESS, "repeat round %d: rc %d", round, rc);
+    for (int i = 0; i < size; ++i)
+      for (int k = 0; k < 2; ++k)
+        if (r[displs[i] + k] != ival(i, k)) {
+          MTEST_CHECK(0, "repeat round %d: block %d int %d = %d", round, i, k, r[displs[i] + k]);
+          i = size;
+          break;
+        }
+  }
+  free(counts), free(displs), free(r);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -77,5 +102,6 @@ int main(int argc, char **argv) {
         test(form, v, counts[c], 1, 0);
         if (counts[c] <= 1024) test(form, v, counts[c], 0, 1);
       }
+  repeat_with_changed_displs();
   return mtest_finalize();
 }

@@ -78,6 +78,32 @@ static void test(int form, int kind, int n, int in_place) {
       free(r);
 }
 
+/* The same MPI_Alltoallv call three times with the same buffers and array pointers, the
+ * send displacements changed in place in between (blocks in rank order, reversed, in order
+ * again): a call repeated with other array values must send what the new values say. */
+static void repeat_with_changed_sdispls(void) {
+  int *sc = malloc(sizeof(int) * size), *sd = malloc(sizeof(int) * size);
+  int *rc_ = malloc(sizeof(int) * size), *rd = malloc(sizeof(int) * size);
+  int *s = malloc(sizeof(int) * size), *r = malloc(sizeof(int) * size);
+  for (int round = 0; round < 3; ++round) {
+    for (int j = 0; j < size; ++j) {
+      sc[j] = rc_[j] = 1;
+      rd[j] = j;
+      sd[j] = round == 1 ? size - 1 - j : j;
+      s[sd[j]] = ival(rank, j, round);
+      r[j] = -1;
+    }
+    int rc = MPI_Alltoallv(s, sc, sd, MPI_INT, r, rc_, rd, MPI_INT, MPI_COMM_WORLD);
+    MTEST_CHECK(rc == MPI_SUCCESS, "repeat round %d: rc %d", round, rc);
+    for (int j = 0; j < size; ++j)
+      if (r[j] != ival(j, rank, round)) {
+        MTEST_CHECK(0, "repeat round %d: from %d got %d", round, j, r[j]);
+        break;
+      }
+  }
+  free(sc), free(sd), free(rc_), free(rd), free(s), free(r);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -89,5 +115,6 @@ int main(int argc, char **argv) {
         test(form, kind, counts[c], 0);
         test(form, kind, counts[c], 1);
       }
+  repeat_with_changed_sdispls();
   return mtest_finalize();
 }

@@ -255,9 +255,44 @@ TEST(Schedule, RearmsOnlyForTheSameCallWithItsNewTag) {
   std::int64_t counts[2] = {1, 1};
   Args v = a1;
   v.recvcounts = counts;
-  EXPECT_FALSE(ops[1]->rearm(v)) << "per-rank arrays are not kept";
+  EXPECT_FALSE(ops[1]->rearm(v)) << "an array the first call did not have";
   ASSERT_TRUE(ops[1]->start().ok());
   EXPECT_FALSE(ops[1]->rearm(a1)) << "still running";
+}
+
+TEST(Schedule, RearmsAVFormOnlyForTheSameArrayValues) {
+  // An allgatherv's schedule keeps the values of its arrays: another call with the same values
+  // in other arrays may run it again, one with a value changed (in place, as users do) may not.
+  Job job(2);
+  std::vector<int> b(2, 0);
+  std::int64_t counts[2] = {1, 1}, displs[2] = {0, 1};
+  Args a = job.args(1, Collective::kAllgatherv, 5);
+  a.recvbuf = b.data();
+  a.recvcounts = counts;
+  a.rdispls = displs;
+  ScheduleBuilder builder(a);
+  builder.recv(0, ints(b));
+  std::unique_ptr<Operation> op = built(builder);
+  std::int64_t same_counts[2] = {1, 1}, same_displs[2] = {0, 1};
+  Args again = a;
+  again.recvcounts = same_counts;
+  again.rdispls = same_displs;
+  EXPECT_TRUE(op->rearm(again)) << "the same values in other arrays";
+  same_displs[1] = 0;
+  EXPECT_FALSE(op->rearm(again)) << "a displacement changed";
+  same_displs[1] = 1;
+  same_counts[0] = 2;
+  EXPECT_FALSE(op->rearm(again)) << "a count changed";
+  same_counts[0] = 1;
+  Args fewer = again;
+  fewer.rdispls = nullptr;
+  EXPECT_FALSE(op->rearm(fewer)) << "an array missing";
+  int sources[1] = {0};
+  Args neighbors = again;
+  neighbors.sources = sources;
+  neighbors.indegree = 1;
+  EXPECT_FALSE(op->rearm(neighbors)) << "neighbourhood lists are not kept";
+  EXPECT_TRUE(op->rearm(again));
 }
 
 TEST(Engine, BlockingCallsReuseTheirOperationForTheSameArguments) {
