@@ -95,6 +95,7 @@ class ShmEndpoint final : public Endpoint {
   std::deque<PullOp> pulls_;           // what we asked the peer for, in CTS order
   std::deque<std::vector<std::byte>> pending_controls_;  // type byte + payload
   std::deque<CmaWait> cma_waits_;                        // split CMA pulls, in CTS order
+  int offers_out_ = 0;  // bulk sends offered to the peer and not yet finished
   bool cma_ = false;  // the transport uses CMA and the peer's memory is reachable
   // Something besides packets to look after (controls, streams, pulls): one flag on the hot path.
   bool busy_ = false;
