@@ -13,7 +13,7 @@ std::span<const std::pair<std::string_view, BarrierShape>> param_enum_names(Barr
 namespace params {
 namespace {
 param::Param<param::Size> g_slot_size(
-    "GPURUN_COLL_SHM_SLOT_SIZE", param::Size{512 * 1024},
+    "GPURUN_COLL_SHM_SLOT_SIZE", param::Size{1024 * 1024},
     "Bytes of each rank's data slot in a communicator's shared collective segment (rounded to "
     "whole pages); larger messages go through it in pipelined chunks.");
 param::Param<int> g_flat_max(
