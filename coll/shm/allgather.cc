@@ -81,17 +81,9 @@ class Allgather final : public ShmOp {
     arena_.parts_written(first, 2, step_value(seq_, 2 * round_ + 2), Arena::kAllReaders);
     posted_ = true;
     cursor_ = 0;
-    if (!in_place_) copy_own();
+    // This rank's own chunk goes straight across while the others catch up.
+    if (!in_place_) copy_stream(send_, recv_.block(arena_.rank()), round_ * half_, length(round_));
     return true;
-  }
-  // Chunk `round_` of this rank's own block, from its send buffer to its receive buffer while
-  // the others catch up, instead of out of its slot once everyone has posted.
-  void copy_own() {
-    Buffer to = recv_.block(arena_.rank());
-    std::uint64_t offset = round_ * half_;
-    std::size_t left = length(round_);
-    if (to.contiguous()) return send_.pack(offset, to.packed(offset), left);
-    to.unpack(offset, half_of(arena_.rank(), round_), left);
   }
   bool get_round() {
     if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;

@@ -89,26 +89,9 @@ class Alltoall final : public ShmOp {
     arena_.post(step_value(seq_, 2 * round_ + 1));
     arena_.parts_written(first, 2, step_value(seq_, 2 * round_ + 2), Arena::kAllReaders);
     posted_ = true;
-    if (!in_place_) copy_own();
+    if (!in_place_)  // one copy where the slot would take two
+      copy_stream(send_.block(me), recv_.block(me), round_ * chunk_, length(round_));
     return true;
-  }
-  // Chunk `round_` of this rank's own block, from its send buffer to its receive buffer: one
-  // copy where the slot would take two (through a line-sized bounce where neither side is
-  // contiguous).
-  void copy_own() {
-    int me = arena_.rank();
-    Buffer from = send_.block(me);
-    Buffer to = recv_.block(me);
-    std::uint64_t offset = round_ * chunk_;
-    std::size_t left = length(round_);
-    if (to.contiguous()) return from.pack(offset, to.packed(offset), left);
-    if (from.contiguous()) return to.unpack(offset, from.packed(offset), left);
-    alignas(16) std::byte bounce[1024];
-    for (std::size_t done = 0; done < left; done += sizeof(bounce)) {
-      std::size_t n = std::min(sizeof(bounce), left - done);
-      from.pack(offset + done, bounce, n);
-      to.unpack(offset + done, bounce, n);
-    }
   }
   bool get_round() {
     if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;

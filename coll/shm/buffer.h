@@ -3,6 +3,7 @@
 // memcpy; other layouts go through the datatype engine's pack/unpack of a byte range.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -58,6 +59,21 @@ class Buffer {
   std::uint64_t bytes_ = 0;
   bool contiguous_ = true;
 };
+
+// Bytes [offset, offset + length) of `from`'s stream into the same bytes of `to`'s: one copy
+// where either side is contiguous, else through a line-sized bounce. For a rank's own block,
+// which needs no trip through its slot.
+inline void copy_stream(const Buffer& from, const Buffer& to, std::uint64_t offset,
+                        std::size_t length) {
+  if (to.contiguous()) return from.pack(offset, to.packed(offset), length);
+  if (from.contiguous()) return to.unpack(offset, from.packed(offset), length);
+  alignas(16) std::byte bounce[1024];
+  for (std::size_t done = 0; done < length; done += sizeof(bounce)) {
+    std::size_t n = std::min(sizeof(bounce), length - done);
+    from.pack(offset + done, bounce, n);
+    to.unpack(offset + done, bounce, n);
+  }
+}
 
 // The typed address, for core::Op::apply, of packed contiguous data of `type` at `packed`.
 inline void* typed_at(void* packed, const core::Datatype& type) {

@@ -85,22 +85,13 @@ class Gather final : public ShmOp {
     if (!arena_.parts_writable(first, 2)) return false;
     std::uint64_t done = step_value(seq_, 2 * round_ + 2);
     if (is_root_ && !skip_own_)
-      copy_own();
+      copy_stream(send_, recv_.block(root_), round_ * half_, length(round_));
     else if (send_.bytes() != 0)
       send_.pack(round_ * half_, half_of(arena_.rank(), round_), length(round_));
     if (!is_root_) arena_.post(done);
     arena_.parts_written(first, 2, done, root_);
     posted_ = true;
     return true;
-  }
-  // Through the root's own half where its receive block is not contiguous.
-  void copy_own() {
-    Buffer to = recv_.block(root_);
-    std::uint64_t offset = round_ * half_;
-    std::byte* own = half_of(root_, round_);
-    if (to.contiguous()) return send_.pack(offset, to.packed(offset), length(round_));
-    send_.pack(offset, own, length(round_));
-    to.unpack(offset, own, length(round_));
   }
   bool collect_round() {
     if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
