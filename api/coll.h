@@ -17,6 +17,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -60,13 +61,39 @@ int start_collective(const Call& call, core::Request* r);
 // ---- argument checks shared by the calls ---------------------------------------------------
 
 // An array of per-rank counts or displacements, widened to int64 (the int and MPI_Count /
-// MPI_Aint forms alike).
-template <class T>
-std::vector<std::int64_t> widen(const T* values, int n) {
-  std::vector<std::int64_t> out(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) out[i] = static_cast<std::int64_t>(values[i]);
-  return out;
-}
+// MPI_Aint forms alike). Up to kInline ranks the values live in the object itself, so that
+// the v-form calls of small communicators allocate nothing.
+class WideArray {
+ public:
+  WideArray() = default;
+  template <class T>
+  WideArray(const T* values, int n) {
+    assign(values, n);
+  }
+  template <class T>
+  void assign(const T* values, int n) {
+    size_ = n;
+    given_ = true;
+    if (n > kInline) heap_.resize(static_cast<std::size_t>(n));
+    std::int64_t* out = n > kInline ? heap_.data() : inline_.data();
+    for (int i = 0; i < n; ++i) out[i] = static_cast<std::int64_t>(values[i]);
+  }
+  // The values; nullptr when none were assigned.
+  const std::int64_t* data() const {
+    if (!given_) return nullptr;
+    return size_ > kInline ? heap_.data() : inline_.data();
+  }
+  std::int64_t operator[](int i) const { return data()[i]; }
+  const std::int64_t* begin() const { return data(); }
+  const std::int64_t* end() const { return data() + (given_ ? size_ : 0); }
+
+ private:
+  static constexpr int kInline = 16;
+  std::array<std::int64_t, kInline> inline_{};
+  std::vector<std::int64_t> heap_;
+  int size_ = 0;
+  bool given_ = false;
+};
 
 // `root` is a rank of the communicator (MPI_ERR_ROOT).
 int check_root(const Call& call, MPI_Comm comm, const CommEntry& entry, int root);

@@ -31,7 +31,7 @@ struct Side {
   const void* buf = nullptr;
   std::int64_t count = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
-  std::vector<std::int64_t> counts, displs;
+  WideArray counts, displs;
   const MPI_Datatype* types = nullptr;
   bool arrays_given = true;                     // the v/w forms' arrays were not null
   std::vector<const core::Datatype*> resolved;  // alltoallw: per-rank types
@@ -132,8 +132,8 @@ Side v_side(MPI_Comm comm, const void* buf, const Count* counts, const Displ* di
   int n = comm_size(comm);
   s.arrays_given = counts != nullptr && displs != nullptr;
   if (s.arrays_given) {
-    s.counts = widen(counts, n);
-    s.displs = widen(displs, n);
+    s.counts.assign(counts, n);
+    s.displs.assign(displs, n);
   }
   return s;
 }

@@ -137,17 +137,17 @@ int scatter(const Call& call, Collective collective, const Side& send, const Sid
 
 // The v forms' arrays, widened to int64 (at ranks where they are significant and given).
 struct Widened {
-  std::vector<std::int64_t> counts, displs;
+  WideArray counts, displs;
   template <class Count, class Displ>
   Widened(MPI_Comm comm, bool significant, const Count* c, const Displ* d) {
     CommEntry* entry = find_comm(comm);
     if (entry == nullptr || !significant) return;
     int n = entry->comm->size();
-    if (c != nullptr) counts = widen(c, n);
-    if (d != nullptr) displs = widen(d, n);
+    if (c != nullptr) counts.assign(c, n);
+    if (d != nullptr) displs.assign(d, n);
   }
-  const std::int64_t* c() const { return counts.empty() ? nullptr : counts.data(); }
-  const std::int64_t* d() const { return displs.empty() ? nullptr : displs.data(); }
+  const std::int64_t* c() const { return counts.data(); }
+  const std::int64_t* d() const { return displs.data(); }
 };
 
 bool is_root(MPI_Comm comm, int root) {

@@ -107,11 +107,10 @@ template <class Count>
 int reduce_scatter(const Call& call, const void* sendbuf, void* recvbuf, const Count* recvcounts,
                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const CollForm& form) {
   CommEntry* entry = find_comm(comm);
-  std::vector<std::int64_t> counts;
-  if (entry != nullptr && recvcounts != nullptr) counts = widen(recvcounts, entry->comm->size());
+  WideArray counts;
+  if (entry != nullptr && recvcounts != nullptr) counts.assign(recvcounts, entry->comm->size());
   return reduce_all(call, ReduceCall{sendbuf, recvbuf, 0, datatype, op, comm},
-                    coll::Collective::kReduceScatter,
-                    recvcounts != nullptr ? counts.data() : nullptr, form);
+                    coll::Collective::kReduceScatter, counts.data(), form);
 }
 
 }  // namespace

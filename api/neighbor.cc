@@ -101,8 +101,8 @@ void widen_side(Side& s, const Arrays<Count, Displ>& a, int n) {
     s.displs.assign(n, 0);
     return;
   }
-  s.counts = widen(a.counts, n);
-  s.displs = widen(a.displs, n);
+  s.counts.assign(a.counts, a.counts + n);  // widened to int64
+  s.displs.assign(a.displs, a.displs + n);
 }
 
 template <class Count, class Displ>
