@@ -26,6 +26,7 @@ std::unique_ptr<ShmOp> make_allgather(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_alltoall(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_gather(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_scatter(Arena& arena, const Args& args);
+// allgather and allgatherv (Args::recvcounts, Args::rdispls).
 // reduce_scatter (Args::recvcounts) and reduce_scatter_block (Args::count).
 std::unique_ptr<ShmOp> make_reduce_scatter(Arena& arena, const Args& args);
 

@@ -36,6 +36,17 @@ std::uint64_t reduce_scatter_bytes(const Args& a, int size) {
   return total;
 }
 
+// Each rank publishes its own block's count; it expects of source r what recvcounts[r] gives.
+CountCheck allgatherv_check(const Args& a, int rank, int size) {
+  if (a.recvcounts == nullptr) return CountCheck{};
+  std::uint64_t recv = bytes_of(a.recvcounts[rank], a.recvtype);
+  CountCheck c = all_equal(a.in_place ? recv : block_count(bytes_of(a.count, a.type), recv));
+  c.expect_each.resize(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r)
+    c.expect_each[static_cast<std::size_t>(r)] = bytes_of(a.recvcounts[r], a.recvtype);
+  return c;
+}
+
 }  // namespace
 
 CountCheck count_check(const Args& a, int rank, int size) {
@@ -64,6 +75,8 @@ CountCheck count_check(const Args& a, int rank, int size) {
       std::uint64_t recv = bytes_of(a.recvcount, a.recvtype);
       return all_equal(a.in_place ? recv : block_count(bytes_of(a.count, a.type), recv));
     }
+    case Collective::kAllgatherv:
+      return allgatherv_check(a, rank, size);
     case Collective::kReduce:
     case Collective::kAllreduce:
     case Collective::kReduceScatterBlock:

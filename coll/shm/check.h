@@ -3,7 +3,9 @@
 // Before its first post of collective `seq`, a rank publishes one byte count in its count line
 // (layout.h: entry seq % kCountEntries). The ranks it reads from are its sources: everyone
 // (barrier aside, the all-to-all collectives and the reductions: every rank publishes the
-// same kind of count, so if any two differ, every rank sees one that differs from its own),
+// same kind of count, so if any two differ, every rank sees one that differs from its own;
+// allgatherv: every rank publishes its own count and expects of each source the count its
+// receive counts give),
 // the root (bcast, scatter: the root publishes, the others check) or nobody (the root of a
 // bcast or scatter, the non-roots of a gather, which publish for the root to check; so do the
 // non-roots of a reduce that only post their operand, a flag line or one direct chunk, and
@@ -24,6 +26,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "coll/algorithm.h"
 
@@ -42,6 +45,12 @@ struct CountCheck {
   Sources sources = Sources::kNone;
   int root = 0;
   bool own_mismatch = false;  // this rank's send and receive counts differ
+  // What it expects of source r, where sources differ (allgatherv); empty: `expect` of all.
+  std::vector<std::uint64_t> expect_each;
+
+  std::uint64_t expected(int source) const {
+    return expect_each.empty() ? expect : expect_each[static_cast<std::size_t>(source)];
+  }
 };
 
 // What rank `rank` of `size` publishes and checks in the collective of `args`.

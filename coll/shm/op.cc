@@ -90,7 +90,7 @@ bool ShmOp::check_counts() {
     if (arena_.rank() == counts_.root || check_cursor_ > 0) return true;
     std::uint64_t theirs = 0;
     if (!source_count(counts_.root, theirs)) return false;
-    if (theirs != counts_.expect) count_error(counts_.root, theirs);
+    if (theirs != counts_.expected(counts_.root)) count_error(counts_.root, theirs);
     check_cursor_ = 1;
     return true;
   }
@@ -98,7 +98,7 @@ bool ShmOp::check_counts() {
     if (check_cursor_ == arena_.rank()) continue;
     std::uint64_t theirs = 0;
     if (!source_count(check_cursor_, theirs)) return false;
-    if (theirs != counts_.expect) {
+    if (theirs != counts_.expected(check_cursor_)) {
       count_error(check_cursor_, theirs);
       check_cursor_ = arena_.size();
       return true;
@@ -136,9 +136,10 @@ void ShmOp::count_error(int source, std::uint64_t theirs) {
                 who + "'s send and receive counts or datatypes do not match"));
     return;
   }
-  fail(Status(theirs > counts_.expect ? ErrorCode::kTruncated : ErrorCode::kInvalidArgument,
+  std::uint64_t expected = counts_.expected(source);
+  fail(Status(theirs > expected ? ErrorCode::kTruncated : ErrorCode::kInvalidArgument,
               "a shared-memory collective: " + who + " has " + std::to_string(theirs) +
-                  " bytes where " + std::to_string(counts_.expect) +
+                  " bytes where " + std::to_string(expected) +
                   " were expected: the ranks' counts or datatypes do not match"));
 }
 

@@ -64,6 +64,9 @@ GPURUN_REGISTER_SHM(shm_allreduce, kAllreduce, usable_reduction, make_allreduce,
 GPURUN_REGISTER_SHM(shm_allgather, kAllgather, usable_any, make_allgather,
                     "each rank's block in its flag line (<= 56 B) or slot; everyone copies "
                     "every block out")
+GPURUN_REGISTER_SHM(shm_allgatherv, kAllgatherv, usable_any, make_allgather,
+                    "each rank's block in its slot, in as many rounds as the largest block "
+                    "needs; everyone copies every block out")
 GPURUN_REGISTER_SHM(shm_alltoall, kAlltoall, usable_per_rank_chunks, make_alltoall,
                     "each rank writes everyone's block into its slot (or flag line); each "
                     "reads its own from every slot")

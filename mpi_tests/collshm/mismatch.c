@@ -3,8 +3,9 @@
  * that differs from theirs report it (MPI_ERR_TRUNCATE when the other side has more,
  * MPI_ERR_ARG when less, "do not match" in the message), the root of a bcast or scatter and
  * the non-roots of a small reduce (they read no count) have nothing to report, and the
- * communicator works afterwards. Sizes: a flag line, a slot's chunk and several rounds of a
- * small slot. */
+ * communicator works afterwards (MPI_Allgatherv: a rank whose own receive counts differ from
+ * what the others send reports it, and the others finish). Sizes: a flag line, a slot's chunk
+ * and several rounds of a small slot. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,26 @@ static void rooted(int *buf, int n) {
   still_works();
 }
 
+/* MPI_Allgatherv: the last rank sends more than the others' receive counts say; then only the
+ * last rank's receive counts differ (it expects more from rank 0), which only it can see. */
+static void allgatherv(int *buf, int *out, int n) {
+  int *counts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
+  for (int r = 0; r < size; ++r) {
+    counts[r] = rank == size - 1 && r == size - 1 ? 2 * n : n;
+    displs[r] = 2 * n * r;
+  }
+  int rc = MPI_Allgatherv(buf, rank == size - 1 ? 2 * n : n, MPI_INT, out, counts, displs, MPI_INT,
+                          MPI_COMM_WORLD);
+  expect_class(rc, rank == size - 1 ? MPI_SUCCESS : MPI_ERR_TRUNCATE, "long allgatherv", n);
+  still_works();
+  for (int r = 0; r < size; ++r) counts[r] = rank == size - 1 && r == 0 ? 2 * n : n;
+  rc = MPI_Allgatherv(buf, n, MPI_INT, out, counts, displs, MPI_INT, MPI_COMM_WORLD);
+  expect_class(rc, rank == size - 1 ? MPI_ERR_ARG : MPI_SUCCESS, "allgatherv view", n);
+  still_works();
+  free(counts);
+  free(displs);
+}
+
 static void everyone(int *buf, int *out, int n) {
   int mine = rank == size - 1 ? 2 * n : n;
   int rc = MPI_Allreduce(buf, out, mine, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -68,6 +89,7 @@ static void everyone(int *buf, int *out, int n) {
                                       "reduce", n);
   rc = MPI_Allgather(buf, mine, MPI_INT, out, mine, MPI_INT, MPI_COMM_WORLD);
   MTEST_CHECK(rc != MPI_SUCCESS, "allgather n %d: rank %d saw no mismatch", n, rank);
+  allgatherv(buf, out, n);
   if (n <= 1024) {
     rc = MPI_Alltoall(buf, mine, MPI_INT, out, mine, MPI_INT, MPI_COMM_WORLD);
     MTEST_CHECK(rc != MPI_SUCCESS, "alltoall n %d: rank %d saw no mismatch", n, rank);

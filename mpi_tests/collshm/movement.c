@@ -1,4 +1,4 @@
-/* MPI_Bcast, MPI_Allgather, MPI_Alltoall, MPI_Gather and MPI_Scatter with the shared-memory
+/* MPI_Bcast, MPI_Allgather(v), MPI_Alltoall, MPI_Gather and MPI_Scatter with the shared-memory
  * algorithms (forced by the testlist): counts 0, 1, 7, 1K, 64K, MPI_INT and a strided derived
  * type (holes must stay untouched), in place and not, every root, new data each round. */
 #include <stdint.h>
@@ -72,6 +72,35 @@ static void allgather(MPI_Datatype t, long n, int in_place, int round) {
   free(r.ints);
 }
 
+/* Rank b sends n + b % 3 elements (n = 0: b % 2), placed one element apart in recvbuf: blocks
+ * of different sizes, some empty, and gaps that must stay untouched. */
+static void allgatherv(MPI_Datatype t, long n, int in_place, int round) {
+  int *counts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
+  long total = 0;
+  for (int b = 0; b < size; ++b) {
+    counts[b] = (int)(n ? n + b % 3 : b % 2);
+    displs[b] = (int)total;
+    total += counts[b] + 1;
+  }
+  array s = make(t, counts[rank], 1), r = make(t, total, 1);
+  fill(&s, 0, rank, 0, round);
+  int per = r.per, ok = 1;
+  for (long i = 0; in_place && i < counts[rank] * per; ++i)
+    *at(&r, 0, displs[rank] * per + i) = val(rank, 0, i, round);
+  MPI_Allgatherv(in_place ? MPI_IN_PLACE : s.ints, counts[rank], t, r.ints, counts, displs, t,
+                 MPI_COMM_WORLD);
+  for (int b = 0; b < size; ++b) {
+    for (long i = 0; i < counts[b] * per; ++i)
+      ok &= *at(&r, 0, displs[b] * per + i) == val(b, 0, i, round);
+    for (long i = 0; i < per; ++i) ok &= *at(&r, 0, (displs[b] + counts[b]) * per + i) == HOLE;
+  }
+  MTEST_CHECK(ok && holes(&r), "allgatherv n %ld in_place %d", n, in_place);
+  free(s.ints);
+  free(r.ints);
+  free(counts);
+  free(displs);
+}
+
 static void alltoall(MPI_Datatype t, long n, int in_place, int round) {
   array s = make(t, n, size), r = make(t, n, size);
   for (int b = 0; b < size; ++b) fill(in_place ? &r : &s, b, rank, b, round);
@@ -143,6 +172,7 @@ int main(int argc, char **argv) {
       for (int in_place = 0; in_place <= 1; ++in_place, ++round) {
         if (!in_place) bcast(types[t], counts[c], round);
         allgather(types[t], counts[c], in_place, round);
+        allgatherv(types[t], counts[c], in_place, round);
         alltoall(types[t], counts[c], in_place, round);
         gather(types[t], counts[c], in_place, round);
         scatter(types[t], counts[c], in_place, round);

@@ -1,4 +1,4 @@
-// The shared-memory barrier, bcast, allgather, alltoall, gather and scatter, ranks as threads:
+// The shared-memory barrier, bcast, allgather(v), alltoall, gather and scatter, ranks as threads:
 // 1 to 9 ranks, counts 0, 1, 7, 1K (and 1M for a few), a contiguous and a strided type, in
 // place and not, roots everywhere, each collective started three times on one operation
 // (persistent restarts, back to back with no barrier between), ranks arriving in any order.
@@ -104,6 +104,52 @@ TEST_P(ShmMovement, Allgather) {
       run_to_end(*op);
       for (int r = 0; r < c.size; ++r)
         EXPECT_TRUE(recv.holds(r, tag(r, start), 0)) << "block " << r;
+      EXPECT_TRUE(recv.holes_intact());
+    }
+  });
+}
+
+// Blocks of different sizes (rank r sends count + r % 3 elements; count 0: r % 2), each at the
+// start of a room of count + 3 elements whose rest must stay untouched.
+TEST_P(ShmMovement, Allgatherv) {
+  const Case& c = GetParam();
+  Team team(c.size, c.slot);
+  const std::int64_t room = c.count + 3;
+  std::vector<std::int64_t> counts, displs;
+  for (int r = 0; r < c.size; ++r) {
+    counts.push_back(c.count != 0 ? c.count + r % 3 : r % 2);
+    displs.push_back(r * room);
+  }
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    IntArray send(type(), counts[rank]);
+    IntArray recv(type(), room, c.size);
+    const std::int64_t per = recv.ints() / room;  // ints per element
+    Args args{.collective = Collective::kAllgatherv,
+              .sendbuf = send.data(),
+              .recvbuf = recv.data(),
+              .in_place = c.in_place,
+              .count = counts[rank],
+              .type = &type(),
+              .recvtype = &type(),
+              .recvcounts = counts.data(),
+              .rdispls = displs.data()};
+    auto op = make_allgather(team.arena(rank), args);
+    team.ready(rank);  // after the operation was made
+    for (int start = 0; start < kStarts; ++start) {
+      send.fill(tag(rank, start));
+      recv.fill(rank + 100, c.size);
+      for (std::int64_t i = 0; c.in_place && i < counts[rank] * per; ++i)
+        recv.at(rank, i) = value(tag(rank, start), 0, i);
+      arrive_late(random);
+      run_to_end(*op);
+      for (int r = 0; r < c.size; ++r) {
+        bool ok = true;
+        for (std::int64_t i = 0; i < recv.ints(); ++i)
+          ok &= recv.at(r, i) ==
+                (i < counts[r] * per ? value(tag(r, start), 0, i) : value(rank + 100, r, i));
+        EXPECT_TRUE(ok) << "block " << r << ", start " << start;
+      }
       EXPECT_TRUE(recv.holes_intact());
     }
   });
