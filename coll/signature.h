@@ -60,10 +60,12 @@ struct CallSignature {
   // array value, building nothing (rearming runs on every blocking collective); a
   // neighbourhood collective never is.
   bool matches(const Args& a) const {
-    return !neighbors && collective == a.collective && comm == a.comm && sendbuf == a.sendbuf &&
-           recvbuf == a.recvbuf && count == a.count && op == a.op && type == a.type &&
-           in_place == a.in_place && recvcount == a.recvcount && recvtype == a.recvtype &&
-           root == a.root && memory == a.memory && a.sources == nullptr &&
+    // root and memory are compared apart: one wide load over both, which the compiler
+    // would make, waits for the caller's two recent stores to reach the cache.
+    return !neighbors && collective == a.collective && memory == a.memory && comm == a.comm &&
+           sendbuf == a.sendbuf && recvbuf == a.recvbuf && count == a.count && op == a.op &&
+           type == a.type && in_place == a.in_place && recvcount == a.recvcount &&
+           recvtype == a.recvtype && root == a.root && a.sources == nullptr &&
            a.destinations == nullptr && present == present_in(a) &&
            (present == 0 || same_arrays(a));
   }
