@@ -24,32 +24,13 @@
 namespace gpurun::coll::shm {
 namespace {
 
-// Where each rank's block lands in the receive buffer.
-std::vector<Buffer> receive_blocks(const Args& args, int size) {
-  std::vector<Buffer> blocks;
-  blocks.reserve(static_cast<std::size_t>(size));
-  auto* base = static_cast<std::byte*>(args.recvbuf);
-  std::int64_t extent = args.recvtype->extent();
-  bool v = args.collective == Collective::kAllgatherv;
-  for (int r = 0; r < size; ++r) {
-    std::int64_t count = v ? args.recvcounts[r] : args.recvcount;
-    std::int64_t displ = v ? args.rdispls[r] : r * args.recvcount;
-    blocks.emplace_back(base + displ * extent, count, args.recvtype);
-  }
-  return blocks;
-}
-
-std::uint64_t largest(const std::vector<Buffer>& blocks) {
-  std::uint64_t most = 0;
-  for (const Buffer& b : blocks) most = std::max(most, b.bytes());
-  return most;
-}
-
 class Allgather final : public ShmOp {
  public:
   Allgather(Arena& arena, const Args& args)
       : ShmOp(arena, args),
-        blocks_(receive_blocks(args, arena.size())),
+        blocks_(blocks_of(args.recvbuf, args.recvtype, arena.size(), args.recvcount,
+                          args.collective == Collective::kAllgatherv ? args.recvcounts : nullptr,
+                          args.rdispls)),
         send_(args.in_place ? blocks_[static_cast<std::size_t>(arena.rank())]
                             : Buffer(args.sendbuf, args.count, args.type)),
         in_place_(args.in_place),

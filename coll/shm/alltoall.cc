@@ -1,4 +1,4 @@
-// Alltoall through every rank's slot in shared memory.
+// Alltoall and alltoallv through every rank's slot in shared memory.
 //
 // Idea: each rank writes the blocks for everyone into its own slot, and each rank reads its
 // block from every slot. When all p blocks of a rank fit in 56 bytes they travel in its flag
@@ -8,12 +8,24 @@
 // its send buffer to its receive buffer while the others catch up (in place: nothing to do);
 // once everyone has posted, it copies chunk k of its block from every other slot and posts
 // step 2k + 2, which frees the half for round k + 2.
-// Requirements: the members share memory (one host); host buffers; any datatypes; the slot
-// holds at least one 64-byte chunk per rank (p <= slot / 128).
+// Alltoallv: blocks of any size per pair. The chunk is fixed by the slot (a reader must find
+// the chunk where the writer put it, whatever the sizes), and each rank runs as many rounds
+// as its own largest block needs (at least one): a source's chunks are read only in the
+// rounds its block reaches, which the source has run. The first 8 bytes of each chunk of
+// round 0 hold the block's byte count, in the line of the block's first bytes; a reader
+// compares it with its receive count (the count check of coll/shm/check.h cannot: one count
+// per rank), reports a difference and reads no more than both allow. Never in the flag lines: only
+// the ranks whose counts differ see the difference, and the others would wait for a line never
+// written. Requirements: the members share memory (one host); host buffers; any datatypes; the slot
+// holds at least one 64-byte chunk per rank (p <= slot / 128; alltoallv: and the counts).
 // Cost: p ranks, blocks of n bytes, c = half / p: (n / c + 1) x 2 hops; each rank copies
 // (p - 1) n in, (p - 1) n out and its own n once (osu_alltoall -np 4 on 2 cores: 2p - 1
 // copies of n instead of 2p).
 #include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
 
 #include "coll/shm/algorithms.h"
 #include "coll/shm/buffer.h"
@@ -30,25 +42,36 @@ class Alltoall final : public ShmOp {
  public:
   Alltoall(Arena& arena, const Args& args)
       : ShmOp(arena, args),
-        recv_(args.recvbuf, args.recvcount, args.recvtype),
-        send_(args.in_place ? recv_ : Buffer(args.sendbuf, args.count, args.type)),
+        v_(args.collective == Collective::kAlltoallv),
+        recvs_(blocks_of(args.recvbuf, args.recvtype, arena.size(), args.recvcount,
+                         v_ ? args.recvcounts : nullptr, args.rdispls)),
+        sends_(args.in_place ? recvs_
+                             : blocks_of(args.sendbuf, args.type, arena.size(), args.count,
+                                         v_ ? args.sendcounts : nullptr, args.sdispls)),
         hold_send_(args.in_place ? nullptr : args.type),
         hold_recv_(args.recvtype),
         in_place_(args.in_place),
-        block_(recv_.bytes()) {}
+        block_(v_ ? std::max(largest(sends_), largest(recvs_)) : recvs_[0].bytes()),
+        got_(v_ ? recvs_.size() : 0),
+        head_(v_ ? sizeof(std::uint64_t) : 0) {}
 
  private:
   void plan() override {
-    chunk_ = chunk_for(arena_, block_);
-    rounds_ = (block_ + chunk_ - 1) / chunk_;
+    if (v_) {
+      chunk_ = chunk_for(arena_, std::numeric_limits<std::uint64_t>::max());
+      rounds_ = (head_ + block_ + chunk_ - 1) / chunk_;
+    } else {
+      chunk_ = chunk_for(arena_, block_);
+      rounds_ = (block_ + chunk_ - 1) / chunk_;
+    }
   }
   void reset() override {
     round_ = 0;
     posted_ = false;
   }
   bool run() override {
-    if (block_ == 0) return true;
-    if (block_ * arena_.size() <= kInlineBytes) return run_lines();
+    if (!v_ && block_ == 0) return true;
+    if (!v_ && block_ * arena_.size() <= kInlineBytes) return run_lines();
     for (; round_ < rounds_; ++round_) {
       if (!posted_ && !put_round()) return false;
       if (!get_round()) return false;
@@ -62,7 +85,7 @@ class Alltoall final : public ShmOp {
     if (!posted_) {
       if (!arena_.line_writable(seq_)) return false;
       for (int r = 0; r < arena_.size(); ++r)
-        send_.block(r).pack(0, arena_.line(me, seq_).data + r * block_, block_);
+        send(r).pack(0, arena_.line(me, seq_).data + r * block_, block_);
       post_line();
       arena_.line_written(seq_, Arena::kAllReaders);
       posted_ = true;
@@ -70,44 +93,95 @@ class Alltoall final : public ShmOp {
     for (int r = 0; r < arena_.size(); ++r)
       if (!arena_.line_ready(r, seq_)) return false;
     for (int r = 0; r < arena_.size(); ++r)
-      recv_.block(r).unpack(0, arena_.line(r, seq_).data + me * block_, block_);
+      recv(r).unpack(0, arena_.line(r, seq_).data + me * block_, block_);
     arena_.learn_all_started(seq_);
     return true;
   }
-  std::byte* piece(int rank, std::uint64_t k, int block) const {
-    return arena_.slot(rank) + (k % 2) * (arena_.slot_bytes() / 2) + block * chunk_;
+  const Buffer& send(int r) const { return sends_[static_cast<std::size_t>(r)]; }
+  const Buffer& recv(int r) const { return recvs_[static_cast<std::size_t>(r)]; }
+  // Bytes this rank sends to r and reads from r (alltoall: the block, whatever the counts).
+  std::uint64_t sent(int r) const { return v_ ? send(r).bytes() : block_; }
+  std::uint64_t taken(int r) const { return v_ ? got_[static_cast<std::size_t>(r)] : block_; }
+  std::byte* half_of(int rank, std::uint64_t k) const {
+    return arena_.slot(rank) + (k % 2) * (arena_.slot_bytes() / 2);
   }
-  std::size_t length(std::uint64_t k) const {
-    return static_cast<std::size_t>(std::min(chunk_, block_ - k * chunk_));
+  // Where chunk k of the block for `block` lies in rank `rank`'s slot (alltoallv: the
+  // block's count, then its data in round 0).
+  std::byte* piece(int rank, std::uint64_t k, int block) const {
+    return half_of(rank, k) + block * chunk_;
+  }
+  std::byte* data(int rank, std::uint64_t k, int block) const {
+    return piece(rank, k, block) + (k == 0 ? head_ : 0);
+  }
+  // Where chunk k starts in a block's byte stream.
+  std::uint64_t offset(std::uint64_t k) const { return k == 0 ? 0 : k * chunk_ - head_; }
+  // The length of chunk k of a block of `bytes` (0 past its end).
+  std::size_t length(std::uint64_t bytes, std::uint64_t k) const {
+    if (bytes <= offset(k)) return 0;
+    return static_cast<std::size_t>(std::min(chunk_ - (k == 0 ? head_ : 0), bytes - offset(k)));
   }
   bool put_round() {
     int first = static_cast<int>(round_ % 2) * 2;
     if (!arena_.parts_writable(first, 2)) return false;
     int me = arena_.rank();
     for (int r = 0; r < arena_.size(); ++r)
-      if (r != me) send_.block(r).pack(round_ * chunk_, piece(me, round_, r), length(round_));
+      if (r != me) send(r).pack(offset(round_), data(me, round_, r), length(sent(r), round_));
+    if (v_ && round_ == 0) write_counts();
     arena_.post(step_value(seq_, 2 * round_ + 1));
     arena_.parts_written(first, 2, step_value(seq_, 2 * round_ + 2), Arena::kAllReaders);
     posted_ = true;
+    if (v_ && round_ == 0) check_own_counts();
     if (!in_place_)  // one copy where the slot would take two
-      copy_stream(send_.block(me), recv_.block(me), round_ * chunk_, length(round_));
+      copy_stream(send(me), recv(me), offset(round_), length(taken(me), round_));
     return true;
   }
   bool get_round() {
     if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
     int me = arena_.rank();
+    if (v_ && round_ == 0) check_source_counts();
     for (int r = 0; r < arena_.size(); ++r)
-      if (r != me) recv_.block(r).unpack(round_ * chunk_, piece(r, round_, me), length(round_));
+      if (r != me) recv(r).unpack(offset(round_), data(r, round_, me), length(taken(r), round_));
     arena_.post(step_value(seq_, 2 * round_ + 2));
     return true;
   }
+  void write_counts() {
+    for (int r = 0; r < arena_.size(); ++r) {
+      std::uint64_t bytes = send(r).bytes();
+      std::memcpy(piece(arena_.rank(), 0, r), &bytes, sizeof(bytes));
+    }
+  }
+  void check_own_counts() {
+    int me = arena_.rank();
+    got_[static_cast<std::size_t>(me)] = std::min(send(me).bytes(), recv(me).bytes());
+    if (send(me).bytes() != recv(me).bytes())
+      fail(Status(ErrorCode::kInvalidArgument,
+                  "this rank's send and receive counts or datatypes for itself do not match"));
+  }
+  // What each source sends this rank against what it expects: reads no more than both.
+  void check_source_counts() {
+    int me = arena_.rank();
+    for (int r = 0; r < arena_.size(); ++r) {
+      if (r == me) continue;
+      std::uint64_t theirs = 0, expected = recv(r).bytes();
+      std::memcpy(&theirs, piece(r, 0, me), sizeof(theirs));
+      got_[static_cast<std::size_t>(r)] = std::min(theirs, expected);
+      if (theirs == expected) continue;
+      fail(Status(theirs > expected ? ErrorCode::kTruncated : ErrorCode::kInvalidArgument,
+                  "a shared-memory collective: rank " + std::to_string(r) + " sends " +
+                      std::to_string(theirs) + " bytes where " + std::to_string(expected) +
+                      " were expected: the ranks' counts or datatypes do not match"));
+    }
+  }
 
-  Buffer recv_;
-  Buffer send_;
+  bool v_;
+  std::vector<Buffer> recvs_;
+  std::vector<Buffer> sends_;
   TypeHold hold_send_;
   TypeHold hold_recv_;
   bool in_place_;
-  std::uint64_t block_;
+  std::uint64_t block_;             // alltoall: each block; alltoallv: the largest
+  std::vector<std::uint64_t> got_;  // alltoallv: what this rank reads from each source
+  std::uint64_t head_;              // alltoallv: the count before the data of round 0
   std::uint64_t chunk_ = 0;
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "runtime/base/copy.h"
 #include "runtime/core/datatype.h"
@@ -59,6 +60,29 @@ class Buffer {
   std::uint64_t bytes_ = 0;
   bool contiguous_ = true;
 };
+
+// The blocks of a per-rank array of `size` ranks in elements of `type` from `base`: block r
+// has `count` elements at r * count, or (v forms, `counts` given) counts[r] at displs[r].
+inline std::vector<Buffer> blocks_of(const void* base, const core::Datatype* type, int size,
+                                     std::int64_t count, const std::int64_t* counts,
+                                     const std::int64_t* displs) {
+  std::vector<Buffer> blocks;
+  blocks.reserve(static_cast<std::size_t>(size));
+  const auto* at = static_cast<const std::byte*>(base);
+  for (int r = 0; r < size; ++r) {
+    std::int64_t n = counts != nullptr ? counts[r] : count;
+    std::int64_t displ = counts != nullptr ? displs[r] : r * count;
+    blocks.emplace_back(at + displ * type->extent(), n, type);
+  }
+  return blocks;
+}
+
+// The bytes of the largest of `blocks`.
+inline std::uint64_t largest(const std::vector<Buffer>& blocks) {
+  std::uint64_t most = 0;
+  for (const Buffer& b : blocks) most = std::max(most, b.bytes());
+  return most;
+}
 
 // Bytes [offset, offset + length) of `from`'s stream into the same bytes of `to`'s: one copy
 // where either side is contiguous, else through a line-sized bounce. For a rank's own block,

@@ -13,7 +13,7 @@ bool usable_any(const Args& args) { return usable_common(args); }
 constexpr std::size_t kMinSlotBytes = kPageBytes * Arena::kParts;
 bool fits_slot(std::size_t bytes) { return bytes <= kMinSlotBytes || bytes <= new_slot_bytes(); }
 
-// Alltoall and scatter put a chunk for each rank into half a slot: at least a line each.
+// Alltoall(v) and scatter put a chunk for each rank into half a slot: at least a line each.
 bool usable_per_rank_chunks(const Args& args) {
   return usable_common(args) &&
          fits_slot(static_cast<std::size_t>(args.comm->size()) * 2 * kLineBytes);
@@ -70,6 +70,9 @@ GPURUN_REGISTER_SHM(shm_allgatherv, kAllgatherv, usable_any, make_allgather,
 GPURUN_REGISTER_SHM(shm_alltoall, kAlltoall, usable_per_rank_chunks, make_alltoall,
                     "each rank writes everyone's block into its slot (or flag line); each "
                     "reads its own from every slot")
+GPURUN_REGISTER_SHM(shm_alltoallv, kAlltoallv, usable_per_rank_chunks, make_alltoall,
+                    "each rank writes everyone's block into its slot with the counts; each "
+                    "reads its own from every slot, in as many rounds as its largest block needs")
 GPURUN_REGISTER_SHM(shm_gather, kGather, usable_any, make_gather,
                     "each rank's block in its flag line (<= 56 B) or slot; the root copies "
                     "them all out")

@@ -4,8 +4,9 @@
  * MPI_ERR_ARG when less, "do not match" in the message), the root of a bcast or scatter and
  * the non-roots of a small reduce (they read no count) have nothing to report, and the
  * communicator works afterwards (MPI_Allgatherv: a rank whose own receive counts differ from
- * what the others send reports it, and the others finish). Sizes: a flag line, a slot's chunk
- * and several rounds of a small slot. */
+ * what the others send reports it, and the others finish; MPI_Alltoallv: the receiver of a
+ * block whose counts differ reports it). Sizes: a flag line, a slot's chunk and several rounds
+ * of a small slot. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,29 @@ static void allgatherv(int *buf, int *out, int n) {
   free(displs);
 }
 
+/* MPI_Alltoallv: the last rank sends rank 0 more than rank 0 expects, then rank 0 expects
+ * more than the last rank sends; only rank 0 reads the block, so only it reports. */
+static void alltoallv(int *buf, int *out, int n) {
+  int *sc = malloc(size * sizeof(int)), *rc_ = malloc(size * sizeof(int)),
+      *displs = malloc(size * sizeof(int));
+  for (int r = 0; r < size; ++r) {
+    sc[r] = rc_[r] = n;
+    displs[r] = 2 * n * r;
+  }
+  if (rank == size - 1) sc[0] = 2 * n;
+  int rc = MPI_Alltoallv(buf, sc, displs, MPI_INT, out, rc_, displs, MPI_INT, MPI_COMM_WORLD);
+  expect_class(rc, rank == 0 ? MPI_ERR_TRUNCATE : MPI_SUCCESS, "long alltoallv", n);
+  still_works();
+  sc[0] = n;
+  if (rank == 0) rc_[size - 1] = 2 * n;
+  rc = MPI_Alltoallv(buf, sc, displs, MPI_INT, out, rc_, displs, MPI_INT, MPI_COMM_WORLD);
+  expect_class(rc, rank == 0 ? MPI_ERR_ARG : MPI_SUCCESS, "short alltoallv", n);
+  still_works();
+  free(sc);
+  free(rc_);
+  free(displs);
+}
+
 static void everyone(int *buf, int *out, int n) {
   int mine = rank == size - 1 ? 2 * n : n;
   int rc = MPI_Allreduce(buf, out, mine, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -90,6 +114,7 @@ static void everyone(int *buf, int *out, int n) {
   rc = MPI_Allgather(buf, mine, MPI_INT, out, mine, MPI_INT, MPI_COMM_WORLD);
   MTEST_CHECK(rc != MPI_SUCCESS, "allgather n %d: rank %d saw no mismatch", n, rank);
   allgatherv(buf, out, n);
+  alltoallv(buf, out, n);
   if (n <= 1024) {
     rc = MPI_Alltoall(buf, mine, MPI_INT, out, mine, MPI_INT, MPI_COMM_WORLD);
     MTEST_CHECK(rc != MPI_SUCCESS, "alltoall n %d: rank %d saw no mismatch", n, rank);

@@ -1,4 +1,4 @@
-/* MPI_Bcast, MPI_Allgather(v), MPI_Alltoall, MPI_Gather and MPI_Scatter with the shared-memory
+/* MPI_Bcast, MPI_Allgather(v), MPI_Alltoall(v), MPI_Gather and MPI_Scatter with the shared-memory
  * algorithms (forced by the testlist): counts 0, 1, 7, 1K, 64K, MPI_INT and a strided derived
  * type (holes must stay untouched), in place and not, every root, new data each round. */
 #include <stdint.h>
@@ -112,6 +112,36 @@ static void alltoall(MPI_Datatype t, long n, int in_place, int round) {
   free(r.ints);
 }
 
+/* Ranks i and j exchange n + (i + j) % 3 elements each way (n = 0: (i + j) % 2), each block one
+ * element after the previous: blocks of different sizes, some empty, gaps left untouched. */
+static int pair_count(int i, int j, long n) { return (int)(n ? n + (i + j) % 3 : (i + j) % 2); }
+static void alltoallv(MPI_Datatype t, long n, int in_place, int round) {
+  int *counts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
+  long total = 0;
+  for (int b = 0; b < size; ++b) {
+    counts[b] = pair_count(rank, b, n);
+    displs[b] = (int)total;
+    total += counts[b] + 1;
+  }
+  array s = make(t, total, 1), r = make(t, total, 1);
+  int per = r.per, ok = 1;
+  for (int b = 0; b < size; ++b)
+    for (long i = 0; i < counts[b] * per; ++i)
+      *at(in_place ? &r : &s, 0, displs[b] * per + i) = val(rank, b, i, round);
+  MPI_Alltoallv(in_place ? MPI_IN_PLACE : s.ints, counts, displs, t, r.ints, counts, displs, t,
+                MPI_COMM_WORLD);
+  for (int b = 0; b < size; ++b) {
+    for (long i = 0; i < counts[b] * per; ++i)
+      ok &= *at(&r, 0, displs[b] * per + i) == val(b, rank, i, round);
+    for (long i = 0; i < per; ++i) ok &= *at(&r, 0, (displs[b] + counts[b]) * per + i) == HOLE;
+  }
+  MTEST_CHECK(ok && holes(&r), "alltoallv n %ld in_place %d", n, in_place);
+  free(s.ints);
+  free(r.ints);
+  free(counts);
+  free(displs);
+}
+
 /* Send and receive types of different layouts (2n ints each way): a rank's own block goes
  * straight from one layout to the other. */
 static void alltoall_mixed(long n, int strided_send, int round) {
@@ -174,6 +204,7 @@ int main(int argc, char **argv) {
         allgather(types[t], counts[c], in_place, round);
         allgatherv(types[t], counts[c], in_place, round);
         alltoall(types[t], counts[c], in_place, round);
+        alltoallv(types[t], counts[c], in_place, round);
         gather(types[t], counts[c], in_place, round);
         scatter(types[t], counts[c], in_place, round);
         if (t == 0 && !in_place) {

@@ -1,6 +1,6 @@
-// The shared-memory barrier, bcast, allgather(v), alltoall, gather and scatter, ranks as threads:
-// 1 to 9 ranks, counts 0, 1, 7, 1K (and 1M for a few), a contiguous and a strided type, in
-// place and not, roots everywhere, each collective started three times on one operation
+// The shared-memory barrier, bcast, allgather(v), alltoall(v), gather and scatter, ranks as
+// threads: 1 to 9 ranks, counts 0, 1, 7, 1K (and 1M for a few), a contiguous and a strided
+// type, in place and not, roots everywhere, each collective started three times on one operation
 // (persistent restarts, back to back with no barrier between), ranks arriving in any order.
 #include <atomic>
 #include <string>
@@ -182,6 +182,55 @@ TEST_P(ShmMovement, Alltoall) {
       run_to_end(*op);
       for (int r = 0; r < c.size; ++r)
         EXPECT_TRUE(recv.holds(r, tag(r, start), rank)) << "block " << r;
+      EXPECT_TRUE(recv.holes_intact());
+    }
+  });
+}
+
+// Ranks i and j exchange count + (i + j) % 3 elements each way (count 0: (i + j) % 2), each
+// block at the start of a room of count + 3 elements whose rest must stay untouched.
+TEST_P(ShmMovement, Alltoallv) {
+  const Case& c = GetParam();
+  std::int64_t count = c.count >= (1 << 20) ? c.count / 16 : c.count;
+  const std::int64_t room = count + 3;
+  auto pair = [&](int i, int j) { return count != 0 ? count + (i + j) % 3 : (i + j) % 2; };
+  Team team(c.size, c.slot);
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    std::vector<std::int64_t> counts, displs;
+    for (int r = 0; r < c.size; ++r) {
+      counts.push_back(pair(rank, r));
+      displs.push_back(r * room);
+    }
+    IntArray send(type(), room, c.size);
+    IntArray recv(type(), room, c.size);
+    IntArray& source = c.in_place ? recv : send;
+    const std::int64_t per = recv.ints() / room;  // ints per element
+    Args args{.collective = Collective::kAlltoallv,
+              .sendbuf = source.data(),
+              .recvbuf = recv.data(),
+              .in_place = c.in_place,
+              .type = &type(),
+              .recvtype = &type(),
+              .sendcounts = counts.data(),
+              .sdispls = displs.data(),
+              .recvcounts = counts.data(),
+              .rdispls = displs.data()};
+    auto op = make_alltoall(team.arena(rank), args);
+    team.ready(rank);  // after the operation was made
+    for (int start = 0; start < kStarts; ++start) {
+      recv.fill(rank + 100, c.size);
+      source.fill(tag(rank, start), c.size);
+      arrive_late(random);
+      run_to_end(*op);
+      for (int r = 0; r < c.size; ++r) {
+        int rest = c.in_place ? tag(rank, start) : rank + 100;
+        bool ok = true;
+        for (std::int64_t i = 0; i < recv.ints(); ++i)
+          ok &= recv.at(r, i) ==
+                (i < counts[r] * per ? value(tag(r, start), rank, i) : value(rest, r, i));
+        EXPECT_TRUE(ok) << "block " << r << ", start " << start;
+      }
       EXPECT_TRUE(recv.holes_intact());
     }
   });
