@@ -11,13 +11,15 @@
 // Alltoallv: blocks of any size per pair. The chunk is fixed by the slot (a reader must find
 // the chunk where the writer put it, whatever the sizes), and each rank runs as many rounds
 // as its own largest block needs (at least one): a source's chunks are read only in the
-// rounds its block reaches, which the source has run. The first 8 bytes of each chunk of
-// round 0 hold the block's byte count, in the line of the block's first bytes; a reader
-// compares it with its receive count (the count check of coll/shm/check.h cannot: one count
-// per rank), reports a difference and reads no more than both allow. Never in the flag lines: only
-// the ranks whose counts differ see the difference, and the others would wait for a line never
-// written. Requirements: the members share memory (one host); host buffers; any datatypes; the slot
-// holds at least one 64-byte chunk per rank (p <= slot / 128; alltoallv: and the counts).
+// rounds its block reaches, which the source has run. The first line of each chunk of round 0
+// holds the block's byte count (a whole line keeps the data 64-byte aligned: with the data 8
+// bytes off, osu_alltoallv -np 4 took up to twice as long as osu_alltoall); a reader compares
+// it with its receive count (the count check of coll/shm/check.h cannot: one count per rank),
+// reports a difference and reads no more than both allow. Never in the flag lines: only the
+// ranks whose counts differ see the difference, and the others would wait for a line never
+// written.
+// Requirements: the members share memory (one host); host buffers; any datatypes; the slot
+// holds at least one 64-byte chunk per rank (p <= slot / 128).
 // Cost: p ranks, blocks of n bytes, c = half / p: (n / c + 1) x 2 hops; each rank copies
 // (p - 1) n in, (p - 1) n out and its own n once (osu_alltoall -np 4 on 2 cores: 2p - 1
 // copies of n instead of 2p).
@@ -53,7 +55,7 @@ class Alltoall final : public ShmOp {
         in_place_(args.in_place),
         block_(v_ ? std::max(largest(sends_), largest(recvs_)) : recvs_[0].bytes()),
         got_(v_ ? recvs_.size() : 0),
-        head_(v_ ? sizeof(std::uint64_t) : 0) {}
+        head_(v_ ? kLineBytes : 0) {}
 
  private:
   void plan() override {
@@ -181,7 +183,7 @@ class Alltoall final : public ShmOp {
   bool in_place_;
   std::uint64_t block_;             // alltoall: each block; alltoallv: the largest
   std::vector<std::uint64_t> got_;  // alltoallv: what this rank reads from each source
-  std::uint64_t head_;              // alltoallv: the count before the data of round 0
+  std::uint64_t head_;              // alltoallv: the count's line before round 0's data
   std::uint64_t chunk_ = 0;
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
