@@ -72,6 +72,18 @@ static void allgather(MPI_Datatype t, long n, int in_place, int round) {
   free(r.ints);
 }
 
+/* Whether r holds, for each b, counts[b] elements from rank b (values of its block `block`)
+ * at displs[b], each followed by an untouched gap element, and intact holes. */
+static int holds_v(array *r, const int *counts, const int *displs, int block, int round) {
+  int per = r->per, ok = holes(r);
+  for (int b = 0; b < size; ++b) {
+    for (long i = 0; i < counts[b] * per; ++i)
+      ok &= *at(r, 0, displs[b] * per + i) == val(b, block, i, round);
+    for (long i = 0; i < per; ++i) ok &= *at(r, 0, (displs[b] + counts[b]) * per + i) == HOLE;
+  }
+  return ok;
+}
+
 /* Rank b sends n + b % 3 elements (n = 0: b % 2), placed one element apart in recvbuf: blocks
  * of different sizes, some empty, and gaps that must stay untouched. */
 static void allgatherv(MPI_Datatype t, long n, int in_place, int round) {
@@ -84,17 +96,12 @@ static void allgatherv(MPI_Datatype t, long n, int in_place, int round) {
   }
   array s = make(t, counts[rank], 1), r = make(t, total, 1);
   fill(&s, 0, rank, 0, round);
-  int per = r.per, ok = 1;
+  int per = r.per;
   for (long i = 0; in_place && i < counts[rank] * per; ++i)
     *at(&r, 0, displs[rank] * per + i) = val(rank, 0, i, round);
   MPI_Allgatherv(in_place ? MPI_IN_PLACE : s.ints, counts[rank], t, r.ints, counts, displs, t,
                  MPI_COMM_WORLD);
-  for (int b = 0; b < size; ++b) {
-    for (long i = 0; i < counts[b] * per; ++i)
-      ok &= *at(&r, 0, displs[b] * per + i) == val(b, 0, i, round);
-    for (long i = 0; i < per; ++i) ok &= *at(&r, 0, (displs[b] + counts[b]) * per + i) == HOLE;
-  }
-  MTEST_CHECK(ok && holes(&r), "allgatherv n %ld in_place %d", n, in_place);
+  MTEST_CHECK(holds_v(&r, counts, displs, 0, round), "allgatherv n %ld in_place %d", n, in_place);
   free(s.ints);
   free(r.ints);
   free(counts);
@@ -124,18 +131,13 @@ static void alltoallv(MPI_Datatype t, long n, int in_place, int round) {
     total += counts[b] + 1;
   }
   array s = make(t, total, 1), r = make(t, total, 1);
-  int per = r.per, ok = 1;
+  int per = r.per;
   for (int b = 0; b < size; ++b)
     for (long i = 0; i < counts[b] * per; ++i)
       *at(in_place ? &r : &s, 0, displs[b] * per + i) = val(rank, b, i, round);
   MPI_Alltoallv(in_place ? MPI_IN_PLACE : s.ints, counts, displs, t, r.ints, counts, displs, t,
                 MPI_COMM_WORLD);
-  for (int b = 0; b < size; ++b) {
-    for (long i = 0; i < counts[b] * per; ++i)
-      ok &= *at(&r, 0, displs[b] * per + i) == val(b, rank, i, round);
-    for (long i = 0; i < per; ++i) ok &= *at(&r, 0, (displs[b] + counts[b]) * per + i) == HOLE;
-  }
-  MTEST_CHECK(ok && holes(&r), "alltoallv n %ld in_place %d", n, in_place);
+  MTEST_CHECK(holds_v(&r, counts, displs, rank, round), "alltoallv n %ld in_place %d", n, in_place);
   free(s.ints);
   free(r.ints);
   free(counts);
