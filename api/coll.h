@@ -65,11 +65,6 @@ int start_collective(const Call& call, core::Request* r);
 // the v-form calls of small communicators allocate nothing.
 class WideArray {
  public:
-  WideArray() = default;
-  template <class T>
-  WideArray(const T* values, int n) {
-    assign(values, n);
-  }
   template <class T>
   void assign(const T* values, int n) {
     size_ = n;

@@ -22,12 +22,12 @@ std::unique_ptr<ShmOp> make_barrier(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_bcast(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_reduce(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_allreduce(Arena& arena, const Args& args);
+// allgather and allgatherv (Args::recvcounts, Args::rdispls).
 std::unique_ptr<ShmOp> make_allgather(Arena& arena, const Args& args);
 // alltoall and alltoallv (Args::sendcounts, sdispls, recvcounts, rdispls).
 std::unique_ptr<ShmOp> make_alltoall(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_gather(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_scatter(Arena& arena, const Args& args);
-// allgather and allgatherv (Args::recvcounts, Args::rdispls).
 // reduce_scatter (Args::recvcounts) and reduce_scatter_block (Args::count).
 std::unique_ptr<ShmOp> make_reduce_scatter(Arena& arena, const Args& args);
 
