@@ -26,7 +26,9 @@ std::unique_ptr<ShmOp> make_allreduce(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_allgather(Arena& arena, const Args& args);
 // alltoall and alltoallv (Args::sendcounts, sdispls, recvcounts, rdispls).
 std::unique_ptr<ShmOp> make_alltoall(Arena& arena, const Args& args);
+// gather and gatherv (Args::recvcounts, Args::rdispls at the root).
 std::unique_ptr<ShmOp> make_gather(Arena& arena, const Args& args);
+// scatter and scatterv (Args::sendcounts, Args::sdispls at the root).
 std::unique_ptr<ShmOp> make_scatter(Arena& arena, const Args& args);
 // reduce_scatter (Args::recvcounts) and reduce_scatter_block (Args::count).
 std::unique_ptr<ShmOp> make_reduce_scatter(Arena& arena, const Args& args);

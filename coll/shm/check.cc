@@ -47,6 +47,19 @@ CountCheck allgatherv_check(const Args& a, int rank, int size) {
   return c;
 }
 
+// The others publish their blocks' counts; the root expects of rank r what recvcounts[r] gives.
+CountCheck gatherv_check(const Args& a, int rank, int size) {
+  std::uint64_t send = bytes_of(a.count, a.type);
+  if (rank != a.root) return CountCheck{.publish = true, .bytes = send};
+  if (a.recvcounts == nullptr) return CountCheck{};
+  CountCheck c{.sources = CountCheck::Sources::kAll,
+               .own_mismatch = !a.in_place && send != bytes_of(a.recvcounts[rank], a.recvtype)};
+  c.expect_each.resize(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r)
+    c.expect_each[static_cast<std::size_t>(r)] = bytes_of(a.recvcounts[r], a.recvtype);
+  return c;
+}
+
 }  // namespace
 
 CountCheck count_check(const Args& a, int rank, int size) {
@@ -70,6 +83,8 @@ CountCheck count_check(const Args& a, int rank, int size) {
                         .sources = CountCheck::Sources::kAll,
                         .own_mismatch = !a.in_place && send != recv};
     }
+    case Collective::kGatherv:
+      return gatherv_check(a, rank, size);
     case Collective::kAllgather:
     case Collective::kAlltoall: {
       std::uint64_t recv = bytes_of(a.recvcount, a.recvtype);

@@ -7,7 +7,8 @@
 // allgatherv: every rank publishes its own count and expects of each source the count its
 // receive counts give),
 // the root (bcast, scatter: the root publishes, the others check) or nobody (the root of a
-// bcast or scatter, the non-roots of a gather, which publish for the root to check; so do the
+// bcast or scatter, the non-roots of a gather(v), which publish for the root to check, which
+// for gatherv expects of each source the count its receive counts give; so do the
 // non-roots of a reduce that only post their operand, a flag line or one direct chunk, and
 // wait for no one's data: Reduction::plan).
 // A reader compares a source's count with what it expects whenever it would wait for that

@@ -1,15 +1,21 @@
-// Gather through the slots of the non-root ranks.
+// Gather and gatherv through the slots of the non-root ranks.
 //
-// Idea: each rank writes its block into its own flag line (blocks up to 56 bytes) or, in
-// rounds of one half slot, into half k mod 2 of its slot, and posts step 2k + 2 (it reads
+// Idea: each rank writes its block into its own flag line (gather, blocks up to 56 bytes) or,
+// in rounds of one half slot, into half k mod 2 of its slot, and posts step 2k + 2 (it reads
 // nothing, so it is done with the round as soon as it has written it); the root copies every
 // block out as it arrives and posts step 2k + 2, which frees the halves for round k + 2.
+// Gatherv: blocks of different sizes, as the root's receive counts say. A rank writes as many
+// rounds as its own block needs, the root reads as many as the largest needs (a rank that has
+// finished passes every step). Always in rounds, never in the flag lines, so that the root and
+// a rank whose counts differ (an erroneous call) never wait on different things; the root
+// reads no more of a block than its counts allow, and its count check reports the difference.
 // Requirements: the members share memory (one host); host buffers; any datatypes.
 // The root copies its own block straight from its send buffer while the others write theirs.
 // Cost: p ranks, blocks of n bytes: (n / half + 1) x 2 hops; the root copies p n out while
 // the others copy their n in (its own block through its slot took two copies, after the wait:
 // osu_gather -np 2 64K 1.6-1.9 -> 1.3 us).
 #include <algorithm>
+#include <vector>
 
 #include "coll/shm/algorithms.h"
 #include "coll/shm/buffer.h"
@@ -24,16 +30,21 @@ class Gather final : public ShmOp {
         root_(args.root),
         is_root_(arena.rank() == args.root),
         skip_own_(is_root_ && args.in_place),
-        recv_(is_root_ ? Buffer(args.recvbuf, args.recvcount, args.recvtype) : Buffer()),
+        blocks_(is_root_
+                    ? blocks_of(args.recvbuf, args.recvtype, arena.size(), args.recvcount,
+                                args.collective == Collective::kGatherv ? args.recvcounts : nullptr,
+                                args.rdispls)
+                    : std::vector<Buffer>()),
         send_(skip_own_ ? Buffer() : Buffer(args.sendbuf, args.count, args.type)),
         hold_send_(skip_own_ ? nullptr : args.type),
         hold_recv_(is_root_ ? args.recvtype : nullptr),
-        block_(is_root_ ? recv_.bytes() : send_.bytes()) {}
+        most_(is_root_ ? largest(blocks_) : send_.bytes()),
+        lines_(args.collective == Collective::kGather && most_ <= kInlineBytes) {}
 
  private:
   void plan() override {
     half_ = arena_.slot_bytes() / 2 / kLineBytes * kLineBytes;
-    rounds_ = (block_ + half_ - 1) / half_;
+    rounds_ = (most_ + half_ - 1) / half_;
   }
   void reset() override {
     round_ = 0;
@@ -41,8 +52,8 @@ class Gather final : public ShmOp {
     cursor_ = 0;
   }
   bool run() override {
-    if (block_ == 0) return true;
-    if (block_ <= kInlineBytes) return is_root_ ? collect_lines() : put_line();
+    if (most_ == 0) return true;
+    if (lines_) return is_root_ ? collect_lines() : put_line();
     for (; round_ < rounds_; ++round_) {
       if (!posted_ && !put_round()) return false;
       if (is_root_ && !collect_round()) return false;
@@ -52,7 +63,7 @@ class Gather final : public ShmOp {
   }
   bool put_line() {
     if (!arena_.line_writable(seq_)) return false;
-    send_.pack(0, arena_.line(arena_.rank(), seq_).data, block_);
+    send_.pack(0, arena_.line(arena_.rank(), seq_).data, most_);
     post_line();
     arena_.line_written(seq_, root_);
     return true;
@@ -61,13 +72,13 @@ class Gather final : public ShmOp {
     if (!posted_) {
       std::byte own[kInlineBytes];
       send_.pack(0, own, send_.bytes());
-      recv_.block(root_).unpack(0, own, send_.bytes());
+      block(root_).unpack(0, own, send_.bytes());
       posted_ = true;
     }
     for (; cursor_ < arena_.size(); ++cursor_) {
       if (cursor_ == root_) continue;
       if (!arena_.line_ready(cursor_, seq_)) return false;
-      recv_.block(cursor_).unpack(0, arena_.line(cursor_, seq_).data, block_);
+      block(cursor_).unpack(0, arena_.line(cursor_, seq_).data, most_);
     }
     arena_.learn_all_started(seq_);
     return true;
@@ -75,8 +86,11 @@ class Gather final : public ShmOp {
   std::byte* half_of(int rank, std::uint64_t k) const {
     return arena_.slot(rank) + (k % 2) * half_;
   }
-  std::size_t length(std::uint64_t k) const {
-    return static_cast<std::size_t>(std::min<std::uint64_t>(half_, block_ - k * half_));
+  const Buffer& block(int rank) const { return blocks_[static_cast<std::size_t>(rank)]; }
+  // The length of chunk k of a block of `bytes` (0 past its end).
+  std::size_t length(std::uint64_t bytes, std::uint64_t k) const {
+    if (bytes <= k * half_) return 0;
+    return static_cast<std::size_t>(std::min<std::uint64_t>(half_, bytes - k * half_));
   }
   // The root copies its own chunk straight into its receive buffer while the others write
   // theirs (through its slot, after the wait, it took two copies).
@@ -84,10 +98,11 @@ class Gather final : public ShmOp {
     int first = static_cast<int>(round_ % 2) * 2;
     if (!arena_.parts_writable(first, 2)) return false;
     std::uint64_t done = step_value(seq_, 2 * round_ + 2);
+    std::size_t mine = length(send_.bytes(), round_);
     if (is_root_ && !skip_own_)
-      copy_stream(send_, recv_.block(root_), round_ * half_, length(round_));
-    else if (send_.bytes() != 0)
-      send_.pack(round_ * half_, half_of(arena_.rank(), round_), length(round_));
+      copy_stream(send_, block(root_), round_ * half_, mine);
+    else if (!is_root_)
+      send_.pack(round_ * half_, half_of(arena_.rank(), round_), mine);
     if (!is_root_) arena_.post(done);
     arena_.parts_written(first, 2, done, root_);
     posted_ = true;
@@ -97,7 +112,7 @@ class Gather final : public ShmOp {
     if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
     for (int r = 0; r < arena_.size(); ++r) {
       if (r == root_) continue;
-      recv_.block(r).unpack(round_ * half_, half_of(r, round_), length(round_));
+      block(r).unpack(round_ * half_, half_of(r, round_), length(block(r).bytes(), round_));
     }
     arena_.post(step_value(seq_, 2 * round_ + 2));
     return true;
@@ -106,11 +121,12 @@ class Gather final : public ShmOp {
   int root_;
   bool is_root_;
   bool skip_own_;
-  Buffer recv_;
+  std::vector<Buffer> blocks_;  // the root's receive blocks
   Buffer send_;
   TypeHold hold_send_;
   TypeHold hold_recv_;
-  std::uint64_t block_;
+  std::uint64_t most_;  // the root: the largest block (how many rounds); others: their own
+  bool lines_;          // blocks in the flag lines
   std::uint64_t half_ = 0;
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;

@@ -76,9 +76,15 @@ GPURUN_REGISTER_SHM(shm_alltoallv, kAlltoallv, usable_per_rank_chunks, make_allt
 GPURUN_REGISTER_SHM(shm_gather, kGather, usable_any, make_gather,
                     "each rank's block in its flag line (<= 56 B) or slot; the root copies "
                     "them all out")
+GPURUN_REGISTER_SHM(shm_gatherv, kGatherv, usable_any, make_gather,
+                    "each rank's block in its slot, in as many rounds as its block needs; the "
+                    "root copies them all out")
 GPURUN_REGISTER_SHM(shm_scatter, kScatter, usable_per_rank_chunks, make_scatter,
                     "the root writes every block into its flag line (<= 56 B) or slot; each "
                     "rank copies its own out")
+GPURUN_REGISTER_SHM(shm_scatterv, kScatterv, usable_per_rank_chunks, make_scatter,
+                    "the root writes every block into its slot with its count; each rank "
+                    "copies its own out, in as many rounds as its block needs")
 GPURUN_REGISTER_SHM(shm_reduce_scatter, kReduceScatter, usable_reduce_scatter, make_reduce_scatter,
                     "every rank writes all blocks into its slot; each combines its own block "
                     "from all slots straight into its buffer (contiguous types)")

@@ -1,14 +1,24 @@
-// Scatter through the root's slot.
+// Scatter and scatterv through the root's slot.
 //
-// Idea: the root writes the blocks for everyone into its flag line (when all p fit in 56
-// bytes) or, in rounds, chunk k of every block into half k mod 2 of its slot (chunk =
+// Idea: the root writes the blocks for everyone into its flag line (scatter, when all p fit in
+// 56 bytes) or, in rounds, chunk k of every block into half k mod 2 of its slot (chunk =
 // half / p), and posts step 2k + 2; each rank copies its piece out and posts step 2k + 2,
-// which frees the half for round k + 2. The root runs up to two rounds ahead.
+// which frees the half for round k + 2. The root runs up to two rounds ahead and copies its
+// own block straight from its send buffer.
+// Scatterv: blocks of any size. The chunk is fixed by the slot, the root runs as many rounds
+// as its largest block needs, each other rank as many as its own (at least one). The first
+// line of each piece of round 0 holds the block's byte count, which its reader compares with
+// its receive count (the count check of coll/shm/check.h carries one count per rank): it
+// reports a difference and reads no more than both allow. Never in the flag line: a rank
+// whose count differs would wait for a line never written.
 // Requirements: the members share memory (one host); host buffers; any datatypes; the slot
 // holds at least one 64-byte chunk per rank (p <= slot / 128).
 // Cost: p ranks, blocks of n bytes, c = half / p: (n / c + 1) x 2 hops; the root copies p n
 // in while the others copy their n out.
 #include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "coll/shm/algorithms.h"
 #include "coll/shm/buffer.h"
@@ -23,79 +33,117 @@ class Scatter final : public ShmOp {
         root_(args.root),
         is_root_(arena.rank() == args.root),
         skip_own_(is_root_ && args.in_place),
-        send_(is_root_ ? Buffer(args.sendbuf, args.count, args.type) : Buffer()),
+        v_(args.collective == Collective::kScatterv),
+        sends_(is_root_ ? blocks_of(args.sendbuf, args.type, arena.size(), args.count,
+                                    v_ ? args.sendcounts : nullptr, args.sdispls)
+                        : std::vector<Buffer>()),
         recv_(skip_own_ ? Buffer() : Buffer(args.recvbuf, args.recvcount, args.recvtype)),
         hold_send_(is_root_ ? args.type : nullptr),
         hold_recv_(skip_own_ ? nullptr : args.recvtype),
-        block_(is_root_ ? send_.bytes() : recv_.bytes()) {}
+        most_(is_root_ ? largest(sends_) : recv_.bytes()),
+        head_(v_ ? kLineBytes : 0) {}
 
  private:
   void plan() override {
     std::uint64_t fits = arena_.slot_bytes() / 2 / arena_.size() / kLineBytes * kLineBytes;
-    chunk_ = std::min<std::uint64_t>(fits, std::max<std::uint64_t>(block_, 1));
-    rounds_ = (block_ + chunk_ - 1) / chunk_;
+    chunk_ = v_ ? fits : std::min<std::uint64_t>(fits, std::max<std::uint64_t>(most_, 1));
+    rounds_ = (head_ + most_ + chunk_ - 1) / chunk_;
+    got_ = recv_.bytes();
   }
   void reset() override { round_ = 0; }
   bool run() override {
-    if (block_ == 0) return true;
-    if (block_ * arena_.size() <= kInlineBytes) return is_root_ ? put_line() : get_line();
+    if (!v_ && most_ == 0) return true;
+    if (!v_ && most_ * arena_.size() <= kInlineBytes) return is_root_ ? put_line() : get_line();
     for (; round_ < rounds_; ++round_) {
       if (is_root_ ? !put_round() : !get_round()) return false;
     }
     return true;
   }
+  const Buffer& send(int r) const { return sends_[static_cast<std::size_t>(r)]; }
   bool put_line() {
     if (!arena_.line_writable(seq_)) return false;
     std::byte* line = arena_.line(root_, seq_).data;
-    for (int r = 0; r < arena_.size(); ++r) send_.block(r).pack(0, line + r * block_, block_);
+    for (int r = 0; r < arena_.size(); ++r) send(r).pack(0, line + r * most_, most_);
     post_line();
     arena_.line_written(seq_, Arena::kAllReaders);
-    if (!skip_own_) recv_.unpack(0, line + root_ * block_, block_);
+    if (!skip_own_) recv_.unpack(0, line + root_ * most_, most_);
     return true;
   }
   bool get_line() {
     if (!arena_.line_ready(root_, seq_)) return false;
-    recv_.unpack(0, arena_.line(root_, seq_).data + arena_.rank() * block_, block_);
+    recv_.unpack(0, arena_.line(root_, seq_).data + arena_.rank() * most_, most_);
     return true;
   }
+  // Where chunk k of block `block` lies in the root's slot (scatterv: the block's count, then
+  // its data in round 0), and where that chunk starts in the block's byte stream.
   std::byte* piece(std::uint64_t k, int block) const {
     return arena_.slot(root_) + (k % 2) * (arena_.slot_bytes() / 2) + block * chunk_;
   }
-  std::size_t length(std::uint64_t k) const {
-    return static_cast<std::size_t>(std::min(chunk_, block_ - k * chunk_));
+  std::byte* data(std::uint64_t k, int block) const {
+    return piece(k, block) + (k == 0 ? head_ : 0);
+  }
+  std::uint64_t offset(std::uint64_t k) const { return k == 0 ? 0 : k * chunk_ - head_; }
+  // The length of chunk k of a block of `bytes` (0 past its end).
+  std::size_t length(std::uint64_t bytes, std::uint64_t k) const {
+    if (bytes <= offset(k)) return 0;
+    return static_cast<std::size_t>(std::min(chunk_ - (k == 0 ? head_ : 0), bytes - offset(k)));
   }
   bool put_round() {
     int first = static_cast<int>(round_ % 2) * 2;
     if (!arena_.parts_writable(first, 2)) return false;
     for (int r = 0; r < arena_.size(); ++r) {
       if (r == root_) continue;
-      send_.block(r).pack(round_ * chunk_, piece(round_, r), length(round_));
+      send(r).pack(offset(round_), data(round_, r), length(send(r).bytes(), round_));
+      if (v_ && round_ == 0) {
+        std::uint64_t bytes = send(r).bytes();
+        std::memcpy(piece(0, r), &bytes, sizeof(bytes));
+      }
     }
     std::uint64_t done = step_value(seq_, 2 * round_ + 2);
     arena_.post(done);
     arena_.parts_written(first, 2, done, Arena::kAllReaders);
-    if (!skip_own_) {
-      send_.block(root_).pack(round_ * chunk_, piece(round_, root_), length(round_));
-      recv_.unpack(round_ * chunk_, piece(round_, root_), length(round_));
-    }
+    if (round_ == 0 && !skip_own_) check_own_count();
+    if (!skip_own_)  // one copy where the slot would take two
+      copy_stream(send(root_), recv_, offset(round_), length(got_, round_));
     return true;
   }
   bool get_round() {
     std::uint64_t done = step_value(seq_, 2 * round_ + 2);
     if (!arena_.reached(root_, done)) return false;
-    recv_.unpack(round_ * chunk_, piece(round_, arena_.rank()), length(round_));
+    if (v_ && round_ == 0) check_root_count();
+    recv_.unpack(offset(round_), data(round_, arena_.rank()), length(got_, round_));
     arena_.post(done);
     return true;
+  }
+  void check_own_count() {
+    if (send(root_).bytes() == recv_.bytes()) return;
+    got_ = std::min(send(root_).bytes(), recv_.bytes());
+    fail(Status(ErrorCode::kInvalidArgument,
+                "the root's send and receive counts or datatypes for itself do not match"));
+  }
+  // What the root sends this rank against what it expects: reads no more than both.
+  void check_root_count() {
+    std::uint64_t theirs = 0;
+    std::memcpy(&theirs, piece(0, arena_.rank()), sizeof(theirs));
+    if (theirs == recv_.bytes()) return;
+    got_ = std::min(theirs, recv_.bytes());
+    fail(Status(theirs > recv_.bytes() ? ErrorCode::kTruncated : ErrorCode::kInvalidArgument,
+                "a shared-memory collective: the root (rank " + std::to_string(root_) + ") sends " +
+                    std::to_string(theirs) + " bytes where " + std::to_string(recv_.bytes()) +
+                    " were expected: the ranks' counts or datatypes do not match"));
   }
 
   int root_;
   bool is_root_;
   bool skip_own_;
-  Buffer send_;
+  bool v_;
+  std::vector<Buffer> sends_;  // the root's blocks
   Buffer recv_;
   TypeHold hold_send_;
   TypeHold hold_recv_;
-  std::uint64_t block_;
+  std::uint64_t most_;     // the root: the largest block (how many rounds); others: their own
+  std::uint64_t head_;     // scatterv: the count's line before round 0's data
+  std::uint64_t got_ = 0;  // what this rank takes of its block
   std::uint64_t chunk_ = 0;
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;

@@ -5,8 +5,9 @@
  * the non-roots of a small reduce (they read no count) have nothing to report, and the
  * communicator works afterwards (MPI_Allgatherv: a rank whose own receive counts differ from
  * what the others send reports it, and the others finish; MPI_Alltoallv: the receiver of a
- * block whose counts differ reports it). Sizes: a flag line, a slot's chunk and several rounds
- * of a small slot. */
+ * block whose counts differ reports it; MPI_Gatherv and MPI_Scatterv: the reader of the block
+ * whose counts differ, the root or that rank, reports it). Sizes: a flag line, a slot's chunk and
+ * several rounds of a small slot. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,36 @@ static void alltoallv(int *buf, int *out, int n) {
   free(displs);
 }
 
+/* MPI_Gatherv: the last rank sends more than the root expects, then less; only the root reads
+ * the counts. MPI_Scatterv: the root sends the last rank more than it expects, then less;
+ * only the last rank reads its count. */
+static void rooted_v(int *buf, int *out, int n) {
+  int *counts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
+  for (int r = 0; r < size; ++r) {
+    counts[r] = n;
+    displs[r] = 2 * n * r;
+  }
+  int last = rank == size - 1;
+  int rc =
+      MPI_Gatherv(buf, last ? 2 * n : n, MPI_INT, out, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+  expect_class(rc, rank == 0 ? MPI_ERR_TRUNCATE : MPI_SUCCESS, "long gatherv", n);
+  still_works();
+  rc = MPI_Gatherv(buf, last ? n / 2 : n, MPI_INT, out, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+  expect_class(rc, rank == 0 ? MPI_ERR_ARG : MPI_SUCCESS, "short gatherv", n);
+  still_works();
+  counts[size - 1] = 2 * n;
+  rc = MPI_Scatterv(buf, counts, displs, MPI_INT, out, n, MPI_INT, 0, MPI_COMM_WORLD);
+  expect_class(rc, last ? MPI_ERR_TRUNCATE : MPI_SUCCESS, "long scatterv", n);
+  still_works();
+  counts[size - 1] = n;
+  rc =
+      MPI_Scatterv(buf, counts, displs, MPI_INT, out, last ? 2 * n : n, MPI_INT, 0, MPI_COMM_WORLD);
+  expect_class(rc, last ? MPI_ERR_ARG : MPI_SUCCESS, "short scatterv", n);
+  still_works();
+  free(counts);
+  free(displs);
+}
+
 static void everyone(int *buf, int *out, int n) {
   int mine = rank == size - 1 ? 2 * n : n;
   int rc = MPI_Allreduce(buf, out, mine, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -133,6 +164,7 @@ int main(int argc, char **argv) {
     const int counts[] = {4, 1024, 40000};
     for (int i = 0; i < 3; ++i) {
       rooted(buf, counts[i]);
+      rooted_v(buf, out, counts[i]);
       everyone(buf, out, counts[i]);
     }
   }

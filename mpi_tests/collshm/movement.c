@@ -187,6 +187,61 @@ static void scatter(MPI_Datatype t, long n, int in_place, int round) {
   }
 }
 
+/* Blocks of different sizes as in allgatherv, gathered to and scattered from every root. */
+static void v_layout(long n, int *counts, int *displs, long *total) {
+  *total = 0;
+  for (int b = 0; b < size; ++b) {
+    counts[b] = (int)(n ? n + b % 3 : b % 2);
+    displs[b] = (int)*total;
+    *total += counts[b] + 1;
+  }
+}
+
+static void gatherv(MPI_Datatype t, long n, int in_place, int round) {
+  int *counts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
+  long total;
+  v_layout(n, counts, displs, &total);
+  for (int root = 0; root < size; ++root) {
+    int ip = in_place && rank == root;
+    array s = make(t, counts[rank], 1), r = make(t, total, 1);
+    fill(&s, 0, rank, 0, round);
+    for (long i = 0; ip && i < counts[rank] * r.per; ++i)
+      *at(&r, 0, displs[rank] * r.per + i) = val(rank, 0, i, round);
+    MPI_Gatherv(ip ? MPI_IN_PLACE : s.ints, counts[rank], t, r.ints, counts, displs, t, root,
+                MPI_COMM_WORLD);
+    int ok = rank != root || holds_v(&r, counts, displs, 0, round);
+    MTEST_CHECK(ok && holes(&r), "gatherv n %ld root %d in_place %d", n, root, in_place);
+    free(s.ints);
+    free(r.ints);
+  }
+  free(counts);
+  free(displs);
+}
+
+static void scatterv(MPI_Datatype t, long n, int in_place, int round) {
+  int *counts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
+  long total;
+  v_layout(n, counts, displs, &total);
+  for (int root = 0; root < size; ++root) {
+    int ip = in_place && rank == root;
+    array s = make(t, total, 1), r = make(t, counts[rank] + 1, 1);
+    for (int b = 0; b < size; ++b)
+      for (long i = 0; i < counts[b] * s.per; ++i)
+        *at(&s, 0, displs[b] * s.per + i) = val(rank, b, i, round);
+    MPI_Scatterv(s.ints, counts, displs, t, ip ? MPI_IN_PLACE : r.ints, counts[rank], t, root,
+                 MPI_COMM_WORLD);
+    int ok = holes(&r);
+    for (long i = 0; i < counts[rank] * r.per; ++i)
+      ok &= *at(&r, 0, i) == (ip ? HOLE : val(root, rank, i, round));
+    for (long i = 0; i < r.per; ++i) ok &= *at(&r, 0, counts[rank] * r.per + i) == HOLE;
+    MTEST_CHECK(ok, "scatterv n %ld root %d in_place %d", n, root, in_place);
+    free(s.ints);
+    free(r.ints);
+  }
+  free(counts);
+  free(displs);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -209,6 +264,8 @@ int main(int argc, char **argv) {
         alltoallv(types[t], counts[c], in_place, round);
         gather(types[t], counts[c], in_place, round);
         scatter(types[t], counts[c], in_place, round);
+        gatherv(types[t], counts[c], in_place, round);
+        scatterv(types[t], counts[c], in_place, round);
         if (t == 0 && !in_place) {
           alltoall_mixed(counts[c], 0, round);
           alltoall_mixed(counts[c], 1, round);

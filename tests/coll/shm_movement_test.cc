@@ -1,4 +1,4 @@
-// The shared-memory barrier, bcast, allgather(v), alltoall(v), gather and scatter, ranks as
+// The shared-memory barrier, bcast, allgather(v), alltoall(v), gather(v) and scatter(v), ranks as
 // threads: 1 to 9 ranks, counts 0, 1, 7, 1K (and 1M for a few), a contiguous and a strided
 // type, in place and not, roots everywhere, each collective started three times on one operation
 // (persistent restarts, back to back with no barrier between), ranks arriving in any order.
@@ -303,6 +303,98 @@ TEST_P(ShmMovement, Scatter) {
         } else {
           EXPECT_TRUE(recv.holds(0, tag(root, start), rank)) << "rank " << rank << " root " << root;
         }
+        EXPECT_TRUE(recv.holes_intact());
+      }
+    }
+  });
+}
+
+// Blocks of different sizes as in Allgatherv (rank r's block: count + r % 3 elements; count 0:
+// r % 2), each at the start of a room of count + 3 elements whose rest must stay untouched.
+std::vector<std::int64_t> v_counts(const Case& c) {
+  std::vector<std::int64_t> counts;
+  for (int r = 0; r < c.size; ++r) counts.push_back(c.count != 0 ? c.count + r % 3 : r % 2);
+  return counts;
+}
+
+TEST_P(ShmMovement, Gatherv) {
+  const Case& c = GetParam();
+  Team team(c.size, c.slot);
+  const std::int64_t room = c.count + 3;
+  std::vector<std::int64_t> counts = v_counts(c), displs;
+  for (int r = 0; r < c.size; ++r) displs.push_back(r * room);
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    for (int root = 0; root < c.size; ++root) {
+      bool in_place = c.in_place && rank == root;
+      IntArray send(type(), counts[rank]);
+      IntArray recv(type(), room, c.size);
+      const std::int64_t per = recv.ints() / room;  // ints per element
+      Args args{.collective = Collective::kGatherv,
+                .sendbuf = send.data(),
+                .recvbuf = rank == root ? recv.data() : nullptr,
+                .in_place = in_place,
+                .count = counts[rank],
+                .type = &type(),
+                .recvtype = &type(),
+                .recvcounts = rank == root ? counts.data() : nullptr,
+                .rdispls = rank == root ? displs.data() : nullptr,
+                .root = root};
+      auto op = make_gather(team.arena(rank), args);
+      team.ready(rank);  // after the operation was made
+      for (int start = 0; start < kStarts; ++start) {
+        send.fill(tag(rank, start));
+        recv.fill(rank + 100, c.size);
+        for (std::int64_t i = 0; in_place && i < counts[rank] * per; ++i)
+          recv.at(rank, i) = value(tag(rank, start), 0, i);
+        arrive_late(random);
+        run_to_end(*op);
+        if (rank != root) continue;
+        for (int r = 0; r < c.size; ++r) {
+          bool ok = true;
+          for (std::int64_t i = 0; i < recv.ints(); ++i)
+            ok &= recv.at(r, i) ==
+                  (i < counts[r] * per ? value(tag(r, start), 0, i) : value(rank + 100, r, i));
+          EXPECT_TRUE(ok) << "block " << r << ", root " << root << ", start " << start;
+        }
+        EXPECT_TRUE(recv.holes_intact());
+      }
+    }
+  });
+}
+
+TEST_P(ShmMovement, Scatterv) {
+  const Case& c = GetParam();
+  Team team(c.size, c.slot);
+  const std::int64_t room = c.count + 3;
+  std::vector<std::int64_t> counts = v_counts(c), displs;
+  for (int r = 0; r < c.size; ++r) displs.push_back(r * room);
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    for (int root = 0; root < c.size; ++root) {
+      bool in_place = c.in_place && rank == root;
+      IntArray send(type(), room, c.size);
+      IntArray recv(type(), counts[rank]);
+      Args args{.collective = Collective::kScatterv,
+                .sendbuf = rank == root ? send.data() : nullptr,
+                .recvbuf = in_place ? nullptr : recv.data(),
+                .in_place = in_place,
+                .type = &type(),
+                .recvcount = counts[rank],
+                .recvtype = &type(),
+                .sendcounts = rank == root ? counts.data() : nullptr,
+                .sdispls = rank == root ? displs.data() : nullptr,
+                .root = root};
+      auto op = make_scatter(team.arena(rank), args);
+      team.ready(rank);  // after the operation was made
+      for (int start = 0; start < kStarts; ++start) {
+        send.fill(tag(rank, start), c.size);
+        recv.fill(rank + 100);
+        arrive_late(random);
+        run_to_end(*op);
+        int expected = in_place ? rank + 100 : tag(root, start);
+        int block = in_place ? 0 : rank;
+        EXPECT_TRUE(recv.holds(0, expected, block)) << "rank " << rank << " root " << root;
         EXPECT_TRUE(recv.holes_intact());
       }
     }
