@@ -311,18 +311,24 @@ TEST_P(ShmMovement, Scatter) {
 
 // Blocks of different sizes as in Allgatherv (rank r's block: count + r % 3 elements; count 0:
 // r % 2), each at the start of a room of count + 3 elements whose rest must stay untouched.
-std::vector<std::int64_t> v_counts(const Case& c) {
-  std::vector<std::int64_t> counts;
-  for (int r = 0; r < c.size; ++r) counts.push_back(c.count != 0 ? c.count + r % 3 : r % 2);
-  return counts;
-}
+struct VBlocks {
+  explicit VBlocks(const Case& c) : room(c.count + 3) {
+    for (int r = 0; r < c.size; ++r) {
+      counts.push_back(c.count != 0 ? c.count + r % 3 : r % 2);
+      displs.push_back(r * room);
+    }
+  }
+  std::int64_t room;
+  std::vector<std::int64_t> counts, displs;
+};
 
 TEST_P(ShmMovement, Gatherv) {
   const Case& c = GetParam();
   Team team(c.size, c.slot);
-  const std::int64_t room = c.count + 3;
-  std::vector<std::int64_t> counts = v_counts(c), displs;
-  for (int r = 0; r < c.size; ++r) displs.push_back(r * room);
+  const VBlocks v(c);
+  const std::int64_t room = v.room;
+  const std::vector<std::int64_t>& counts = v.counts;
+  const std::vector<std::int64_t>& displs = v.displs;
   team.run([&](int rank) {
     std::mt19937 random(rank);
     for (int root = 0; root < c.size; ++root) {
@@ -366,9 +372,10 @@ TEST_P(ShmMovement, Gatherv) {
 TEST_P(ShmMovement, Scatterv) {
   const Case& c = GetParam();
   Team team(c.size, c.slot);
-  const std::int64_t room = c.count + 3;
-  std::vector<std::int64_t> counts = v_counts(c), displs;
-  for (int r = 0; r < c.size; ++r) displs.push_back(r * room);
+  const VBlocks v(c);
+  const std::int64_t room = v.room;
+  const std::vector<std::int64_t>& counts = v.counts;
+  const std::vector<std::int64_t>& displs = v.displs;
   team.run([&](int rank) {
     std::mt19937 random(rank);
     for (int root = 0; root < c.size; ++root) {
