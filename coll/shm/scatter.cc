@@ -48,9 +48,12 @@ class Scatter final : public ShmOp {
     std::uint64_t fits = arena_.slot_bytes() / 2 / arena_.size() / kLineBytes * kLineBytes;
     chunk_ = v_ ? fits : std::min<std::uint64_t>(fits, std::max<std::uint64_t>(most_, 1));
     rounds_ = (head_ + most_ + chunk_ - 1) / chunk_;
+  }
+  // A restart takes the whole block again, whatever a mismatch of an earlier start cut.
+  void reset() override {
+    round_ = 0;
     got_ = recv_.bytes();
   }
-  void reset() override { round_ = 0; }
   bool run() override {
     if (!v_ && most_ == 0) return true;
     if (!v_ && most_ * arena_.size() <= kInlineBytes) return is_root_ ? put_line() : get_line();

@@ -127,6 +127,16 @@ static void rooted_v(int *buf, int *out, int n) {
       MPI_Scatterv(buf, counts, displs, MPI_INT, out, last ? 2 * n : n, MPI_INT, 0, MPI_COMM_WORLD);
   expect_class(rc, last ? MPI_ERR_ARG : MPI_SUCCESS, "short scatterv", n);
   still_works();
+  /* The same call on the last rank, now matched by the root: all 2n elements arrive. */
+  counts[size - 1] = 2 * n;
+  for (int i = 0; rank == 0 && i < 2 * n; ++i) buf[displs[size - 1] + i] = i + 1;
+  memset(out, 0, 2 * n * sizeof(int));
+  rc = MPI_Scatterv(buf, counts, displs, MPI_INT, out, last ? 2 * n : n, MPI_INT, 0,
+                    MPI_COMM_WORLD);
+  int whole = rc == MPI_SUCCESS;
+  for (int i = 0; last && i < 2 * n; ++i) whole &= out[i] == i + 1;
+  MTEST_CHECK(whole, "matched scatterv after a short one, n %d: rank %d", n, rank);
+  still_works();
   free(counts);
   free(displs);
 }
