@@ -55,17 +55,16 @@ class Alltoall final : public ShmOp {
         in_place_(args.in_place),
         block_(v_ ? std::max(largest(sends_), largest(recvs_)) : recvs_[0].bytes()),
         got_(v_ ? recvs_.size() : 0),
-        head_(v_ ? kLineBytes : 0) {}
+        chunks_{.head = v_ ? kLineBytes : 0} {}
 
  private:
   void plan() override {
     if (v_) {
-      chunk_ = chunk_for(arena_, std::numeric_limits<std::uint64_t>::max());
-      rounds_ = (head_ + block_ + chunk_ - 1) / chunk_;
+      chunks_.chunk = chunk_for(arena_, std::numeric_limits<std::uint64_t>::max());
     } else {
-      chunk_ = chunk_for(arena_, block_);
-      rounds_ = (block_ + chunk_ - 1) / chunk_;
+      chunks_.chunk = chunk_for(arena_, block_);
     }
+    rounds_ = chunks_.rounds(block_);
   }
   void reset() override {
     round_ = 0;
@@ -110,31 +109,25 @@ class Alltoall final : public ShmOp {
   // Where chunk k of the block for `block` lies in rank `rank`'s slot (alltoallv: the
   // block's count, then its data in round 0).
   std::byte* piece(int rank, std::uint64_t k, int block) const {
-    return half_of(rank, k) + block * chunk_;
+    return half_of(rank, k) + block * chunks_.chunk;
   }
   std::byte* data(int rank, std::uint64_t k, int block) const {
-    return piece(rank, k, block) + (k == 0 ? head_ : 0);
-  }
-  // Where chunk k starts in a block's byte stream.
-  std::uint64_t offset(std::uint64_t k) const { return k == 0 ? 0 : k * chunk_ - head_; }
-  // The length of chunk k of a block of `bytes` (0 past its end).
-  std::size_t length(std::uint64_t bytes, std::uint64_t k) const {
-    if (bytes <= offset(k)) return 0;
-    return static_cast<std::size_t>(std::min(chunk_ - (k == 0 ? head_ : 0), bytes - offset(k)));
+    return piece(rank, k, block) + chunks_.skip(k);
   }
   bool put_round() {
     int first = static_cast<int>(round_ % 2) * 2;
     if (!arena_.parts_writable(first, 2)) return false;
     int me = arena_.rank();
     for (int r = 0; r < arena_.size(); ++r)
-      if (r != me) send(r).pack(offset(round_), data(me, round_, r), length(sent(r), round_));
+      if (r != me)
+        send(r).pack(chunks_.offset(round_), data(me, round_, r), chunks_.length(sent(r), round_));
     if (v_ && round_ == 0) write_counts();
     arena_.post(step_value(seq_, 2 * round_ + 1));
     arena_.parts_written(first, 2, step_value(seq_, 2 * round_ + 2), Arena::kAllReaders);
     posted_ = true;
     if (v_ && round_ == 0) check_own_counts();
     if (!in_place_)  // one copy where the slot would take two
-      copy_stream(send(me), recv(me), offset(round_), length(taken(me), round_));
+      copy_stream(send(me), recv(me), chunks_.offset(round_), chunks_.length(taken(me), round_));
     return true;
   }
   bool get_round() {
@@ -142,7 +135,9 @@ class Alltoall final : public ShmOp {
     int me = arena_.rank();
     if (v_ && round_ == 0) check_source_counts();
     for (int r = 0; r < arena_.size(); ++r)
-      if (r != me) recv(r).unpack(offset(round_), data(r, round_, me), length(taken(r), round_));
+      if (r != me)
+        recv(r).unpack(chunks_.offset(round_), data(r, round_, me),
+                       chunks_.length(taken(r), round_));
     arena_.post(step_value(seq_, 2 * round_ + 2));
     return true;
   }
@@ -168,11 +163,7 @@ class Alltoall final : public ShmOp {
       std::uint64_t theirs = 0, expected = recv(r).bytes();
       std::memcpy(&theirs, piece(r, 0, me), sizeof(theirs));
       got_[static_cast<std::size_t>(r)] = std::min(theirs, expected);
-      if (theirs == expected) continue;
-      fail(Status(theirs > expected ? ErrorCode::kTruncated : ErrorCode::kInvalidArgument,
-                  "a shared-memory collective: rank " + std::to_string(r) + " sends " +
-                      std::to_string(theirs) + " bytes where " + std::to_string(expected) +
-                      " were expected: the ranks' counts or datatypes do not match"));
+      if (theirs != expected) fail_count("rank " + std::to_string(r), theirs, expected);
     }
   }
 
@@ -184,8 +175,7 @@ class Alltoall final : public ShmOp {
   bool in_place_;
   std::uint64_t block_;             // alltoall: each block; alltoallv: the largest
   std::vector<std::uint64_t> got_;  // alltoallv: what this rank reads from each source
-  std::uint64_t head_;              // alltoallv: the count's line before round 0's data
-  std::uint64_t chunk_ = 0;
+  HeadedChunks chunks_;             // alltoallv: the count's line before round 0's data
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
   bool posted_ = false;

@@ -84,6 +84,24 @@ inline std::uint64_t largest(const std::vector<Buffer>& blocks) {
   return most;
 }
 
+// A block's byte stream in rounds through a slot: chunk k takes a piece of `chunk` bytes, and
+// round 0's piece may start with a `head` line before the data (the v forms' byte count).
+struct HeadedChunks {
+  std::uint64_t chunk = 0;
+  std::uint64_t head = 0;
+
+  // Where chunk k's data starts in its piece, and in the block's stream.
+  std::uint64_t skip(std::uint64_t k) const { return k == 0 ? head : 0; }
+  std::uint64_t offset(std::uint64_t k) const { return k == 0 ? 0 : k * chunk - head; }
+  // The length of chunk k of a block of `bytes` (0 past its end).
+  std::size_t length(std::uint64_t bytes, std::uint64_t k) const {
+    if (bytes <= offset(k)) return 0;
+    return static_cast<std::size_t>(std::min(chunk - skip(k), bytes - offset(k)));
+  }
+  // The rounds a block of `bytes` takes (with a head, at least one).
+  std::uint64_t rounds(std::uint64_t bytes) const { return (head + bytes + chunk - 1) / chunk; }
+};
+
 // Bytes [offset, offset + length) of `from`'s stream into the same bytes of `to`'s: one copy
 // where either side is contiguous, else through a line-sized bounce. For a rank's own block,
 // which needs no trip through its slot.

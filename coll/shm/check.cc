@@ -36,14 +36,20 @@ std::uint64_t reduce_scatter_bytes(const Args& a, int size) {
   return total;
 }
 
+// What recvcounts gives for each source.
+std::vector<std::uint64_t> received_bytes(const Args& a, int size) {
+  std::vector<std::uint64_t> each(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r)
+    each[static_cast<std::size_t>(r)] = bytes_of(a.recvcounts[r], a.recvtype);
+  return each;
+}
+
 // Each rank publishes its own block's count; it expects of source r what recvcounts[r] gives.
 CountCheck allgatherv_check(const Args& a, int rank, int size) {
   if (a.recvcounts == nullptr) return CountCheck{};
   std::uint64_t recv = bytes_of(a.recvcounts[rank], a.recvtype);
   CountCheck c = all_equal(a.in_place ? recv : block_count(bytes_of(a.count, a.type), recv));
-  c.expect_each.resize(static_cast<std::size_t>(size));
-  for (int r = 0; r < size; ++r)
-    c.expect_each[static_cast<std::size_t>(r)] = bytes_of(a.recvcounts[r], a.recvtype);
+  c.expect_each = received_bytes(a, size);
   return c;
 }
 
@@ -53,10 +59,8 @@ CountCheck gatherv_check(const Args& a, int rank, int size) {
   if (rank != a.root) return CountCheck{.publish = true, .bytes = send};
   if (a.recvcounts == nullptr) return CountCheck{};
   CountCheck c{.sources = CountCheck::Sources::kAll,
-               .own_mismatch = !a.in_place && send != bytes_of(a.recvcounts[rank], a.recvtype)};
-  c.expect_each.resize(static_cast<std::size_t>(size));
-  for (int r = 0; r < size; ++r)
-    c.expect_each[static_cast<std::size_t>(r)] = bytes_of(a.recvcounts[r], a.recvtype);
+               .own_mismatch = !a.in_place && send != bytes_of(a.recvcounts[rank], a.recvtype),
+               .expect_each = received_bytes(a, size)};
   return c;
 }
 

@@ -136,7 +136,10 @@ void ShmOp::count_error(int source, std::uint64_t theirs) {
                 who + "'s send and receive counts or datatypes do not match"));
     return;
   }
-  std::uint64_t expected = counts_.expected(source);
+  fail_count(who, theirs, counts_.expected(source));
+}
+
+void ShmOp::fail_count(const std::string& who, std::uint64_t theirs, std::uint64_t expected) {
   fail(Status(theirs > expected ? ErrorCode::kTruncated : ErrorCode::kInvalidArgument,
               "a shared-memory collective: " + who + " has " + std::to_string(theirs) +
                   " bytes where " + std::to_string(expected) +

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "coll/algorithm.h"
 #include "coll/shm/arena.h"
@@ -66,6 +67,9 @@ class ShmOp : public Operation {
   void fail(Status why) {
     if (status_.ok()) status_ = std::move(why);
   }
+  // `who` (a member, named as in "rank 3") has `theirs` bytes for this rank where `expected`
+  // were expected: MPI_ERR_TRUNCATE when more, MPI_ERR_ARG when less.
+  void fail_count(const std::string& who, std::uint64_t theirs, std::uint64_t expected);
 
   // Publishes this rank's flag line with its byte count (readers check it there for free).
   void post_line() {

@@ -41,13 +41,13 @@ class Scatter final : public ShmOp {
         hold_send_(is_root_ ? args.type : nullptr),
         hold_recv_(skip_own_ ? nullptr : args.recvtype),
         most_(is_root_ ? largest(sends_) : recv_.bytes()),
-        head_(v_ ? kLineBytes : 0) {}
+        chunks_{.head = v_ ? kLineBytes : 0} {}
 
  private:
   void plan() override {
     std::uint64_t fits = arena_.slot_bytes() / 2 / arena_.size() / kLineBytes * kLineBytes;
-    chunk_ = v_ ? fits : std::min<std::uint64_t>(fits, std::max<std::uint64_t>(most_, 1));
-    rounds_ = (head_ + most_ + chunk_ - 1) / chunk_;
+    chunks_.chunk = v_ ? fits : std::min<std::uint64_t>(fits, std::max<std::uint64_t>(most_, 1));
+    rounds_ = chunks_.rounds(most_);
   }
   // A restart takes the whole block again, whatever a mismatch of an earlier start cut.
   void reset() override {
@@ -78,25 +78,18 @@ class Scatter final : public ShmOp {
     return true;
   }
   // Where chunk k of block `block` lies in the root's slot (scatterv: the block's count, then
-  // its data in round 0), and where that chunk starts in the block's byte stream.
+  // its data in round 0).
   std::byte* piece(std::uint64_t k, int block) const {
-    return arena_.slot(root_) + (k % 2) * (arena_.slot_bytes() / 2) + block * chunk_;
+    return arena_.slot(root_) + (k % 2) * (arena_.slot_bytes() / 2) + block * chunks_.chunk;
   }
-  std::byte* data(std::uint64_t k, int block) const {
-    return piece(k, block) + (k == 0 ? head_ : 0);
-  }
-  std::uint64_t offset(std::uint64_t k) const { return k == 0 ? 0 : k * chunk_ - head_; }
-  // The length of chunk k of a block of `bytes` (0 past its end).
-  std::size_t length(std::uint64_t bytes, std::uint64_t k) const {
-    if (bytes <= offset(k)) return 0;
-    return static_cast<std::size_t>(std::min(chunk_ - (k == 0 ? head_ : 0), bytes - offset(k)));
-  }
+  std::byte* data(std::uint64_t k, int block) const { return piece(k, block) + chunks_.skip(k); }
   bool put_round() {
     int first = static_cast<int>(round_ % 2) * 2;
     if (!arena_.parts_writable(first, 2)) return false;
     for (int r = 0; r < arena_.size(); ++r) {
       if (r == root_) continue;
-      send(r).pack(offset(round_), data(round_, r), length(send(r).bytes(), round_));
+      send(r).pack(chunks_.offset(round_), data(round_, r),
+                   chunks_.length(send(r).bytes(), round_));
       if (v_ && round_ == 0) {
         std::uint64_t bytes = send(r).bytes();
         std::memcpy(piece(0, r), &bytes, sizeof(bytes));
@@ -107,14 +100,14 @@ class Scatter final : public ShmOp {
     arena_.parts_written(first, 2, done, Arena::kAllReaders);
     if (round_ == 0 && !skip_own_) check_own_count();
     if (!skip_own_)  // one copy where the slot would take two
-      copy_stream(send(root_), recv_, offset(round_), length(got_, round_));
+      copy_stream(send(root_), recv_, chunks_.offset(round_), chunks_.length(got_, round_));
     return true;
   }
   bool get_round() {
     std::uint64_t done = step_value(seq_, 2 * round_ + 2);
     if (!arena_.reached(root_, done)) return false;
     if (v_ && round_ == 0) check_root_count();
-    recv_.unpack(offset(round_), data(round_, arena_.rank()), length(got_, round_));
+    recv_.unpack(chunks_.offset(round_), data(round_, arena_.rank()), chunks_.length(got_, round_));
     arena_.post(done);
     return true;
   }
@@ -130,10 +123,7 @@ class Scatter final : public ShmOp {
     std::memcpy(&theirs, piece(0, arena_.rank()), sizeof(theirs));
     if (theirs == recv_.bytes()) return;
     got_ = std::min(theirs, recv_.bytes());
-    fail(Status(theirs > recv_.bytes() ? ErrorCode::kTruncated : ErrorCode::kInvalidArgument,
-                "a shared-memory collective: the root (rank " + std::to_string(root_) + ") sends " +
-                    std::to_string(theirs) + " bytes where " + std::to_string(recv_.bytes()) +
-                    " were expected: the ranks' counts or datatypes do not match"));
+    fail_count("the root (rank " + std::to_string(root_) + ")", theirs, recv_.bytes());
   }
 
   int root_;
@@ -145,9 +135,8 @@ class Scatter final : public ShmOp {
   TypeHold hold_send_;
   TypeHold hold_recv_;
   std::uint64_t most_;     // the root: the largest block (how many rounds); others: their own
-  std::uint64_t head_;     // scatterv: the count's line before round 0's data
   std::uint64_t got_ = 0;  // what this rank takes of its block
-  std::uint64_t chunk_ = 0;
+  HeadedChunks chunks_;    // scatterv: the count's line before round 0's data
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
 };
