@@ -4,27 +4,32 @@
 // block from every slot. When all p blocks of a rank fit in 56 bytes they travel in its flag
 // line. Otherwise they go in rounds: half a slot holds one chunk of each of the p blocks
 // (chunk = half / p); in round k a rank packs chunk k of every block it sends to another rank
-// into half k mod 2 and posts step 2k + 1, then copies chunk k of its own block straight from
-// its send buffer to its receive buffer while the others catch up (in place: nothing to do);
-// once everyone has posted, it copies chunk k of its block from every other slot and posts
-// step 2k + 2, which frees the half for round k + 2.
+// into half (k + seq) mod 2 and posts step 2k + 1, then copies chunk k of its own block
+// straight from its send buffer to its receive buffer while the others catch up (in place:
+// nothing to do); once everyone has posted, it copies chunk k of its block from every other
+// slot and posts step 2k + 2, which frees the half for round k + 2. With the sequence number
+// in the parity, back-to-back collectives start in alternate halves: the one a rank writes
+// was last read in the collective before the previous one, which every reader has finished
+// (they have all posted in the previous one), so the writer reads no counter first.
 // Alltoallv: blocks of any size per pair. The chunk is fixed by the slot (a reader must find
 // the chunk where the writer put it, whatever the sizes), and each rank runs as many rounds
 // as its own largest block needs (at least one): a source's chunks are read only in the
 // rounds its block reaches, which the source has run. The first line of each chunk of round 0
-// holds the block's byte count (a whole line keeps the data 64-byte aligned: with the data 8
-// bytes off, osu_alltoallv -np 4 took up to twice as long as osu_alltoall); a reader compares
-// it with its receive count (the count check of coll/shm/check.h cannot: one count per rank),
-// reports a difference and reads no more than both allow. Never in the flag lines: only the
-// ranks whose counts differ see the difference, and the others would wait for a line never
-// written.
+// is its head (layout.h HeadLine): the block's byte count and the collective's sequence
+// number, stored after the data, which starts on the next line (aligned: with the data 8
+// bytes off, osu_alltoallv -np 4 took up to twice as long as osu_alltoall) or, up to 48
+// bytes, in the head itself. A reader waits in round 0 for the heads of its blocks, not for
+// the step counters: a small block arrives with the line that says it is there. It compares
+// the count with its receive count (the count check of coll/shm/check.h cannot: one count per
+// rank), reports a difference and reads no more than both allow. Never in the flag lines:
+// only the ranks whose counts differ see the difference, and the others would wait for a line
+// never written.
 // Requirements: the members share memory (one host); host buffers; any datatypes; the slot
 // holds at least one 64-byte chunk per rank (p <= slot / 128).
 // Cost: p ranks, blocks of n bytes, c = half / p: (n / c + 1) x 2 hops; each rank copies
 // (p - 1) n in, (p - 1) n out and its own n once (osu_alltoall -np 4 on 2 cores: 2p - 1
 // copies of n instead of 2p).
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -55,6 +60,7 @@ class Alltoall final : public ShmOp {
         in_place_(args.in_place),
         block_(v_ ? std::max(largest(sends_), largest(recvs_)) : recvs_[0].bytes()),
         got_(v_ ? recvs_.size() : 0),
+        theirs_(v_ ? recvs_.size() : 0),
         chunks_{.head = v_ ? kLineBytes : 0} {}
 
  private:
@@ -69,6 +75,7 @@ class Alltoall final : public ShmOp {
   void reset() override {
     round_ = 0;
     posted_ = false;
+    cursor_ = 0;
   }
   bool run() override {
     if (!v_ && block_ == 0) return true;
@@ -104,24 +111,26 @@ class Alltoall final : public ShmOp {
   std::uint64_t sent(int r) const { return v_ ? send(r).bytes() : block_; }
   std::uint64_t taken(int r) const { return v_ ? got_[static_cast<std::size_t>(r)] : block_; }
   std::byte* half_of(int rank, std::uint64_t k) const {
-    return arena_.slot(rank) + (k % 2) * (arena_.slot_bytes() / 2);
+    return arena_.slot(rank) + ((k + seq_) % 2) * (arena_.slot_bytes() / 2);
   }
   // Where chunk k of the block for `block` lies in rank `rank`'s slot (alltoallv: the
-  // block's count, then its data in round 0).
+  // block's head, then its data in round 0), and its data, for a block of `bytes` (the
+  // writer's count).
   std::byte* piece(int rank, std::uint64_t k, int block) const {
     return half_of(rank, k) + block * chunks_.chunk;
   }
-  std::byte* data(int rank, std::uint64_t k, int block) const {
-    return piece(rank, k, block) + chunks_.skip(k);
+  std::byte* data(int rank, std::uint64_t k, int block, std::uint64_t bytes) const {
+    return piece(rank, k, block) + chunks_.skip(k, bytes);
   }
   bool put_round() {
-    int first = static_cast<int>(round_ % 2) * 2;
+    int first = static_cast<int>((round_ + seq_) % 2) * 2;
     if (!arena_.parts_writable(first, 2)) return false;
     int me = arena_.rank();
     for (int r = 0; r < arena_.size(); ++r)
       if (r != me)
-        send(r).pack(chunks_.offset(round_), data(me, round_, r), chunks_.length(sent(r), round_));
-    if (v_ && round_ == 0) write_counts();
+        send(r).pack(chunks_.offset(round_), data(me, round_, r, sent(r)),
+                     chunks_.length(sent(r), round_));
+    if (v_ && round_ == 0) post_heads();
     arena_.post(step_value(seq_, 2 * round_ + 1));
     arena_.parts_written(first, 2, step_value(seq_, 2 * round_ + 2), Arena::kAllReaders);
     posted_ = true;
@@ -131,22 +140,20 @@ class Alltoall final : public ShmOp {
     return true;
   }
   bool get_round() {
-    if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
+    if (v_ && round_ == 0 ? !heads_ready() : !arena_.all_reached(step_value(seq_, 2 * round_ + 1)))
+      return false;
     int me = arena_.rank();
-    if (v_ && round_ == 0) check_source_counts();
     for (int r = 0; r < arena_.size(); ++r)
       if (r != me)
-        recv(r).unpack(chunks_.offset(round_), data(r, round_, me),
+        recv(r).unpack(chunks_.offset(round_), data(r, round_, me, v_ ? theirs_[r] : block_),
                        chunks_.length(taken(r), round_));
     arena_.post(step_value(seq_, 2 * round_ + 2));
     return true;
   }
-  void write_counts() {
-    for (int r = 0; r < arena_.size(); ++r) {
-      if (r == arena_.rank()) continue;  // its own block goes straight across
-      std::uint64_t bytes = send(r).bytes();
-      std::memcpy(piece(arena_.rank(), 0, r), &bytes, sizeof(bytes));
-    }
+  void post_heads() {
+    for (int r = 0; r < arena_.size(); ++r)
+      if (r != arena_.rank())  // its own block goes straight across
+        HeadedChunks::post_head(piece(arena_.rank(), 0, r), seq_, send(r).bytes());
   }
   void check_own_counts() {
     int me = arena_.rank();
@@ -155,16 +162,26 @@ class Alltoall final : public ShmOp {
       fail(Status(ErrorCode::kInvalidArgument,
                   "this rank's send and receive counts or datatypes for itself do not match"));
   }
-  // What each source sends this rank against what it expects: reads no more than both.
-  void check_source_counts() {
+  // Round 0: the head of every source's piece for this rank, where its data lies (one line for
+  // a small block). What a source sends is compared with what this rank expects, and it reads
+  // no more than both; a source that passed the collective without a head for it did not run
+  // it here (its call failed), and this rank reads nothing of it.
+  bool heads_ready() {
     int me = arena_.rank();
-    for (int r = 0; r < arena_.size(); ++r) {
-      if (r == me) continue;
-      std::uint64_t theirs = 0, expected = recv(r).bytes();
-      std::memcpy(&theirs, piece(r, 0, me), sizeof(theirs));
-      got_[static_cast<std::size_t>(r)] = std::min(theirs, expected);
-      if (theirs != expected) fail_count("rank " + std::to_string(r), theirs, expected);
+    for (; cursor_ < arena_.size(); ++cursor_) {
+      if (cursor_ == me) continue;
+      std::uint64_t theirs = 0, expected = recv(cursor_).bytes();
+      if (!HeadedChunks::head_ready(piece(cursor_, 0, me), seq_, theirs)) {
+        if (!arena_.reached(cursor_, step_value(seq_, kEndStep))) return false;
+        if (!HeadedChunks::head_ready(piece(cursor_, 0, me), seq_, theirs)) theirs = kSkippedCount;
+      }
+      auto at = static_cast<std::size_t>(cursor_);
+      theirs_[at] = theirs == kSkippedCount ? 0 : theirs;
+      got_[at] = std::min(theirs_[at], expected);
+      if (theirs != expected) fail_source("rank " + std::to_string(cursor_), theirs, expected);
     }
+    arena_.learn_all_started(seq_);
+    return true;
   }
 
   bool v_;
@@ -173,12 +190,14 @@ class Alltoall final : public ShmOp {
   TypeHold hold_send_;
   TypeHold hold_recv_;
   bool in_place_;
-  std::uint64_t block_;             // alltoall: each block; alltoallv: the largest
-  std::vector<std::uint64_t> got_;  // alltoallv: what this rank reads from each source
-  HeadedChunks chunks_;             // alltoallv: the count's line before round 0's data
+  std::uint64_t block_;                // alltoall: each block; alltoallv: the largest
+  std::vector<std::uint64_t> got_;     // alltoallv: what this rank reads from each source
+  std::vector<std::uint64_t> theirs_;  // alltoallv: what each source sends this rank
+  HeadedChunks chunks_;                // alltoallv: the head line of round 0
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
   bool posted_ = false;
+  int cursor_ = 0;  // alltoallv: the next source whose head round 0 waits for
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "coll/shm/layout.h"
 #include "runtime/base/copy.h"
 #include "runtime/core/datatype.h"
 #include "runtime/core/op.h"
@@ -85,21 +86,45 @@ inline std::uint64_t largest(const std::vector<Buffer>& blocks) {
 }
 
 // A block's byte stream in rounds through a slot: chunk k takes a piece of `chunk` bytes, and
-// round 0's piece may start with a `head` line before the data (the v forms' byte count).
+// round 0's piece may start with a head line (the v forms' HeadLine: the byte count and the
+// sequence number), after which the data starts on the next line, or, for a block that fits
+// in the head (and a chunk of at least two lines, so that round 1 has nothing of it), in the
+// head itself.
 struct HeadedChunks {
   std::uint64_t chunk = 0;
   std::uint64_t head = 0;
 
-  // Where chunk k's data starts in its piece, and in the block's stream.
-  std::uint64_t skip(std::uint64_t k) const { return k == 0 ? head : 0; }
+  bool in_head(std::uint64_t bytes) const {
+    return head != 0 && bytes <= kHeadBytes && chunk >= 2 * kLineBytes;
+  }
+  // Where chunk k's data starts in its piece, for a block of `bytes` (the writer's count).
+  std::uint64_t skip(std::uint64_t k, std::uint64_t bytes) const {
+    if (k != 0) return 0;
+    return in_head(bytes) ? offsetof(HeadLine, data) : head;
+  }
+  // Where chunk k starts in the block's stream.
   std::uint64_t offset(std::uint64_t k) const { return k == 0 ? 0 : k * chunk - head; }
   // The length of chunk k of a block of `bytes` (0 past its end).
   std::size_t length(std::uint64_t bytes, std::uint64_t k) const {
     if (bytes <= offset(k)) return 0;
-    return static_cast<std::size_t>(std::min(chunk - skip(k), bytes - offset(k)));
+    return static_cast<std::size_t>(std::min(chunk - (k == 0 ? head : 0), bytes - offset(k)));
   }
   // The rounds a block of `bytes` takes (with a head, at least one).
   std::uint64_t rounds(std::uint64_t bytes) const { return (head + bytes + chunk - 1) / chunk; }
+
+  // The head of `piece`: its count and sequence number, written after the piece's data.
+  static void post_head(std::byte* piece, std::uint64_t seq, std::uint64_t bytes) {
+    auto* h = reinterpret_cast<HeadLine*>(piece);
+    h->bytes = bytes;
+    h->seq.store(seq, std::memory_order_release);
+  }
+  // Whether the head of `piece` is that of collective `seq`; if so, `bytes` is its count.
+  static bool head_ready(const std::byte* piece, std::uint64_t seq, std::uint64_t& bytes) {
+    const auto* h = reinterpret_cast<const HeadLine*>(piece);
+    if (h->seq.load(std::memory_order_acquire) != seq) return false;
+    bytes = h->bytes;
+    return true;
+  }
 };
 
 // Bytes [offset, offset + length) of `from`'s stream into the same bytes of `to`'s: one copy

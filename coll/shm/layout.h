@@ -50,6 +50,18 @@ struct alignas(kLineBytes) FlagLine {
 };
 static_assert(sizeof(FlagLine) == kLineBytes);
 
+// The head of a v-form block's first piece in a slot (alltoallv, scatterv): the block's byte
+// count, and the sequence number of the collective that wrote it, stored last, so that a
+// reader who sees it has the count and the piece's data. A block of at most kHeadBytes
+// travels in the head itself (HeadedChunks::skip): one line, one hop.
+inline constexpr std::size_t kHeadBytes = 48;
+struct alignas(kLineBytes) HeadLine {
+  std::atomic<std::uint64_t> seq;
+  std::uint64_t bytes;
+  std::byte data[kHeadBytes];
+};
+static_assert(sizeof(HeadLine) == kLineBytes);
+
 // What a rank publishes of collective `seq` before its first post there: the byte count the
 // others check theirs against (coll/shm/check.h), in entry seq % kCountEntries.
 struct CountEntry {

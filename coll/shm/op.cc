@@ -123,7 +123,10 @@ bool ShmOp::source_count(int r, std::uint64_t& bytes) const {
 
 void ShmOp::count_error(int source, std::uint64_t theirs) {
   mismatch_ = true;
-  std::string who = "rank " + std::to_string(source);
+  fail_source("rank " + std::to_string(source), theirs, counts_.expected(source));
+}
+
+void ShmOp::fail_source(const std::string& who, std::uint64_t theirs, std::uint64_t expected) {
   if (theirs == kSkippedCount) {
     fail(Status(ErrorCode::kInvalidArgument,
                 "a shared-memory collective: " + who +
@@ -136,7 +139,7 @@ void ShmOp::count_error(int source, std::uint64_t theirs) {
                 who + "'s send and receive counts or datatypes do not match"));
     return;
   }
-  fail_count(who, theirs, counts_.expected(source));
+  fail_count(who, theirs, expected);
 }
 
 void ShmOp::fail_count(const std::string& who, std::uint64_t theirs, std::uint64_t expected) {

@@ -70,6 +70,10 @@ class ShmOp : public Operation {
   // `who` (a member, named as in "rank 3") has `theirs` bytes for this rank where `expected`
   // were expected: MPI_ERR_TRUNCATE when more, MPI_ERR_ARG when less.
   void fail_count(const std::string& who, std::uint64_t theirs, std::uint64_t expected);
+  // A source (`who`, as in fail_count) has `theirs` for this rank where `expected` were
+  // expected; theirs may be kSkippedCount (it did not run the call here) or kBadCount (its own
+  // counts differ).
+  void fail_source(const std::string& who, std::uint64_t theirs, std::uint64_t expected);
 
   // Publishes this rank's flag line with its byte count (readers check it there for free).
   void post_line() {

@@ -1,22 +1,24 @@
 // Scatter and scatterv through the root's slot.
 //
 // Idea: the root writes the blocks for everyone into its flag line (scatter, when all p fit in
-// 56 bytes) or, in rounds, chunk k of every block into half k mod 2 of its slot (chunk =
-// half / p), and posts step 2k + 2; each rank copies its piece out and posts step 2k + 2,
-// which frees the half for round k + 2. The root runs up to two rounds ahead and copies its
-// own block straight from its send buffer.
+// 56 bytes) or, in rounds, chunk k of every block into half (k + seq) mod 2 of its slot
+// (chunk = half / p; alternate halves for back-to-back collectives, as in alltoall.cc), and
+// posts step 2k + 2; each rank copies its piece out and posts step 2k + 2, which frees the
+// half for round k + 2. The root runs up to two rounds ahead and copies its own block
+// straight from its send buffer.
 // Scatterv: blocks of any size. The chunk is fixed by the slot, the root runs as many rounds
 // as its largest block needs, each other rank as many as its own (at least one). The first
-// line of each piece of round 0 holds the block's byte count, which its reader compares with
-// its receive count (the count check of coll/shm/check.h carries one count per rank): it
-// reports a difference and reads no more than both allow. Never in the flag line: a rank
-// whose count differs would wait for a line never written.
+// line of each piece of round 0 is its head (layout.h HeadLine: the block's byte count and
+// the sequence number, stored after the data; a block of up to 48 bytes travels in it), which
+// its reader waits for in round 0 and whose count it compares with its receive count (the
+// count check of coll/shm/check.h carries one count per rank): it reports a difference and
+// reads no more than both allow. Never in the flag line: a rank whose count differs would
+// wait for a line never written.
 // Requirements: the members share memory (one host); host buffers; any datatypes; the slot
 // holds at least one 64-byte chunk per rank (p <= slot / 128).
 // Cost: p ranks, blocks of n bytes, c = half / p: (n / c + 1) x 2 hops; the root copies p n
 // in while the others copy their n out.
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -77,23 +79,24 @@ class Scatter final : public ShmOp {
     recv_.unpack(0, arena_.line(root_, seq_).data + arena_.rank() * most_, most_);
     return true;
   }
-  // Where chunk k of block `block` lies in the root's slot (scatterv: the block's count, then
+  // Where chunk k of block `block` lies in the root's slot (scatterv: the block's head, then
   // its data in round 0).
   std::byte* piece(std::uint64_t k, int block) const {
-    return arena_.slot(root_) + (k % 2) * (arena_.slot_bytes() / 2) + block * chunks_.chunk;
+    return arena_.slot(root_) + ((k + seq_) % 2) * (arena_.slot_bytes() / 2) +
+           block * chunks_.chunk;
   }
-  std::byte* data(std::uint64_t k, int block) const { return piece(k, block) + chunks_.skip(k); }
+  // Its data, for a block of `bytes` (the root's count).
+  std::byte* data(std::uint64_t k, int block, std::uint64_t bytes) const {
+    return piece(k, block) + chunks_.skip(k, bytes);
+  }
   bool put_round() {
-    int first = static_cast<int>(round_ % 2) * 2;
+    int first = static_cast<int>((round_ + seq_) % 2) * 2;
     if (!arena_.parts_writable(first, 2)) return false;
     for (int r = 0; r < arena_.size(); ++r) {
       if (r == root_) continue;
-      send(r).pack(chunks_.offset(round_), data(round_, r),
+      send(r).pack(chunks_.offset(round_), data(round_, r, send(r).bytes()),
                    chunks_.length(send(r).bytes(), round_));
-      if (v_ && round_ == 0) {
-        std::uint64_t bytes = send(r).bytes();
-        std::memcpy(piece(0, r), &bytes, sizeof(bytes));
-      }
+      if (v_ && round_ == 0) HeadedChunks::post_head(piece(0, r), seq_, send(r).bytes());
     }
     std::uint64_t done = step_value(seq_, 2 * round_ + 2);
     arena_.post(done);
@@ -105,9 +108,9 @@ class Scatter final : public ShmOp {
   }
   bool get_round() {
     std::uint64_t done = step_value(seq_, 2 * round_ + 2);
-    if (!arena_.reached(root_, done)) return false;
-    if (v_ && round_ == 0) check_root_count();
-    recv_.unpack(chunks_.offset(round_), data(round_, arena_.rank()), chunks_.length(got_, round_));
+    if (v_ && round_ == 0 ? !head_ready() : !arena_.reached(root_, done)) return false;
+    recv_.unpack(chunks_.offset(round_), data(round_, arena_.rank(), theirs_),
+                 chunks_.length(got_, round_));
     arena_.post(done);
     return true;
   }
@@ -117,13 +120,21 @@ class Scatter final : public ShmOp {
     fail(Status(ErrorCode::kInvalidArgument,
                 "the root's send and receive counts or datatypes for itself do not match"));
   }
-  // What the root sends this rank against what it expects: reads no more than both.
-  void check_root_count() {
+  // Scatterv's round 0: the head of this rank's piece, where its data lies (one line for a
+  // small block). What the root sends is compared with what this rank expects, and it reads no
+  // more than both; a root that passed the collective without a head for it did not run it
+  // here (its call failed), and this rank reads nothing.
+  bool head_ready() {
     std::uint64_t theirs = 0;
-    std::memcpy(&theirs, piece(0, arena_.rank()), sizeof(theirs));
-    if (theirs == recv_.bytes()) return;
-    got_ = std::min(theirs, recv_.bytes());
-    fail_count("the root (rank " + std::to_string(root_) + ")", theirs, recv_.bytes());
+    if (!HeadedChunks::head_ready(piece(0, arena_.rank()), seq_, theirs)) {
+      if (!arena_.reached(root_, step_value(seq_, kEndStep))) return false;
+      if (!HeadedChunks::head_ready(piece(0, arena_.rank()), seq_, theirs)) theirs = kSkippedCount;
+    }
+    theirs_ = theirs == kSkippedCount ? 0 : theirs;
+    if (theirs == recv_.bytes()) return true;
+    got_ = std::min(theirs_, recv_.bytes());
+    fail_source("the root (rank " + std::to_string(root_) + ")", theirs, recv_.bytes());
+    return true;
   }
 
   int root_;
@@ -136,7 +147,8 @@ class Scatter final : public ShmOp {
   TypeHold hold_recv_;
   std::uint64_t most_;     // the root: the largest block (how many rounds); others: their own
   std::uint64_t got_ = 0;  // what this rank takes of its block
-  HeadedChunks chunks_;    // scatterv: the count's line before round 0's data
+  std::uint64_t theirs_ = 0;  // scatterv: what the root sends this rank
+  HeadedChunks chunks_;       // scatterv: the head line of round 0
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
 };

@@ -351,6 +351,57 @@ TEST(ShmSkipped, ReduceMemberRanAnotherAlgorithm) {
   for (int size : {2, 3, 5}) skipped_by_odd(size, Collective::kReduce);
 }
 
+// Alltoallv and scatterv wait in round 0 for the head of each source's block, which rank
+// kOdd (a member, the root of the scatterv) never writes: its call failed before it started.
+// The others fail once its next collective closes the gap, whether their block would have
+// come in the head (n = 4) or after it (n = 4096).
+void v_form_skipped_by_odd(int size, Collective collective, std::int64_t n) {
+  Team team(size, kSlot);
+  team.run([&](int rank) {
+    auto p = static_cast<std::size_t>(size);
+    std::vector<std::int32_t> in(p * static_cast<std::size_t>(n), 1), out(in.size());
+    std::vector<std::int64_t> counts(p, n), displs(p);
+    for (std::size_t r = 0; r < p; ++r) displs[r] = static_cast<std::int64_t>(r) * n;
+    team.ready(rank);
+    if (rank != ShmMismatch::kOdd) {
+      Args args{.collective = collective,
+                .sendbuf = in.data(),
+                .recvbuf = out.data(),
+                .count = n,
+                .type = &int32_type(),
+                .recvcount = n,
+                .recvtype = &int32_type(),
+                .sendcounts = counts.data(),
+                .sdispls = displs.data(),
+                .recvcounts = counts.data(),
+                .rdispls = displs.data(),
+                .root = ShmMismatch::kOdd,
+                .tag = 5};
+      auto op = collective == Collective::kAlltoallv ? make_alltoall(team.arena(rank), args)
+                                                     : make_scatter(team.arena(rank), args);
+      Status st = ShmMismatch::finish(*op);
+      EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument)
+          << "rank " << rank << ", n " << n << ": " << st.to_string();
+      std::string_view who = collective == Collective::kAlltoallv ? "rank 0 ran this call"
+                                                                  : "the root (rank 0) ran this";
+      EXPECT_NE(st.message().find(who), std::string_view::npos) << st.to_string();
+    }
+    auto barrier = make_barrier(team.arena(rank), Args{.tag = 6});
+    EXPECT_TRUE(ShmMismatch::finish(*barrier).ok());
+    ShmMismatch::still_works(team.arena(rank), size);
+  });
+}
+
+TEST(ShmSkipped, AlltoallvMemberDidNotRun) {
+  for (int size : {2, 3, 5})
+    for (std::int64_t n : {4, 4096}) v_form_skipped_by_odd(size, Collective::kAlltoallv, n);
+}
+
+TEST(ShmSkipped, ScattervRootDidNotRun) {
+  for (int size : {2, 3, 5})
+    for (std::int64_t n : {4, 4096}) v_form_skipped_by_odd(size, Collective::kScatterv, n);
+}
+
 INSTANTIATE_TEST_SUITE_P(Shm, ShmMismatch, ::testing::ValuesIn(cases(false)), name_of);
 INSTANTIATE_TEST_SUITE_P(Shm, ShmMismatchBlocks, ::testing::ValuesIn(cases(true)), name_of);
 
