@@ -171,10 +171,7 @@ class Alltoall final : public ShmOp {
     for (; cursor_ < arena_.size(); ++cursor_) {
       if (cursor_ == me) continue;
       std::uint64_t theirs = 0, expected = recv(cursor_).bytes();
-      if (!HeadedChunks::head_ready(piece(cursor_, 0, me), seq_, theirs)) {
-        if (!arena_.reached(cursor_, step_value(seq_, kEndStep))) return false;
-        if (!HeadedChunks::head_ready(piece(cursor_, 0, me), seq_, theirs)) theirs = kSkippedCount;
-      }
+      if (!source_head(piece(cursor_, 0, me), cursor_, theirs)) return false;
       auto at = static_cast<std::size_t>(cursor_);
       theirs_[at] = theirs == kSkippedCount ? 0 : theirs;
       got_[at] = std::min(theirs_[at], expected);

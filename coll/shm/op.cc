@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "coll/shm/buffer.h"
 #include "runtime/progress/progress.h"
 
 namespace gpurun::coll::shm {
@@ -118,6 +119,13 @@ bool ShmOp::source_count(int r, std::uint64_t& bytes) const {
   if (!arena_.reached(r, step_value(seq_, kEndStep))) return false;
   if (count_of(r, bytes)) return true;  // published just before the counter was read
   bytes = kSkippedCount;
+  return true;
+}
+
+bool ShmOp::source_head(const std::byte* head, int source, std::uint64_t& theirs) const {
+  if (HeadedChunks::head_ready(head, seq_, theirs)) return true;
+  if (!arena_.reached(source, step_value(seq_, kEndStep))) return false;
+  if (!HeadedChunks::head_ready(head, seq_, theirs)) theirs = kSkippedCount;
   return true;
 }
 

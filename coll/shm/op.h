@@ -70,6 +70,10 @@ class ShmOp : public Operation {
   // `who` (a member, named as in "rank 3") has `theirs` bytes for this rank where `expected`
   // were expected: MPI_ERR_TRUNCATE when more, MPI_ERR_ARG when less.
   void fail_count(const std::string& who, std::uint64_t theirs, std::uint64_t expected);
+  // Whether the head of a block from `source` (HeadedChunks, at `head`) is there for this
+  // collective: then `theirs` is its count. A source that passed the collective without
+  // writing it did not run the call here: `theirs` is then kSkippedCount.
+  bool source_head(const std::byte* head, int source, std::uint64_t& theirs) const;
   // A source (`who`, as in fail_count) has `theirs` for this rank where `expected` were
   // expected; theirs may be kSkippedCount (it did not run the call here) or kBadCount (its own
   // counts differ).

@@ -126,10 +126,7 @@ class Scatter final : public ShmOp {
   // here (its call failed), and this rank reads nothing.
   bool head_ready() {
     std::uint64_t theirs = 0;
-    if (!HeadedChunks::head_ready(piece(0, arena_.rank()), seq_, theirs)) {
-      if (!arena_.reached(root_, step_value(seq_, kEndStep))) return false;
-      if (!HeadedChunks::head_ready(piece(0, arena_.rank()), seq_, theirs)) theirs = kSkippedCount;
-    }
+    if (!source_head(piece(0, arena_.rank()), root_, theirs)) return false;
     theirs_ = theirs == kSkippedCount ? 0 : theirs;
     if (theirs == recv_.bytes()) return true;
     got_ = std::min(theirs_, recv_.bytes());
