@@ -67,14 +67,11 @@ class ShmOp : public Operation {
   void fail(Status why) {
     if (status_.ok()) status_ = std::move(why);
   }
-  // `who` (a member, named as in "rank 3") has `theirs` bytes for this rank where `expected`
-  // were expected: MPI_ERR_TRUNCATE when more, MPI_ERR_ARG when less.
-  void fail_count(const std::string& who, std::uint64_t theirs, std::uint64_t expected);
   // Whether the head of a block from `source` (HeadedChunks, at `head`) is there for this
   // collective: then `theirs` is its count. A source that passed the collective without
   // writing it did not run the call here: `theirs` is then kSkippedCount.
   bool source_head(const std::byte* head, int source, std::uint64_t& theirs) const;
-  // A source (`who`, as in fail_count) has `theirs` for this rank where `expected` were
+  // A source (`who`, a member named as in "rank 3") has `theirs` for this rank where `expected` were
   // expected; theirs may be kSkippedCount (it did not run the call here) or kBadCount (its own
   // counts differ).
   void fail_source(const std::string& who, std::uint64_t theirs, std::uint64_t expected);
@@ -99,6 +96,9 @@ class ShmOp : public Operation {
   // are compared or one differs (mismatch_).
   bool check_counts();
   void count_error(int source, std::uint64_t theirs);
+  // `who` has `theirs` bytes for this rank where `expected` were expected: MPI_ERR_TRUNCATE
+  // when more, MPI_ERR_ARG when less.
+  void fail_count(const std::string& who, std::uint64_t theirs, std::uint64_t expected);
   // Source r's count, from its flag line or its count line; false: not published yet.
   bool count_of(int r, std::uint64_t& bytes) const {
     return arena_.line_count(r, seq_, bytes) || arena_.count_of(r, seq_, bytes);
