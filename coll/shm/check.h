@@ -7,10 +7,10 @@
 // allgatherv: every rank publishes its own count and expects of each source the count its
 // receive counts give),
 // the root (bcast, scatter: the root publishes, the others check) or nobody (the root of a
-// bcast or scatter, the non-roots of a gather(v), which publish for the root to check, which
-// for gatherv expects of each source the count its receive counts give; so do the
+// bcast or scatter, the non-roots of a gather, which publish for the root to check; so do the
 // non-roots of a reduce that only post their operand, a flag line or one direct chunk, and
-// wait for no one's data: Reduction::plan).
+// wait for no one's data: Reduction::plan). Alltoallv, scatterv and gatherv publish nothing
+// here: the head line of each block carries its count to its reader (buffer.h HeadedChunks).
 // A reader compares a source's count with what it expects whenever it would wait for that
 // source, and once more when it has moved all its data (the data of a source with another
 // count may have been there already, or its end may have let this rank through); on a

@@ -5,16 +5,20 @@
 // nothing, so it is done with the round as soon as it has written it); the root copies every
 // block out as it arrives and posts step 2k + 2, which frees the halves for round k + 2.
 // Gatherv: blocks of different sizes, as the root's receive counts say. A rank writes as many
-// rounds as its own block needs, the root reads as many as the largest needs (a rank that has
-// finished passes every step). Always in rounds, never in the flag lines, so that the root and
-// a rank whose counts differ (an erroneous call) never wait on different things; the root
-// reads no more of a block than its counts allow, and its count check reports the difference.
+// rounds as its own block needs (at least one), the root reads as many as the largest needs
+// (a rank that has finished passes every step). The first line of each rank's round 0 is its
+// head (layout.h HeadLine: the block's byte count and the sequence number, stored after the
+// data; a block of up to 48 bytes travels in it): the root waits for each head, not for the
+// step counters, in round 0, compares its count with its receive count, reports a difference
+// and reads no more than both allow. Always in rounds, never in the flag lines, so that the
+// root and a rank whose counts differ (an erroneous call) never wait on different things.
 // Requirements: the members share memory (one host); host buffers; any datatypes.
 // The root copies its own block straight from its send buffer while the others write theirs.
-// Cost: p ranks, blocks of n bytes: (n / half + 1) x 2 hops; the root copies p n out while
-// the others copy their n in (its own block through its slot took two copies, after the wait:
-// osu_gather -np 2 64K 1.6-1.9 -> 1.3 us).
+// Cost: p ranks, blocks of n bytes: (n / half + 1) x 2 hops (gatherv: one hop for a block in
+// its head); the root copies p n out while the others copy their n in (its own block through
+// its slot took two copies, after the wait: osu_gather -np 2 64K 1.6-1.9 -> 1.3 us).
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "coll/shm/algorithms.h"
@@ -30,34 +34,39 @@ class Gather final : public ShmOp {
         root_(args.root),
         is_root_(arena.rank() == args.root),
         skip_own_(is_root_ && args.in_place),
-        blocks_(is_root_
-                    ? blocks_of(args.recvbuf, args.recvtype, arena.size(), args.recvcount,
-                                args.collective == Collective::kGatherv ? args.recvcounts : nullptr,
-                                args.rdispls)
-                    : std::vector<Buffer>()),
+        v_(args.collective == Collective::kGatherv),
+        blocks_(is_root_ ? blocks_of(args.recvbuf, args.recvtype, arena.size(), args.recvcount,
+                                     v_ ? args.recvcounts : nullptr, args.rdispls)
+                         : std::vector<Buffer>()),
         send_(skip_own_ ? Buffer() : Buffer(args.sendbuf, args.count, args.type)),
         hold_send_(skip_own_ ? nullptr : args.type),
         hold_recv_(is_root_ ? args.recvtype : nullptr),
         most_(is_root_ ? largest(blocks_) : send_.bytes()),
-        lines_(args.collective == Collective::kGather && most_ <= kInlineBytes) {}
+        lines_(!v_ && most_ <= kInlineBytes),
+        chunks_{.head = v_ ? kLineBytes : 0} {}
 
  private:
   void plan() override {
-    half_ = arena_.slot_bytes() / 2 / kLineBytes * kLineBytes;
-    rounds_ = (most_ + half_ - 1) / half_;
+    chunks_.chunk = arena_.slot_bytes() / 2 / kLineBytes * kLineBytes;
+    rounds_ = chunks_.rounds(most_);
   }
+  // A restart takes every block whole again, whatever a mismatch of an earlier start cut.
   void reset() override {
     round_ = 0;
     posted_ = false;
     cursor_ = 0;
+    got_.clear();
+    for (const Buffer& b : blocks_) got_.push_back(b.bytes());
+    theirs_ = got_;
   }
   bool run() override {
-    if (most_ == 0) return true;
+    if (!v_ && most_ == 0) return true;
     if (lines_) return is_root_ ? collect_lines() : put_line();
     for (; round_ < rounds_; ++round_) {
       if (!posted_ && !put_round()) return false;
       if (is_root_ && !collect_round()) return false;
       posted_ = false;
+      cursor_ = 0;
     }
     return true;
   }
@@ -83,51 +92,85 @@ class Gather final : public ShmOp {
     arena_.learn_all_started(seq_);
     return true;
   }
-  std::byte* half_of(int rank, std::uint64_t k) const {
-    return arena_.slot(rank) + (k % 2) * half_;
+  // Where chunk k of `rank`'s block lies: half k mod 2 of its slot (gatherv: round 0 starts
+  // with the head).
+  std::byte* piece(int rank, std::uint64_t k) const {
+    return arena_.slot(rank) + (k % 2) * chunks_.chunk;
+  }
+  // Its data, for a block of `bytes` (the writer's count).
+  std::byte* data(int rank, std::uint64_t k, std::uint64_t bytes) const {
+    return piece(rank, k) + chunks_.skip(k, bytes);
   }
   const Buffer& block(int rank) const { return blocks_[static_cast<std::size_t>(rank)]; }
-  // The length of chunk k of a block of `bytes` (0 past its end).
-  std::size_t length(std::uint64_t bytes, std::uint64_t k) const {
-    if (bytes <= k * half_) return 0;
-    return static_cast<std::size_t>(std::min<std::uint64_t>(half_, bytes - k * half_));
-  }
+  std::uint64_t& got(int rank) { return got_[static_cast<std::size_t>(rank)]; }
   // The root copies its own chunk straight into its receive buffer while the others write
   // theirs (through its slot, after the wait, it took two copies).
   bool put_round() {
     int first = static_cast<int>(round_ % 2) * 2;
     if (!arena_.parts_writable(first, 2)) return false;
     std::uint64_t done = step_value(seq_, 2 * round_ + 2);
-    std::size_t mine = length(send_.bytes(), round_);
-    if (is_root_ && !skip_own_)
-      copy_stream(send_, block(root_), round_ * half_, mine);
-    else if (!is_root_)
-      send_.pack(round_ * half_, half_of(arena_.rank(), round_), mine);
-    if (!is_root_) arena_.post(done);
+    std::uint64_t offset = chunks_.offset(round_);
+    std::size_t mine = chunks_.length(send_.bytes(), round_);
+    if (is_root_ && !skip_own_) {
+      copy_stream(send_, block(root_), offset, mine);
+    } else if (!is_root_) {
+      int rank = arena_.rank();
+      send_.pack(offset, data(rank, round_, send_.bytes()), mine);
+      if (v_ && round_ == 0) HeadedChunks::post_head(piece(rank, 0), seq_, send_.bytes());
+      arena_.post(done);
+    }
     arena_.parts_written(first, 2, done, root_);
     posted_ = true;
     return true;
   }
   bool collect_round() {
-    if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
-    for (int r = 0; r < arena_.size(); ++r) {
-      if (r == root_) continue;
-      block(r).unpack(round_ * half_, half_of(r, round_), length(block(r).bytes(), round_));
+    if (v_ && round_ == 0) {
+      if (!collect_heads()) return false;
+    } else {
+      if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
+      for (int r = 0; r < arena_.size(); ++r)
+        if (r != root_) unpack_chunk(r);
     }
     arena_.post(step_value(seq_, 2 * round_ + 2));
+    return true;
+  }
+  void unpack_chunk(int r) {
+    block(r).unpack(chunks_.offset(round_), data(r, round_, theirs_[static_cast<std::size_t>(r)]),
+                    chunks_.length(got(r), round_));
+  }
+  // Gatherv's round 0: each rank's head, as it arrives, then its data (in the head, for a
+  // small block). What the rank sends is compared with what the root expects, and the root
+  // reads no more than both; a rank that passed the collective without a head did not run it
+  // here (its call failed), and the root reads nothing of it.
+  bool collect_heads() {
+    for (; cursor_ < arena_.size(); ++cursor_) {
+      int r = cursor_;
+      if (r == root_) continue;
+      std::uint64_t theirs = 0;
+      if (!source_head(piece(r, 0), r, theirs)) return false;
+      theirs_[static_cast<std::size_t>(r)] = theirs == kSkippedCount ? 0 : theirs;
+      if (theirs != block(r).bytes()) {
+        got(r) = std::min(theirs_[static_cast<std::size_t>(r)], block(r).bytes());
+        fail_source("rank " + std::to_string(r), theirs, block(r).bytes());
+      }
+      unpack_chunk(r);
+    }
     return true;
   }
 
   int root_;
   bool is_root_;
   bool skip_own_;
+  bool v_;
   std::vector<Buffer> blocks_;  // the root's receive blocks
   Buffer send_;
   TypeHold hold_send_;
   TypeHold hold_recv_;
   std::uint64_t most_;  // the root: the largest block (how many rounds); others: their own
   bool lines_;          // blocks in the flag lines
-  std::uint64_t half_ = 0;
+  HeadedChunks chunks_;                // gatherv: the head line of round 0
+  std::vector<std::uint64_t> got_;     // the root: what it takes of each block
+  std::vector<std::uint64_t> theirs_;  // the root, gatherv: what each rank sends
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
   bool posted_ = false;

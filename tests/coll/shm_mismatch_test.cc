@@ -351,12 +351,20 @@ TEST(ShmSkipped, ReduceMemberRanAnotherAlgorithm) {
   for (int size : {2, 3, 5}) skipped_by_odd(size, Collective::kReduce);
 }
 
-// Alltoallv and scatterv wait in round 0 for the head of each source's block, which rank
-// kOdd (a member, the root of the scatterv) never writes: its call failed before it started.
-// The others fail once its next collective closes the gap, whether their block would have
-// come in the head (n = 4) or after it (n = 4096).
+// Alltoallv, scatterv and gatherv wait in round 0 for the head of each source's block, which
+// rank kOdd (a member, the root of the scatterv) never writes: its call failed before it
+// started. Those that read its block (every other rank; the gatherv's root, rank 1) fail once
+// its next collective closes the gap, whether the block would have come in the head (n = 4)
+// or after it (n = 4096); the gatherv's other members read nothing and succeed.
+std::unique_ptr<ShmOp> make_v_form(Arena& arena, const Args& args) {
+  if (args.collective == Collective::kAlltoallv) return make_alltoall(arena, args);
+  if (args.collective == Collective::kScatterv) return make_scatter(arena, args);
+  return make_gather(arena, args);
+}
+
 void v_form_skipped_by_odd(int size, Collective collective, std::int64_t n) {
   Team team(size, kSlot);
+  int root = collective == Collective::kGatherv ? 1 : ShmMismatch::kOdd;
   team.run([&](int rank) {
     auto p = static_cast<std::size_t>(size);
     std::vector<std::int32_t> in(p * static_cast<std::size_t>(n), 1), out(in.size());
@@ -375,16 +383,18 @@ void v_form_skipped_by_odd(int size, Collective collective, std::int64_t n) {
                 .sdispls = displs.data(),
                 .recvcounts = counts.data(),
                 .rdispls = displs.data(),
-                .root = ShmMismatch::kOdd,
+                .root = root,
                 .tag = 5};
-      auto op = collective == Collective::kAlltoallv ? make_alltoall(team.arena(rank), args)
-                                                     : make_scatter(team.arena(rank), args);
-      Status st = ShmMismatch::finish(*op);
-      EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument)
-          << "rank " << rank << ", n " << n << ": " << st.to_string();
-      std::string_view who = collective == Collective::kAlltoallv ? "rank 0 ran this call"
-                                                                  : "the root (rank 0) ran this";
-      EXPECT_NE(st.message().find(who), std::string_view::npos) << st.to_string();
+      Status st = ShmMismatch::finish(*make_v_form(team.arena(rank), args));
+      if (collective == Collective::kGatherv && rank != root) {
+        EXPECT_TRUE(st.ok()) << "rank " << rank << ", n " << n << ": " << st.to_string();
+      } else {
+        EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument)
+            << "rank " << rank << ", n " << n << ": " << st.to_string();
+        std::string_view who = collective == Collective::kScatterv ? "the root (rank 0) ran this"
+                                                                   : "rank 0 ran this call";
+        EXPECT_NE(st.message().find(who), std::string_view::npos) << st.to_string();
+      }
     }
     auto barrier = make_barrier(team.arena(rank), Args{.tag = 6});
     EXPECT_TRUE(ShmMismatch::finish(*barrier).ok());
@@ -400,6 +410,11 @@ TEST(ShmSkipped, AlltoallvMemberDidNotRun) {
 TEST(ShmSkipped, ScattervRootDidNotRun) {
   for (int size : {2, 3, 5})
     for (std::int64_t n : {4, 4096}) v_form_skipped_by_odd(size, Collective::kScatterv, n);
+}
+
+TEST(ShmSkipped, GathervMemberDidNotRun) {
+  for (int size : {2, 3, 5})
+    for (std::int64_t n : {4, 4096}) v_form_skipped_by_odd(size, Collective::kGatherv, n);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shm, ShmMismatch, ::testing::ValuesIn(cases(false)), name_of);
