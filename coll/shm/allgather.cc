@@ -8,14 +8,20 @@
 // receive buffer and posts step 2k + 2, which frees the half for round k + 2. The halves
 // alternate, so a rank fills round k + 1 while slower ones still read round k.
 // Allgatherv: blocks of different sizes, as the receive counts say, in as many rounds as the
-// largest needs (a shorter block has empty chunks in the last ones); always in rounds, never
-// in the flag lines: a rank whose receive counts differ from the others' (an erroneous call)
-// would then wait for a line that they never write, while only it sees the difference.
+// largest needs (a shorter block has empty chunks in the last ones). The first line of each
+// rank's round 0 is its head (layout.h HeadLine: the block's byte count and the sequence
+// number, stored after the data; a block of up to 48 bytes travels in it): in round 0 a rank
+// waits for each head, not for the step counters, compares its count with its receive count
+// for that rank, reports a difference and reads no more than both allow. Always in rounds,
+// never in the flag lines: a rank whose receive counts differ from the others' (an erroneous
+// call) would then wait for a line that they never write, while only it sees the difference.
 // Requirements: the members share memory (one host); host buffers; any datatypes.
-// Cost: p ranks, blocks of n bytes: (n / half + 1) x 2 hops; each rank copies n in, its own n
-// across and (p - 1) n out, all at once (copying its own block out of its slot after the wait
-// took twice as long: osu_allgather -np 2, 64K 5.0 -> 2.4 us, 4K 0.46 -> 0.28).
+// Cost: p ranks, blocks of n bytes: (n / half + 1) x 2 hops (allgatherv: one hop for blocks in
+// their heads); each rank copies n in, its own n across and (p - 1) n out, all at once
+// (copying its own block out of its slot after the wait took twice as long: osu_allgather
+// -np 2, 64K 5.0 -> 2.4 us, 4K 0.46 -> 0.28).
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "coll/shm/algorithms.h"
@@ -28,29 +34,34 @@ class Allgather final : public ShmOp {
  public:
   Allgather(Arena& arena, const Args& args)
       : ShmOp(arena, args),
+        v_(args.collective == Collective::kAllgatherv),
         blocks_(blocks_of(args.recvbuf, args.recvtype, arena.size(), args.recvcount,
-                          args.collective == Collective::kAllgatherv ? args.recvcounts : nullptr,
-                          args.rdispls)),
+                          v_ ? args.recvcounts : nullptr, args.rdispls)),
         send_(args.in_place ? blocks_[static_cast<std::size_t>(arena.rank())]
                             : Buffer(args.sendbuf, args.count, args.type)),
         in_place_(args.in_place),
-        lines_(args.collective == Collective::kAllgather && send_.bytes() <= kInlineBytes),
-        most_(args.collective == Collective::kAllgather ? send_.bytes() : largest(blocks_)),
+        lines_(!v_ && send_.bytes() <= kInlineBytes),
+        most_(v_ ? largest(blocks_) : send_.bytes()),
         hold_send_(args.in_place ? nullptr : args.type),
-        hold_recv_(args.recvtype) {}
+        hold_recv_(args.recvtype),
+        chunks_{.head = v_ ? kLineBytes : 0} {}
 
  private:
   void plan() override {
-    half_ = arena_.slot_bytes() / 2 / kLineBytes * kLineBytes;
-    rounds_ = (most_ + half_ - 1) / half_;
+    chunks_.chunk = arena_.slot_bytes() / 2 / kLineBytes * kLineBytes;
+    rounds_ = chunks_.rounds(most_);
   }
+  // A restart takes every block whole again, whatever a mismatch of an earlier start cut.
   void reset() override {
     round_ = 0;
     posted_ = false;
     cursor_ = 0;
+    got_.clear();
+    for (const Buffer& b : blocks_) got_.push_back(b.bytes());
+    theirs_ = got_;
   }
   bool run() override {
-    if (most_ == 0) return true;
+    if (!v_ && most_ == 0) return true;
     if (lines_) return run_lines();
     for (; round_ < rounds_; ++round_) {
       if (!posted_ && !put_round()) return false;
@@ -76,38 +87,69 @@ class Allgather final : public ShmOp {
     arena_.learn_all_started(seq_);
     return true;
   }
-  std::byte* half_of(int rank, std::uint64_t k) const {
-    return arena_.slot(rank) + (k % 2) * half_;
+  // Where chunk k of `rank`'s block lies: half k mod 2 of its slot (allgatherv: round 0
+  // starts with the head).
+  std::byte* piece(int rank, std::uint64_t k) const {
+    return arena_.slot(rank) + (k % 2) * chunks_.chunk;
+  }
+  // Its data, for a block of `bytes` (the writer's count).
+  std::byte* data(int rank, std::uint64_t k, std::uint64_t bytes) const {
+    return piece(rank, k) + chunks_.skip(k, bytes);
   }
   const Buffer& block(int rank) const { return blocks_[static_cast<std::size_t>(rank)]; }
-  // The length of chunk k of a block of `bytes` (0 past its end).
-  std::size_t length(std::uint64_t bytes, std::uint64_t k) const {
-    if (bytes <= k * half_) return 0;
-    return static_cast<std::size_t>(std::min<std::uint64_t>(half_, bytes - k * half_));
-  }
+  std::size_t at(int rank) const { return static_cast<std::size_t>(rank); }
   bool put_round() {
     int first = static_cast<int>(round_ % 2) * 2;
     if (!arena_.parts_writable(first, 2)) return false;
-    std::size_t mine = length(send_.bytes(), round_);
-    send_.pack(round_ * half_, half_of(arena_.rank(), round_), mine);
+    int me = arena_.rank();
+    std::uint64_t offset = chunks_.offset(round_);
+    std::size_t mine = chunks_.length(send_.bytes(), round_);
+    send_.pack(offset, data(me, round_, send_.bytes()), mine);
+    if (v_ && round_ == 0) HeadedChunks::post_head(piece(me, 0), seq_, send_.bytes());
     arena_.post(step_value(seq_, 2 * round_ + 1));
     arena_.parts_written(first, 2, step_value(seq_, 2 * round_ + 2), Arena::kAllReaders);
     posted_ = true;
     cursor_ = 0;
     // This rank's own chunk goes straight across while the others catch up.
-    if (!in_place_) copy_stream(send_, block(arena_.rank()), round_ * half_, mine);
+    if (!in_place_) copy_stream(send_, block(me), offset, mine);
     return true;
   }
   bool get_round() {
-    if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
-    for (int r = 0; r < arena_.size(); ++r) {
-      if (r == arena_.rank()) continue;
-      block(r).unpack(round_ * half_, half_of(r, round_), length(block(r).bytes(), round_));
+    if (v_ && round_ == 0) {
+      if (!get_heads()) return false;
+    } else {
+      if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
+      for (int r = 0; r < arena_.size(); ++r)
+        if (r != arena_.rank()) unpack_chunk(r);
     }
     arena_.post(step_value(seq_, 2 * round_ + 2));
     return true;
   }
+  void unpack_chunk(int r) {
+    block(r).unpack(chunks_.offset(round_), data(r, round_, theirs_[at(r)]),
+                    chunks_.length(got_[at(r)], round_));
+  }
+  // Allgatherv's round 0: each other rank's head, as it arrives, then its data (in the head,
+  // for a small block). What the rank sends is compared with what this rank's receive counts
+  // expect of it, and this rank reads no more than both; a rank that passed the collective
+  // without a head did not run it here (its call failed), and nothing of it is read.
+  bool get_heads() {
+    for (; cursor_ < arena_.size(); ++cursor_) {
+      int r = cursor_;
+      if (r == arena_.rank()) continue;
+      std::uint64_t theirs = 0;
+      if (!head_due(r, block(r).bytes(), 1) || !source_head(piece(r, 0), r, theirs)) return false;
+      theirs_[at(r)] = theirs == kSkippedCount ? 0 : theirs;
+      if (theirs != block(r).bytes()) {
+        got_[at(r)] = std::min(theirs_[at(r)], block(r).bytes());
+        fail_source("rank " + std::to_string(r), theirs, block(r).bytes());
+      }
+      unpack_chunk(r);
+    }
+    return true;
+  }
 
+  bool v_;
   std::vector<Buffer> blocks_;
   Buffer send_;
   bool in_place_;
@@ -115,7 +157,9 @@ class Allgather final : public ShmOp {
   std::uint64_t most_;  // the bytes of the largest block: how many rounds
   TypeHold hold_send_;
   TypeHold hold_recv_;
-  std::uint64_t half_ = 0;
+  HeadedChunks chunks_;                // allgatherv: the head line of round 0
+  std::vector<std::uint64_t> got_;     // what this rank takes of each block
+  std::vector<std::uint64_t> theirs_;  // allgatherv: what each rank sends
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
   bool posted_ = false;

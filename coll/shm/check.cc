@@ -36,30 +36,12 @@ std::uint64_t reduce_scatter_bytes(const Args& a, int size) {
   return total;
 }
 
-// What recvcounts gives for each source.
-std::vector<std::uint64_t> received_bytes(const Args& a, int size) {
-  std::vector<std::uint64_t> each(static_cast<std::size_t>(size));
-  for (int r = 0; r < size; ++r)
-    each[static_cast<std::size_t>(r)] = bytes_of(a.recvcounts[r], a.recvtype);
-  return each;
-}
-
-// Each rank publishes its own block's count; it expects of source r what recvcounts[r] gives.
-CountCheck allgatherv_check(const Args& a, int rank, int size) {
+// The v forms (gatherv, allgatherv): the head line of each block carries its count to its
+// readers (buffer.h HeadedChunks); here only a rank's own send and receive counts.
+CountCheck own_block_check(const Args& a, int rank) {
   if (a.recvcounts == nullptr) return CountCheck{};
-  std::uint64_t recv = bytes_of(a.recvcounts[rank], a.recvtype);
-  CountCheck c = all_equal(a.in_place ? recv : block_count(bytes_of(a.count, a.type), recv));
-  c.expect_each = received_bytes(a, size);
-  return c;
-}
-
-// Gatherv: the root compares each rank's count with its receive count in the head of that
-// rank's block (gather.cc); here only its own send and receive counts.
-CountCheck gatherv_check(const Args& a, int rank) {
-  if (rank != a.root || a.recvcounts == nullptr) return CountCheck{};
-  std::uint64_t send = bytes_of(a.count, a.type);
-  return CountCheck{.own_mismatch =
-                        !a.in_place && send != bytes_of(a.recvcounts[rank], a.recvtype)};
+  return CountCheck{.own_mismatch = !a.in_place && bytes_of(a.count, a.type) !=
+                                                       bytes_of(a.recvcounts[rank], a.recvtype)};
 }
 
 }  // namespace
@@ -86,14 +68,14 @@ CountCheck count_check(const Args& a, int rank, int size) {
                         .own_mismatch = !a.in_place && send != recv};
     }
     case Collective::kGatherv:
-      return gatherv_check(a, rank);
+      return rank == a.root ? own_block_check(a, rank) : CountCheck{};
     case Collective::kAllgather:
     case Collective::kAlltoall: {
       std::uint64_t recv = bytes_of(a.recvcount, a.recvtype);
       return all_equal(a.in_place ? recv : block_count(bytes_of(a.count, a.type), recv));
     }
     case Collective::kAllgatherv:
-      return allgatherv_check(a, rank, size);
+      return own_block_check(a, rank);
     case Collective::kReduce:
     case Collective::kAllreduce:
     case Collective::kReduceScatterBlock:

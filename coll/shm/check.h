@@ -2,15 +2,14 @@
 //
 // Before its first post of collective `seq`, a rank publishes one byte count in its count line
 // (layout.h: entry seq % kCountEntries). The ranks it reads from are its sources: everyone
-// (barrier aside, the all-to-all collectives and the reductions: every rank publishes the
-// same kind of count, so if any two differ, every rank sees one that differs from its own;
-// allgatherv: every rank publishes its own count and expects of each source the count its
-// receive counts give),
+// (barrier aside, allgather, alltoall and the reductions: every rank publishes the same kind
+// of count, so if any two differ, every rank sees one that differs from its own),
 // the root (bcast, scatter: the root publishes, the others check) or nobody (the root of a
 // bcast or scatter, the non-roots of a gather, which publish for the root to check; so do the
 // non-roots of a reduce that only post their operand, a flag line or one direct chunk, and
-// wait for no one's data: Reduction::plan). Alltoallv, scatterv and gatherv publish nothing
-// here: the head line of each block carries its count to its reader (buffer.h HeadedChunks).
+// wait for no one's data: Reduction::plan). The v forms (alltoallv, scatterv, gatherv,
+// allgatherv) publish nothing here: the head line of each block carries its count to its
+// reader (buffer.h HeadedChunks), which compares it with its receive count for that source.
 // A reader compares a source's count with what it expects whenever it would wait for that
 // source, and once more when it has moved all its data (the data of a source with another
 // count may have been there already, or its end may have let this rank through); on a
@@ -27,7 +26,6 @@
 
 #include <cstdint>
 #include <limits>
-#include <vector>
 
 #include "coll/algorithm.h"
 
@@ -46,12 +44,6 @@ struct CountCheck {
   Sources sources = Sources::kNone;
   int root = 0;
   bool own_mismatch = false;  // this rank's send and receive counts differ
-  // What it expects of source r, where sources differ (allgatherv); empty: `expect` of all.
-  std::vector<std::uint64_t> expect_each;
-
-  std::uint64_t expected(int source) const {
-    return expect_each.empty() ? expect : expect_each[static_cast<std::size_t>(source)];
-  }
 };
 
 // What rank `rank` of `size` publishes and checks in the collective of `args`.

@@ -102,7 +102,7 @@ class Gather final : public ShmOp {
     return piece(rank, k) + chunks_.skip(k, bytes);
   }
   const Buffer& block(int rank) const { return blocks_[static_cast<std::size_t>(rank)]; }
-  std::uint64_t& got(int rank) { return got_[static_cast<std::size_t>(rank)]; }
+  std::size_t at(int rank) const { return static_cast<std::size_t>(rank); }
   // The root copies its own chunk straight into its receive buffer while the others write
   // theirs (through its slot, after the wait, it took two copies).
   bool put_round() {
@@ -135,8 +135,8 @@ class Gather final : public ShmOp {
     return true;
   }
   void unpack_chunk(int r) {
-    block(r).unpack(chunks_.offset(round_), data(r, round_, theirs_[static_cast<std::size_t>(r)]),
-                    chunks_.length(got(r), round_));
+    block(r).unpack(chunks_.offset(round_), data(r, round_, theirs_[at(r)]),
+                    chunks_.length(got_[at(r)], round_));
   }
   // Gatherv's round 0: each rank's head, as it arrives, then its data (in the head, for a
   // small block). What the rank sends is compared with what the root expects, and the root
@@ -147,10 +147,10 @@ class Gather final : public ShmOp {
       int r = cursor_;
       if (r == root_) continue;
       std::uint64_t theirs = 0;
-      if (!source_head(piece(r, 0), r, theirs)) return false;
-      theirs_[static_cast<std::size_t>(r)] = theirs == kSkippedCount ? 0 : theirs;
+      if (!head_due(r, block(r).bytes(), 2) || !source_head(piece(r, 0), r, theirs)) return false;
+      theirs_[at(r)] = theirs == kSkippedCount ? 0 : theirs;
       if (theirs != block(r).bytes()) {
-        got(r) = std::min(theirs_[static_cast<std::size_t>(r)], block(r).bytes());
+        got_[at(r)] = std::min(theirs_[at(r)], block(r).bytes());
         fail_source("rank " + std::to_string(r), theirs, block(r).bytes());
       }
       unpack_chunk(r);

@@ -91,7 +91,7 @@ bool ShmOp::check_counts() {
     if (arena_.rank() == counts_.root || check_cursor_ > 0) return true;
     std::uint64_t theirs = 0;
     if (!source_count(counts_.root, theirs)) return false;
-    if (theirs != counts_.expected(counts_.root)) count_error(counts_.root, theirs);
+    if (theirs != counts_.expect) count_error(counts_.root, theirs);
     check_cursor_ = 1;
     return true;
   }
@@ -99,7 +99,7 @@ bool ShmOp::check_counts() {
     if (check_cursor_ == arena_.rank()) continue;
     std::uint64_t theirs = 0;
     if (!source_count(check_cursor_, theirs)) return false;
-    if (theirs != counts_.expected(check_cursor_)) {
+    if (theirs != counts_.expect) {
       count_error(check_cursor_, theirs);
       check_cursor_ = arena_.size();
       return true;
@@ -131,7 +131,7 @@ bool ShmOp::source_head(const std::byte* head, int source, std::uint64_t& theirs
 
 void ShmOp::count_error(int source, std::uint64_t theirs) {
   mismatch_ = true;
-  fail_source("rank " + std::to_string(source), theirs, counts_.expected(source));
+  fail_source("rank " + std::to_string(source), theirs, counts_.expect);
 }
 
 void ShmOp::fail_source(const std::string& who, std::uint64_t theirs, std::uint64_t expected) {

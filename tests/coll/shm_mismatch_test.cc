@@ -351,14 +351,15 @@ TEST(ShmSkipped, ReduceMemberRanAnotherAlgorithm) {
   for (int size : {2, 3, 5}) skipped_by_odd(size, Collective::kReduce);
 }
 
-// Alltoallv, scatterv and gatherv wait in round 0 for the head of each source's block, which
-// rank kOdd (a member, the root of the scatterv) never writes: its call failed before it
-// started. Those that read its block (every other rank; the gatherv's root, rank 1) fail once
-// its next collective closes the gap, whether the block would have come in the head (n = 4)
-// or after it (n = 4096); the gatherv's other members read nothing and succeed.
+// Alltoallv, allgatherv, scatterv and gatherv wait in round 0 for the head of each source's
+// block, which rank kOdd (a member, the root of the scatterv) never writes: its call failed
+// before it started. Those that read its block (every other rank; the gatherv's root, rank 1)
+// fail once its next collective closes the gap, whether the block would have come in the head
+// (n = 4) or after it (n = 4096); the gatherv's other members read nothing and succeed.
 std::unique_ptr<ShmOp> make_v_form(Arena& arena, const Args& args) {
   if (args.collective == Collective::kAlltoallv) return make_alltoall(arena, args);
   if (args.collective == Collective::kScatterv) return make_scatter(arena, args);
+  if (args.collective == Collective::kAllgatherv) return make_allgather(arena, args);
   return make_gather(arena, args);
 }
 
@@ -410,6 +411,11 @@ TEST(ShmSkipped, AlltoallvMemberDidNotRun) {
 TEST(ShmSkipped, ScattervRootDidNotRun) {
   for (int size : {2, 3, 5})
     for (std::int64_t n : {4, 4096}) v_form_skipped_by_odd(size, Collective::kScatterv, n);
+}
+
+TEST(ShmSkipped, AllgathervMemberDidNotRun) {
+  for (int size : {2, 3, 5})
+    for (std::int64_t n : {4, 4096}) v_form_skipped_by_odd(size, Collective::kAllgatherv, n);
 }
 
 TEST(ShmSkipped, GathervMemberDidNotRun) {
