@@ -21,7 +21,6 @@
 // (copying its own block out of its slot after the wait took twice as long: osu_allgather
 // -np 2, 64K 5.0 -> 2.4 us, 4K 0.46 -> 0.28).
 #include <algorithm>
-#include <string>
 #include <vector>
 
 #include "coll/shm/algorithms.h"
@@ -56,9 +55,7 @@ class Allgather final : public ShmOp {
     round_ = 0;
     posted_ = false;
     cursor_ = 0;
-    got_.clear();
-    for (const Buffer& b : blocks_) got_.push_back(b.bytes());
-    theirs_ = got_;
+    heads_.reset(blocks_);
   }
   bool run() override {
     if (!v_ && most_ == 0) return true;
@@ -87,14 +84,9 @@ class Allgather final : public ShmOp {
     arena_.learn_all_started(seq_);
     return true;
   }
-  // Where chunk k of `rank`'s block lies: half k mod 2 of its slot (allgatherv: round 0
-  // starts with the head).
-  std::byte* piece(int rank, std::uint64_t k) const {
-    return arena_.slot(rank) + (k % 2) * chunks_.chunk;
-  }
-  // Its data, for a block of `bytes` (the writer's count).
+  // Where chunk k of `rank`'s block lies, for a block of `bytes` (the writer's count).
   std::byte* data(int rank, std::uint64_t k, std::uint64_t bytes) const {
-    return piece(rank, k) + chunks_.skip(k, bytes);
+    return chunks_.in_halves(arena_.slot(rank), k, bytes);
   }
   const Buffer& block(int rank) const { return blocks_[static_cast<std::size_t>(rank)]; }
   std::size_t at(int rank) const { return static_cast<std::size_t>(rank); }
@@ -105,7 +97,7 @@ class Allgather final : public ShmOp {
     std::uint64_t offset = chunks_.offset(round_);
     std::size_t mine = chunks_.length(send_.bytes(), round_);
     send_.pack(offset, data(me, round_, send_.bytes()), mine);
-    if (v_ && round_ == 0) HeadedChunks::post_head(piece(me, 0), seq_, send_.bytes());
+    if (v_ && round_ == 0) HeadedChunks::post_head(arena_.slot(me), seq_, send_.bytes());
     arena_.post(step_value(seq_, 2 * round_ + 1));
     arena_.parts_written(first, 2, step_value(seq_, 2 * round_ + 2), Arena::kAllReaders);
     posted_ = true;
@@ -115,37 +107,16 @@ class Allgather final : public ShmOp {
     return true;
   }
   bool get_round() {
-    if (v_ && round_ == 0) {
-      if (!get_heads()) return false;
-    } else {
-      if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
-      for (int r = 0; r < arena_.size(); ++r)
-        if (r != arena_.rank()) unpack_chunk(r);
+    int me = arena_.rank();
+    if (v_ && round_ == 0 ? !read_member_heads(heads_, me, 1, blocks_)
+                          : !arena_.all_reached(step_value(seq_, 2 * round_ + 1)))
+      return false;
+    for (int r = 0; r < arena_.size(); ++r) {
+      if (r == me) continue;
+      block(r).unpack(chunks_.offset(round_), data(r, round_, heads_.theirs[at(r)]),
+                      chunks_.length(heads_.got[at(r)], round_));
     }
     arena_.post(step_value(seq_, 2 * round_ + 2));
-    return true;
-  }
-  void unpack_chunk(int r) {
-    block(r).unpack(chunks_.offset(round_), data(r, round_, theirs_[at(r)]),
-                    chunks_.length(got_[at(r)], round_));
-  }
-  // Allgatherv's round 0: each other rank's head, as it arrives, then its data (in the head,
-  // for a small block). What the rank sends is compared with what this rank's receive counts
-  // expect of it, and this rank reads no more than both; a rank that passed the collective
-  // without a head did not run it here (its call failed), and nothing of it is read.
-  bool get_heads() {
-    for (; cursor_ < arena_.size(); ++cursor_) {
-      int r = cursor_;
-      if (r == arena_.rank()) continue;
-      std::uint64_t theirs = 0;
-      if (!head_due(r, block(r).bytes(), 1) || !source_head(piece(r, 0), r, theirs)) return false;
-      theirs_[at(r)] = theirs == kSkippedCount ? 0 : theirs;
-      if (theirs != block(r).bytes()) {
-        got_[at(r)] = std::min(theirs_[at(r)], block(r).bytes());
-        fail_source("rank " + std::to_string(r), theirs, block(r).bytes());
-      }
-      unpack_chunk(r);
-    }
     return true;
   }
 
@@ -157,9 +128,8 @@ class Allgather final : public ShmOp {
   std::uint64_t most_;  // the bytes of the largest block: how many rounds
   TypeHold hold_send_;
   TypeHold hold_recv_;
-  HeadedChunks chunks_;                // allgatherv: the head line of round 0
-  std::vector<std::uint64_t> got_;     // what this rank takes of each block
-  std::vector<std::uint64_t> theirs_;  // allgatherv: what each rank sends
+  HeadedChunks chunks_;  // allgatherv: the head line of round 0
+  MemberHeads heads_;    // what each rank sends (allgatherv) and what this rank takes
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
   bool posted_ = false;

@@ -109,6 +109,11 @@ struct HeadedChunks {
     if (bytes <= offset(k)) return 0;
     return static_cast<std::size_t>(std::min(chunk - (k == 0 ? head : 0), bytes - offset(k)));
   }
+  // Where chunk k of a block of `bytes` (the writer's count) lies when its rounds alternate
+  // between the halves of one slot (gather, allgather): in half k mod 2, after the head.
+  std::byte* in_halves(std::byte* slot, std::uint64_t k, std::uint64_t bytes) const {
+    return slot + (k % 2) * chunk + skip(k, bytes);
+  }
   // The rounds a block of `bytes` takes (with a head, at least one).
   std::uint64_t rounds(std::uint64_t bytes) const { return (head + bytes + chunk - 1) / chunk; }
 
@@ -124,6 +129,21 @@ struct HeadedChunks {
     if (h->seq.load(std::memory_order_acquire) != seq) return false;
     bytes = h->bytes;
     return true;
+  }
+};
+
+// What a reader of one block from each member (gatherv's root, allgatherv) learns from their
+// heads in round 0: what each member sends, and what this rank takes of it (no more than both
+// counts). Until then, and in gather and allgather, both are what the receive counts say.
+struct MemberHeads {
+  int cursor = 0;                     // the next member whose head to look at
+  std::vector<std::uint64_t> theirs;  // what each member sends
+  std::vector<std::uint64_t> got;     // what this rank takes of each block
+  void reset(const std::vector<Buffer>& blocks) {
+    cursor = 0;
+    got.clear();
+    for (const Buffer& b : blocks) got.push_back(b.bytes());
+    theirs = got;
   }
 };
 

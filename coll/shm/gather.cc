@@ -18,7 +18,6 @@
 // its head); the root copies p n out while the others copy their n in (its own block through
 // its slot took two copies, after the wait: osu_gather -np 2 64K 1.6-1.9 -> 1.3 us).
 #include <algorithm>
-#include <string>
 #include <vector>
 
 #include "coll/shm/algorithms.h"
@@ -55,9 +54,7 @@ class Gather final : public ShmOp {
     round_ = 0;
     posted_ = false;
     cursor_ = 0;
-    got_.clear();
-    for (const Buffer& b : blocks_) got_.push_back(b.bytes());
-    theirs_ = got_;
+    heads_.reset(blocks_);
   }
   bool run() override {
     if (!v_ && most_ == 0) return true;
@@ -92,14 +89,9 @@ class Gather final : public ShmOp {
     arena_.learn_all_started(seq_);
     return true;
   }
-  // Where chunk k of `rank`'s block lies: half k mod 2 of its slot (gatherv: round 0 starts
-  // with the head).
-  std::byte* piece(int rank, std::uint64_t k) const {
-    return arena_.slot(rank) + (k % 2) * chunks_.chunk;
-  }
-  // Its data, for a block of `bytes` (the writer's count).
+  // Where chunk k of `rank`'s block lies, for a block of `bytes` (the writer's count).
   std::byte* data(int rank, std::uint64_t k, std::uint64_t bytes) const {
-    return piece(rank, k) + chunks_.skip(k, bytes);
+    return chunks_.in_halves(arena_.slot(rank), k, bytes);
   }
   const Buffer& block(int rank) const { return blocks_[static_cast<std::size_t>(rank)]; }
   std::size_t at(int rank) const { return static_cast<std::size_t>(rank); }
@@ -116,7 +108,7 @@ class Gather final : public ShmOp {
     } else if (!is_root_) {
       int rank = arena_.rank();
       send_.pack(offset, data(rank, round_, send_.bytes()), mine);
-      if (v_ && round_ == 0) HeadedChunks::post_head(piece(rank, 0), seq_, send_.bytes());
+      if (v_ && round_ == 0) HeadedChunks::post_head(arena_.slot(rank), seq_, send_.bytes());
       arena_.post(done);
     }
     arena_.parts_written(first, 2, done, root_);
@@ -124,37 +116,15 @@ class Gather final : public ShmOp {
     return true;
   }
   bool collect_round() {
-    if (v_ && round_ == 0) {
-      if (!collect_heads()) return false;
-    } else {
-      if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
-      for (int r = 0; r < arena_.size(); ++r)
-        if (r != root_) unpack_chunk(r);
+    if (v_ && round_ == 0 ? !read_member_heads(heads_, root_, 2, blocks_)
+                          : !arena_.all_reached(step_value(seq_, 2 * round_ + 1)))
+      return false;
+    for (int r = 0; r < arena_.size(); ++r) {
+      if (r == root_) continue;
+      block(r).unpack(chunks_.offset(round_), data(r, round_, heads_.theirs[at(r)]),
+                      chunks_.length(heads_.got[at(r)], round_));
     }
     arena_.post(step_value(seq_, 2 * round_ + 2));
-    return true;
-  }
-  void unpack_chunk(int r) {
-    block(r).unpack(chunks_.offset(round_), data(r, round_, theirs_[at(r)]),
-                    chunks_.length(got_[at(r)], round_));
-  }
-  // Gatherv's round 0: each rank's head, as it arrives, then its data (in the head, for a
-  // small block). What the rank sends is compared with what the root expects, and the root
-  // reads no more than both; a rank that passed the collective without a head did not run it
-  // here (its call failed), and the root reads nothing of it.
-  bool collect_heads() {
-    for (; cursor_ < arena_.size(); ++cursor_) {
-      int r = cursor_;
-      if (r == root_) continue;
-      std::uint64_t theirs = 0;
-      if (!head_due(r, block(r).bytes(), 2) || !source_head(piece(r, 0), r, theirs)) return false;
-      theirs_[at(r)] = theirs == kSkippedCount ? 0 : theirs;
-      if (theirs != block(r).bytes()) {
-        got_[at(r)] = std::min(theirs_[at(r)], block(r).bytes());
-        fail_source("rank " + std::to_string(r), theirs, block(r).bytes());
-      }
-      unpack_chunk(r);
-    }
     return true;
   }
 
@@ -168,9 +138,8 @@ class Gather final : public ShmOp {
   TypeHold hold_recv_;
   std::uint64_t most_;  // the root: the largest block (how many rounds); others: their own
   bool lines_;          // blocks in the flag lines
-  HeadedChunks chunks_;                // gatherv: the head line of round 0
-  std::vector<std::uint64_t> got_;     // the root: what it takes of each block
-  std::vector<std::uint64_t> theirs_;  // the root, gatherv: what each rank sends
+  HeadedChunks chunks_;  // gatherv: the head line of round 0
+  MemberHeads heads_;    // the root: what each rank sends (gatherv) and what it takes
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
   bool posted_ = false;

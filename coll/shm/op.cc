@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <string>
 
 #include "coll/shm/buffer.h"
@@ -126,6 +127,22 @@ bool ShmOp::source_head(const std::byte* head, int source, std::uint64_t& theirs
   if (HeadedChunks::head_ready(head, seq_, theirs)) return true;
   if (!arena_.reached(source, step_value(seq_, kEndStep))) return false;
   if (!HeadedChunks::head_ready(head, seq_, theirs)) theirs = kSkippedCount;
+  return true;
+}
+
+bool ShmOp::read_member_heads(MemberHeads& heads, int self, std::uint32_t step,
+                              const std::vector<Buffer>& blocks) {
+  for (; heads.cursor < arena_.size(); ++heads.cursor) {
+    int r = heads.cursor;
+    if (r == self) continue;
+    auto at = static_cast<std::size_t>(r);
+    std::uint64_t theirs = 0, expected = blocks[at].bytes();
+    if (!head_due(r, expected, step) || !source_head(arena_.slot(r), r, theirs)) return false;
+    heads.theirs[at] = theirs == kSkippedCount ? 0 : theirs;
+    if (theirs == expected) continue;
+    heads.got[at] = std::min(heads.theirs[at], expected);
+    fail_source("rank " + std::to_string(r), theirs, expected);
+  }
   return true;
 }
 

@@ -9,6 +9,7 @@
 
 #include "coll/algorithm.h"
 #include "coll/shm/arena.h"
+#include "coll/shm/buffer.h"
 #include "coll/shm/check.h"
 #include "coll/signature.h"
 #include "runtime/base/status.h"
@@ -78,6 +79,14 @@ class ShmOp : public Operation {
   bool head_due(int source, std::uint64_t expected, std::uint32_t step) const {
     return expected <= kHeadBytes || arena_.reached(source, step_value(seq_, step));
   }
+  // Round 0 of gatherv (at the root) and allgatherv: the head of each member's block but
+  // `self`'s, at the start of its slot, into `heads`, compared with what `blocks` expect (a
+  // difference is reported; this rank then takes no more than both counts, and nothing of a
+  // member that passed the collective without a head: it did not run the call here). A block
+  // expected beyond its head is looked at once its member has posted `step` (head_due).
+  // False until every head is in.
+  bool read_member_heads(MemberHeads& heads, int self, std::uint32_t step,
+                         const std::vector<Buffer>& blocks);
   // A source (`who`, a member named as in "rank 3") has `theirs` for this rank where `expected` were
   // expected; theirs may be kSkippedCount (it did not run the call here) or kBadCount (its own
   // counts differ).
