@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "api/progress_helper.h"
 #include "runtime/base/status.h"
 
 namespace gpurun::api {
@@ -23,21 +24,34 @@ inline Phase phase() { return g_phase.load(std::memory_order_acquire); }
 
 // MPI_THREAD_MULTIPLE: one lock serialises the library; a thread waiting for its requests
 // releases it while it finds nothing to do. Functions that hold it never call another PMPI_
-// function (they share internal functions instead).
+// function (they share internal functions instead); a user callback that calls MPI takes it
+// again (it is recursive). Once the progress helper exists (api/progress_helper.h), every call
+// takes it and counts itself in, whatever the thread level.
 extern bool g_thread_multiple;
-std::mutex& big_lock();
+// Calls in progress (nested ones included), changed only by a thread that may make calls alone
+// or holds the lock: what the progress helper's start waits for.
+extern int g_call_depth;
+std::recursive_mutex& big_lock();
 class BigLock {
  public:
-  BigLock() : held_(g_thread_multiple) {
+  BigLock() : counted_(helper::on()), held_(g_thread_multiple || counted_) {
+    if (counted_) helper::enter();
     if (held_) big_lock().lock();
+    ++g_call_depth;
   }
   ~BigLock() {
+    --g_call_depth;
     if (held_) big_lock().unlock();
+    if (counted_)
+      helper::leave();
+    else if (helper::on()) [[unlikely]]
+      helper::leave_uncounted();
   }
   BigLock(const BigLock&) = delete;
   BigLock& operator=(const BigLock&) = delete;
 
  private:
+  bool counted_;
   bool held_;
 };
 

@@ -16,6 +16,7 @@
 #include "api/info.h"
 #include "api/memory.h"
 #include "api/ops.h"
+#include "api/progress_helper.h"
 #include "api/requests.h"
 #include "coll/engine.h"
 #include "runtime/progress/progress.h"
@@ -28,6 +29,8 @@ struct Record {
   core::Request* request = nullptr;
   const core::Op* op = nullptr;  // retained while the record lives
   bool persistent = false;
+  bool helped = false;   // progressed by the progress helper while pending
+  bool helping = false;  // pending and counted by the helper
 
   ~Record() {
     if (op != nullptr) op->release();
@@ -48,6 +51,10 @@ Collectives& collectives() {
 // Completes `rec`'s request with its operation's outcome. A nonblocking record is destroyed.
 void complete(Record* rec) {
   core::Request* r = rec->request;
+  if (rec->helping) {
+    helper::helped_end();
+    rec->helping = false;
+  }
   Status st = rec->operation->status();
   r->status = core::MessageStatus{MPI_ANY_SOURCE, MPI_ANY_TAG, st.code(), 0, false};
   r->set_complete();
@@ -91,6 +98,10 @@ void activate(Record* rec) {
     return;
   }
   c.active.push_back(rec);
+  if (rec->helped) {
+    rec->helping = true;
+    helper::helped_begin();
+  }
 }
 
 // Persistent records whose request was freed (or completed as an orphan) go.
@@ -160,6 +171,9 @@ int run_collective(const Call& call, MPI_Comm comm, CommEntry& entry, coll::Args
   auto rec = std::make_unique<Record>();
   rec->operation = std::move(made).value();
   rec->persistent = form.kind == CollForm::Kind::kPersistent;
+  rec->helped = args.memory == accel::MemoryKind::kHost &&
+                (args.op == nullptr || args.op->is_predefined()) &&
+                helper::wanted(coll::selection_bytes(args));
   if (args.op != nullptr && !args.op->is_predefined()) {
     args.op->retain();
     rec->op = args.op;

@@ -6,10 +6,11 @@ namespace gpurun::api {
 
 std::atomic<Phase> g_phase{Phase::kBefore};
 bool g_thread_multiple = false;
+int g_call_depth = 0;
 bool g_device_memory = false;
 
-std::mutex& big_lock() {
-  static std::mutex* lock = new std::mutex();
+std::recursive_mutex& big_lock() {
+  static auto* lock = new std::recursive_mutex();
   return *lock;
 }
 

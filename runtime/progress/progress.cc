@@ -126,4 +126,8 @@ void Engine::Idle::sleep() {
   // idle stretch goes on from where it was, so the next check sleeps again.
 }
 
+bool spare_cpu(int rank_cpus, long host_cpus, int host_ranks) {
+  return rank_cpus > 1 && host_cpus > host_ranks;
+}
+
 }  // namespace gpurun::progress

@@ -119,4 +119,8 @@ class Engine {
 // The process's engine.
 Engine& engine();
 
+// Whether a thread of the rank's (the progress helper) can run beside it rather than take its
+// CPU: the rank may run on more than one CPU and the host has more CPUs than ranks.
+bool spare_cpu(int rank_cpus, long host_cpus, int host_ranks);
+
 }  // namespace gpurun::progress
