@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -24,6 +25,7 @@ namespace {
 
 std::atomic<int> g_calls{0};    // calls in progress, while the helper exists
 std::atomic<int> g_pending{0};  // helped collectives pending (changed under the lock)
+std::atomic<bool> g_stopping{false};
 
 class Helper {
  public:
@@ -42,7 +44,10 @@ class Helper {
     const std::lock_guard<std::mutex> guard(mutex_);
     wake_.notify_one();
   }
+  // Ends the thread, from the process that started it (a forked child has no thread to end).
   void stop() {
+    if (getpid() != pid_ || !thread_.joinable()) return;
+    g_stopping.store(true, std::memory_order_relaxed);
     {
       const std::lock_guard<std::mutex> guard(mutex_);
       stop_ = true;
@@ -60,6 +65,7 @@ class Helper {
   static void serve();
 
   std::thread thread_;
+  pid_t pid_ = getpid();
   std::mutex mutex_;
   std::condition_variable wake_;
   std::atomic<bool> sleeping_{false};
@@ -98,7 +104,8 @@ void Helper::serve() {
   }
   progress::engine().wait([] {
     return g_calls.load(std::memory_order_relaxed) != 0 ||
-           g_pending.load(std::memory_order_relaxed) == 0;
+           g_pending.load(std::memory_order_relaxed) == 0 ||
+           g_stopping.load(std::memory_order_relaxed);
   });
   big_lock().unlock();
 }
@@ -187,6 +194,8 @@ void start_helper() {
   }
   g_helper = helper;
   g_on.store(true, std::memory_order_seq_cst);
+  // A rank that exits without MPI_Finalize must not unmap what the helper polls under it.
+  std::atexit(stop);
   GPURUN_LOG(info, coll, "progress helper started for collectives of %llu bytes or more",
              static_cast<unsigned long long>(progress::params::helper_size().get().bytes));
 }
