@@ -87,6 +87,22 @@ void Arena::map(void* base, const Layout& layout) {
   }
 }
 
+void Arena::set_core_groups(std::vector<int> groups) {
+  groups_ = std::move(groups);
+  grouped_ = false;
+  for (int r = 0; r < static_cast<int>(groups_.size()); ++r)
+    if (groups_[static_cast<std::size_t>(r)] != r) grouped_ = true;
+  if (grouped_) {
+    std::string list;
+    for (int g : groups_) {
+      if (!list.empty()) list += ' ';
+      list += std::to_string(g);
+    }
+    GPURUN_LOG(debug, coll, "communicator %u: ranks share cores, groups by rank: %s", context_id_,
+               list.c_str());
+  }
+}
+
 bool Arena::all_reached(std::uint64_t value) {
   if (lower_bound_ >= value) return true;
   if (value != wait_value_) {
@@ -196,6 +212,7 @@ void Arena::finish_setup() {
   }
   segment_ = setup_->take_segment();
   map(segment_->base(), setup_->layout());
+  set_core_groups(setup_->core_groups());
   setup_.reset();
   bells_.assign(size_, nullptr);
   for (int r = 0; r < size_; ++r)

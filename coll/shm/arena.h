@@ -89,6 +89,12 @@ class Arena {
   bool flat() const { return flat_; }
   int parent() const { return parent_; }
   const std::vector<TreeChild>& children() const { return children_; }
+  // Ranks that share a core (coll/shm/core_groups.h): rank r's group, named by its lowest
+  // member, and whether any group has two members or more. Set by the setup (and by unit
+  // tests, whose thread ranks have no setup).
+  int core_group(int r) const { return groups_.empty() ? r : groups_[static_cast<std::size_t>(r)]; }
+  bool grouped() const { return grouped_; }
+  void set_core_groups(std::vector<int> groups);
 
   // --- flags ---
   // Publishes this rank's flag line for collective `seq` (its data written before), with its
@@ -220,6 +226,8 @@ class Arena {
   bool flat_ = true;
   int parent_ = -1;
   std::vector<TreeChild> children_;
+  std::vector<int> groups_;  // empty: every rank a group of its own
+  bool grouped_ = false;
 
   std::uint64_t issued_ = 0;     // sequence numbers given out
   std::uint64_t posted_ = 0;     // this rank's step counter

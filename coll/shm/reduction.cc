@@ -7,6 +7,8 @@
 // - direct: (n / h) x 2 hops + n copied in + p n read and (p - 1) n gamma per combining rank.
 // - shares: (n / h) x 3 hops + (p - 1) n / p copied in + n read and (p - 1) n / p gamma per
 //   rank + n copied out (allreduce); all ranks combine at once, every byte in cache.
+// - core groups: (n / h) x 2 hops; n copied in by each member and leader; a leader of m
+//   members reads and combines m n, the root (m + other leaders) n; n per other core crosses.
 #include "coll/shm/reduction.h"
 
 #include <algorithm>
@@ -49,6 +51,10 @@ Reduction::Reduction(Arena& arena, const Args& args, int root)
 }
 
 void Reduction::plan() {
+  if (way_ == Way::kShares && root_ >= 0 && op_->commutative() && arena_.grouped()) {
+    way_ = Way::kGroups;
+    plan_groups();
+  }
   // A non-root of a reduce that only posts its operand (flat lines, direct) checks nobody's
   // count: waiting for every member's would make it wait for the slowest, when the root,
   // which checks them all, reports a mismatch. In the shares it waits for the others' data.
@@ -74,6 +80,8 @@ bool Reduction::run() {
       return run_direct();
     case Way::kShares:
       return run_shares();
+    case Way::kGroups:
+      return run_groups();
   }
   return true;
 }

@@ -10,12 +10,15 @@
 //   buffer), in place over one of the operands (a share's operand in another rank's slot is
 //   read by that share's rank only); then every rank (or the root) copies every share out.
 //   The chunk of a round stays in the cache between the three steps.
+// - core groups (a reduce larger than direct, commutative op, ranks that share cores): each
+//   group's leader combines its members' chunks, and the root the leaders' (reduction_groups.cc).
 //
 // Every way combines in rank order (x0 op (x1 op (... op x(p-1)))), so non-commutative ops
 // are right, and every rank of an allreduce gets the same bits.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "coll/shm/buffer.h"
 #include "coll/shm/op.h"
@@ -28,7 +31,7 @@ class Reduction final : public ShmOp {
   Reduction(Arena& arena, const Args& args, int root);
 
  private:
-  enum class Way : std::uint8_t { kLines, kDirect, kShares };
+  enum class Way : std::uint8_t { kLines, kDirect, kShares, kGroups };
 
   void plan() override;
   void reset() override;
@@ -49,6 +52,11 @@ class Reduction final : public ShmOp {
   bool combine_direct();
   bool combine_share();
   bool copy_shares();
+  // reduction_groups.cc
+  void plan_groups();
+  bool run_groups();
+  bool put_member();
+  bool combine_group();
 
   bool is_root() const { return root_ < 0 || arena_.rank() == root_; }
   // Rounds: chunk k is elements [k * chunk, ...) of the vector, in half k mod 2 of the slots.
@@ -79,6 +87,8 @@ class Reduction final : public ShmOp {
   std::uint64_t round_ = 0;
   int phase_ = 0;                          // within a round (or the lines' steps)
   int cursor_ = 0;                         // members or children already seen
+  int leader_ = -1;                        // core groups: this rank's group's leader
+  std::vector<int> sources_;               // core groups: what this rank combines
   alignas(16) std::byte acc_[kLineBytes];  // the lines' partial result
 };
 

@@ -70,23 +70,27 @@ void Setup::attach() {
 
 bool Setup::progress() {
   if (finished_) return true;
-  if (allreduce_ == nullptr) {
+  if (allgather_ == nullptr) {
     if (!bcast_->done()) return false;
     if (rank_ != 0 && bcast_->status().ok()) attach();
-    agreed_[0] = segment_ != nullptr ? 1 : 0;
-    allreduce_ = coll::allreduce(pml_, team_, agreed_, ReduceOp::kMin);
+    seat_ = own_seat(segment_ != nullptr);
+    seats_.resize(static_cast<std::size_t>(layout_.size));
+    allgather_ = coll::allgather(pml_, team_, &seat_, sizeof(Seat), seats_.data());
   }
-  if (!allreduce_->done()) return false;
+  if (!allgather_->done()) return false;
   finished_ = true;
-  if (!allreduce_->status().ok()) {
-    status_ = allreduce_->status();
-  } else if (agreed_[0] == 0) {
+  bool agreed = true;
+  for (const Seat& s : seats_) agreed = agreed && s.mapped == 1;
+  if (!allgather_->status().ok()) {
+    status_ = allgather_->status();
+  } else if (!agreed) {
     status_ = Status(ErrorCode::kIo, "a rank could not create or map the shared segment");
   }
   if (!status_.ok()) {
     segment_.reset();
     return true;
   }
+  groups_ = shm::core_groups(seats_);
   segment_->unlink();  // everyone has it mapped
   return true;
 }

@@ -1,8 +1,9 @@
 // Setting up a communicator's shared collective segment, without blocking: rank 0 creates it
 // (a memfd, or a named POSIX segment as the shm transport's GPURUN_SHM_SEGMENT says) and
 // sends its descriptor to the others over the pml's collective channel (a binomial bcast of
-// coll/basic); each maps it and checks its header; an allreduce of coll/basic then tells every
-// rank whether all of them did, so they all agree to use it or not. A named segment loses its
+// coll/basic); each maps it and checks its header; an allgather of coll/basic then tells every
+// rank whether all of them did, so they all agree to use it or not, and where each is bound
+// (coll/shm/core_groups.h). A named segment loses its
 // name once everyone has mapped it: nothing is left behind.
 //
 // The setup's messages carry kSetupTag, which no collective call takes (their tags are
@@ -16,8 +17,10 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "coll/basic.h"
+#include "coll/shm/core_groups.h"
 #include "coll/shm/layout.h"
 #include "runtime/base/status.h"
 #include "runtime/transport/shm/segment.h"
@@ -39,6 +42,8 @@ class Setup {
   const Status& status() const { return status_; }
   std::unique_ptr<transport::shm::Segment> take_segment() { return std::move(segment_); }
   const Layout& layout() const { return layout_; }
+  // Once finished without error: each rank's core group (core_groups.h).
+  const std::vector<int>& core_groups() const { return groups_; }
 
  private:
   static constexpr std::size_t kDescriptorBytes = 256;
@@ -51,9 +56,11 @@ class Setup {
   Layout layout_;
   std::unique_ptr<transport::shm::Segment> segment_;
   std::array<char, kDescriptorBytes> descriptor_{};
-  std::int64_t agreed_[1] = {0};
+  Seat seat_;
+  std::vector<Seat> seats_;
+  std::vector<int> groups_;
   std::unique_ptr<BasicCollective> bcast_;
-  std::unique_ptr<BasicCollective> allreduce_;
+  std::unique_ptr<BasicCollective> allgather_;
   Status status_;
   bool finished_ = false;
 };

@@ -1,12 +1,18 @@
 // The shared-memory reduce and allreduce, ranks as threads, against a reference computed here:
 // 1 to 9 ranks, counts 0, 1, 7, 1K (1M for a few), every way (flag lines, direct, shares;
-// flat and tree of flags), MPI_SUM on ints and doubles, a non-commutative user op, in place
-// and not, every root, each operation started three times back to back.
+// flat and tree of flags; core groups, ranks r and r + cores sharing a core), MPI_SUM on ints
+// and doubles, a non-commutative user op, in place and not, every root, each operation
+// started three times back to back.
+#include <sched.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <thread>
 
+#include "coll/shm/core_groups.h"
 #include "runtime/base/param.h"
 #include "runtime/core/op.h"
 #include "tests/coll/shm_test_harness.h"
@@ -46,6 +52,7 @@ struct Case {
   bool in_place;
   const char* way;  // GPURUN_COLL_SHM_DIRECT_MAX: "auto", "0" (shares), "1G" (direct)
   int flat_max;
+  int cores = 0;  // > 0: rank r shares core r % cores (Arena::set_core_groups)
 };
 
 std::string name_of(const ::testing::TestParamInfo<Case>& info) {
@@ -56,7 +63,7 @@ std::string name_of(const ::testing::TestParamInfo<Case>& info) {
                                                  : "auto";
   return "p" + std::to_string(c.size) + "_n" + std::to_string(c.count) + "_" +
          kinds[static_cast<int>(c.kind)] + (c.in_place ? "_inplace" : "") + "_" + way + "_flat" +
-         std::to_string(c.flat_max);
+         std::to_string(c.flat_max) + (c.cores > 0 ? "_cores" + std::to_string(c.cores) : "");
 }
 
 std::vector<Case> cases() {
@@ -74,6 +81,13 @@ std::vector<Case> cases() {
     out.push_back({size, 1 << 20, Kind::kIntSum, false, "auto", 8});
     out.push_back({size, 1 << 20, Kind::kAffine, true, "auto", 8});
   }
+  // Core groups: reduce with a commutative op beyond direct; the affine op keeps the shares.
+  for (int size = 3; size <= 9; ++size)
+    for (int cores : {2, 3})
+      for (Kind kind : {Kind::kIntSum, Kind::kDoubleSum, Kind::kAffine})
+        for (bool in_place : {false, true})
+          if (size > cores) out.push_back({size, 1024, kind, in_place, "0", 8, cores});
+  for (int size : {4, 5}) out.push_back({size, 1 << 20, Kind::kIntSum, true, "auto", 8, 2});
   return out;
 }
 
@@ -156,6 +170,11 @@ class ShmReduction : public ::testing::TestWithParam<Case> {
 void ShmReduction::run(Factory make, int root) {
   const Case& c = GetParam();
   Team team(c.size, c.count >= (1 << 20) ? 512 * 1024 : 16384);
+  if (c.cores > 0) {
+    std::vector<int> groups(c.size);
+    for (int r = 0; r < c.size; ++r) groups[r] = r % c.cores;
+    for (int r = 0; r < c.size; ++r) team.arena(r).set_core_groups(groups);
+  }
   std::size_t bytes = c.count * type().size();
   std::vector<std::vector<std::byte>> results(c.size);
   team.run([&](int rank) {
@@ -216,6 +235,46 @@ TEST_P(ShmReduction, Reduce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shm, ShmReduction, ::testing::ValuesIn(cases()), name_of);
+
+TEST(CoreGroups, RanksThatTakeTurnsOnTheirCpusShareAGroup) {
+  auto seat = [](std::int64_t key, std::int64_t cpus) { return Seat{1, key, cpus}; };
+  // -np 4 on 2 cores, bound round robin: {0, 2} and {1, 3}.
+  EXPECT_EQ(core_groups({seat(11, 1), seat(22, 1), seat(11, 1), seat(22, 1)}),
+            (std::vector<int>{0, 1, 0, 1}));
+  // A core of 2 hardware threads holds 2 ranks without taking turns: no group.
+  EXPECT_EQ(core_groups({seat(11, 2), seat(11, 2), seat(22, 2)}), (std::vector<int>{0, 1, 2}));
+  // 3 ranks on it do take turns.
+  EXPECT_EQ(core_groups({seat(22, 1), seat(11, 2), seat(11, 2), seat(11, 2)}),
+            (std::vector<int>{0, 1, 1, 1}));
+  // Unbound ranks (key 0) are never grouped, however many.
+  EXPECT_EQ(core_groups({seat(0, 2), seat(0, 2), seat(0, 2)}), (std::vector<int>{0, 1, 2}));
+}
+
+TEST(CoreGroups, OwnSeatIsTheCallingThreadsBinding) {
+  Seat seat = own_seat(true);
+  EXPECT_EQ(seat.mapped, 1);
+  EXPECT_GE(seat.cpus, 1);
+  cpu_set_t all, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(all), &all), 0);
+  int cpu = -1;
+  for (int c = 0; c < CPU_SETSIZE && cpu < 0; ++c)
+    if (CPU_ISSET(c, &all)) cpu = c;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  Seat bound = [&] {
+    Seat s;
+    std::thread([&] {
+      sched_setaffinity(0, sizeof(one), &one);
+      s = own_seat(false);
+    }).join();
+    return s;
+  }();
+  EXPECT_EQ(bound.cpus, 1);
+  if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+    EXPECT_NE(bound.cpu_key, 0);
+  }
+  EXPECT_EQ(bound.mapped, 0);
+}
 
 }  // namespace
 }  // namespace gpurun::coll::shm::testing
