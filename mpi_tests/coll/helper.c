@@ -3,7 +3,9 @@
  * first MPI_Test after the computation finds it complete; calls made meanwhile (a blocking
  * collective whose user op calls MPI, point-to-point, several pending collectives) take the
  * library back from the helper and complete. With MTEST_THREAD_MULTIPLE=1 the program asks
- * for MPI_THREAD_MULTIPLE. */
+ * for MPI_THREAD_MULTIPLE, and then two threads of every rank also run helped collectives on
+ * communicators of their own at the same time. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,6 +118,36 @@ static void several(float *in, float *out) {
   free(out2);
 }
 
+/* A thread's rounds on its own communicator: start, compute, wait, check. */
+static void *thread_rounds(void *arg) {
+  MPI_Comm comm = *(MPI_Comm *)arg;
+  float *in = malloc(sizeof(float) * N), *out = malloc(sizeof(float) * N);
+  for (int round = 0; round < 20; ++round) {
+    MPI_Request req;
+    fill(in, round);
+    MPI_Iallreduce(in, out, N, MPI_FLOAT, MPI_SUM, comm, &req);
+    compute(0.001 * (round % 3));
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    check_sum(out, round, "MPI_Iallreduce in a thread");
+  }
+  free(in);
+  free(out);
+  return NULL;
+}
+
+static void threads(void) {
+  MPI_Comm a, b;
+  MPI_Comm_dup(MPI_COMM_WORLD, &a);
+  MPI_Comm_dup(MPI_COMM_WORLD, &b);
+  pthread_t t1, t2;
+  pthread_create(&t1, NULL, thread_rounds, &a);
+  pthread_create(&t2, NULL, thread_rounds, &b);
+  pthread_join(t1, NULL);
+  pthread_join(t2, NULL);
+  MPI_Comm_free(&a);
+  MPI_Comm_free(&b);
+}
+
 int main(int argc, char **argv) {
   const char *multiple = getenv("MTEST_THREAD_MULTIPLE");
   if (multiple != NULL && strcmp(multiple, "1") == 0) {
@@ -132,6 +164,7 @@ int main(int argc, char **argv) {
   persistent(in, out);
   user_op_while_pending(in, out);
   several(in, out);
+  if (multiple != NULL && strcmp(multiple, "1") == 0) threads();
   free(in);
   free(out);
   return mtest_finalize();
