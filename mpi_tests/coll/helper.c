@@ -5,7 +5,6 @@
  * library back from the helper and complete. With MTEST_THREAD_MULTIPLE=1 the program asks
  * for MPI_THREAD_MULTIPLE, and then two threads of every rank also run helped collectives on
  * communicators of their own at the same time. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,19 +134,6 @@ static void *thread_rounds(void *arg) {
   return NULL;
 }
 
-static void threads(void) {
-  MPI_Comm a, b;
-  MPI_Comm_dup(MPI_COMM_WORLD, &a);
-  MPI_Comm_dup(MPI_COMM_WORLD, &b);
-  pthread_t t1, t2;
-  pthread_create(&t1, NULL, thread_rounds, &a);
-  pthread_create(&t2, NULL, thread_rounds, &b);
-  pthread_join(t1, NULL);
-  pthread_join(t2, NULL);
-  MPI_Comm_free(&a);
-  MPI_Comm_free(&b);
-}
-
 int main(int argc, char **argv) {
   const char *multiple = getenv("MTEST_THREAD_MULTIPLE");
   if (multiple != NULL && strcmp(multiple, "1") == 0) {
@@ -164,7 +150,7 @@ int main(int argc, char **argv) {
   persistent(in, out);
   user_op_while_pending(in, out);
   several(in, out);
-  if (multiple != NULL && strcmp(multiple, "1") == 0) threads();
+  if (multiple != NULL && strcmp(multiple, "1") == 0) mtest_two_threads(thread_rounds);
   free(in);
   free(out);
   return mtest_finalize();

@@ -1,7 +1,7 @@
 /* MPI_THREAD_MULTIPLE: two threads of every rank create, use and free communicators at the
  * same time, each over its own parent. Their context-id agreements run concurrently and must
  * neither clash nor wait for each other forever. */
-#include <pthread.h>
+#include <stddef.h>
 
 #include "mtest.h"
 
@@ -31,15 +31,6 @@ int main(int argc, char **argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MTEST_CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
-  MPI_Comm a, b;
-  MPI_Comm_dup(MPI_COMM_WORLD, &a);
-  MPI_Comm_dup(MPI_COMM_WORLD, &b);
-  pthread_t t1, t2;
-  pthread_create(&t1, NULL, worker, &a);
-  pthread_create(&t2, NULL, worker, &b);
-  pthread_join(t1, NULL);
-  pthread_join(t2, NULL);
-  MPI_Comm_free(&a);
-  MPI_Comm_free(&b);
+  mtest_two_threads(worker);
   return mtest_finalize();
 }

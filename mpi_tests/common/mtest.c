@@ -1,5 +1,6 @@
 #include "mtest.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,15 @@ void mtest_check(int ok, const char *file, int line, const char *cond, const cha
 }
 
 int mtest_errors(void) { return errors; }
+
+void mtest_two_threads(void *(*fn)(void *comm)) {
+  MPI_Comm comm[2];
+  pthread_t thread[2];
+  for (int i = 0; i < 2; ++i) MPI_Comm_dup(MPI_COMM_WORLD, &comm[i]);
+  for (int i = 0; i < 2; ++i) pthread_create(&thread[i], NULL, fn, &comm[i]);
+  for (int i = 0; i < 2; ++i) pthread_join(thread[i], NULL);
+  for (int i = 0; i < 2; ++i) MPI_Comm_free(&comm[i]);
+}
 
 void mtest_expect_error(int rc, int error_class, const char *what, const char *needle) {
   int cls = MPI_SUCCESS;
