@@ -110,12 +110,19 @@ void Helper::serve() {
   big_lock().unlock();
 }
 
+// The host's CPUs: the cores gpurun placed the ranks on when it says (a container's cpuset
+// may hold fewer than the machine), the online CPUs otherwise.
 bool spare_cpu() {
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof(set), &set) != 0) return false;
-  return progress::spare_cpu(CPU_COUNT(&set), sysconf(_SC_NPROCESSORS_ONLN),
-                             state().bootstrap->job().local_size);
+  const bootstrap::JobInfo& job = state().bootstrap->job();
+  long host = job.cores ? *job.cores : sysconf(_SC_NPROCESSORS_ONLN);
+  bool spare = progress::spare_cpu(CPU_COUNT(&set), host, job.local_size);
+  GPURUN_LOG(info, coll, "progress helper %s: this rank may run on %d CPUs, %ld %s for %d ranks",
+             spare ? "allowed" : "off (GPURUN_PROGRESS_HELPER=on forces it)", CPU_COUNT(&set), host,
+             job.cores ? "cores gpurun places ranks on" : "online CPUs", job.local_size);
+  return spare;
 }
 
 bool allowed() {
@@ -128,11 +135,7 @@ bool allowed() {
       case progress::HelperMode::kAuto:
         break;
     }
-    const bool spare = spare_cpu();
-    GPURUN_LOG(info, coll, "progress helper %s: %s", spare ? "allowed" : "off",
-               spare ? "this rank may run on a CPU beside its own"
-                     : "no CPU beside the rank's own (GPURUN_PROGRESS_HELPER=on forces it)");
-    return spare;
+    return spare_cpu();
   }();
   return allowed;
 }

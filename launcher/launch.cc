@@ -59,7 +59,8 @@ JobLayout job_layout(JobMap map, int node, const Plan& plan, const JobDir& dir) 
                    .node = node,
                    .jobdir = dir.path(),
                    .token = dir.token(),
-                   .oversubscribed = plan.placement.oversubscribed};
+                   .oversubscribed = plan.placement.oversubscribed,
+                   .cores = plan.placement.cores};
   if (plan.placement.by_gpu) {
     for (const RankPlace& rank : plan.placement.ranks) {
       layout.rank_gpus.push_back(gpu_bus_ids(plan.topology, rank));

@@ -40,6 +40,7 @@ struct JobInfo {
   std::string job_dir;     // private per-job directory, empty when the launcher gave none
   std::string job_token;   // names the job's shared-memory segments; never empty
   std::optional<bool> oversubscribed;  // unset when the launcher did not say
+  std::optional<int> cores;            // this host's cores the launcher may use (keys::kCores)
   std::string gpus;  // PCI bus ids of the GPUs gpurun gave this rank (keys::kGpus), or empty
   Launcher launcher = Launcher::kSingleton;
 };

@@ -17,6 +17,9 @@ inline constexpr char kJobDir[] = "gpurun.jobdir";
 inline constexpr char kJobToken[] = "gpurun.token";
 // bool: more ranks than cores on this host; ranks then wait without spinning.
 inline constexpr char kOversubscribed[] = "gpurun.oversubscribed";
+// uint32: the cores gpurun may use on this host (within its own CPU affinity, as a container's
+// cpuset sets it), which its ranks are bound to; more than the ranks: some are free.
+inline constexpr char kCores[] = "gpurun.cores";
 
 // Per-rank keys (in the rank's PMIX_PROC_DATA), present only when gpurun placed the rank on a
 // GPU (launcher/placement.h):

@@ -150,6 +150,10 @@ void PmixClient::read_job_info() {
     if (v->type == PMIX_BOOL) job_.oversubscribed = v->data.flag;
     PMIX_VALUE_RELEASE(v);
   }
+  if (pmix_value_t* v = lookup(wildcard_, keys::kCores)) {
+    if (v->type == PMIX_UINT32) job_.cores = static_cast<int>(v->data.uint32);
+    PMIX_VALUE_RELEASE(v);
+  }
 }
 
 // Which node each rank runs on, for the hierarchical collectives: the job's nodes

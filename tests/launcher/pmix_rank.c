@@ -4,7 +4,7 @@
  *
  * usage: pmix_rank MODE [args]
  *   hello              init, put, fence(collect), check every peer's key, print, finalize
- *   info               print the job keys: size, jobdir, token, oversubscribed, cpus, and the
+ *   info               print the job keys: size, jobdir, token, oversubscribed, cores, cpus, and the
  *                      rank's GPU keys (gpus, nic; "-" when absent) and CUDA_VISIBLE_DEVICES
  *   abort R CODE       rank R calls PMIx_Abort(CODE) after the fence; others wait
  *   exit R CODE        rank R exits with CODE after the fence, without finalizing
@@ -138,6 +138,7 @@ static int mode_info(void) {
   pmix_value_t* token = get_job("gpurun.token");
   pmix_value_t* over = get_job("gpurun.oversubscribed");
   pmix_value_t* local = get_job(PMIX_LOCAL_SIZE);
+  pmix_value_t* cores = get_job("gpurun.cores");
   cpu_set_t mask;
   sched_getaffinity(0, sizeof mask, &mask);
   struct stat st;
@@ -145,10 +146,11 @@ static int mode_info(void) {
   char* gpus = get_own_string("gpurun.gpus");
   char* nic = get_own_string("gpurun.nic");
   const char* visible = getenv("CUDA_VISIBLE_DEVICES");
-  printf("rank %u size %u local %u jobdir %s mode %o token %s oversubscribed %d cpus %d "
-         "gpus %s nic %s cuda_visible %s\n",
+  printf("rank %u size %u local %u jobdir %s mode %o token %s oversubscribed %d cores %u "
+         "cpus %d gpus %s nic %s cuda_visible %s\n",
          me.rank, size, local->data.uint32, dir->data.string, (unsigned)(st.st_mode & 07777),
-         token->data.string, over->data.flag ? 1 : 0, CPU_COUNT(&mask), gpus, nic,
+         token->data.string, over->data.flag ? 1 : 0, cores->data.uint32, CPU_COUNT(&mask), gpus,
+         nic,
          visible ? (*visible ? visible : "(empty)") : "-");
   free(gpus);
   free(nic);
@@ -156,6 +158,7 @@ static int mode_info(void) {
   PMIX_VALUE_RELEASE(token);
   PMIX_VALUE_RELEASE(over);
   PMIX_VALUE_RELEASE(local);
+  PMIX_VALUE_RELEASE(cores);
   finalize();
   return 0;
 }

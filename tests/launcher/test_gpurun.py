@@ -382,6 +382,23 @@ class JobEnvironment(GpurunTest):
             for info in over:
                 self.assertLess(int(info["cpus"]), ncpus, "oversubscribed ranks wrap the cores")
 
+    def test_cores_are_those_within_gpuruns_affinity(self):
+        # A container's cpuset narrows gpurun's affinity: the ranks learn how many cores that
+        # leaves (gpurun.cores), not the machine's count.
+        ncpus = len(os.sched_getaffinity(0))
+        whole = self.info_lines("-np", "1")[0]
+        self.assertGreaterEqual(int(whole["cores"]), 1)
+        self.assertLessEqual(int(whole["cores"]), ncpus)
+        first = min(os.sched_getaffinity(0))
+        r = subprocess.run([GPURUN, "-np", "2", PMIX_RANK, "info"], capture_output=True,
+                           text=True, env=self.env, timeout=HANG_GUARD,
+                           preexec_fn=lambda: os.sched_setaffinity(0, {first}))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for line in r.stdout.splitlines():
+            info = dict(zip(line.split()[::2], line.split()[1::2]))
+            self.assertEqual(info["cores"], "1")
+            self.assertEqual(info["oversubscribed"], "1")
+
     def test_inherited_launcher_variables_are_scrubbed(self):
         env = dict(self.env, PMIX_NAMESPACE="outer.job", PMIX_RANK="5",
                    PMIX_SERVER_URI41="pmix-server.1;tcp4://127.0.0.1:1", SLURM_STEP_ID="3",
