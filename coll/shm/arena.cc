@@ -92,7 +92,7 @@ void Arena::set_core_groups(std::vector<int> groups) {
   grouped_ = false;
   for (int r = 0; r < static_cast<int>(groups_.size()); ++r)
     if (groups_[static_cast<std::size_t>(r)] != r) grouped_ = true;
-  if (grouped_) {
+  if (grouped_ && log::enabled(log::Level::debug, log::Subsys::coll)) {
     std::string list;
     for (int g : groups_) {
       if (!list.empty()) list += ' ';
