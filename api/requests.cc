@@ -101,13 +101,18 @@ struct Failure {
   ErrorCode code = ErrorCode::kOk;
   std::uint64_t size = 0;   // message bytes
   std::uint64_t bytes = 0;  // bytes received
+  int peer = -1;            // the rank in the communicator it was with (-2: any source)
+  bool peer_left = false;   // that rank finalized (pml/leave.cc)
 };
 Failure& last_failure() {
   static Failure failure;
   return failure;
 }
 void remember_failure(const core::Request* r) {
-  last_failure() = Failure{r->status.error, r->size, r->status.bytes};
+  bool left = r->comm != nullptr && r->peer >= 0 && r->peer < r->comm->size() &&
+              (r->kind == core::RequestKind::kSend || r->kind == core::RequestKind::kRecv) &&
+              the_pml().left(r->comm->group().job_rank(r->peer));
+  last_failure() = Failure{r->status.error, r->size, r->status.bytes, r->peer, left};
 }
 }  // namespace
 
@@ -138,6 +143,11 @@ int raise_request_error(const Call& call, MPI_Comm comm, int error_class) {
                  "a message of %llu bytes does not fit the receive buffer (%llu bytes)",
                  static_cast<unsigned long long>(last_failure().size),
                  static_cast<unsigned long long>(last_failure().bytes));
+  }
+  if (last_failure().code == ErrorCode::kPeerFailed && last_failure().peer_left) {
+    return raise(call, comm, error_class,
+                 "rank %d called MPI_Finalize before this operation with it could complete",
+                 last_failure().peer);
   }
   if (error_class == MPI_ERR_IN_STATUS)
     return raise(call, comm, error_class, "an operation failed: see the MPI_ERROR of the statuses");

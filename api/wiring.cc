@@ -150,12 +150,15 @@ Status wire_up(ProcessState& s) {
 
 void drain(ProcessState& s) {
   if (!s.pml) return;
-  progress::engine().wait([&] {
+  auto settled = [&] {
     if (!s.pml->idle() || s.pml->requests().orphans_in_flight()) return false;
     for (const auto& t : s.transports)
       if (!t->quiescent()) return false;
     return true;
-  });
+  };
+  progress::engine().wait(settled);
+  s.pml->leave();  // behind everything this rank sent: see pml/leave.cc
+  progress::engine().wait(settled);
   // Over a network, what this rank sent may still be on its way when it is done: it waits
   // until every rank is done too before its connections close.
   if (uses_network(s) && s.bootstrap->job().size > 1) {

@@ -125,9 +125,10 @@ void BasicCollective::recv(int member, void* buf, std::size_t bytes) {
 void BasicCollective::on_request(core::Request* r) {
   auto* self = static_cast<BasicCollective*>(r->owner);
   if (r->status.error != ErrorCode::kOk && self->status_.ok()) {
-    self->status_ = Status(r->status.error, "a message of a collective failed (peer rank " +
-                                                std::to_string(r->peer) + ", tag " +
-                                                std::to_string(r->tag) + ")");
+    self->status_ =
+        message_failed(self->pml_, *r->comm, r->peer, r->status.error,
+                       "a message of a collective (peer rank " + std::to_string(r->peer) +
+                           ", tag " + std::to_string(r->tag) + ")");
   }
   --self->pending_;
   if (!self->advancing_ && self->started_) self->advance();
@@ -340,6 +341,16 @@ std::unique_ptr<BasicCollective> allgather(pml::Pml& pml, Team team, const void*
 std::unique_ptr<BasicCollective> allreduce(pml::Pml& pml, Team team, std::span<std::int64_t> data,
                                            ReduceOp op) {
   return started<Allreduce>(pml, std::move(team), data, op);
+}
+
+Status message_failed(const pml::Pml& pml, const core::Communicator& comm, int peer, ErrorCode code,
+                      const std::string& what) {
+  if (code == ErrorCode::kPeerFailed && peer >= 0 && peer < comm.size() &&
+      pml.left(comm.group().job_rank(peer)))
+    return Status(code, "rank " + std::to_string(peer) +
+                            " called MPI_Finalize without running this call (a call on that rank "
+                            "failed, or the ranks' calls do not match)");
+  return Status(code, what + " failed");
 }
 
 }  // namespace gpurun::coll

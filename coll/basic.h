@@ -18,11 +18,12 @@
 // Threading: like the pml, not thread-safe; the API layer serialises callers.
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <climits>
+#include <string>
 #include <vector>
 
 #include "pml/pml.h"
@@ -40,6 +41,12 @@ inline constexpr int kFirstTeamTag = -32;
 // The tag of the traffic of MPI_Comm_create_group with user tag `tag` (0..INT_MAX) on its
 // parent: at or below kFirstTeamTag. Tags that differ by INT_MAX + kFirstTeamTag share one.
 constexpr int team_tag(int tag) { return kFirstTeamTag - tag % (INT_MAX + kFirstTeamTag); }
+
+// The error of a collective whose message with `peer` (a rank of `comm`) failed with `code`;
+// `what` says which message ("a message from rank 3"). A peer that finalized (pml/leave.cc)
+// is named as such: it never ran this call.
+Status message_failed(const pml::Pml& pml, const core::Communicator& comm, int peer, ErrorCode code,
+                      const std::string& what);
 
 struct Team {
   const core::Communicator* comm = nullptr;  // the messages travel on its collective channel

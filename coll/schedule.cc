@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "coll/basic.h"
 #include "coll/scratch.h"
 #include "coll/signature.h"
 #include "pml/pml.h"
@@ -229,8 +230,9 @@ void Schedule::on_message(core::Request* r) {
                                 static_cast<std::int64_t>(r->size),
                                 r->count * r->datatype->size()));
     } else {
-      self->fail(Status(r->status.error, std::string("a message ") + (recv ? "from" : "to") +
-                                             " rank " + std::to_string(r->peer) + " failed"));
+      self->fail(message_failed(
+          *self->pml_, *self->comm_, r->peer, r->status.error,
+          std::string("a message ") + (recv ? "from" : "to") + " rank " + std::to_string(r->peer)));
     }
   } else if (recv && static_cast<std::int64_t>(r->status.bytes) != r->count * r->datatype->size()) {
     self->fail(count_mismatch(("a message from rank " + std::to_string(r->peer)).c_str(),

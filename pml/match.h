@@ -91,6 +91,19 @@ class MatchQueues {
     }
     return nullptr;
   }
+  // Takes every posted receive that `pick` chooses off the queue, in order, and hands it to
+  // `take`.
+  template <class Pick, class Take>
+  void take_posted_if(Pick pick, Take take) {
+    for (core::Request* r = posted_.front(); r != nullptr;) {
+      core::Request* next = r->next;
+      if (pick(r)) {
+        posted_.remove(r);
+        take(r);
+      }
+      r = next;
+    }
+  }
   void post(core::Request* r) { posted_.push_back(r); }
   void hold(Unexpected* u) { unexpected_.push_back(u); }
   bool unpost(core::Request* r) {

@@ -3,19 +3,12 @@
 #include <algorithm>
 #include <cstring>
 
+#include "pml/packets.h"
 #include "runtime/base/copy.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::pml {
 namespace {
-
-// Packet types (transport::PacketHeader::type).
-constexpr std::uint8_t kEager = 1;      // payload: the data
-constexpr std::uint8_t kEagerSync = 2;  // payload: sender token, then the data
-constexpr std::uint8_t kRts = 3;        // payload: RtsPayload; flags kSyncFlag for Ssend
-constexpr std::uint8_t kAck = 4;        // payload: sender token (a synchronous send matched)
-constexpr std::uint8_t kSyncFlag = 1;
-constexpr std::uint8_t kDeviceRouteFlag = 2;  // the data was offered on the device endpoint
 
 struct RtsPayload {
   std::uint64_t size;
@@ -83,7 +76,7 @@ transport::Data data_of(core::Request* request, std::size_t size, bool native_de
 }
 
 Pml::Pml(int job_rank, int job_size)
-    : job_rank_(job_rank), routes_(job_size), accel_(&accel::current()) {}
+    : job_rank_(job_rank), routes_(job_size), accel_(&accel::current()), gone_(job_size, 0) {}
 
 Pml::~Pml() = default;
 
@@ -162,6 +155,8 @@ Status Pml::isend(const SendArgs& a, core::Request* r) {
   r->sequence = ++next_sequence_;
   r->status = core::MessageStatus{};
   r->reset_complete();
+  if (gone_count_ > 0 && fail_if_gone(r)) [[unlikely]]
+    return ok_status();
   Route& route = routes_[a.comm->group().job_rank(a.dest)];
   if (route.pending.empty() && start_send(route, r)) return ok_status();
   queue_send(route, r);
@@ -312,6 +307,8 @@ Status Pml::irecv(const RecvArgs& a, core::Request* r) {
     free_unexpected(u);
     return ok_status();
   }
+  if (gone_count_ > 0 && fail_if_gone(r)) [[unlikely]]
+    return ok_status();
   r->sequence = ++next_sequence_;
   q.post(r);
   return ok_status();
@@ -323,8 +320,11 @@ void Pml::on_packet_thunk(void* self, const transport::Packet& packet) {
 
 void Pml::on_packet(const transport::Packet& p) {
   const transport::PacketHeader& h = *p.header;
-  if (h.type == kAck) {
-    on_ack(p);
+  if (h.type >= kAck) {
+    if (h.type == kAck)
+      on_ack(p);
+    else if (h.type == kBye)
+      on_bye(p.peer);
     return;
   }
   MatchQueues& q = queues(h.context);

@@ -104,6 +104,14 @@ class Pml {
 
   const char* route_name(int rank) const { return routes_[rank].transport_name; }
 
+  // --- leaving (pml/leave.cc) ---
+  // MPI_Finalize, once idle(): tells every other rank, behind everything this rank sent it,
+  // that nothing more comes. There, a receive that only this rank could match, posted or still
+  // to come, and a send to it, fail (kPeerFailed) instead of waiting forever.
+  void leave();
+  // Whether job rank `rank` has left.
+  bool left(int rank) const { return gone_count_ > 0 && gone_[rank] != 0; }
+
  private:
   struct QueuedAck {
     std::uint32_t context;
@@ -125,6 +133,9 @@ class Pml {
   static void on_pull_done(void* request, Status status);
   void on_packet(const transport::Packet& packet);
   void on_ack(const transport::Packet& packet);
+  void on_bye(int peer);
+  // Fails a receive from, or a send to, a specific rank that left; false when it has not.
+  bool fail_if_gone(core::Request* request);
   MatchQueues& queues(std::uint32_t context) {
     if (context < contexts_.size() && contexts_[context]) [[likely]]
       return *contexts_[context];
@@ -166,6 +177,8 @@ class Pml {
   std::vector<std::byte> staging_;  // host copy of a device buffer's extent (eager, strided)
   accel::Accelerator* accel_;
   std::uint64_t next_sequence_ = 0;
+  std::vector<std::uint8_t> gone_;  // by job rank: its kBye arrived
+  int gone_count_ = 0;
 };
 
 // Where a request's data is, as the transports see it: `native_device` when the transport moves

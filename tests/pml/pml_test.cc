@@ -261,5 +261,43 @@ TEST(Pml, ManyOutstandingSendsQueueAndDrain) {
   EXPECT_TRUE(job.run_until([&] { return job.pml(0).idle(); }));
 }
 
+TEST(Pml, ALeavingRankFailsWhatOnlyItCouldComplete) {
+  Job job(3);
+  auto data = pattern(8, 1);
+  std::vector<std::byte> early(8), named(8), any(8), late(8);
+  core::Request *delivered = job.request(1), *from_leaver = job.request(1),
+                *from_anyone = job.request(1);
+  // Rank 0's message before it leaves still arrives; then only what names rank 0 fails.
+  ASSERT_TRUE(job.pml(1).irecv(recv_args(job, 1, early, 0, 1), delivered).ok());
+  ASSERT_TRUE(job.pml(1).irecv(recv_args(job, 1, named, 0, 2), from_leaver).ok());
+  ASSERT_TRUE(job.pml(1).irecv(recv_args(job, 1, any, kAnySource, 3), from_anyone).ok());
+  core::Request* s = job.request(0);
+  ASSERT_TRUE(job.pml(0).isend(send_args(job, 0, 1, data, 1), s).ok());
+  job.pml(0).leave();
+  ASSERT_TRUE(job.run_until([&] { return delivered->complete() && from_leaver->complete(); }));
+  EXPECT_EQ(delivered->status.error, ErrorCode::kOk);
+  EXPECT_EQ(early, data);
+  EXPECT_EQ(from_leaver->status.error, ErrorCode::kPeerFailed);
+  EXPECT_EQ(from_leaver->status.source, 0);
+  EXPECT_TRUE(job.pml(1).left(0));
+  EXPECT_FALSE(job.pml(1).left(2));
+  EXPECT_FALSE(from_anyone->complete()) << "rank 2 may still match a receive from any source";
+  // Posted after the news: a receive from rank 0 and a send to it fail at once.
+  core::Request *after = job.request(1), *to_leaver = job.request(1);
+  ASSERT_TRUE(job.pml(1).irecv(recv_args(job, 1, late, 0, 4), after).ok());
+  EXPECT_TRUE(after->complete());
+  EXPECT_EQ(after->status.error, ErrorCode::kPeerFailed);
+  std::vector<std::byte> big(100000);
+  ASSERT_TRUE(job.pml(1).isend(send_args(job, 1, 0, big, 5), to_leaver).ok());
+  EXPECT_TRUE(to_leaver->complete());
+  EXPECT_EQ(to_leaver->status.error, ErrorCode::kPeerFailed);
+  // Rank 2 is still there.
+  core::Request* s2 = job.request(2);
+  ASSERT_TRUE(job.pml(2).isend(send_args(job, 2, 1, data, 3), s2).ok());
+  ASSERT_TRUE(job.run_until([&] { return from_anyone->complete(); }));
+  EXPECT_EQ(from_anyone->status.error, ErrorCode::kOk);
+  EXPECT_EQ(any, data);
+}
+
 }  // namespace
 }  // namespace gpurun::pml

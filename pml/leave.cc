@@ -1,0 +1,68 @@
+// Leaving: what a rank that calls MPI_Finalize tells the others (packet kBye), and what they
+// do with it.
+//
+// A rank finalizes once its own sends are done (the API layer waits until idle()), so its kBye
+// travels behind everything it sent on each route, and transports keep the order of a route's
+// packets. A receiver that takes kBye from rank p therefore holds every message p will ever
+// send it: a receive that names p (in any communicator) and has not matched by then never
+// will, and a send to p will never be received. Both fail with kPeerFailed (MPI_ERR_PROC_ABORTED)
+// instead of waiting forever; this is what turns a call skipped on one rank (its arguments were
+// wrong, under MPI_ERRORS_RETURN) into an error on the ranks that wait for it, once the rank
+// that skipped it finalizes. Receives from MPI_ANY_SOURCE stay posted: another rank may match
+// them. A send already on its way (a rendezvous not yet pulled, a synchronous send not yet
+// acknowledged) keeps waiting.
+#include "pml/packets.h"
+#include "pml/pml.h"
+#include "runtime/base/clock.h"
+#include "runtime/base/log.h"
+
+namespace gpurun::pml {
+namespace {
+
+// How long leave() keeps offering kBye to a route with no room (its reader stopped reading:
+// it has left or died): after that the rank leaves without telling it.
+constexpr std::int64_t kByePatienceNs = 1'000'000'000;
+
+}  // namespace
+
+void Pml::leave() {
+  const transport::PacketHeader header{kBye, 0, 0, 0, 0, job_rank_};
+  for (int rank = 0; rank < static_cast<int>(routes_.size()); ++rank) {
+    transport::Endpoint* ep = routes_[rank].endpoint;
+    if (rank == job_rank_ || ep == nullptr) continue;
+    std::int64_t deadline = clock::now_ns() + kByePatienceNs;
+    Status st = ep->send(header, nullptr, 0);
+    while (st.code() == ErrorCode::kNoResource && clock::now_ns() < deadline) {
+      progress();
+      st = ep->send(header, nullptr, 0);
+    }
+    if (!st.ok())
+      GPURUN_LOG(debug, pml, "finalize: rank %d was not told that this rank leaves: %s", rank,
+                 st.to_string().c_str());
+  }
+}
+
+void Pml::on_bye(int peer) {
+  if (peer < 0 || peer >= static_cast<int>(gone_.size()) || gone_[peer] != 0) return;
+  gone_[peer] = 1;
+  ++gone_count_;
+  GPURUN_LOG(debug, pml, "rank %d finalized", peer);
+  for (auto& q : contexts_) {
+    if (!q) continue;
+    q->take_posted_if(
+        [&](const core::Request* r) {
+          return r->peer != kAnySource && r->comm->group().job_rank(r->peer) == peer;
+        },
+        [&](core::Request* r) { fail_if_gone(r); });
+  }
+}
+
+bool Pml::fail_if_gone(core::Request* r) {
+  if (r->peer == kAnySource || !left(r->comm->group().job_rank(r->peer))) return false;
+  if (r->kind == core::RequestKind::kRecv) r->status.source = r->peer;
+  r->status.error = ErrorCode::kPeerFailed;
+  complete(r);
+  return true;
+}
+
+}  // namespace gpurun::pml
