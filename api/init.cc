@@ -10,6 +10,7 @@
 #include "api/comm_build.h"
 #include "api/state.h"
 #include "api/wiring.h"
+#include "coll/shm/arenas.h"
 #include "gpurun/build_config.h"
 #include "runtime/base/clock.h"
 #include "runtime/base/log.h"
@@ -84,6 +85,8 @@ extern "C" int PMPI_Finalize(void) {
   // MPI_COMM_SELF's attributes go first, last set first: their delete callbacks may still
   // use MPI (the standard's hook for libraries that must clean up before MPI ends).
   if (int rc = finalize_communicators(); rc != MPI_SUCCESS) return rc;
+  // A member still waiting for this rank in a collective it never ran fails instead of hanging.
+  gpurun::coll::shm::leave_all();
   ProcessState& s = state();
   wait_buffered_sends();  // a buffered message must still arrive if the buffer was not detached
   drain(s);

@@ -175,7 +175,8 @@ class Alltoall final : public ShmOp {
       auto at = static_cast<std::size_t>(cursor_);
       theirs_[at] = theirs == kSkippedCount ? 0 : theirs;
       got_[at] = std::min(theirs_[at], expected);
-      if (theirs != expected) fail_source("rank " + std::to_string(cursor_), theirs, expected);
+      if (theirs != expected)
+        fail_source(cursor_, "rank " + std::to_string(cursor_), theirs, expected);
     }
     arena_.learn_all_started(seq_);
     return true;

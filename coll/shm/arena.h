@@ -126,6 +126,13 @@ class Arena {
   void close_gap(std::uint64_t seq) {
     if (posted_ < step_value(seq - 1, kEndStep)) post(step_value(seq - 1, kEndStep));
   }
+  // This rank runs no more collectives here (its communicator is freed, or MPI_Finalize): its
+  // counter goes past every collective, so that a member waiting in one this rank never ran
+  // fails (a source that passed it without a count: coll/shm/check.h) instead of waiting.
+  void leave() {
+    if (state_ == State::kReady && size_ > 1 && posted_ < kLeftStep) post(kLeftStep);
+  }
+  bool left(int r) const { return reached(r, kLeftStep); }
   bool reached(int r, std::uint64_t value) const {
     return control(r)->step.load(std::memory_order_acquire) >= value;
   }

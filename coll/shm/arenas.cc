@@ -55,9 +55,14 @@ bool arena_broken(const core::Communicator& comm) {
 
 void release(std::uint32_t context_id) {
   auto& table = arenas();
-  if (context_id < table.size()) table[context_id].reset();
+  if (context_id >= table.size() || table[context_id] == nullptr) return;
+  table[context_id]->leave();
+  table[context_id].reset();
 }
 
-void release_all() { arenas().clear(); }
+void leave_all() {
+  for (auto& arena : arenas())
+    if (arena != nullptr) arena->leave();
+}
 
 }  // namespace gpurun::coll::shm

@@ -15,9 +15,11 @@ namespace gpurun::coll::shm {
 Arena& arena_of(const core::Communicator& comm);
 // Whether `comm`'s arena tried to set up its segment and failed (on every member alike).
 bool arena_broken(const core::Communicator& comm);
-// Unmaps the segment of a freed communicator (no collective of it may be in flight).
+// Leaves (Arena::leave) and unmaps the segment of a freed communicator (no collective of it
+// may be in flight).
 void release(std::uint32_t context_id);
-// Unmaps every segment (MPI_Finalize).
-void release_all();
+// MPI_Finalize: this rank leaves every arena (the segments stay mapped until the process ends:
+// persistent collectives the application did not free still point into them).
+void leave_all();
 
 }  // namespace gpurun::coll::shm

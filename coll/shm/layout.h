@@ -13,6 +13,8 @@
 //   for the steps of others, and a writer reuses a part of its slot once every reader's
 //   counter shows it is done with what was there. At the end of collective `seq` a rank
 //   posts step_value(seq, kEndStep): it has read everything it needed from collective seq.
+//   A rank that leaves the communicator (MPI_Comm_free, MPI_Finalize) posts kLeftStep: it
+//   reads nothing more, and runs no collective it has not run yet (Arena::leave).
 // - the count line: the byte count of each of its last four collectives, which the others
 //   compare with theirs (coll/shm/check.h), so that counts that differ between ranks give an
 //   error instead of a hang.
@@ -43,6 +45,8 @@ constexpr std::uint64_t step_value(std::uint64_t seq, std::uint64_t step) {
 inline constexpr int kSeqBits = 40;
 inline constexpr std::uint64_t kSeqMask = (std::uint64_t{1} << kSeqBits) - 1;
 inline constexpr std::uint64_t kMaxLineCount = (std::uint64_t{1} << (64 - kSeqBits)) - 2;
+// The step counter of a rank that left: past the end of every collective.
+inline constexpr std::uint64_t kLeftStep = step_value(kSeqMask, kEndStep);
 
 struct alignas(kLineBytes) FlagLine {
   std::atomic<std::uint64_t> flag;

@@ -141,17 +141,25 @@ bool ShmOp::read_member_heads(MemberHeads& heads, int self, std::uint32_t step,
     heads.theirs[at] = theirs == kSkippedCount ? 0 : theirs;
     if (theirs == expected) continue;
     heads.got[at] = std::min(heads.theirs[at], expected);
-    fail_source("rank " + std::to_string(r), theirs, expected);
+    fail_source(r, "rank " + std::to_string(r), theirs, expected);
   }
   return true;
 }
 
 void ShmOp::count_error(int source, std::uint64_t theirs) {
   mismatch_ = true;
-  fail_source("rank " + std::to_string(source), theirs, counts_.expect);
+  fail_source(source, "rank " + std::to_string(source), theirs, counts_.expect);
 }
 
-void ShmOp::fail_source(const std::string& who, std::uint64_t theirs, std::uint64_t expected) {
+void ShmOp::fail_source(int source, const std::string& who, std::uint64_t theirs,
+                        std::uint64_t expected) {
+  if (theirs == kSkippedCount && arena_.left(source)) {
+    fail(Status(ErrorCode::kInvalidArgument,
+                "a shared-memory collective: " + who +
+                    " left the communicator (MPI_Comm_free or MPI_Finalize) without running "
+                    "this call: a call on that rank failed, or the ranks' calls do not match"));
+    return;
+  }
   if (theirs == kSkippedCount) {
     fail(Status(ErrorCode::kInvalidArgument,
                 "a shared-memory collective: " + who +

@@ -87,10 +87,11 @@ class ShmOp : public Operation {
   // False until every head is in.
   bool read_member_heads(MemberHeads& heads, int self, std::uint32_t step,
                          const std::vector<Buffer>& blocks);
-  // A source (`who`, a member named as in "rank 3") has `theirs` for this rank where `expected` were
-  // expected; theirs may be kSkippedCount (it did not run the call here) or kBadCount (its own
-  // counts differ).
-  void fail_source(const std::string& who, std::uint64_t theirs, std::uint64_t expected);
+  // Member `source` (`who` names it, as in "rank 3") has `theirs` for this rank where
+  // `expected` were expected; theirs may be kSkippedCount (it did not run the call here, or
+  // left: Arena::leave) or kBadCount (its own counts differ).
+  void fail_source(int source, const std::string& who, std::uint64_t theirs,
+                   std::uint64_t expected);
 
   // Publishes this rank's flag line with its byte count (readers check it there for free).
   void post_line() {

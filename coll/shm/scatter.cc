@@ -130,7 +130,7 @@ class Scatter final : public ShmOp {
     theirs_ = theirs == kSkippedCount ? 0 : theirs;
     if (theirs == recv_.bytes()) return true;
     got_ = std::min(theirs_, recv_.bytes());
-    fail_source("the root (rank " + std::to_string(root_) + ")", theirs, recv_.bytes());
+    fail_source(root_, "the root (rank " + std::to_string(root_) + ")", theirs, recv_.bytes());
     return true;
   }
 

@@ -422,5 +422,39 @@ TEST(ShmSkipped, GathervMemberDidNotRun) { v_form_skipped_by_odd(Collective::kGa
 INSTANTIATE_TEST_SUITE_P(Shm, ShmMismatch, ::testing::ValuesIn(cases(false)), name_of);
 INSTANTIATE_TEST_SUITE_P(Shm, ShmMismatchBlocks, ::testing::ValuesIn(cases(true)), name_of);
 
+// A member that leaves (its communicator freed, or MPI_Finalize) without running a call: the
+// ranks that wait for it in that call, a bcast it is the root of or an allreduce, fail and name
+// it, whether the data would have come in a flag line (n = 1) or through the slots (n = 4096).
+TEST(ShmLeft, TheOthersFailAndNameIt) {
+  for (int size : {2, 3, 5})
+    for (Collective collective : {Collective::kBcast, Collective::kAllreduce})
+      for (std::int64_t n : {1, 4096}) {
+        Team team(size, kSlot);
+        team.run([&](int rank) {
+          std::vector<std::int32_t> in(4096, 1), out(in.size());
+          team.ready(rank);
+          if (rank == ShmMismatch::kOdd) {
+            team.arena(rank).leave();
+            return;
+          }
+          Args args{.collective = collective,
+                    .sendbuf = in.data(),
+                    .recvbuf = out.data(),
+                    .count = n,
+                    .type = &int32_type(),
+                    .op = &core::Op::predefined(core::OpKind::kSum),
+                    .root = ShmMismatch::kOdd,
+                    .tag = 5};
+          auto op = collective == Collective::kBcast ? make_bcast(team.arena(rank), args)
+                                                     : make_allreduce(team.arena(rank), args);
+          Status st = ShmMismatch::finish(*op);
+          EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument)
+              << "p " << size << ", n " << n << ", rank " << rank << ": " << st.to_string();
+          EXPECT_NE(st.message().find("rank 0 left the communicator"), std::string_view::npos)
+              << st.to_string();
+        });
+      }
+}
+
 }  // namespace
 }  // namespace gpurun::coll::shm::testing
