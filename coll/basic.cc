@@ -89,6 +89,7 @@ core::Request* BasicCollective::new_request() {
 
 void BasicCollective::send(int member, const void* buf, std::size_t bytes) {
   static const std::byte kNothing{};
+  if (!status_.ok()) bytes = poison_bytes(bytes);
   pml::SendArgs args{.comm = team_.comm,
                      .buf = bytes != 0 ? buf : &kNothing,
                      .count = static_cast<std::int64_t>(bytes),
@@ -129,6 +130,14 @@ void BasicCollective::on_request(core::Request* r) {
         message_failed(self->pml_, *r->comm, r->peer, r->status.error,
                        "a message of a collective (peer rank " + std::to_string(r->peer) +
                            ", tag " + std::to_string(r->tag) + ")");
+  } else if (r->kind == core::RequestKind::kRecv && self->status_.ok() &&
+             static_cast<std::int64_t>(r->status.bytes) != r->count) {
+    self->status_ =
+        Status(ErrorCode::kInvalidArgument,
+               "rank " + std::to_string(r->peer) + " sent " + std::to_string(r->status.bytes) +
+                   " bytes of a collective where " + std::to_string(r->count) +
+                   " were expected: its part of the call failed, or the ranks' "
+                   "calls do not match");
   }
   --self->pending_;
   if (!self->advancing_ && self->started_) self->advance();
@@ -136,14 +145,14 @@ void BasicCollective::on_request(core::Request* r) {
 }
 
 // Posts steps while the current one is complete. Completions that arrive while a step is being
-// posted only count down; the loop sees them. A failure ends the collective once everything
-// it posted has completed.
+// posted only count down; the loop sees them. After a failure the steps go on, with the poison
+// for data (poison_bytes), so that no member waits for this one.
 void BasicCollective::advance() {
   if (done_) return;
   advancing_ = true;
   while (pending_ == 0 && !done_) {
     if (step_ >= 0 && status_.ok()) end_step(step_);
-    if (!status_.ok() || !post_step(++step_)) done_ = pending_ == 0;
+    if (!post_step(++step_)) done_ = pending_ == 0;
   }
   advancing_ = false;
   if (done_ && done_fn_ != nullptr && !starting_) done_fn_(done_context_);

@@ -42,6 +42,11 @@ inline constexpr int kFirstTeamTag = -32;
 // parent: at or below kFirstTeamTag. Tags that differ by INT_MAX + kFirstTeamTag share one.
 constexpr int team_tag(int tag) { return kFirstTeamTag - tag % (INT_MAX + kFirstTeamTag); }
 
+// A member whose part of a collective failed still sends in every later step, so that nobody
+// waits for it, but a message of the wrong length (the poison: nothing, or one byte where
+// nothing is expected), so that its receivers fail too, and theirs in turn.
+constexpr std::size_t poison_bytes(std::size_t bytes) { return bytes == 0 ? 1 : 0; }
+
 // The error of a collective whose message with `peer` (a rank of `comm`) failed with `code`;
 // `what` says which message ("a message from rank 3"). A peer that finalized (pml/leave.cc)
 // is named as such: it never ran this call.

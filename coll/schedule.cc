@@ -55,6 +55,13 @@ Status count_mismatch(const char* what, std::int64_t have, std::int64_t want) {
                     "not match");
 }
 
+// A message from `peer` of `have` bytes where `want` were expected: the counts differ, or the
+// peer's part failed and it sent the poison (coll/basic.h).
+Status message_mismatch(int peer, std::int64_t have, std::int64_t want) {
+  Status st = count_mismatch(("a message from rank " + std::to_string(peer)).c_str(), have, want);
+  return Status(st.code(), std::string(st.message()) + ", or that rank's part of the call failed");
+}
+
 // Moves min(from, to) bytes of packed data; types may differ (a packed stream is the
 // meeting point of two layouts).
 Status copy_data(const Buf& from, const Buf& to) {
@@ -191,11 +198,15 @@ void Schedule::post_message(const Step& step) {
   r->active = true;
   Status st;
   if (step.kind == StepKind::kSend) {
+    // After a failure the rounds go on, sending the poison (coll/basic.h) instead of data.
+    bool poison = !status_.ok();
     ++sends_pending_;
     st = pml_->isend(pml::SendArgs{.comm = comm_,
-                                   .buf = base,
-                                   .count = step.a.count,
-                                   .type = step.a.type,
+                                   .buf = poison ? nothing : base,
+                                   .count = poison ? static_cast<std::int64_t>(poison_bytes(
+                                                         static_cast<std::size_t>(step.a.bytes())))
+                                                   : step.a.count,
+                                   .type = poison ? &byte_type() : step.a.type,
                                    .dest = step.peer,
                                    .tag = tag_,
                                    .mode = pml::SendMode::kStandard,
@@ -226,18 +237,16 @@ void Schedule::on_message(core::Request* r) {
   --(recv ? self->recvs_pending_ : self->sends_pending_);
   if (r->status.error != ErrorCode::kOk) {
     if (r->status.error == ErrorCode::kTruncated) {
-      self->fail(count_mismatch(("a message from rank " + std::to_string(r->peer)).c_str(),
-                                static_cast<std::int64_t>(r->size),
-                                r->count * r->datatype->size()));
+      self->fail(message_mismatch(r->peer, static_cast<std::int64_t>(r->size),
+                                  r->count * r->datatype->size()));
     } else {
       self->fail(message_failed(
           *self->pml_, *self->comm_, r->peer, r->status.error,
           std::string("a message ") + (recv ? "from" : "to") + " rank " + std::to_string(r->peer)));
     }
   } else if (recv && static_cast<std::int64_t>(r->status.bytes) != r->count * r->datatype->size()) {
-    self->fail(count_mismatch(("a message from rank " + std::to_string(r->peer)).c_str(),
-                              static_cast<std::int64_t>(r->status.bytes),
-                              r->count * r->datatype->size()));
+    self->fail(message_mismatch(r->peer, static_cast<std::int64_t>(r->status.bytes),
+                                r->count * r->datatype->size()));
   }
 }
 

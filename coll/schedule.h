@@ -19,7 +19,8 @@
 // Errors: a message that fails, is truncated or is shorter than its receive expected (counts
 // that do not match between ranks) and a failed local step make the schedule's status an
 // error, but the schedule still runs to its end, so that peers that were right do not hang on
-// this rank. The first error is kept.
+// this rank; its sends from then on carry the poison instead of data (coll/basic.h), so that
+// the ranks it sends to fail too instead of taking what it had. The first error is kept.
 //
 // Threading: like the pml, not thread-safe; the API layer serialises callers.
 #pragma once

@@ -116,9 +116,9 @@ TEST(Schedule, CountsThatDoNotMatchAreErrorsNotHangs) {
   }
 }
 
-TEST(Schedule, AFailedStepStillRunsTheLaterRounds) {
+TEST(Schedule, AFailedStepStillRunsTheLaterRoundsWithThePoison) {
   // Rank 1's first receive is too short; its second round must still run so rank 0 is not
-  // left waiting.
+  // left waiting, and send the poison instead of its data, so that rank 0 fails too.
   Job job(2);
   std::vector<int> two{1, 2}, one(1), reply{9}, got(1, 0);
   std::vector<std::unique_ptr<Operation>> ops(2);
@@ -133,8 +133,11 @@ TEST(Schedule, AFailedStepStillRunsTheLaterRounds) {
   ops[0] = built(b0);
   ops[1] = built(b1);
   ASSERT_TRUE(job.run(ops));
-  EXPECT_EQ(got[0], 9);
+  EXPECT_EQ(got[0], 0);
   EXPECT_FALSE(ops[1]->status().ok());
+  ASSERT_FALSE(ops[0]->status().ok());
+  EXPECT_NE(ops[0]->status().message().find("part of the call failed"), std::string::npos)
+      << ops[0]->status().to_string();
 }
 
 TEST(Schedule, ARestartRunsTheSameRoundsOnNewData) {
