@@ -423,11 +423,12 @@ INSTANTIATE_TEST_SUITE_P(Shm, ShmMismatch, ::testing::ValuesIn(cases(false)), na
 INSTANTIATE_TEST_SUITE_P(Shm, ShmMismatchBlocks, ::testing::ValuesIn(cases(true)), name_of);
 
 // A member that leaves (its communicator freed, or MPI_Finalize) without running a call: the
-// ranks that wait for it in that call, a bcast it is the root of or an allreduce, fail and name
-// it, whether the data would have come in a flag line (n = 1) or through the slots (n = 4096).
+// ranks that wait for it in that call, a bcast it is the root of, an allreduce or a barrier,
+// fail and name it, whether the data would have come in a flag line (n = 1) or through the
+// slots (n = 4096).
 TEST(ShmLeft, TheOthersFailAndNameIt) {
   for (int size : {2, 3, 5})
-    for (Collective collective : {Collective::kBcast, Collective::kAllreduce})
+    for (Collective collective : {Collective::kBcast, Collective::kAllreduce, Collective::kBarrier})
       for (std::int64_t n : {1, 4096}) {
         Team team(size, kSlot);
         team.run([&](int rank) {
@@ -445,8 +446,10 @@ TEST(ShmLeft, TheOthersFailAndNameIt) {
                     .op = &core::Op::predefined(core::OpKind::kSum),
                     .root = ShmMismatch::kOdd,
                     .tag = 5};
-          auto op = collective == Collective::kBcast ? make_bcast(team.arena(rank), args)
-                                                     : make_allreduce(team.arena(rank), args);
+          Arena& arena = team.arena(rank);
+          auto op = collective == Collective::kBcast       ? make_bcast(arena, args)
+                    : collective == Collective::kAllreduce ? make_allreduce(arena, args)
+                                                           : make_barrier(arena, args);
           Status st = ShmMismatch::finish(*op);
           EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument)
               << "p " << size << ", n " << n << ", rank " << rank << ": " << st.to_string();
