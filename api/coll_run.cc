@@ -57,8 +57,9 @@ void complete(Record* rec) {
   }
   Status st = rec->operation->status();
   r->status = core::MessageStatus{MPI_ANY_SOURCE, MPI_ANY_TAG, st.code(), 0, false};
-  r->set_complete();
   bool orphan = r->orphan;
+  if (!st.ok() && !orphan) note_failure(r, std::string(st.message()));
+  r->set_complete();
   if (orphan && r->pool != nullptr) r->pool->release(r);
   if (!rec->persistent) {
     delete rec;

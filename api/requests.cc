@@ -1,5 +1,8 @@
 #include "api/requests.h"
 
+#include <string>
+#include <unordered_map>
+
 #include "api/state.h"
 
 namespace gpurun::api {
@@ -67,7 +70,21 @@ void hold_datatype(core::Request* r) {
   if (counted(r)) r->datatype->retain();
 }
 
+namespace {
+// note_failure()'s messages, by request, until collected or the request goes back to the pool.
+std::unordered_map<const core::Request*, std::string>& failure_notes() {
+  static auto* notes = new std::unordered_map<const core::Request*, std::string>();
+  return *notes;
+}
+}  // namespace
+
+void note_failure(const core::Request* r, std::string message) {
+  failure_notes()[r] = std::move(message);
+}
+
 void release_request(core::Request* r) {
+  if (!failure_notes().empty()) [[unlikely]]
+    failure_notes().erase(r);
   drop_datatype(r);
   the_pml().requests().release(r);
 }
@@ -103,6 +120,7 @@ struct Failure {
   std::uint64_t bytes = 0;  // bytes received
   int peer = -1;            // the rank in the communicator it was with (-2: any source)
   bool peer_left = false;   // that rank finalized (pml/leave.cc)
+  std::string note;         // note_failure()'s message
 };
 Failure& last_failure() {
   static Failure failure;
@@ -112,7 +130,14 @@ void remember_failure(const core::Request* r) {
   bool left = r->comm != nullptr && r->peer >= 0 && r->peer < r->comm->size() &&
               (r->kind == core::RequestKind::kSend || r->kind == core::RequestKind::kRecv) &&
               the_pml().left(r->comm->group().job_rank(r->peer));
-  last_failure() = Failure{r->status.error, r->size, r->status.bytes, r->peer, left};
+  Failure& f = last_failure();
+  f = Failure{r->status.error, r->size, r->status.bytes, r->peer, left, {}};
+  auto& notes = failure_notes();
+  if (notes.empty()) return;
+  if (auto it = notes.find(r); it != notes.end()) {
+    f.note = std::move(it->second);
+    notes.erase(it);
+  }
 }
 }  // namespace
 
@@ -144,13 +169,15 @@ int raise_request_error(const Call& call, MPI_Comm comm, int error_class) {
                  static_cast<unsigned long long>(last_failure().size),
                  static_cast<unsigned long long>(last_failure().bytes));
   }
+  if (error_class == MPI_ERR_IN_STATUS)
+    return raise(call, comm, error_class, "an operation failed: see the MPI_ERROR of the statuses");
+  if (!last_failure().note.empty())
+    return raise(call, comm, error_class, "%s", last_failure().note.c_str());
   if (last_failure().code == ErrorCode::kPeerFailed && last_failure().peer_left) {
     return raise(call, comm, error_class,
                  "rank %d called MPI_Finalize before this operation with it could complete",
                  last_failure().peer);
   }
-  if (error_class == MPI_ERR_IN_STATUS)
-    return raise(call, comm, error_class, "an operation failed: see the MPI_ERROR of the statuses");
   std::string_view why = error_code_name(last_failure().code);
   return raise(call, comm, error_class, "the operation failed (%.*s)", static_cast<int>(why.size()),
                why.data());

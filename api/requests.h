@@ -40,6 +40,10 @@ void release_request(core::Request* r);
 // Makes `r` go by itself when its operation completes (MPI_Request_free of a request in flight).
 void orphan_request(core::Request* r);
 
+// Why request `r` failed, where its error code does not say it (a nonblocking or persistent
+// collective's status): the wait or test that collects it reports `message`.
+void note_failure(const core::Request* r, std::string message);
+
 // A request that is already complete, with `m` as its status (operations on MPI_PROC_NULL).
 core::Request* completed_request(const core::MessageStatus& m);
 

@@ -11,11 +11,12 @@
 
 #include "mtest.h"
 
-enum { kCases = 6, kBig = 1 << 16 };
+enum { kCases = 8, kBarrier = 7, kBig = 1 << 16 };
 
 static int buf[4 * kBig], out[4 * kBig];
 
-/* The call of case `i` on `comm`; `type` is MPI_DATATYPE_NULL on the rank that skips. */
+/* The call of case `i` on `comm`; `type` is MPI_DATATYPE_NULL on the rank that skips (whose
+ * barrier gets MPI_COMM_NULL). */
 static int call(int i, MPI_Comm comm, MPI_Datatype type, int root) {
   switch (i) {
     case 0: return MPI_Bcast(buf, 1, type, root, comm);          /* nothing set up before */
@@ -23,7 +24,13 @@ static int call(int i, MPI_Comm comm, MPI_Datatype type, int root) {
     case 2: return MPI_Bcast(buf, kBig, type, root, comm);       /* pipelined */
     case 3: return MPI_Allreduce(buf, out, 1, type, MPI_SUM, comm);
     case 4: return MPI_Allgather(buf, 1000, type, out, 1000, type, comm);
-    default: return MPI_Alltoall(buf, kBig / 4, type, out, kBig / 4, type, comm);
+    case 5: return MPI_Alltoall(buf, kBig / 4, type, out, kBig / 4, type, comm);
+    case 6: { /* nonblocking: MPI_Wait reports the collective's own message */
+      MPI_Request req;
+      int rc = MPI_Ibcast(buf, 1000, type, root, comm, &req);
+      return rc != MPI_SUCCESS ? rc : MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    default: return MPI_Barrier(type == MPI_DATATYPE_NULL ? MPI_COMM_NULL : comm);
   }
 }
 
@@ -44,8 +51,9 @@ int main(int argc, char **argv) {
   if (rank == last) {
     for (int i = 0; i < kCases; ++i) {
       snprintf(what, sizeof what, "case %d on the rank that skips", i);
-      mtest_expect_error(call(i, comms[i], MPI_DATATYPE_NULL, last), MPI_ERR_TYPE, what,
-                         "MPI_DATATYPE_NULL");
+      mtest_expect_error(call(i, comms[i], MPI_DATATYPE_NULL, last),
+                         i == kBarrier ? MPI_ERR_COMM : MPI_ERR_TYPE, what,
+                         i == kBarrier ? "MPI_COMM_NULL" : "MPI_DATATYPE_NULL");
     }
     MPI_Finalize();
     return mtest_errors() != 0;
