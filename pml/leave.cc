@@ -10,7 +10,9 @@
 // wrong, under MPI_ERRORS_RETURN) into an error on the ranks that wait for it, once the rank
 // that skipped it finalizes. Receives from MPI_ANY_SOURCE stay posted: another rank may match
 // them. A send already on its way (a rendezvous not yet pulled, a synchronous send not yet
-// acknowledged) keeps waiting.
+// acknowledged) keeps waiting. A request failed so was never matched: MPI_Cancel of it still
+// succeeds, as it would have before the news (a receive posted just in case, cancelled at the
+// end, is no error).
 #include "pml/packets.h"
 #include "pml/pml.h"
 #include "runtime/base/clock.h"
@@ -62,6 +64,15 @@ bool Pml::fail_if_gone(core::Request* r) {
   if (r->kind == core::RequestKind::kRecv) r->status.source = r->peer;
   r->status.error = ErrorCode::kPeerFailed;
   complete(r);
+  return true;
+}
+
+bool Pml::cancel_failed_by_leaving(core::Request* r) {
+  if (r->status.error != ErrorCode::kPeerFailed || r->peer == kAnySource ||
+      !left(r->comm->group().job_rank(r->peer)))
+    return false;
+  r->status.error = ErrorCode::kOk;
+  r->status.cancelled = true;
   return true;
 }
 

@@ -524,7 +524,7 @@ Status Pml::mrecv(Message* message, const RecvArgs& a, core::Request* r) {
 }
 
 bool Pml::cancel(core::Request* r) {
-  if (r->complete()) return false;
+  if (r->complete()) return cancel_failed_by_leaving(r);
   bool removed = false;
   if (r->kind == core::RequestKind::kRecv) {
     removed = queues(context_of(*r->comm, static_cast<Channel>(r->channel))).unpost(r);

@@ -136,6 +136,8 @@ class Pml {
   void on_bye(int peer);
   // Fails a receive from, or a send to, a specific rank that left; false when it has not.
   bool fail_if_gone(core::Request* request);
+  // A request fail_if_gone() failed never matched or went: cancelling it still succeeds.
+  bool cancel_failed_by_leaving(core::Request* request);
   MatchQueues& queues(std::uint32_t context) {
     if (context < contexts_.size() && contexts_[context]) [[likely]]
       return *contexts_[context];

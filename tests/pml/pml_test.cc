@@ -287,6 +287,11 @@ TEST(Pml, ALeavingRankFailsWhatOnlyItCouldComplete) {
   ASSERT_TRUE(job.pml(1).irecv(recv_args(job, 1, late, 0, 4), after).ok());
   EXPECT_TRUE(after->complete());
   EXPECT_EQ(after->status.error, ErrorCode::kPeerFailed);
+  // Such a receive never matched: cancelling it succeeds, as it would have before.
+  EXPECT_TRUE(job.pml(1).cancel(after));
+  EXPECT_TRUE(after->status.cancelled);
+  EXPECT_EQ(after->status.error, ErrorCode::kOk);
+  EXPECT_FALSE(job.pml(1).cancel(delivered)) << "a delivered message cannot be cancelled";
   std::vector<std::byte> big(100000);
   ASSERT_TRUE(job.pml(1).isend(send_args(job, 1, 0, big, 5), to_leaver).ok());
   EXPECT_TRUE(to_leaver->complete());
