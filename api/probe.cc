@@ -43,28 +43,48 @@ int check_probe(const Call& call, int source, int tag, MPI_Comm comm, CommEntry*
   return MPI_SUCCESS;
 }
 
-// Polls once, then looks for a matching message (takes it off the queue when `message`).
-bool look(const CommEntry& entry, int source, int tag, core::MessageStatus* m,
+// Looks for a matching message (takes it off the queue when `message`).
+bool find(const CommEntry& entry, int source, int tag, core::MessageStatus* m,
           pml::Message** message) {
-  progress::engine().poll();
   pml::Pml& pml = the_pml();
   if (message == nullptr) return pml.iprobe(*entry.comm, source, tag, pml::Channel::kUser, m);
   *message = pml.improbe(*entry.comm, source, tag, pml::Channel::kUser, m);
   return *message != nullptr;
 }
 
-void wait_look(const CommEntry& entry, int source, int tag, core::MessageStatus* m,
+// Whether `source` (a rank, not MPI_ANY_SOURCE) has finalized: every message it sent here has
+// arrived (pml/leave.cc), so a probe that found none will never find one.
+bool source_left(const CommEntry& entry, int source) {
+  return source >= 0 && the_pml().left(entry.comm->group().job_rank(source));
+}
+
+// Polls once, then looks; when nothing matches and `source` left, `gone`.
+bool look(const CommEntry& entry, int source, int tag, core::MessageStatus* m,
+          pml::Message** message, bool* gone) {
+  progress::engine().poll();
+  if (find(entry, source, tag, m, message)) return true;
+  *gone = source_left(entry, source);
+  return false;
+}
+
+// Until a message matches (true) or `source` has left without one (false).
+bool wait_look(const CommEntry& entry, int source, int tag, core::MessageStatus* m,
                pml::Message** message) {
-  if (look(entry, source, tag, m, message)) return;
-  pml::Pml& pml = the_pml();
-  if (message == nullptr) {
-    wait_until([&] { return pml.iprobe(*entry.comm, source, tag, pml::Channel::kUser, m); });
-  } else {
+  bool gone = false;
+  if (look(entry, source, tag, m, message, &gone)) return true;
+  if (!gone) {
     wait_until([&] {
-      *message = pml.improbe(*entry.comm, source, tag, pml::Channel::kUser, m);
-      return *message != nullptr;
+      if (find(entry, source, tag, m, message)) return true;
+      gone = source_left(entry, source);
+      return gone;
     });
   }
+  return !gone;
+}
+
+int source_gone(const Call& call, MPI_Comm comm, int source) {
+  return raise(call, comm, MPI_ERR_PROC_ABORTED,
+               "rank %d called MPI_Finalize: no message from it matches this probe", source);
 }
 
 MPI_Message keep_message(pml::Message* message, const CommEntry& entry, MPI_Comm comm) {
@@ -90,11 +110,13 @@ int probe(const Call& call, const ProbeCall& a, int* flag, MPI_Status* status) {
     return MPI_SUCCESS;
   }
   core::MessageStatus m;
+  bool gone = false;
   if (a.block) {
-    wait_look(*entry, a.source, a.tag, &m, nullptr);
-  } else if (!look(*entry, a.source, a.tag, &m, nullptr)) {
+    if (!wait_look(*entry, a.source, a.tag, &m, nullptr))
+      return source_gone(call, a.comm, a.source);
+  } else if (!look(*entry, a.source, a.tag, &m, nullptr, &gone)) {
     *flag = 0;
-    return MPI_SUCCESS;
+    return gone ? source_gone(call, a.comm, a.source) : MPI_SUCCESS;
   }
   write_status(status, m);
   return MPI_SUCCESS;
@@ -115,11 +137,12 @@ int mprobe(const Call& call, const ProbeCall& a, int* flag, MPI_Message* message
   }
   core::MessageStatus m;
   pml::Message* found = nullptr;
+  bool gone = false;
   if (a.block) {
-    wait_look(*entry, a.source, a.tag, &m, &found);
-  } else if (!look(*entry, a.source, a.tag, &m, &found)) {
+    if (!wait_look(*entry, a.source, a.tag, &m, &found)) return source_gone(call, a.comm, a.source);
+  } else if (!look(*entry, a.source, a.tag, &m, &found, &gone)) {
     *flag = 0;
-    return MPI_SUCCESS;
+    return gone ? source_gone(call, a.comm, a.source) : MPI_SUCCESS;
   }
   *message = keep_message(found, *entry, a.comm);
   write_status(status, m);

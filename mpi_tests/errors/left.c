@@ -2,7 +2,8 @@
  * MPI_Finalize, leaves nobody waiting for it: every other rank's collective fails, and on at
  * least one rank the message names the rank that left and MPI_Finalize (the others may name
  * the member whose part failed before theirs); a receive from it fails with
- * MPI_ERR_PROC_ABORTED. The last rank skips; the rooted collectives have it as their root.
+ * MPI_ERR_PROC_ABORTED, and so does a probe for it, while the message it sent rank 0 before
+ * it left still arrives. The last rank skips; the rooted collectives have it as their root.
  * Each collective runs on a communicator of its own, so that one skipped call does not disturb
  * the next; the first communicator runs nothing before (its shared-memory segment is not set
  * up yet). */
@@ -55,6 +56,8 @@ int main(int argc, char **argv) {
                          i == kBarrier ? MPI_ERR_COMM : MPI_ERR_TYPE, what,
                          i == kBarrier ? "MPI_COMM_NULL" : "MPI_DATATYPE_NULL");
     }
+    int word = 42;
+    MPI_Send(&word, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
     MPI_Finalize();
     return mtest_errors() != 0;
   }
@@ -70,6 +73,23 @@ int main(int argc, char **argv) {
   }
   mtest_expect_error(MPI_Recv(buf, 1, MPI_INT, last, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
                      MPI_ERR_PROC_ABORTED, "receive from the rank that left", "MPI_Finalize");
+  int flag = 1;
+  MPI_Message message;
+  mtest_expect_error(MPI_Probe(last, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_PROC_ABORTED,
+                     "probe", "MPI_Finalize");
+  mtest_expect_error(MPI_Iprobe(last, 0, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE),
+                     MPI_ERR_PROC_ABORTED, "iprobe", "MPI_Finalize");
+  MTEST_CHECK(flag == 0, "iprobe found a message");
+  mtest_expect_error(MPI_Mprobe(last, 0, MPI_COMM_WORLD, &message, MPI_STATUS_IGNORE),
+                     MPI_ERR_PROC_ABORTED, "mprobe", "MPI_Finalize");
+  if (rank == 0) { /* what it sent before it left */
+    int word = 0;
+    mtest_expect_error(MPI_Probe(last, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_SUCCESS,
+                       "probe of its last message", NULL);
+    mtest_expect_error(MPI_Recv(&word, 1, MPI_INT, last, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                       MPI_SUCCESS, "its last message", NULL);
+    MTEST_CHECK(word == 42, "its last message carried %d", word);
+  }
   /* The others still work together. */
   MPI_Allreduce(named, any_named, kCases, MPI_INT, MPI_MAX, others);
   for (int i = 0; i < kCases; ++i)
