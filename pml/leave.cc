@@ -9,10 +9,11 @@
 // instead of waiting forever; this is what turns a call skipped on one rank (its arguments were
 // wrong, under MPI_ERRORS_RETURN) into an error on the ranks that wait for it, once the rank
 // that skipped it finalizes. Receives from MPI_ANY_SOURCE stay posted: another rank may match
-// them. A send already on its way (a rendezvous not yet pulled, a synchronous send not yet
-// acknowledged) keeps waiting. A request failed so was never matched: MPI_Cancel of it still
-// succeeds, as it would have before the news (a receive posted just in case, cancelled at the
-// end, is no error).
+// them. Sends to it that are already on their way fail too: a synchronous send waiting for the
+// match, and a rendezvous whose offer the transport forgets (Endpoint::forget_offers; one
+// whose transport cannot promise that keeps waiting). A request failed so was never matched:
+// MPI_Cancel of it still succeeds, as it would have before the news (a receive posted just in
+// case, cancelled at the end, is no error).
 #include "pml/packets.h"
 #include "pml/pml.h"
 #include "runtime/base/clock.h"
@@ -56,6 +57,32 @@ void Pml::on_bye(int peer) {
           return r->peer != kAnySource && r->comm->group().job_rank(r->peer) == peer;
         },
         [&](core::Request* r) { fail_if_gone(r); });
+  }
+  fail_sends_to(peer);
+}
+
+void Pml::fail_sends_to(int peer) {
+  Route& route = routes_[peer];
+  bool host_forgotten = route.endpoint != nullptr && route.endpoint->forget_offers();
+  bool device_forgotten =
+      route.device_endpoint != nullptr && route.device_endpoint->forget_offers();
+  // An offer is out once a rendezvous send passed kNew; a synchronous eager send has none.
+  auto offer_forgotten = [&](const core::Request* r) {
+    if (r->stage == kNew || r->size <= route.eager_limit) return true;
+    return r->memory != accel::MemoryKind::kHost && route.device_endpoint != nullptr
+               ? device_forgotten
+               : host_forgotten;
+  };
+  std::vector<core::Request*> failing;
+  requests_.for_each([&](core::Request* r) {
+    if (r->kind == core::RequestKind::kSend && !r->complete() && r->comm != nullptr &&
+        r->comm->group().job_rank(r->peer) == peer && offer_forgotten(r))
+      failing.push_back(r);
+  });
+  for (core::Request* r : failing) {
+    std::erase(route.pending, r);
+    r->status.error = ErrorCode::kPeerFailed;
+    complete(r);
   }
 }
 

@@ -1,4 +1,5 @@
-// The pml's packet types (transport::PacketHeader::type) and their flags.
+// The pml's packet types (transport::PacketHeader::type) and their flags, and the stages of a
+// send.
 #pragma once
 
 #include <cstdint>
@@ -14,5 +15,10 @@ inline constexpr std::uint8_t kBye = 5;  // none: the sender finalized (pml/leav
 
 inline constexpr std::uint8_t kSyncFlag = 1;
 inline constexpr std::uint8_t kDeviceRouteFlag = 2;  // the data was offered on the device endpoint
+
+// Send stages (core::Request::stage).
+inline constexpr std::uint32_t kNew = 0;
+inline constexpr std::uint32_t kOffered = 1;   // data offered, request-to-send not yet gone
+inline constexpr std::uint32_t kInFlight = 2;  // waiting for the ack or the pull
 
 }  // namespace gpurun::pml

@@ -16,11 +16,6 @@ struct RtsPayload {
   std::uint64_t token;
 };
 
-// Send stages (core::Request::stage).
-constexpr std::uint32_t kNew = 0;
-constexpr std::uint32_t kOffered = 1;   // data offered, request-to-send not yet gone
-constexpr std::uint32_t kInFlight = 2;  // waiting for the ack or the pull
-
 // A sender's request, as its peer names it: index and a sequence number that tells a reused
 // slot from the request the peer means.
 std::uint64_t token_of(const core::Request* r) {

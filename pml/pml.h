@@ -134,6 +134,8 @@ class Pml {
   void on_packet(const transport::Packet& packet);
   void on_ack(const transport::Packet& packet);
   void on_bye(int peer);
+  // Fails the sends to `peer` that wait for it (pml/leave.cc).
+  void fail_sends_to(int peer);
   // Fails a receive from, or a send to, a specific rank that left; false when it has not.
   bool fail_if_gone(core::Request* request);
   // A request fail_if_gone() failed never matched or went: cancelling it still succeeds.

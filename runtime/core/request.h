@@ -90,6 +90,12 @@ class RequestPool {
     return in_use_[index] ? r : nullptr;
   }
   std::uint32_t live() const { return count_ - static_cast<std::uint32_t>(free_.size()); }
+  // Calls fn(request) for every request in use. Scans the pool: not for the hot path.
+  template <class Fn>
+  void for_each(Fn fn) {
+    for (std::uint32_t i = 0; i < count_; ++i)
+      if (Request* r = find(i)) fn(r);
+  }
   // Whether a request the user freed is still in flight (its operation must still complete
   // before the process leaves). Scans the pool: for MPI_Finalize, not the hot path.
   bool orphans_in_flight() const;

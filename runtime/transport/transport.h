@@ -103,6 +103,10 @@ class Endpoint {
   // Pulls the data the peer offered under `cookie` into `data`; `done` runs when it is all
   // there. `data.size` may be smaller than what was offered (the receiver truncates).
   virtual Status pull(const BulkCookie& cookie, const Data& data, Completion done) = 0;
+  // The peer left (it finalized: it pulls nothing more). True when this transport then never
+  // runs the `done` of an offer to it, so that its owner may finish the send; false (the
+  // default) when it cannot promise that.
+  virtual bool forget_offers() { return false; }
 };
 
 class Transport {

@@ -261,6 +261,21 @@ TEST(Pml, ManyOutstandingSendsQueueAndDrain) {
   EXPECT_TRUE(job.run_until([&] { return job.pml(0).idle(); }));
 }
 
+TEST(Pml, SendsWaitingForALeavingRankFail) {
+  Job job(2);
+  std::vector<std::byte> big(100000), small(8);
+  core::Request *rendezvous = job.request(1), *sync = job.request(1);
+  ASSERT_TRUE(job.pml(1).isend(send_args(job, 1, 0, big, 1), rendezvous).ok());
+  ASSERT_TRUE(job.pml(1).isend(send_args(job, 1, 0, small, 2, SendMode::kSync), sync).ok());
+  for (int i = 0; i < 1000; ++i) job.progress();
+  ASSERT_FALSE(rendezvous->complete());
+  ASSERT_FALSE(sync->complete());
+  job.pml(0).leave();  // without receiving either
+  ASSERT_TRUE(job.run_until([&] { return rendezvous->complete() && sync->complete(); }));
+  EXPECT_EQ(rendezvous->status.error, ErrorCode::kPeerFailed);
+  EXPECT_EQ(sync->status.error, ErrorCode::kPeerFailed);
+}
+
 TEST(Pml, ALeavingRankFailsWhatOnlyItCouldComplete) {
   Job job(3);
   auto data = pattern(8, 1);

@@ -62,6 +62,9 @@ class ShmEndpoint final : public Endpoint {
   Status send(const PacketHeader& header, const void* payload, std::size_t length) override;
   Result<BulkCookie> offer(const Data& data, Completion done) override;
   Status pull(const BulkCookie& cookie, const Data& data, Completion done) override;
+  // An offer completes when the peer's CTS has been served; a peer that left sends none, so
+  // nothing is to be done (the offer's slot stays taken).
+  bool forget_offers() override { return true; }
   // The peer's doorbell, in its inbox mapped here (others that post to the peer through
   // shared memory ring it too: coll/shm's flags).
   progress::Doorbell* peer_doorbell() const { return peer_doorbell_; }
