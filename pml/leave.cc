@@ -10,8 +10,8 @@
 // wrong, under MPI_ERRORS_RETURN) into an error on the ranks that wait for it, once the rank
 // that skipped it finalizes. Receives from MPI_ANY_SOURCE stay posted: another rank may match
 // them. Sends to it that are already on their way fail too: a synchronous send waiting for the
-// match, and a rendezvous whose offer the transport forgets (Endpoint::forget_offers; one
-// whose transport cannot promise that keeps waiting). A request failed so was never matched:
+// match, and a rendezvous whose offer the transport forgets (Endpoint::forget_offers: shm,
+// ucx and ofi do; one whose transport cannot promise that, cuda_ipc's, keeps waiting). A request failed so was never matched:
 // MPI_Cancel of it still succeeds, as it would have before the news (a receive posted just in
 // case, cancelled at the end, is no error).
 #include "pml/packets.h"

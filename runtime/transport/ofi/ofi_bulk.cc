@@ -44,6 +44,18 @@ Result<BulkCookie> OfiEndpoint::offer(const Data& data, Completion done) {
   return BulkCookie{next_offer_++, 0};
 }
 
+bool OfiEndpoint::forget_offers() {
+  OfiTransport& t = *transport_;
+  for (auto& [id, op] : offers_) {
+    t.release_bulk(op);
+    --t.in_flight_;
+  }
+  offers_.clear();
+  if (failed_.ok())
+    failed_ = Status(ErrorCode::kPeerFailed, "rank " + std::to_string(peer_) + " left");
+  return true;
+}
+
 Status OfiEndpoint::pull(const BulkCookie& cookie, const Data& data, Completion done) {
   if (!failed_.ok()) return failed_;
   GPURUN_TRY(host_only(data, peer_));

@@ -94,6 +94,9 @@ class OfiEndpoint final : public Endpoint {
   Status send(const PacketHeader& header, const void* payload, std::size_t length) override;
   Result<BulkCookie> offer(const Data& data, Completion done) override;
   Status pull(const BulkCookie& cookie, const Data& data, Completion done) override;
+  // The peer left: its offers not asked for (all of them: it asks for nothing more) are
+  // dropped without their completions (ofi_bulk.cc).
+  bool forget_offers() override;
 
  private:
   friend class OfiTransport;

@@ -116,6 +116,7 @@ Status UcxEndpoint::send_offer(const WireHeader* wire, const void* payload, std:
     t.defer(done, ok_status());
   } else {
     ++t.in_flight_;
+    ++offers_in_flight_;
   }
   return ok_status();
 }
@@ -127,15 +128,30 @@ void UcxTransport::send_waiting_offers() {
   }
 }
 
+bool UcxEndpoint::forget_offers() {
+  if (forgotten_) return true;
+  forgotten_ = true;
+  failed_ = Status(ErrorCode::kPeerFailed, "rank " + std::to_string(peer_) + " left");
+  if (waiting_ != nullptr) {
+    transport_->send_ops_.put(std::exchange(waiting_, nullptr));
+    --transport_->offers_waiting_;
+  }
+  transport_->in_flight_ -= offers_in_flight_;
+  transport_->to_close_.push_back(this);
+  return true;
+}
+
 void UcxTransport::on_offer_sent(void* request, ucs_status_t status, void* user_data) {
   auto* op = static_cast<SendOp*>(user_data);
   UcxTransport* t = op->transport;
   api().request_free(request);
-  --t->in_flight_;
+  UcxEndpoint& ep = *t->endpoints_[op->peer];
+  --ep.offers_in_flight_;
+  if (!ep.forgotten_) --t->in_flight_;  // a forgotten one was taken off when it was forgotten
   Completion done = op->done;
   int peer = op->peer;
   t->send_ops_.put(op);
-  if (t->closing_) return;
+  if (t->closing_ || ep.forgotten_) return;
   ++t->delivered_;
   done(status_of(status, peer));
 }

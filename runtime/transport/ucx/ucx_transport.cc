@@ -321,6 +321,8 @@ int UcxTransport::progress() {
   }
   if (offers_waiting_ > 0) [[unlikely]]
     send_waiting_offers();
+  if (!to_close_.empty()) [[unlikely]]
+    close_forgotten();
   if (!deferred_.empty()) [[unlikely]]
     events += run_deferred();
   return events + delivered_;
@@ -370,19 +372,28 @@ void UcxTransport::on_flushed(void* request, ucs_status_t status, void* user_dat
 
 // ---- teardown ----------------------------------------------------------------------------
 
-void UcxTransport::close_endpoints() {
-  for (auto& ep : endpoints_) {
-    if (!ep || ep->ep_ == nullptr) continue;
-    ucp_request_param_t p;
-    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-    ucs_status_ptr_t r = api().ep_close_nbx(ep->ep_, &p);
-    if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
-      while (api().request_check_status(r) == UCS_INPROGRESS) api().worker_progress(worker_);
-      api().request_free(r);
-    }
-    ep->ep_ = nullptr;
+void UcxTransport::close_endpoint(UcxEndpoint& ep) {
+  if (ep.ep_ == nullptr) return;
+  ucp_request_param_t p;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+  ucs_status_ptr_t r = api().ep_close_nbx(ep.ep_, &p);
+  if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
+    while (api().request_check_status(r) == UCS_INPROGRESS) api().worker_progress(worker_);
+    api().request_free(r);
   }
+  ep.ep_ = nullptr;
+}
+
+void UcxTransport::close_endpoints() {
+  for (auto& ep : endpoints_)
+    if (ep) close_endpoint(*ep);
+}
+
+void UcxTransport::close_forgotten() {
+  std::vector<UcxEndpoint*> closing;
+  closing.swap(to_close_);
+  for (UcxEndpoint* ep : closing) close_endpoint(*ep);
 }
 
 UcxTransport::~UcxTransport() {

@@ -160,6 +160,11 @@ class UcxEndpoint final : public Endpoint {
   Status send(const PacketHeader& header, const void* payload, std::size_t length) override;
   Result<BulkCookie> offer(const Data& data, Completion done) override;
   Status pull(const BulkCookie& cookie, const Data& data, Completion done) override;
+  // The peer left: its offers' completions are skipped from now on, a waiting offer is
+  // dropped, its offers in flight no longer keep the transport busy (UCX may never complete
+  // them: a forced close does not), and the next progress() closes the endpoint, so that a
+  // flush no longer waits for the peer (ucx_bulk.cc).
+  bool forget_offers() override;
 
  private:
   friend class UcxTransport;
@@ -177,7 +182,9 @@ class UcxEndpoint final : public Endpoint {
   std::uint64_t next_offer_ = 0;  // id of the next offer to the peer
   SendOp* waiting_ = nullptr;     // an offer not sent yet: the next packet rides with it
   int queued_ = 0;                // packets UCX holds for us (copied)
-  Status failed_;                 // set when UCX reports the connection broken
+  Status failed_;                 // set when UCX reports the connection broken, or the peer left
+  bool forgotten_ = false;        // the peer left (forget_offers)
+  int offers_in_flight_ = 0;      // offers sent that UCX has not completed
 };
 
 class UcxTransport final : public Transport {
@@ -223,6 +230,8 @@ class UcxTransport final : public Transport {
   void defer(Completion done, Status status);
   int run_deferred();
   void close_endpoints();
+  void close_endpoint(UcxEndpoint& ep);
+  void close_forgotten();  // the endpoints forget_offers() gave up
 
   Config config_;
   PacketHandler handler_;
@@ -246,6 +255,7 @@ class UcxTransport final : public Transport {
   int offers_waiting_ = 0;     // endpoints with a waiting offer
   std::size_t carry_max_ = 0;  // payload a carried packet may have (0: UCX headers too small)
   int delivered_ = 0;          // events handled inside callbacks during this progress()
+  std::vector<UcxEndpoint*> to_close_;  // forgotten endpoints, closed by the next progress()
   bool closing_ = false;
   // Flushing before the process leaves: sends counted, and those a completed flush covered.
   std::uint64_t sends_ = 0;
