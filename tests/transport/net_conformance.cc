@@ -430,5 +430,28 @@ TEST_P(NetConformance, QuiescentOnceSent) {
   EXPECT_EQ(dst, src);
 }
 
+// A peer that left (it finalized) pulls nothing more: the transport forgets the offers to it,
+// runs none of their completions, and is quiescent again, so that the process can leave.
+TEST_P(NetConformance, ForgottenOffersKeepNothingBusy) {
+  NetPair pair(GetParam());
+  std::vector<std::byte> src = pattern(200'000, 3), small = pattern(100, 4);
+  Done offered, offered_small;
+  ASSERT_TRUE(pair.to_peer(0).offer(contiguous(src, src.size()), offered.completion()).ok());
+  pair.send(0, header_for(1), pattern(16, 1));  // the offer leaves with the next packet
+  for (int i = 0; i < 1000; ++i) pair.progress();
+  ASSERT_TRUE(pair.to_peer(0)
+                  .offer(contiguous(small, small.size()), offered_small.completion())
+                  .ok());  // one not sent yet
+  EXPECT_FALSE(pair.transport(0).quiescent()) << "its data is still offered";
+  EXPECT_TRUE(pair.to_peer(0).forget_offers());
+  EXPECT_TRUE(pair.progress_until([&] { return pair.transport(0).quiescent(); }));
+  for (int i = 0; i < 1000; ++i) pair.progress();
+  EXPECT_FALSE(offered.called);
+  EXPECT_FALSE(offered_small.called);
+  Done refused;
+  EXPECT_FALSE(pair.to_peer(0).offer(contiguous(small, small.size()), refused.completion()).ok())
+      << "an offer to a peer that left";
+}
+
 }  // namespace
 }  // namespace gpurun::transport::testing

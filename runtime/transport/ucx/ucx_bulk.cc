@@ -136,7 +136,7 @@ bool UcxEndpoint::forget_offers() {
     transport_->send_ops_.put(std::exchange(waiting_, nullptr));
     --transport_->offers_waiting_;
   }
-  transport_->in_flight_ -= offers_in_flight_;
+  transport_->in_flight_ -= offers_in_flight_ + queued_;
   transport_->to_close_.push_back(this);
   return true;
 }

@@ -120,7 +120,7 @@ void UcxEndpoint::on_queued_sent(void* request, ucs_status_t status, void* user_
   UcxEndpoint* ep = q->endpoint;
   api().request_free(request);
   --ep->queued_;
-  --ep->transport_->in_flight_;
+  if (!ep->forgotten_) --ep->transport_->in_flight_;  // else taken off when it was forgotten
   ep->transport_->queued_.put(q);
   if (status != UCS_OK && status != UCS_ERR_CANCELED && ep->failed_.ok()) {
     ep->failed_ = status_of(status, ep->peer_);

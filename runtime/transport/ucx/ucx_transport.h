@@ -161,9 +161,10 @@ class UcxEndpoint final : public Endpoint {
   Result<BulkCookie> offer(const Data& data, Completion done) override;
   Status pull(const BulkCookie& cookie, const Data& data, Completion done) override;
   // The peer left: its offers' completions are skipped from now on, a waiting offer is
-  // dropped, its offers in flight no longer keep the transport busy (UCX may never complete
-  // them: a forced close does not), and the next progress() closes the endpoint, so that a
-  // flush no longer waits for the peer (ucx_bulk.cc).
+  // dropped, its offers and queued packets in flight no longer keep the transport busy (UCX
+  // may never complete them: a forced close did not complete an offer), and the next
+  // progress() closes the endpoint, so that a flush no longer waits for the peer
+  // (ucx_bulk.cc).
   bool forget_offers() override;
 
  private:
