@@ -52,18 +52,13 @@ bool find(const CommEntry& entry, int source, int tag, core::MessageStatus* m,
   return *message != nullptr;
 }
 
-// Whether `source` (a rank, not MPI_ANY_SOURCE) has finalized: every message it sent here has
-// arrived (pml/leave.cc), so a probe that found none will never find one.
-bool source_left(const CommEntry& entry, int source) {
-  return source >= 0 && the_pml().left(entry.comm->group().job_rank(source));
-}
-
-// Polls once, then looks; when nothing matches and `source` left, `gone`.
+// Polls once, then looks; when nothing matches and `source` left, `gone`. A rank that left
+// sent everything before it said so (pml/leave.cc): a probe that found nothing never will.
 bool look(const CommEntry& entry, int source, int tag, core::MessageStatus* m,
           pml::Message** message, bool* gone) {
   progress::engine().poll();
   if (find(entry, source, tag, m, message)) return true;
-  *gone = source_left(entry, source);
+  *gone = the_pml().left(*entry.comm, source);
   return false;
 }
 
@@ -75,7 +70,7 @@ bool wait_look(const CommEntry& entry, int source, int tag, core::MessageStatus*
   if (!gone) {
     wait_until([&] {
       if (find(entry, source, tag, m, message)) return true;
-      gone = source_left(entry, source);
+      gone = the_pml().left(*entry.comm, source);
       return gone;
     });
   }

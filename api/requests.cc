@@ -127,9 +127,9 @@ Failure& last_failure() {
   return failure;
 }
 void remember_failure(const core::Request* r) {
-  bool left = r->comm != nullptr && r->peer >= 0 && r->peer < r->comm->size() &&
+  bool left = r->comm != nullptr &&
               (r->kind == core::RequestKind::kSend || r->kind == core::RequestKind::kRecv) &&
-              the_pml().left(r->comm->group().job_rank(r->peer));
+              the_pml().left(*r->comm, r->peer);
   Failure& f = last_failure();
   f = Failure{r->status.error, r->size, r->status.bytes, r->peer, left, {}};
   auto& notes = failure_notes();

@@ -354,8 +354,7 @@ std::unique_ptr<BasicCollective> allreduce(pml::Pml& pml, Team team, std::span<s
 
 Status message_failed(const pml::Pml& pml, const core::Communicator& comm, int peer, ErrorCode code,
                       const std::string& what) {
-  if (code == ErrorCode::kPeerFailed && peer >= 0 && peer < comm.size() &&
-      pml.left(comm.group().job_rank(peer)))
+  if (code == ErrorCode::kPeerFailed && pml.left(comm, peer))
     return Status(code, "rank " + std::to_string(peer) +
                             " called MPI_Finalize without running this call (a call on that rank "
                             "failed, or the ranks' calls do not match)");

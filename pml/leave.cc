@@ -11,9 +11,9 @@
 // that skipped it finalizes. Receives from MPI_ANY_SOURCE stay posted: another rank may match
 // them. Sends to it that are already on their way fail too: a synchronous send waiting for the
 // match, and a rendezvous whose offer the transport forgets (Endpoint::forget_offers: shm,
-// ucx and ofi do; one whose transport cannot promise that, cuda_ipc's, keeps waiting). A request failed so was never matched:
-// MPI_Cancel of it still succeeds, as it would have before the news (a receive posted just in
-// case, cancelled at the end, is no error).
+// ucx and ofi do; cuda_ipc cannot promise it, and its rendezvous keeps waiting). A request
+// failed so was never matched: MPI_Cancel of it still succeeds, as it would have before the
+// news (a receive posted just in case, cancelled at the end, is no error).
 #include "pml/packets.h"
 #include "pml/pml.h"
 #include "runtime/base/clock.h"
@@ -87,7 +87,7 @@ void Pml::fail_sends_to(int peer) {
 }
 
 bool Pml::fail_if_gone(core::Request* r) {
-  if (r->peer == kAnySource || !left(r->comm->group().job_rank(r->peer))) return false;
+  if (!left(*r->comm, r->peer)) return false;
   if (r->kind == core::RequestKind::kRecv) r->status.source = r->peer;
   r->status.error = ErrorCode::kPeerFailed;
   complete(r);
@@ -95,9 +95,7 @@ bool Pml::fail_if_gone(core::Request* r) {
 }
 
 bool Pml::cancel_failed_by_leaving(core::Request* r) {
-  if (r->status.error != ErrorCode::kPeerFailed || r->peer == kAnySource ||
-      !left(r->comm->group().job_rank(r->peer)))
-    return false;
+  if (r->status.error != ErrorCode::kPeerFailed || !left(*r->comm, r->peer)) return false;
   r->status.error = ErrorCode::kOk;
   r->status.cancelled = true;
   return true;

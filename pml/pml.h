@@ -111,6 +111,10 @@ class Pml {
   void leave();
   // Whether job rank `rank` has left.
   bool left(int rank) const { return gone_count_ > 0 && gone_[rank] != 0; }
+  // Whether rank `rank` of `comm` has left (false for MPI_ANY_SOURCE and other non-ranks).
+  bool left(const core::Communicator& comm, int rank) const {
+    return gone_count_ > 0 && rank >= 0 && rank < comm.size() && left(comm.group().job_rank(rank));
+  }
 
  private:
   struct QueuedAck {

@@ -109,6 +109,11 @@ class Endpoint {
   virtual bool forget_offers() { return false; }
 };
 
+// What an endpoint whose peer (job rank `peer`) left answers from then on.
+inline Status peer_left(int peer) {
+  return Status(ErrorCode::kPeerFailed, "rank " + std::to_string(peer) + " left");
+}
+
 class Transport {
  public:
   virtual ~Transport() = default;

@@ -51,8 +51,7 @@ bool OfiEndpoint::forget_offers() {
     --t.in_flight_;
   }
   offers_.clear();
-  if (failed_.ok())
-    failed_ = Status(ErrorCode::kPeerFailed, "rank " + std::to_string(peer_) + " left");
+  if (failed_.ok()) failed_ = peer_left(peer_);
   return true;
 }
 

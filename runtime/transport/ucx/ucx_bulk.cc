@@ -131,7 +131,7 @@ void UcxTransport::send_waiting_offers() {
 bool UcxEndpoint::forget_offers() {
   if (forgotten_) return true;
   forgotten_ = true;
-  failed_ = Status(ErrorCode::kPeerFailed, "rank " + std::to_string(peer_) + " left");
+  if (failed_.ok()) failed_ = peer_left(peer_);
   if (waiting_ != nullptr) {
     transport_->send_ops_.put(std::exchange(waiting_, nullptr));
     --transport_->offers_waiting_;
