@@ -162,6 +162,9 @@ struct Algorithm {
   // Whether it can run these arguments (a power-of-two size, a commutative op, one host...).
   bool (*usable)(const Args& args) = nullptr;
   Result<std::unique_ptr<Operation>> (*create)(const Args& args) = nullptr;
+  // Its operations are schedules whose steps run on device memory (coll/device_steps.h) where
+  // usable() accepts a call on device memory: for MPIX_Query_cuda_path.
+  bool device_steps = false;
   std::string_view summary;  // idea and cost, one line, for `gpurun --info algos`
   // Optional: drops what the algorithm keeps per communicator (shared segments) when the
   // communicator with this context id is freed, before the id can be reused.

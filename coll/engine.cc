@@ -169,7 +169,7 @@ Result<const Algorithm*> select_in(Engine& e, CommState& s, const Args& args) {
 }
 
 // Stands for host staging (coll/staging.h) where an algorithm is expected: a call on device
-// memory that no registered algorithm can run itself is staged around a host algorithm.
+// memory that its algorithm cannot run there is staged around that algorithm.
 Result<std::unique_ptr<Operation>> create_staged_op(const Args& args) {
   return create_staged(args, create);
 }
@@ -177,15 +177,34 @@ const Algorithm kStaged{.name = "staged",
                         .create = create_staged_op,
                         .summary = "host staging around the host algorithm"};
 
-bool runs_on_device(const Args& args) {
+bool is_device_algorithm(const Algorithm& a) { return a.name.starts_with("device_"); }
+
+bool device_algorithm_runs(const Args& args) {
   for (const Algorithm* a : Registry::of(args.collective))
-    if (a->usable != nullptr && a->usable(args)) return true;
+    if (is_device_algorithm(*a) && a->usable != nullptr && a->usable(args)) return true;
   return false;
 }
 
+// A call on device memory: a device algorithm (device_<name>) where the table's rules for
+// device memory pick one that runs the call; else the algorithm the table picks for the same
+// call on host memory, which every rank picks whatever its buffers' kind, so that ranks with
+// buffers of different kinds meet: run on the device where that algorithm can (schedules,
+// coll/device_steps.h), else staged around it.
+Result<const Algorithm*> select_for_device(Engine& e, CommState& s, const Args& args) {
+  if (device_algorithm_runs(args)) {
+    GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select_in(e, s, args));
+    if (is_device_algorithm(*a)) return a;
+  }
+  Args host = args;
+  host.memory = accel::MemoryKind::kHost;
+  GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select_in(e, s, host));
+  if (a->usable != nullptr && a->usable(args)) return a;
+  return &kStaged;
+}
+
 Result<const Algorithm*> select_in_engine(Engine& e, CommState& s, const Args& args) {
-  if (!accel::is_host(args.memory) && !runs_on_device(args)) return &kStaged;
-  return select_in(e, s, args);
+  if (accel::is_host(args.memory)) return select_in(e, s, args);
+  return select_for_device(e, s, args);
 }
 
 }  // namespace
@@ -223,9 +242,15 @@ Result<Operation*> blocking_operation(const Args& args) {
 }
 
 bool device_native(Collective collective) {
-  for (const Algorithm* a : Registry::of(collective))
-    if (a->name.starts_with("device_")) return true;
-  return false;
+  // The w forms' per-rank types are never run on the device (schedule_on_device).
+  if (collective == Collective::kAlltoallw || collective == Collective::kNeighborAlltoallw)
+    return false;
+  bool all_steps = true;
+  for (const Algorithm* a : Registry::of(collective)) {
+    if (is_device_algorithm(*a)) return true;
+    all_steps = all_steps && a->device_steps;
+  }
+  return all_steps && !Registry::of(collective).empty();
 }
 
 void forget_comm(std::uint32_t context_id) {

@@ -39,9 +39,11 @@ Result<std::unique_ptr<Operation>> create(const Args& args);
 // collective on this communicator; the caller runs it to completion before that.
 Result<Operation*> blocking_operation(const Args& args);
 
-// Whether a registered algorithm of `collective` runs device buffers itself (its name starts
-// with "device_", e.g. allreduce's device_ring), so that some calls on device memory take no
-// host staging. For MPIX_Query_cuda_path.
+// Whether `collective` runs device buffers itself on every communicator (contiguous types,
+// ops the accelerator reduces): a device algorithm is registered for it (its name starts with
+// "device_", e.g. allreduce's device_ring), or each of its algorithms runs its steps on the
+// device (Algorithm::device_steps: scan, exscan, the neighbourhood collectives). False where
+// some calls are staged (the shared-memory algorithms of one host). For MPIX_Query_cuda_path.
 bool device_native(Collective collective);
 
 // Drops the state of the communicator with `context_id` (it is being freed).

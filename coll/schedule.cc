@@ -10,8 +10,10 @@
 #include <string>
 
 #include "coll/basic.h"
+#include "coll/device_steps.h"
 #include "coll/scratch.h"
 #include "coll/signature.h"
+#include "coll/staging.h"
 #include "pml/pml.h"
 
 namespace gpurun::coll {
@@ -25,6 +27,7 @@ struct Step {
   Buf a;  // send: the data; recv: where it goes; reduce: in; copy: from
   Buf b;  // reduce: inout; copy: to
   const core::Op* op = nullptr;
+  accel::MemoryKind memory = accel::MemoryKind::kHost;  // messages: where `a` is, for the pml
 };
 
 struct Round {
@@ -63,8 +66,13 @@ Status message_mismatch(int peer, std::int64_t have, std::int64_t want) {
 }
 
 // Moves min(from, to) bytes of packed data; types may differ (a packed stream is the
-// meeting point of two layouts).
-Status copy_data(const Buf& from, const Buf& to) {
+// meeting point of two layouts). On the device (`device` given) both types are contiguous.
+Status copy_data(const Buf& from, const Buf& to, accel::Accelerator* device) {
+  if (device != nullptr) {
+    GPURUN_TRY(device_copy(*device, from, to));
+    if (from.bytes() != to.bytes()) return count_mismatch("a copy", from.bytes(), to.bytes());
+    return ok_status();
+  }
   std::int64_t n = std::min(from.bytes(), to.bytes());
   bool from_flat = from.type->contiguous(), to_flat = to.type->contiguous();
   if (n > 0) {
@@ -104,9 +112,12 @@ class Schedule final : public Operation {
         rounds_(std::move(rounds)) {}
   ~Schedule() override = default;
 
-  void keep(std::vector<core::DatatypeRef> types, std::vector<ScratchBlock> scratch) {
+  void keep(std::vector<core::DatatypeRef> types, std::vector<ScratchBlock> scratch,
+            accel::Accelerator* device, std::vector<DeviceScratch> device_scratch) {
     types_ = std::move(types);
     scratch_ = std::move(scratch);
+    device_ = device;
+    device_scratch_ = std::move(device_scratch);
   }
 
   Status start() override {
@@ -153,6 +164,8 @@ class Schedule final : public Operation {
   std::vector<Round> rounds_;
   std::vector<core::DatatypeRef> types_;
   std::vector<ScratchBlock> scratch_;
+  accel::Accelerator* device_ = nullptr;  // local steps on the device (coll/device_steps.h)
+  std::vector<DeviceScratch> device_scratch_;
   std::size_t round_ = 0;
   Phase phase_ = Phase::kPost;
   int recvs_pending_ = 0;
@@ -190,7 +203,9 @@ void Schedule::post(const Round& round) {
 
 void Schedule::post_message(const Step& step) {
   static std::byte nothing[16];
-  void* base = step.a.bytes() != 0 ? step.a.base : nothing;
+  const bool empty = step.a.bytes() == 0;
+  void* base = empty ? nothing : step.a.base;
+  const accel::MemoryKind memory = empty ? accel::MemoryKind::kHost : step.memory;
   core::Request* r = pml_->requests().allocate();
   r->on_complete = on_message;
   r->owner = this;
@@ -210,7 +225,8 @@ void Schedule::post_message(const Step& step) {
                                    .dest = step.peer,
                                    .tag = tag_,
                                    .mode = pml::SendMode::kStandard,
-                                   .channel = pml::Channel::kColl},
+                                   .channel = pml::Channel::kColl,
+                                   .memory = poison ? accel::MemoryKind::kHost : memory},
                      r);
     if (!st.ok()) --sends_pending_;
   } else {
@@ -221,7 +237,8 @@ void Schedule::post_message(const Step& step) {
                                    .type = step.a.type,
                                    .source = step.peer,
                                    .tag = tag_,
-                                   .channel = pml::Channel::kColl},
+                                   .channel = pml::Channel::kColl,
+                                   .memory = memory},
                      r);
     if (!st.ok()) --recvs_pending_;
   }
@@ -253,9 +270,13 @@ void Schedule::on_message(core::Request* r) {
 void Schedule::run_locals(const Round& round) {
   for (std::uint32_t i = round.local_begin; i < round.local_end && status_.ok(); ++i) {
     const Step& s = locals_[i];
-    Status st = s.kind == StepKind::kReduce ? s.op->apply(s.a.base, s.b.base, s.b.count, *s.b.type)
-                                            : copy_data(s.a, s.b);
-    fail(std::move(st));
+    if (s.kind == StepKind::kCopy) {
+      fail(copy_data(s.a, s.b, device_));
+    } else if (device_ != nullptr) {
+      fail(device_reduce(*device_, *s.op, s.a, s.b));
+    } else {
+      fail(s.op->apply(s.a.base, s.b.base, s.b.count, *s.b.type));
+    }
   }
 }
 
@@ -283,6 +304,9 @@ struct ScheduleBuilder::Impl {
   std::vector<Round> rounds{Round{}};
   std::vector<core::DatatypeRef> types;
   std::vector<ScratchBlock> scratch;
+  accel::Accelerator* device = nullptr;  // device memory: local steps and scratch there
+  int device_id = 0;
+  std::vector<DeviceScratch> device_scratch;
   Status error;
 
   void hold(const core::Datatype* type) {
@@ -292,13 +316,25 @@ struct ScheduleBuilder::Impl {
     types.emplace_back(type);
   }
   Round& current() { return rounds.back(); }
+  // A message step of `data`, with the kind of its memory on the device path.
+  void message(StepKind kind, int peer, const Buf& data) {
+    hold(data.type);
+    Step step{.kind = kind, .peer = peer, .a = data};
+    if (device != nullptr && data.bytes() != 0) step.memory = device->query(first_byte(data)).kind;
+    messages.push_back(step);
+    current().msg_end = static_cast<std::uint32_t>(messages.size());
+  }
 };
 
 ScheduleBuilder::ScheduleBuilder(const Args& args)
     : args_(args),
       rank_(args.comm->rank()),
       size_(args.comm->size()),
-      impl_(std::make_unique<Impl>()) {}
+      impl_(std::make_unique<Impl>()) {
+  if (accel::is_host(args.memory)) return;
+  impl_->device = &accelerator_of(args);
+  impl_->device_id = device_of(args);
+}
 
 ScheduleBuilder::~ScheduleBuilder() = default;
 
@@ -312,15 +348,11 @@ void ScheduleBuilder::next_round() {
 }
 
 void ScheduleBuilder::send(int peer, const Buf& data) {
-  impl_->hold(data.type);
-  impl_->messages.push_back(Step{.kind = StepKind::kSend, .peer = peer, .a = data});
-  impl_->current().msg_end = static_cast<std::uint32_t>(impl_->messages.size());
+  impl_->message(StepKind::kSend, peer, data);
 }
 
 void ScheduleBuilder::recv(int peer, const Buf& into) {
-  impl_->hold(into.type);
-  impl_->messages.push_back(Step{.kind = StepKind::kRecv, .peer = peer, .a = into});
-  impl_->current().msg_end = static_cast<std::uint32_t>(impl_->messages.size());
+  impl_->message(StepKind::kRecv, peer, into);
 }
 
 void ScheduleBuilder::reduce(const Buf& in, const Buf& inout) { reduce(in, inout, *args_.op); }
@@ -348,8 +380,18 @@ Buf ScheduleBuilder::scratch(std::int64_t count, const core::Datatype& type) {
 }
 
 std::byte* ScheduleBuilder::scratch_bytes(std::size_t bytes) {
-  impl_->scratch.push_back(ScratchPool::take(bytes));
-  return impl_->scratch.back().data();
+  Impl& m = *impl_;
+  if (m.device == nullptr) {
+    m.scratch.push_back(ScratchPool::take(bytes));
+    return m.scratch.back().data();
+  }
+  Result<void*> mem = m.device->allocate_device(m.device_id, std::max<std::size_t>(bytes, 64));
+  if (!mem.ok()) {
+    if (m.error.ok()) m.error = mem.status();
+    return nullptr;
+  }
+  m.device_scratch.emplace_back(m.device, static_cast<std::byte*>(*mem));
+  return m.device_scratch.back().data();
 }
 
 Result<std::unique_ptr<Operation>> ScheduleBuilder::build() {
@@ -368,7 +410,7 @@ Result<std::unique_ptr<Operation>> ScheduleBuilder::build() {
     m.rounds.pop_back();
   auto s = std::make_unique<Schedule>(args_, std::move(m.messages), std::move(m.locals),
                                       std::move(m.rounds));
-  s->keep(std::move(m.types), std::move(m.scratch));
+  s->keep(std::move(m.types), std::move(m.scratch), m.device, std::move(m.device_scratch));
   return std::unique_ptr<Operation>(std::move(s));
 }
 

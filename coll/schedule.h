@@ -16,6 +16,12 @@
 // persistent collective survives MPI_Type_free of its types. start() may be called again once
 // the schedule is complete (persistent collectives): the same rounds run on the same buffers.
 //
+// Device memory: a schedule built for a call on device memory (Args::memory, which the engine
+// gives only where coll/device_steps.h's schedule_on_device() holds) runs its local steps on
+// the device (device reductions, accelerator copies) and takes its scratch from device memory
+// of the buffers' device; its messages carry device memory through the pml. The plan is the
+// same as on host memory, so ranks whose buffers are of different kinds meet.
+//
 // Errors: a message that fails, is truncated or is shorter than its receive expected (counts
 // that do not match between ranks) and a failed local step make the schedule's status an
 // error, but the schedule still runs to its end, so that peers that were right do not hang on
@@ -87,7 +93,8 @@ class ScheduleBuilder {
   void copy(const Buf& from, const Buf& to);
 
   // Scratch memory owned by the schedule, laid out like a user buffer of `count` elements of
-  // `type` (the type's extent and gaps included).
+  // `type` (the type's extent and gaps included); device memory for a call on device memory
+  // (an allocation that fails makes build() fail).
   Buf scratch(std::int64_t count, const core::Datatype& type);
   // `bytes` of scratch memory, 64-byte aligned.
   std::byte* scratch_bytes(std::size_t bytes);

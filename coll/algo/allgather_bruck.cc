@@ -39,6 +39,7 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(allgather_bruck, .name = "bruck",
                           .collective = ::gpurun::coll::Collective::kAllgather,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary = "Bruck; ceil(log2 p) alpha + (p-1) n beta + a local pass")

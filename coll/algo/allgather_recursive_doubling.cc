@@ -77,15 +77,17 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(allgather_recursive_doubling, .name = "recursive_doubling",
                           .collective = ::gpurun::coll::Collective::kAllgather,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary =
                               "recursive doubling (pairs folded for p != 2^k); "
                               "log2 p alpha + (p-1) n beta")
 GPURUN_REGISTER_ALGORITHM(allgatherv_recursive_doubling, .name = "recursive_doubling",
                           .collective = ::gpurun::coll::Collective::kAllgatherv,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary =
                               "recursive doubling (pairs folded for p != 2^k); "
                               "(p-1) alpha + sum(n_i) beta in log2 p rounds")

@@ -37,11 +37,11 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(allgather_ring, .name = "ring",
                           .collective = ::gpurun::coll::Collective::kAllgather,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
-                          .summary = "ring; (p-1)(alpha + n beta)")
+                          .device_steps = true, .summary = "ring; (p-1)(alpha + n beta)")
 GPURUN_REGISTER_ALGORITHM(allgatherv_ring, .name = "ring",
                           .collective = ::gpurun::coll::Collective::kAllgatherv,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
-                          .summary = "ring; (p-1) alpha + sum(n_i) beta")
+                          .device_steps = true, .summary = "ring; (p-1) alpha + sum(n_i) beta")

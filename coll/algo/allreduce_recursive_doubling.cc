@@ -89,8 +89,9 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(allreduce_recursive_doubling, .name = "recursive_doubling",
                           .collective = ::gpurun::coll::Collective::kAllreduce,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary =
                               "recursive doubling, non-powers of two folded; "
                               "(log2 p + 2)(alpha + n beta + n gamma)")

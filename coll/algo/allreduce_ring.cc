@@ -13,7 +13,7 @@
 namespace gpurun::coll::algo {
 namespace {
 
-bool usable(const Args& a) { return on_host(a) && a.op != nullptr && a.op->commutative(); }
+bool usable(const Args& a) { return host_or_device(a) && a.op != nullptr && a.op->commutative(); }
 
 // Block i of `whole` (count elements): the first count % p blocks hold one element more.
 Buf block_of(const Buf& whole, int i, int p) {
@@ -62,6 +62,7 @@ GPURUN_REGISTER_ALGORITHM(allreduce_ring, .name = "ring",
                           .collective = ::gpurun::coll::Collective::kAllreduce,
                           .usable = ::gpurun::coll::algo::usable,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary =
                               "ring reduce-scatter + ring allgather, commutative ops; "
                               "2(p-1) alpha + 2n(p-1)/p beta + n(p-1)/p gamma")

@@ -73,8 +73,9 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(alltoall_bruck, .name = "bruck",
                           .collective = ::gpurun::coll::Collective::kAlltoall,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary =
                               "Bruck, blocks packed; ceil(log2 p) alpha + (p/2) log2 p n beta "
                               "+ 3 local passes")

@@ -80,8 +80,9 @@ Status plan(ScheduleBuilder& b) {
 #define GPURUN_PAIRWISE(id, collective_id, text)                                       \
   GPURUN_REGISTER_ALGORITHM(                                                           \
       id, .name = "pairwise", .collective = ::gpurun::coll::Collective::collective_id, \
-      .usable = ::gpurun::coll::algo::on_host,                                         \
-      .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>, .summary = (text))
+      .usable = ::gpurun::coll::algo::host_or_device,                                  \
+      .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,         \
+      .device_steps = true, .summary = (text))
 GPURUN_PAIRWISE(alltoall_pairwise, kAlltoall, "pairwise exchange; (p-1)(alpha + n beta)")
 GPURUN_PAIRWISE(alltoallv_pairwise, kAlltoallv, "pairwise exchange; (p-1) alpha + sum(n_i) beta")
 GPURUN_PAIRWISE(alltoallw_pairwise, kAlltoallw, "pairwise exchange; (p-1) alpha + sum(n_i) beta")

@@ -24,6 +24,6 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(barrier_dissemination, .name = "dissemination",
                           .collective = ::gpurun::coll::Collective::kBarrier,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
-                          .summary = "dissemination; ceil(log2 p) alpha")
+                          .device_steps = true, .summary = "dissemination; ceil(log2 p) alpha")

@@ -57,8 +57,9 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(bcast_chain, .name = "chain",
                           .collective = ::gpurun::coll::Collective::kBcast,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary =
                               "pipelined chain, segments of GPURUN_COLL_BCAST_SEGMENT; "
                               "(s + p - 2)(alpha + n/s beta) for s segments")

@@ -81,8 +81,9 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(bcast_scatter_allgather, .name = "scatter_allgather",
                           .collective = ::gpurun::coll::Collective::kBcast,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary =
                               "binomial scatter + recursive doubling (2^k ranks) or ring "
                               "allgather; (log2 p + p-1) alpha + 2n(p-1)/p beta")

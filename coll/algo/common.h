@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "coll/algorithm.h"
+#include "coll/device_steps.h"
 #include "coll/schedule.h"
 
 namespace gpurun::coll::algo {
@@ -30,9 +31,12 @@ Result<std::unique_ptr<Operation>> create_with(const Args& args) {
   return b.build();
 }
 
-// The algorithms here compute on the host (reduce and copy steps touch the buffers): they
-// take host memory only. Device buffers need an algorithm that stages or reduces on the device.
-inline bool on_host(const Args& a) { return a.memory == accel::MemoryKind::kHost; }
+// The algorithms here are schedules: their reduce and copy steps run on the host for host
+// memory, and on the device for device memory where schedule_on_device() allows
+// (coll/device_steps.h); other calls on device memory are staged (coll/staging.h).
+inline bool host_or_device(const Args& a) {
+  return a.memory == accel::MemoryKind::kHost || schedule_on_device(a);
+}
 
 // Largest power of two not above n (n >= 1).
 inline int floor_pow2(int n) { return static_cast<int>(std::bit_floor(static_cast<unsigned>(n))); }

@@ -37,11 +37,12 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(
     gather_linear, .name = "linear", .collective = ::gpurun::coll::Collective::kGather,
-    .usable = ::gpurun::coll::algo::on_host,
-    .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+    .usable = ::gpurun::coll::algo::host_or_device,
+    .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>, .device_steps = true,
     .summary = "each rank sends to the root; (p-1)(alpha + n beta) at the root")
 GPURUN_REGISTER_ALGORITHM(gatherv_linear, .name = "linear",
                           .collective = ::gpurun::coll::Collective::kGatherv,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary = "each rank sends to the root; (p-1) alpha + sum(n_i) beta")

@@ -147,12 +147,12 @@ Status allgather_plan(ScheduleBuilder& b) {
 }  // namespace
 }  // namespace gpurun::coll::algo::hier
 
-#define GPURUN_HIER_REGISTER(id, kind, usable_fn, plan_fn, text)                               \
-  GPURUN_REGISTER_ALGORITHM(                                                                   \
-      id, .name = "hierarchical", .collective = ::gpurun::coll::Collective::kind,              \
-      .usable = ::gpurun::coll::algo::hier::usable_fn,                                         \
-      .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::hier::plan_fn>,         \
-      .summary = text, .release = ::gpurun::coll::algo::hier::release)
+#define GPURUN_HIER_REGISTER(id, kind, usable_fn, plan_fn, text)                        \
+  GPURUN_REGISTER_ALGORITHM(                                                            \
+      id, .name = "hierarchical", .collective = ::gpurun::coll::Collective::kind,       \
+      .usable = ::gpurun::coll::algo::hier::usable_fn,                                  \
+      .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::hier::plan_fn>, \
+      .device_steps = true, .summary = text, .release = ::gpurun::coll::algo::hier::release)
 
 GPURUN_HIER_REGISTER(barrier_hierarchical, kBarrier, usable, barrier_plan,
                      "host fan-in, leaders' dissemination, host fan-out")

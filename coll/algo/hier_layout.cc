@@ -75,7 +75,9 @@ const Layout* layout_of(const Args& a) {
 
 void release(std::uint32_t context_id) { kept().erase(context_id); }
 
-bool usable(const Args& a) { return on_host(a) && a.comm != nullptr && layout_of(a) != nullptr; }
+bool usable(const Args& a) {
+  return host_or_device(a) && a.comm != nullptr && layout_of(a) != nullptr;
+}
 
 bool usable_ordered(const Args& a) {
   if (!usable(a)) return false;

@@ -125,11 +125,11 @@ Result<std::unique_ptr<Operation>> create(const Args& args) {
 }  // namespace
 }  // namespace gpurun::coll::algo
 
-#define GPURUN_NEIGHBOR_DIRECT(id, collective_id, text)                              \
-  GPURUN_REGISTER_ALGORITHM(id, .name = "direct",                                    \
-                            .collective = ::gpurun::coll::Collective::collective_id, \
-                            .usable = ::gpurun::coll::algo::on_host,                 \
-                            .create = ::gpurun::coll::algo::create, .summary = (text))
+#define GPURUN_NEIGHBOR_DIRECT(id, collective_id, text)                                       \
+  GPURUN_REGISTER_ALGORITHM(                                                                  \
+      id, .name = "direct", .collective = ::gpurun::coll::Collective::collective_id,          \
+      .usable = ::gpurun::coll::algo::host_or_device, .create = ::gpurun::coll::algo::create, \
+      .device_steps = true, .summary = (text))
 GPURUN_NEIGHBOR_DIRECT(neighbor_allgather_direct, kNeighborAllgather,
                        "one message per edge, one round; d alpha + d n beta")
 GPURUN_NEIGHBOR_DIRECT(neighbor_allgatherv_direct, kNeighborAllgatherv,

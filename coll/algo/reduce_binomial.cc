@@ -76,6 +76,7 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(reduce_binomial, .name = "binomial",
                           .collective = ::gpurun::coll::Collective::kReduce,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary = "binomial tree; ceil(log2 p)(alpha + n beta + n gamma)")

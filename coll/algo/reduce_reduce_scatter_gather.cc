@@ -20,7 +20,7 @@
 namespace gpurun::coll::algo {
 namespace {
 
-bool usable(const Args& a) { return on_host(a) && a.op != nullptr && a.op->commutative(); }
+bool usable(const Args& a) { return host_or_device(a) && a.op != nullptr && a.op->commutative(); }
 
 Status plan(ScheduleBuilder& b) {
   const Args& a = b.args();
@@ -55,6 +55,7 @@ GPURUN_REGISTER_ALGORITHM(reduce_reduce_scatter_gather, .name = "reduce_scatter_
                           .collective = ::gpurun::coll::Collective::kReduce,
                           .usable = ::gpurun::coll::algo::usable,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary =
                               "recursive-halving reduce-scatter + gather to the root, commutative "
                               "ops; 2 log2 p alpha + 2n(p-1)/p beta + n(p-1)/p gamma")

@@ -78,7 +78,7 @@ int reduce_scatter_halving(ScheduleBuilder& b, const Buf& input, const Buf& acc,
 
 namespace {
 
-bool usable(const Args& a) { return on_host(a) && a.op != nullptr && a.op->commutative(); }
+bool usable(const Args& a) { return host_or_device(a) && a.op != nullptr && a.op->commutative(); }
 
 Status plan(ScheduleBuilder& b) {
   const Args& a = b.args();
@@ -112,6 +112,7 @@ GPURUN_REGISTER_ALGORITHM(reduce_scatter_recursive_halving, .name = "recursive_h
                           .collective = ::gpurun::coll::Collective::kReduceScatter,
                           .usable = ::gpurun::coll::algo::usable,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary =
                               "recursive halving, commutative ops; "
                               "log2 p alpha + n(p-1)/p (beta + gamma) (+ a fold for p != 2^k)")
@@ -119,6 +120,7 @@ GPURUN_REGISTER_ALGORITHM(reduce_scatter_block_recursive_halving, .name = "recur
                           .collective = ::gpurun::coll::Collective::kReduceScatterBlock,
                           .usable = ::gpurun::coll::algo::usable,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary =
                               "recursive halving, commutative ops; "
                               "log2 p alpha + n(p-1)/p (beta + gamma) (+ a fold for p != 2^k)")

@@ -37,15 +37,17 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(reduce_scatter_reduce_scatterv, .name = "reduce_scatterv",
                           .collective = ::gpurun::coll::Collective::kReduceScatter,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary =
                               "binomial reduce to rank 0, then linear scatterv; "
                               "log2 p (alpha + n beta + n gamma) + p alpha + n beta")
 GPURUN_REGISTER_ALGORITHM(reduce_scatter_block_reduce_scatterv, .name = "reduce_scatterv",
                           .collective = ::gpurun::coll::Collective::kReduceScatterBlock,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary =
                               "binomial reduce to rank 0, then linear scatter; "
                               "log2 p (alpha + n beta + n gamma) + p alpha + n beta")

@@ -15,7 +15,7 @@
 namespace gpurun::coll::algo {
 namespace {
 
-bool usable(const Args& a) { return on_host(a) && a.op != nullptr && a.op->commutative(); }
+bool usable(const Args& a) { return host_or_device(a) && a.op != nullptr && a.op->commutative(); }
 
 Status plan(ScheduleBuilder& b) {
   const Args& a = b.args();
@@ -59,9 +59,11 @@ GPURUN_REGISTER_ALGORITHM(reduce_scatter_ring, .name = "ring",
                           .collective = ::gpurun::coll::Collective::kReduceScatter,
                           .usable = ::gpurun::coll::algo::usable,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary = "ring, commutative ops; (p-1) alpha + n(p-1)/p (beta + gamma)")
 GPURUN_REGISTER_ALGORITHM(reduce_scatter_block_ring, .name = "ring",
                           .collective = ::gpurun::coll::Collective::kReduceScatterBlock,
                           .usable = ::gpurun::coll::algo::usable,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary = "ring, commutative ops; (p-1) alpha + n(p-1)/p (beta + gamma)")

@@ -53,11 +53,13 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(scan_recursive_doubling, .name = "recursive_doubling",
                           .collective = ::gpurun::coll::Collective::kScan,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary = "recursive doubling; ceil(log2 p)(alpha + n beta + 2n gamma)")
 GPURUN_REGISTER_ALGORITHM(exscan_recursive_doubling, .name = "recursive_doubling",
                           .collective = ::gpurun::coll::Collective::kExscan,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary = "recursive doubling; ceil(log2 p)(alpha + n beta + 2n gamma)")

@@ -38,11 +38,13 @@ Status plan(ScheduleBuilder& b) {
 
 GPURUN_REGISTER_ALGORITHM(scatter_linear, .name = "linear",
                           .collective = ::gpurun::coll::Collective::kScatter,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary = "root sends to each rank; (p-1)(alpha + n beta) at the root")
 GPURUN_REGISTER_ALGORITHM(scatterv_linear, .name = "linear",
                           .collective = ::gpurun::coll::Collective::kScatterv,
-                          .usable = ::gpurun::coll::algo::on_host,
+                          .usable = ::gpurun::coll::algo::host_or_device,
                           .create = ::gpurun::coll::algo::create_with<::gpurun::coll::algo::plan>,
+                          .device_steps = true,
                           .summary = "root sends to each rank; (p-1) alpha + sum(n_i) beta")

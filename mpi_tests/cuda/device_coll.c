@@ -217,14 +217,18 @@ static void check_derived_and_topology(void) {
 
 static void check_paths(void) {
   static const char *const staged[] = {"MPI_Bcast", "MPI_Ialltoallw", "MPI_Reduce_scatter_c",
-                                       "MPI_Gather_init", "MPI_Neighbor_allgather"};
+                                       "MPI_Gather_init", "MPI_Reduce"};
+  static const char *const native[] = {"MPI_Iallreduce", "MPI_Scan", "MPI_Exscan_init",
+                                       "MPI_Neighbor_allgather"};
   int path = -1;
   for (size_t i = 0; i < sizeof staged / sizeof *staged; ++i) {
     MPIX_Query_cuda_path(staged[i], &path);
     MTEST_CHECK(path == MPIX_CUDA_PATH_STAGED, "%s: path %d, not staged", staged[i], path);
   }
-  MPIX_Query_cuda_path("MPI_Iallreduce", &path);
-  MTEST_CHECK(path == MPIX_CUDA_PATH_NATIVE, "MPI_Iallreduce: path %d, not native", path);
+  for (size_t i = 0; i < sizeof native / sizeof *native; ++i) {
+    MPIX_Query_cuda_path(native[i], &path);
+    MTEST_CHECK(path == MPIX_CUDA_PATH_NATIVE, "%s: path %d, not native", native[i], path);
+  }
 }
 
 int main(int argc, char **argv) {

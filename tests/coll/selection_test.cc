@@ -245,8 +245,15 @@ TEST(Selector, NothingUsableIsAnError) {
   auto candidates = s.candidates(kTest, CommShape{.ranks = 3});
   // "any" takes everything: only a collective with no usable algorithm at all fails.
   EXPECT_TRUE(s.pick(candidates, call.args, 10).ok());
-  call.args.collective = Collective::kNeighborAllgather;
-  call.args.memory = accel::MemoryKind::kCudaDevice;  // its algorithm takes host memory only
+  // Its algorithms run device memory only where the accelerator knows the buffers as such
+  // (coll/device_steps.h), which the host-only accelerator never does.
+  auto int32 = core::Datatype::predefined(core::BasicType::kInt32, 4, "MPI_INT");
+  int buffer[3] = {};
+  call.args.collective = Collective::kAllgather;
+  call.args.memory = accel::MemoryKind::kCudaDevice;
+  call.args.sendbuf = call.args.recvbuf = buffer;
+  call.args.count = call.args.recvcount = 1;
+  call.args.type = call.args.recvtype = int32.get();
   auto none = s.pick({}, call.args, 10);
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.status().code(), ErrorCode::kUnsupported);

@@ -1,8 +1,8 @@
 // Collectives on device memory without a GPU: the fenced test double of the accelerator
 // (fenced_device.h) holds the "device" buffers, so a host algorithm that touched them instead of
 // the staging copies would crash. Results are compared with a simple reference; the double's
-// counters tell which path ran (staged: host allocations and copies; device_ring: device
-// reductions and no staging).
+// counters tell which path ran (staged: host allocations and copies; device_ring and the
+// schedules on the device: device reductions, device scratch, no staging).
 #include "coll/staging.h"
 
 #include <gtest/gtest.h>
@@ -11,51 +11,20 @@
 #include <vector>
 
 #include "coll/engine.h"
-#include "coll_job.h"
-#include "fenced_device.h"
+#include "device_coll.h"
 #include "runtime/core/datatype_build.h"
 
 namespace gpurun::coll {
 namespace {
 
-using testing_util::FencedDevice;
+using testing_util::DeviceCollTest;
+using testing_util::int_type;
 using testing_util::Job;
+using testing_util::sum;
 
-const core::Datatype& int_type() {
-  static auto type = core::Datatype::predefined(core::BasicType::kInt32, 4, "MPI_INT");
-  return *type;
-}
-const core::Op& sum() { return core::Op::predefined(core::OpKind::kSum); }
-
-class DeviceCollTest : public ::testing::Test {
- protected:
-  ~DeviceCollTest() override { release_staging_blocks(); }
-
-  // Args of rank r on device memory of the double; more than one host, so the shared-memory
-  // algorithms (which need arenas) stay out and the pml algorithms run.
-  Args args(Job& job, int r, Collective c) {
-    Args a = job.args(r, c, 7);
-    a.memory = accel::MemoryKind::kCudaDevice;
-    a.accelerator = &device;
-    a.one_host = false;
-    job.pml(r).set_accelerator(&device);
-    return a;
-  }
-  void run(Job& job, const std::vector<Args>& args) {
-    std::vector<std::unique_ptr<Operation>> ops(args.size());
-    for (std::size_t r = 0; r < args.size(); ++r) {
-      auto made = create(args[r]);
-      ASSERT_TRUE(made.ok()) << made.status().to_string();
-      ops[r] = std::move(made).value();
-    }
-    ASSERT_TRUE(job.run(ops));
-    for (auto& op : ops) EXPECT_TRUE(op->status().ok()) << op->status().to_string();
-  }
-
-  FencedDevice device;
-};
-
-TEST_F(DeviceCollTest, BcastIsStagedFromEveryRoot) {
+// Bcast from every root, on the device: binomial's messages carry the device buffers through the
+// pml, with no staging.
+TEST_F(DeviceCollTest, BcastRunsOnTheDeviceFromEveryRoot) {
   for (int p : {2, 3}) {
     Job job(p);
     for (int root = 0; root < p; ++root) {
@@ -70,14 +39,18 @@ TEST_F(DeviceCollTest, BcastIsStagedFromEveryRoot) {
         a.root = root;
         all.push_back(a);
       }
+      auto chosen = select(all[0]);
+      ASSERT_TRUE(chosen.ok());
+      EXPECT_EQ((*chosen)->name, "binomial");
       int pinned = device.pinned;
+      std::size_t held = staging_blocks_held();
       run(job, all);
       for (int r = 0; r < p; ++r)
         EXPECT_EQ(device.read(bufs[r], 333), std::vector<int>(333, 40 + root)) << p << root << r;
-      EXPECT_GE(device.pinned, pinned);  // staging blocks come from the double or the pool
+      EXPECT_EQ(device.pinned, pinned);
+      EXPECT_EQ(staging_blocks_held(), held);
     }
   }
-  EXPECT_GT(staging_blocks_held(), 0u);
 }
 
 // Allgather with a vector type with gaps (every other int): the gaps of the receive buffer keep
@@ -114,7 +87,8 @@ TEST_F(DeviceCollTest, AllgatherOfDerivedTypeKeepsTheGaps) {
   }
 }
 
-TEST_F(DeviceCollTest, AlltoallInPlaceIsStaged) {
+// In place, pairwise keeps the blocks it sends in a scratch block: device memory here.
+TEST_F(DeviceCollTest, AlltoallInPlaceRunsOnTheDevice) {
   const int p = 3, n = 5;
   Job job(p);
   std::vector<int*> bufs(p);
@@ -130,14 +104,22 @@ TEST_F(DeviceCollTest, AlltoallInPlaceIsStaged) {
     a.type = a.recvtype = &int_type();
     all.push_back(a);
   }
+  auto chosen = select(all[0]);
+  ASSERT_TRUE(chosen.ok());
+  EXPECT_NE((*chosen)->name, "staged");
+  int allocations = device.device_allocations;
+  std::size_t held = staging_blocks_held();
   run(job, all);
   for (int r = 0; r < p; ++r) {
     std::vector<int> got = device.read(bufs[r], p * n);
     for (int j = 0; j < p * n; ++j) EXPECT_EQ(got[j], (j / n) * 100 + r) << r << " " << j;
   }
+  EXPECT_GE(device.device_allocations - allocations, p);
+  EXPECT_EQ(device.pinned, 0);
+  EXPECT_EQ(staging_blocks_held(), held);
 }
 
-TEST_F(DeviceCollTest, ReduceToRootIsStaged) {
+TEST_F(DeviceCollTest, ReduceToRootRunsOnTheDevice) {
   const int p = 3, n = 100;
   Job job(p);
   std::vector<int*> send(p);
@@ -159,7 +141,8 @@ TEST_F(DeviceCollTest, ReduceToRootIsStaged) {
   run(job, all);
   std::vector<int> got = device.read(out, n);
   for (int i = 0; i < n; ++i) EXPECT_EQ(got[i], 3 * i + 3);
-  EXPECT_EQ(device.reductions, 0);  // the host algorithm reduced the staged copies
+  EXPECT_EQ(device.reductions, 2);  // binomial on 3 ranks: two folds
+  EXPECT_EQ(device.pinned, 0);
 }
 
 // The device ring: blocks through the pml's device path, folded by the accelerator's
@@ -231,14 +214,20 @@ TEST_F(DeviceCollTest, AllreduceTheDeviceCannotReduceIsStaged) {
 }
 
 // A blocking call repeated with the same buffers reuses its staged operation (and its host
-// blocks): the engine's rearm path through StagedOperation.
+// blocks): the engine's rearm path through StagedOperation. A type with gaps is staged.
 TEST_F(DeviceCollTest, RepeatedBlockingCallReusesTheStagedOperation) {
+  auto vec = core::make_vector(5, 1, 2, int_type());
+  ASSERT_TRUE(vec.ok());
+  (*vec)->commit();
   Job job(1);
   int* buf = device.device_copy_of(std::vector<int>(10, 3));
   Args a = args(job, 0, Collective::kBcast);
   a.sendbuf = a.recvbuf = buf;
-  a.count = 10;
-  a.type = &int_type();
+  a.count = 1;
+  a.type = vec->get();
+  auto chosen = select(a);
+  ASSERT_TRUE(chosen.ok());
+  EXPECT_EQ((*chosen)->name, "staged");
   auto first = blocking_operation(a);
   ASSERT_TRUE(first.ok());
   ASSERT_TRUE((*first)->start().ok());

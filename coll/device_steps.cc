@@ -1,0 +1,78 @@
+// Schedules on device memory (see device_steps.h).
+#include "coll/device_steps.h"
+
+#include <string>
+
+#include "coll/staging.h"
+
+namespace gpurun::coll {
+namespace {
+
+std::byte* first_byte(const Buf& b) { return static_cast<std::byte*>(b.base) + b.type->true_lb(); }
+
+// The buffers the call gives this rank, with what staging_regions() says it touches.
+template <class Fn>
+bool all_buffers(const Args& args, Fn fn) {
+  StagingRegions regions = staging_regions(args);
+  if (regions.send && !fn(args.sendbuf)) return false;
+  return !regions.recv || fn(args.recvbuf);
+}
+
+}  // namespace
+
+bool schedule_on_device(const Args& args) {
+  if (accel::is_host(args.memory) || args.sendtypes != nullptr || args.recvtypes != nullptr)
+    return false;
+  for (const core::Datatype* t : {args.type, args.recvtype})
+    if (t != nullptr && !t->contiguous()) return false;
+  accel::Accelerator& accel = accelerator_of(args);
+  if (args.op != nullptr &&
+      (args.type == nullptr || !accel.check_reduce(*args.op, *args.type).ok()))
+    return false;
+  // Managed memory names no device: a call on managed memory alone is staged, so that no
+  // scratch lands on a GPU the rank does not use.
+  int device = -1;
+  bool one_device = all_buffers(args, [&](const void* p) {
+    accel::MemoryInfo m = accel.query(p);
+    if (accel::is_host(m.kind) || (m.device >= 0 && device >= 0 && m.device != device))
+      return false;
+    if (m.device >= 0) device = m.device;
+    return true;
+  });
+  return one_device && device >= 0;
+}
+
+int device_of(const Args& args) {
+  accel::Accelerator& accel = accelerator_of(args);
+  int device = -1;
+  all_buffers(args, [&](const void* p) {
+    if (device < 0) device = accel.query(p).device;
+    return true;
+  });
+  return device < 0 ? 0 : device;
+}
+
+Status device_copy(accel::Accelerator& accel, const Buf& from, const Buf& to) {
+  if (!from.type->contiguous() || !to.type->contiguous())
+    return Status(ErrorCode::kInternal, "a device copy step of a non-contiguous datatype");
+  std::int64_t n = std::min(from.bytes(), to.bytes());
+  std::byte* src = first_byte(from);
+  std::byte* dst = first_byte(to);
+  if (n <= 0 || src == dst) return ok_status();
+  auto bytes = static_cast<std::size_t>(n);
+  if (src < dst + n && dst < src + n) {  // overlapping: through a device block
+    GPURUN_ASSIGN_OR_RETURN(void* tmp, accel.allocate_device(accel.query(src).device, bytes));
+    DeviceScratch hold(&accel, static_cast<std::byte*>(tmp));
+    GPURUN_TRY(accel.copy(tmp, src, bytes));
+    return accel.copy(dst, tmp, bytes);
+  }
+  return accel.copy(dst, src, bytes);
+}
+
+Status device_reduce(accel::Accelerator& accel, const core::Op& op, const Buf& in,
+                     const Buf& inout) {
+  return accel.reduce(accel::DeviceReduce{
+      .op = &op, .type = inout.type, .in = in.base, .inout = inout.base, .count = inout.count});
+}
+
+}  // namespace gpurun::coll

@@ -1,0 +1,59 @@
+// Schedules on device memory: what lets a schedule (coll/schedule.h) run a call on device
+// buffers itself, instead of host staging (coll/staging.h) around it.
+//
+// A schedule is messages and local steps. The pml moves device memory itself (cuda_ipc between
+// ranks of one host, device-direct or staged by the network transports), so only the local
+// steps and the scratch need the device: a reduce step becomes one device reduction, a copy
+// step one accelerator copy, and scratch blocks are device memory on the buffers' device. No
+// byte of the call then passes through host memory on this rank.
+//
+// The selection does not change: a call on device memory runs the algorithm that the table
+// picks for the same call on host memory (coll/engine.h), so ranks whose buffers are of
+// different kinds run the same algorithm and meet; each runs its own steps where its memory is.
+//
+// Threading: not thread-safe; the API layer serialises callers.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+
+#include "coll/schedule.h"
+#include "runtime/accel/accelerator.h"
+
+namespace gpurun::coll {
+
+// Whether a schedule for `args` (device or managed memory) can run its local steps on the
+// device: every buffer that the call gives this rank is device or managed memory of one
+// device (at least one of them device memory, where scratch goes), its datatypes are
+// contiguous (a copy is one accelerator copy), no w form (per-rank types), and the accelerator
+// reduces its op, if any, on its type. Host memory: false.
+bool schedule_on_device(const Args& args);
+
+// The device of the call's buffers (MemoryInfo::device), for scratch; 0 when none is given.
+int device_of(const Args& args);
+
+// Device memory owned by a schedule (scratch), freed when it goes.
+class DeviceScratch {
+ public:
+  DeviceScratch(accel::Accelerator* accel, std::byte* data) : accel_(accel), data_(data) {}
+  DeviceScratch(DeviceScratch&& o) noexcept
+      : accel_(o.accel_), data_(std::exchange(o.data_, nullptr)) {}
+  DeviceScratch& operator=(DeviceScratch&&) = delete;
+  DeviceScratch(const DeviceScratch&) = delete;
+  ~DeviceScratch() {
+    if (data_ != nullptr) accel_->free_device(data_);
+  }
+  std::byte* data() const { return data_; }
+
+ private:
+  accel::Accelerator* accel_;
+  std::byte* data_;
+};
+
+// The local steps on device memory. device_copy moves min(from, to) bytes (the caller checks
+// that the sizes agree); both types contiguous. device_reduce: inout = in op inout.
+Status device_copy(accel::Accelerator& accel, const Buf& from, const Buf& to);
+Status device_reduce(accel::Accelerator& accel, const core::Op& op, const Buf& in,
+                     const Buf& inout);
+
+}  // namespace gpurun::coll
