@@ -186,8 +186,11 @@ Status reduce_on_device(const ReduceArgs& a) {
   if (a.count <= 0 || a.type->size() == 0 || a.op->kind() == OpKind::kNoOp) return ok_status();
   GPURUN_TRY(device_work_status());
   State& state = *State::get();
-  PointerInfo inout = state.memory().classify(a.inout);
-  PointerInfo in = state.memory().classify(a.in);
+  // The data begins at address + true_lb, which may lie before the allocation (scratch laid
+  // out like a user buffer): classify the data.
+  const std::int64_t lb = a.type->true_lb();
+  PointerInfo inout = state.memory().classify(static_cast<const std::byte*>(a.inout) + lb);
+  PointerInfo in = state.memory().classify(static_cast<const std::byte*>(a.in) + lb);
   if (!on_device(inout) || !on_device(in))
     return Status(ErrorCode::kInvalidArgument,
                   std::string("a device reduction needs device buffers, but ") +

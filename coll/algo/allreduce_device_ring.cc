@@ -227,9 +227,15 @@ void DeviceRing::fold() {
   const int k = round_;
   Block in = block(r_ - k - 1);
   if (in.count == 0 || !status_.ok()) return;
-  const void* operand = in_place_ ? scratch_.data() : at(const_cast<std::byte*>(send_), in);
-  fail(accel_->reduce(accel::DeviceReduce{
-      .op = op_, .type = type_, .in = operand, .inout = at(recv_, in), .count = in.count}));
+  const std::byte* operand = in_place_ ? scratch_.data() : at(const_cast<std::byte*>(send_), in);
+  // DeviceReduce takes addresses as MPI gives them (the data at address + true_lb), like
+  // core::Op::apply; send_, recv_ and the scratch point at the data itself.
+  const std::int64_t lb = type_->true_lb();
+  fail(accel_->reduce(accel::DeviceReduce{.op = op_,
+                                          .type = type_,
+                                          .in = operand - lb,
+                                          .inout = at(recv_, in) - lb,
+                                          .count = in.count}));
 }
 
 bool DeviceRing::progress() {

@@ -26,7 +26,9 @@ class Op;
 namespace gpurun::accel {
 
 // inout[i] = in[i] op inout[i] for `count` elements of `type`, both buffers device or managed
-// memory of one device.
+// memory of one device. `in` and `inout` are addresses as MPI programs give them: the first
+// byte of data is at address + type->true_lb(), as for core::Op::apply (an implementation
+// classifies the data's memory there: the address itself may lie before the allocation).
 struct DeviceReduce {
   const core::Op* op = nullptr;
   const core::Datatype* type = nullptr;  // committed

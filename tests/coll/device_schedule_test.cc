@@ -233,6 +233,47 @@ TEST(DeviceSteps, ScheduleOnDeviceRefusesWhatItCannotRun) {
   EXPECT_FALSE(schedule_on_device(host_call));
 }
 
+// A contiguous type whose data starts 8 bytes after its address (true_lb 8): the device
+// reductions take addresses as MPI gives them, for device_ring (allreduce) and the schedules
+// (reduce) alike. The 2 ints before the data are never written.
+TEST_F(DeviceCollTest, ReductionsOfATypeWhoseDataStartsLate) {
+  const std::int64_t block[] = {2}, at[] = {8};
+  auto late = core::make_hindexed(block, at, int_type());
+  ASSERT_TRUE(late.ok());
+  (*late)->commit();
+  ASSERT_TRUE((*late)->contiguous());
+  const int p = 3, n = 50;  // 50 elements of 2 ints
+  for (Collective c : {Collective::kAllreduce, Collective::kReduce}) {
+    Job job(p);
+    std::vector<int*> recv(p);
+    std::vector<Args> all;
+    for (int r = 0; r < p; ++r) {
+      std::vector<int> mine(2 * n + 2, -7);
+      for (int i = 0; i < 2 * n; ++i) mine[2 + i] = (r + 1) * i;
+      Args a = args(job, r, c);
+      a.sendbuf = device.device_copy_of(mine);
+      if (c == Collective::kAllreduce || r == 0)
+        recv[r] = device.device_copy_of(std::vector<int>(2 * n + 2, -9));
+      a.recvbuf = recv[r];
+      a.count = n;
+      a.type = late->get();
+      a.op = &sum();
+      all.push_back(a);
+    }
+    auto chosen = select(all[0]);
+    ASSERT_TRUE(chosen.ok());
+    EXPECT_EQ((*chosen)->name, c == Collective::kAllreduce ? "device_ring" : "binomial");
+    run(job, all);
+    for (int r = 0; r < p; ++r) {
+      if (recv[r] == nullptr) continue;
+      std::vector<int> got = device.read(recv[r], 2 * n + 2);
+      EXPECT_EQ(got[0], -9);
+      EXPECT_EQ(got[1], -9);
+      for (int i = 0; i < 2 * n; ++i) ASSERT_EQ(got[2 + i], 6 * i) << collective_name(c) << i;
+    }
+  }
+}
+
 // What MPIX_Query_cuda_path answers for collectives: native where every call on contiguous
 // types runs on the device whatever the communicator.
 TEST(DeviceSteps, NativeCollectivesAreThoseThatAreNeverStaged) {

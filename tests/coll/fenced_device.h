@@ -58,7 +58,10 @@ class FencedDevice final : public accel::Accelerator {
     return ok_status();
   }
   Status reduce(const accel::DeviceReduce& a) override {
-    if (accel::is_host(query(a.in).kind) || accel::is_host(query(a.inout).kind))
+    // Addresses as MPI gives them: the data begins at address + true_lb.
+    const std::int64_t lb = a.type->true_lb();
+    if (accel::is_host(query(static_cast<const std::byte*>(a.in) + lb).kind) ||
+        accel::is_host(query(static_cast<const std::byte*>(a.inout) + lb).kind))
       return Status(ErrorCode::kInvalidArgument, "a device reduction of host memory");
     open();
     Status st = a.op->apply(a.in, a.inout, a.count, *a.type);
