@@ -1,7 +1,10 @@
 // Schedules on device memory (see device_steps.h).
 #include "coll/device_steps.h"
 
+#include <algorithm>
+#include <bit>
 #include <string>
+#include <vector>
 
 #include "coll/staging.h"
 
@@ -18,7 +21,57 @@ bool all_buffers(const Args& args, Fn fn) {
   return !regions.recv || fn(args.recvbuf);
 }
 
+constexpr std::size_t kPoolBlocks = 8;
+
+struct PooledBlock {
+  accel::Accelerator* accel;
+  std::byte* data;
+  int device;
+  std::size_t capacity;
+};
+
+std::vector<PooledBlock>& pool() {
+  static auto* blocks = new std::vector<PooledBlock>;
+  return *blocks;
+}
+
 }  // namespace
+
+DeviceScratch::~DeviceScratch() {
+  if (data_ == nullptr) return;
+  if (pool().size() < kPoolBlocks) {
+    pool().push_back(PooledBlock{accel_, data_, device_, capacity_});
+  } else {
+    accel_->free_device(data_);
+  }
+}
+
+Result<DeviceScratch> take_device_scratch(accel::Accelerator& accel, int device,
+                                          std::size_t bytes) {
+  DeviceScratch out;
+  out.accel_ = &accel;
+  out.device_ = device;
+  out.capacity_ = std::bit_ceil(std::max<std::size_t>(bytes, 64));
+  auto& blocks = pool();
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const PooledBlock& b = blocks[i];
+    if (b.accel == &accel && b.device == device && b.capacity == out.capacity_) {
+      out.data_ = b.data;
+      blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(i));
+      return out;
+    }
+  }
+  GPURUN_ASSIGN_OR_RETURN(void* mem, accel.allocate_device(device, out.capacity_));
+  out.data_ = static_cast<std::byte*>(mem);
+  return out;
+}
+
+std::size_t device_scratch_held() { return pool().size(); }
+
+void release_device_scratch() {
+  for (const PooledBlock& b : pool()) b.accel->free_device(b.data);
+  pool().clear();
+}
 
 bool schedule_on_device(const Args& args) {
   if (accel::is_host(args.memory) || args.sendtypes != nullptr || args.recvtypes != nullptr)
@@ -61,10 +114,10 @@ Status device_copy(accel::Accelerator& accel, const Buf& from, const Buf& to) {
   if (n <= 0 || src == dst) return ok_status();
   auto bytes = static_cast<std::size_t>(n);
   if (src < dst + n && dst < src + n) {  // overlapping: through a device block
-    GPURUN_ASSIGN_OR_RETURN(void* tmp, accel.allocate_device(accel.query(src).device, bytes));
-    DeviceScratch hold(&accel, static_cast<std::byte*>(tmp));
-    GPURUN_TRY(accel.copy(tmp, src, bytes));
-    return accel.copy(dst, tmp, bytes);
+    GPURUN_ASSIGN_OR_RETURN(DeviceScratch tmp,
+                            take_device_scratch(accel, accel.query(src).device, bytes));
+    GPURUN_TRY(accel.copy(tmp.data(), src, bytes));
+    return accel.copy(dst, tmp.data(), bytes);
   }
   return accel.copy(dst, src, bytes);
 }

@@ -32,23 +32,36 @@ bool schedule_on_device(const Args& args);
 // The device of the call's buffers (MemoryInfo::device), for scratch; 0 when none is given.
 int device_of(const Args& args);
 
-// Device memory owned by a schedule (scratch), freed when it goes.
+// Device memory owned by an operation (scratch). Blocks have power-of-two capacities and go
+// back to a small process-wide pool when their owner goes, where a later operation on the same
+// device takes them: allocating device memory costs, and freeing it waits for the whole device,
+// so a nonblocking collective called in a loop must not do either each time.
 class DeviceScratch {
  public:
-  DeviceScratch(accel::Accelerator* accel, std::byte* data) : accel_(accel), data_(data) {}
+  DeviceScratch() = default;
   DeviceScratch(DeviceScratch&& o) noexcept
-      : accel_(o.accel_), data_(std::exchange(o.data_, nullptr)) {}
+      : accel_(o.accel_),
+        data_(std::exchange(o.data_, nullptr)),
+        device_(o.device_),
+        capacity_(o.capacity_) {}
   DeviceScratch& operator=(DeviceScratch&&) = delete;
   DeviceScratch(const DeviceScratch&) = delete;
-  ~DeviceScratch() {
-    if (data_ != nullptr) accel_->free_device(data_);
-  }
+  ~DeviceScratch();  // gives the block back to the pool
   std::byte* data() const { return data_; }
 
  private:
-  accel::Accelerator* accel_;
-  std::byte* data_;
+  friend Result<DeviceScratch> take_device_scratch(accel::Accelerator&, int, std::size_t);
+  accel::Accelerator* accel_ = nullptr;
+  std::byte* data_ = nullptr;
+  int device_ = 0;
+  std::size_t capacity_ = 0;
 };
+
+// At least `bytes` of device memory on `device`, from the pool or the accelerator.
+Result<DeviceScratch> take_device_scratch(accel::Accelerator& accel, int device, std::size_t bytes);
+// Blocks held by the pool now, and freeing them all (tests, before their accelerator goes).
+std::size_t device_scratch_held();
+void release_device_scratch();
 
 // The local steps on device memory. device_copy moves min(from, to) bytes (the caller checks
 // that the sizes agree); both types contiguous. device_reduce: inout = in op inout.

@@ -385,12 +385,12 @@ std::byte* ScheduleBuilder::scratch_bytes(std::size_t bytes) {
     m.scratch.push_back(ScratchPool::take(bytes));
     return m.scratch.back().data();
   }
-  Result<void*> mem = m.device->allocate_device(m.device_id, std::max<std::size_t>(bytes, 64));
-  if (!mem.ok()) {
-    if (m.error.ok()) m.error = mem.status();
+  Result<DeviceScratch> block = take_device_scratch(*m.device, m.device_id, bytes);
+  if (!block.ok()) {
+    if (m.error.ok()) m.error = block.status();
     return nullptr;
   }
-  m.device_scratch.emplace_back(m.device, static_cast<std::byte*>(*mem));
+  m.device_scratch.push_back(std::move(block).value());
   return m.device_scratch.back().data();
 }
 

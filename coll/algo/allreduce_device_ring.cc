@@ -39,26 +39,9 @@ bool usable(const Args& a) {
   return on_device(accel, a.recvbuf) && (a.in_place || on_device(accel, a.sendbuf));
 }
 
-// Device memory owned by an operation.
-class DeviceBlock {
- public:
-  DeviceBlock() = default;
-  DeviceBlock(accel::Accelerator* accel, void* ptr) : accel_(accel), ptr_(ptr) {}
-  DeviceBlock(DeviceBlock&& o) noexcept : accel_(o.accel_), ptr_(std::exchange(o.ptr_, nullptr)) {}
-  DeviceBlock& operator=(DeviceBlock&&) = delete;
-  ~DeviceBlock() {
-    if (ptr_ != nullptr) accel_->free_device(ptr_);
-  }
-  std::byte* data() const { return static_cast<std::byte*>(ptr_); }
-
- private:
-  accel::Accelerator* accel_ = nullptr;
-  void* ptr_ = nullptr;
-};
-
 class DeviceRing final : public Operation {
  public:
-  DeviceRing(const Args& a, DeviceBlock scratch)
+  DeviceRing(const Args& a, DeviceScratch scratch)
       : pml_(a.pml),
         comm_(a.comm),
         accel_(&accelerator_of(a)),
@@ -123,7 +106,7 @@ class DeviceRing final : public Operation {
   bool in_place_;
   int tag_;
   int p_, r_;
-  DeviceBlock scratch_;
+  DeviceScratch scratch_;
   accel::MemoryKind send_kind_ = accel::MemoryKind::kCudaDevice;
   accel::MemoryKind recv_kind_ = accel::MemoryKind::kCudaDevice;
   int round_ = 0;  // 0 .. 2 (p-1) - 1: reduce-scatter rounds, then allgather rounds
@@ -254,12 +237,12 @@ bool DeviceRing::progress() {
 Result<std::unique_ptr<Operation>> create(const Args& a) {
   const int p = a.comm->size();
   if (!a.in_place || p == 1)
-    return std::unique_ptr<Operation>(std::make_unique<DeviceRing>(a, DeviceBlock{}));
+    return std::unique_ptr<Operation>(std::make_unique<DeviceRing>(a, DeviceScratch{}));
   accel::Accelerator& accel = accelerator_of(a);
   std::size_t largest = static_cast<std::size_t>((a.count + p - 1) / p * a.type->size());
-  int device = accel.query(a.recvbuf).device;
-  GPURUN_ASSIGN_OR_RETURN(void* ptr, accel.allocate_device(device, largest));
-  return std::unique_ptr<Operation>(std::make_unique<DeviceRing>(a, DeviceBlock(&accel, ptr)));
+  GPURUN_ASSIGN_OR_RETURN(DeviceScratch scratch,
+                          take_device_scratch(accel, accel.query(a.recvbuf).device, largest));
+  return std::unique_ptr<Operation>(std::make_unique<DeviceRing>(a, std::move(scratch)));
 }
 
 }  // namespace

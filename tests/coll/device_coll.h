@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "coll/device_steps.h"
 #include "coll/engine.h"
 #include "coll/staging.h"
 #include "coll_job.h"
@@ -24,7 +25,10 @@ inline const core::Op& sum() { return core::Op::predefined(core::OpKind::kSum); 
 
 class DeviceCollTest : public ::testing::Test {
  protected:
-  ~DeviceCollTest() override { release_staging_blocks(); }
+  ~DeviceCollTest() override {
+    release_staging_blocks();
+    release_device_scratch();  // before the double that allocated them goes
+  }
 
   // Args of rank r on device memory of the double (host memory with `on_device` false); more
   // than one host, so the shared-memory algorithms (which need arenas) stay out and the pml

@@ -196,6 +196,41 @@ TEST(DeviceSteps, OverlappingCopyMovesThroughADeviceBlock) {
   EXPECT_EQ(device.device_allocations, allocations + 1);
   ASSERT_TRUE(device_copy(device, Buf{buf + 2, 8, &int_type()}, Buf{buf, 8, &int_type()}).ok());
   EXPECT_EQ(device.read(buf, 10), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 6, 7}));
+  EXPECT_EQ(device.device_allocations, allocations + 1);  // the block came back to the pool
+  release_device_scratch();
+}
+
+// Operations made one after another (nonblocking calls) take their device scratch from the
+// pool that the previous ones gave it back to: no device allocation after the first.
+TEST_F(DeviceCollTest, LaterCallsReuseTheDeviceScratch) {
+  const int p = 3, n = 100;
+  Job job(p);
+  std::vector<int*> send(p), recv(p);
+  for (int r = 0; r < p; ++r) {
+    send[r] = device.device_copy_of(std::vector<int>(n, r + 1));
+    recv[r] = device.device_copy_of(std::vector<int>(n, 0));
+  }
+  int after_first = 0;
+  for (int call = 0; call < 4; ++call) {
+    std::vector<Args> all;
+    for (int r = 0; r < p; ++r) {
+      Args a = args(job, r, Collective::kScan);
+      a.tag = 7 + call;
+      a.sendbuf = send[r];
+      a.recvbuf = recv[r];
+      a.count = n;
+      a.type = &int_type();
+      a.op = &sum();
+      all.push_back(a);
+    }
+    run(job, all);
+    for (int r = 0; r < p; ++r)
+      ASSERT_EQ(device.read(recv[r], n), std::vector<int>(n, (r + 1) * (r + 2) / 2)) << call;
+    if (call == 0) after_first = device.device_allocations;
+  }
+  EXPECT_GT(after_first, 0);  // scan's scratch (the buffers are not counted)
+  EXPECT_EQ(device.device_allocations, after_first);
+  EXPECT_GT(device_scratch_held(), 0u);
 }
 
 // Calls a schedule cannot run on the device are refused by schedule_on_device (and so staged):
