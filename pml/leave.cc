@@ -11,7 +11,7 @@
 // that skipped it finalizes. Receives from MPI_ANY_SOURCE stay posted: another rank may match
 // them. Sends to it that are already on their way fail too: a synchronous send waiting for the
 // match, and a rendezvous whose offer the transport forgets (Endpoint::forget_offers: shm,
-// ucx and ofi do; cuda_ipc cannot promise it, and its rendezvous keeps waiting). A request
+// ucx, ofi and cuda_ipc do). A request
 // failed so was never matched: MPI_Cancel of it still succeeds, as it would have before the
 // news (a receive posted just in case, cancelled at the end, is no error).
 #include "pml/packets.h"

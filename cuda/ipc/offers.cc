@@ -170,6 +170,7 @@ void CudaIpcTransport::fall_back(OfferOp& op) {
   Slot& s = table_->slot(op.ep->peer_index_, op.slot);
   s.fallback = *cookie;
   op.staged = true;
+  op.transfer = *t;
   s.state.store(static_cast<std::uint32_t>(SlotState::kStaged), std::memory_order_release);
   op.ep->ring();
 }
@@ -195,6 +196,32 @@ void CudaIpcTransport::finish_offer(OfferOp* op, Status status) {
     offers_.pop_back();
   }
   done(std::move(status));
+}
+
+bool CudaIpcEndpoint::forget_offers() {
+  if (!host_->forget_offers()) return false;
+  transport_->forget_offers_to(*this);
+  return true;
+}
+
+// Frees the slots of the offers to `ep` (a new generation each) and drops the offers without
+// completing them; a fallen-back offer's staged transfer is abandoned (the shm endpoint forgot
+// its offer).
+void CudaIpcTransport::forget_offers_to(CudaIpcEndpoint& ep) {
+  for (std::size_t i = 0; i < offers_.size();) {
+    OfferOp& op = *offers_[i];
+    if (op.ep != &ep) {
+      ++i;
+      continue;
+    }
+    if (op.transfer != nullptr) staging_.abandon(op.transfer);
+    Slot& s = table_->slot(ep.peer_index_, op.slot);
+    ++s.generation;
+    s.state.store(static_cast<std::uint32_t>(SlotState::kFree), std::memory_order_release);
+    ep.free_slots_.push_back(op.slot);
+    std::swap(offers_[i], offers_.back());
+    offers_.pop_back();
+  }
 }
 
 }  // namespace gpurun::cuda::ipc

@@ -13,6 +13,7 @@ struct CudaIpcTransport::OfferOp {
   transport::Data data;
   transport::Completion done;
   bool staged = false;  // the peer refused the mapping: the data goes through the shm endpoint
+  StagedTransfer* transfer = nullptr;  // ... by this staged transfer
 };
 
 // A pull of data offered by IPC, until it is in the receiver's buffer.

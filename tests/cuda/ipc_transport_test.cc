@@ -476,6 +476,36 @@ TEST_F(IpcPair, StaleCookieIsAnError) {
   EXPECT_TRUE(sent.fired && received.fired);
 }
 
+// The peer left without pulling (it finalized): its offers are dropped, never completed, and
+// keep nothing busy; their slots serve later offers. Offers staged from the start ride on the
+// shm endpoint, which forgets them too.
+TEST_F(IpcPair, ForgottenOffersNeverCompleteAndKeepNothingBusy) {
+  connect();
+  constexpr std::size_t n = 65536;
+  void* src = gpu_.allocate(n);
+  void* dst = gpu_.allocate(n);
+  fill(src, n, 21);
+  Done by_ipc, staged;
+  auto cookie = ep_[0]->offer(device(src, n), by_ipc.completion());
+  ASSERT_TRUE(cookie.ok());
+  EXPECT_TRUE(is_ipc_cookie(*cookie));
+  auto small = ep_[0]->offer(device(src, 100), staged.completion());  // below the IPC minimum
+  ASSERT_TRUE(small.ok());
+  EXPECT_FALSE(is_ipc_cookie(*small));
+  EXPECT_FALSE(ipc_[0]->quiescent());
+  EXPECT_TRUE(ep_[0]->forget_offers());
+  EXPECT_TRUE(ipc_[0]->quiescent());
+  for (int i = 0; i < 1000; ++i) progress();
+  EXPECT_FALSE(by_ipc.fired);
+  EXPECT_FALSE(staged.fired);
+  Done received;
+  EXPECT_EQ(ep_[1]->pull(*cookie, device(dst, n), received.completion()).code(),
+            ErrorCode::kInternal)
+      << "the forgotten offer's slot has a new generation";
+  transfer(device(src, n), device(dst, n));
+  EXPECT_TRUE(same(src, dst, n));
+}
+
 TEST_F(IpcPair, CopiesForEagerMessages) {
   connect();
   constexpr std::size_t n = 3000;
