@@ -66,8 +66,9 @@ class CudaIpcEndpoint final : public transport::Endpoint {
   Status pull(const transport::BulkCookie& cookie, const transport::Data& data,
               transport::Completion done) override;
   // The peer left: its offers by IPC (and those that fell back to staging) are dropped without
-  // their completions. Offers staged from the start ride on the shm endpoint, which forgets
-  // them itself (their staging chunks stay taken). False if the shm endpoint cannot forget.
+  // their completions, except those it finished reading before it left, which complete now.
+  // Offers staged from the start ride on the shm endpoint, which forgets them itself (their
+  // staging chunks stay taken). False if the shm endpoint cannot forget.
   bool forget_offers() override;
 
   int peer_rank() const { return peer_rank_; }
@@ -148,6 +149,7 @@ class CudaIpcTransport final : public transport::Transport {
   Status send_fd(OfferOp& op);
   void fall_back(OfferOp& op);
   void finish_offer(OfferOp* op, Status status);
+  void finish_read(OfferOp* op, SlotState state);
   void forget_offers_to(CudaIpcEndpoint& ep);  // see CudaIpcEndpoint::forget_offers
   static void staged_offer_done(void* op, Status status);
 

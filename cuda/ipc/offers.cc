@@ -108,11 +108,7 @@ int CudaIpcTransport::progress_offers() {
     }
     ++events;
     if (state == SlotState::kDone || state == SlotState::kFailed) {
-      Status status;
-      if (state == SlotState::kFailed)
-        status = Status(static_cast<ErrorCode>(s.error),
-                        "rank " + std::to_string(op.ep->peer_rank_) + " failed to read the data");
-      finish_offer(&op, std::move(status));  // offers_[i] is now another op
+      finish_read(&op, state);  // offers_[i] is now another op
       continue;
     }
     if (state == SlotState::kNeedFd) {
@@ -175,6 +171,17 @@ void CudaIpcTransport::fall_back(OfferOp& op) {
   op.ep->ring();
 }
 
+// The peer read the data of an IPC offer (kDone) or could not (kFailed).
+void CudaIpcTransport::finish_read(OfferOp* op, SlotState state) {
+  Status status;
+  if (state == SlotState::kFailed) {
+    const Slot& s = table_->slot(op->ep->peer_index_, op->slot);
+    status = Status(static_cast<ErrorCode>(s.error),
+                    "rank " + std::to_string(op->ep->peer_rank_) + " failed to read the data");
+  }
+  finish_offer(op, std::move(status));
+}
+
 void CudaIpcTransport::staged_offer_done(void* op, Status status) {
   auto* o = static_cast<OfferOp*>(op);
   o->transport->finish_offer(o, std::move(status));
@@ -206,7 +213,8 @@ bool CudaIpcEndpoint::forget_offers() {
 
 // Frees the slots of the offers to `ep` (a new generation each) and drops the offers without
 // completing them; a fallen-back offer's staged transfer is abandoned (the shm endpoint forgot
-// its offer).
+// its offer). An offer the peer finished reading before it left (its slot says so: the peer
+// wrote that before its last packet) completes as usual.
 void CudaIpcTransport::forget_offers_to(CudaIpcEndpoint& ep) {
   for (std::size_t i = 0; i < offers_.size();) {
     OfferOp& op = *offers_[i];
@@ -214,8 +222,13 @@ void CudaIpcTransport::forget_offers_to(CudaIpcEndpoint& ep) {
       ++i;
       continue;
     }
-    if (op.transfer != nullptr) staging_.abandon(op.transfer);
     Slot& s = table_->slot(ep.peer_index_, op.slot);
+    auto state = static_cast<SlotState>(s.state.load(std::memory_order_acquire));
+    if (!op.staged && (state == SlotState::kDone || state == SlotState::kFailed)) {
+      finish_read(&op, state);  // offers_[i] is now another op
+      continue;
+    }
+    if (op.transfer != nullptr) staging_.abandon(op.transfer);
     ++s.generation;
     s.state.store(static_cast<std::uint32_t>(SlotState::kFree), std::memory_order_release);
     ep.free_slots_.push_back(op.slot);

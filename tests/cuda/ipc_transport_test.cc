@@ -506,6 +506,32 @@ TEST_F(IpcPair, ForgottenOffersNeverCompleteAndKeepNothingBusy) {
   EXPECT_TRUE(same(src, dst, n));
 }
 
+// An offer the peer finished reading before it left, which this rank had not yet noticed
+// (the slot says so; the peer's last packet comes after), completes as usual when the peer's
+// offers are forgotten.
+TEST_F(IpcPair, OfferReadBeforeThePeerLeftCompletes) {
+  connect();
+  constexpr std::size_t n = 65536;
+  void* src = gpu_.allocate(n);
+  void* dst = gpu_.allocate(n);
+  fill(src, n, 22);
+  Done sent, received;
+  auto cookie = ep_[0]->offer(device(src, n), sent.completion());
+  ASSERT_TRUE(cookie.ok());
+  ASSERT_TRUE(ep_[1]->pull(*cookie, device(dst, n), received.completion()).ok());
+  for (int i = 0; i < 1000 && !received.fired; ++i) {  // only the reader progresses
+    shm_[1]->progress();
+    ipc_[1]->progress();
+  }
+  ASSERT_TRUE(received.fired);
+  EXPECT_FALSE(sent.fired);
+  EXPECT_TRUE(ep_[0]->forget_offers());
+  EXPECT_TRUE(sent.fired);
+  EXPECT_TRUE(sent.status.ok()) << sent.status.to_string();
+  EXPECT_TRUE(ipc_[0]->quiescent());
+  EXPECT_TRUE(same(src, dst, n));
+}
+
 TEST_F(IpcPair, CopiesForEagerMessages) {
   connect();
   constexpr std::size_t n = 3000;
