@@ -123,6 +123,11 @@ struct Args {
   int tag = 0;
   // Every member of the communicator runs on this host (shared-memory algorithms need it).
   bool one_host = true;
+  // Every member asserted that it passes only device memory on this communicator (info key
+  // mpi_assert_memory_alloc_kinds, agreed when the communicator got it: api/memory_kinds.h).
+  // Selection then leaves out the algorithms that cannot move device memory (the shared-memory
+  // ones, which read buffers in place) on every member alike, whatever memory a call passes.
+  bool device_only = false;
   // The node (host) id of every rank of the job, by job rank (comm->group().job_rank(i) maps
   // the communicator's ranks): what hierarchical algorithms group the ranks by. Empty when not
   // known (a job on one host, or a launcher that did not say).
@@ -170,6 +175,16 @@ struct Algorithm {
   // communicator with this context id is freed, before the id can be reused.
   void (*release)(std::uint32_t context_id) = nullptr;
 };
+
+// A device algorithm: named device_<name>, chosen by the table's rules for device memory.
+inline bool is_device_algorithm(const Algorithm& a) { return a.name.starts_with("device_"); }
+
+// Whether selection leaves `a` out for `args`: on a device-only communicator, an algorithm
+// that cannot move device memory, for every collective with buffers (barrier has none).
+inline bool left_out(const Algorithm& a, const Args& args) {
+  return args.device_only && args.collective != Collective::kBarrier && !a.device_steps &&
+         !is_device_algorithm(a);
+}
 
 // Every registered algorithm. Algorithm files register at static initialisation through
 // GPURUN_REGISTER_ALGORITHM; lookups are for setup time, not the hot path.

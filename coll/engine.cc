@@ -28,6 +28,7 @@ struct CommState {
   const core::Communicator* comm = nullptr;
   int size = 0;
   bool one_host = true;
+  bool device_only = false;  // Args::device_only: MPI_Comm_set_info may change it
   CommShape shape;
   std::array<std::optional<std::vector<Candidate>>, kCollectives> candidates;
   std::array<std::uint64_t, kCollectives> logged{};  // size buckets whose decision was logged
@@ -91,11 +92,13 @@ struct Engine {
       last_context = context;
     }
     CommState& s = *last_state;
-    if (s.comm != args.comm || s.size != args.comm->size() || s.one_host != args.one_host) {
+    if (s.comm != args.comm || s.size != args.comm->size() || s.one_host != args.one_host ||
+        s.device_only != args.device_only) {
       s = CommState{};
       s.comm = args.comm;
       s.size = args.comm->size();
       s.one_host = args.one_host;
+      s.device_only = args.device_only;
       s.shape = shape_of(args);
     }
     return s;
@@ -176,8 +179,6 @@ Result<std::unique_ptr<Operation>> create_staged_op(const Args& args) {
 const Algorithm kStaged{.name = "staged",
                         .create = create_staged_op,
                         .summary = "host staging around the host algorithm"};
-
-bool is_device_algorithm(const Algorithm& a) { return a.name.starts_with("device_"); }
 
 bool device_algorithm_runs(const Args& args) {
   for (const Algorithm* a : Registry::of(args.collective))

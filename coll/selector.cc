@@ -69,7 +69,8 @@ Result<const Algorithm*> Selector::pick(std::span<const Candidate> candidates, c
   for (const Candidate& c : candidates) {
     if (bytes < c.min_bytes || bytes > c.max_bytes || !memory_matches(c.memory, args.memory))
       continue;
-    if (c.algorithm->usable == nullptr || c.algorithm->usable(args)) {
+    if (!left_out(*c.algorithm, args) &&
+        (c.algorithm->usable == nullptr || c.algorithm->usable(args))) {
       if (refused_forced != nullptr && once(warned_forced_, args.collective)) {
         GPURUN_LOG(warn, coll,
                    "%.*s algorithm %.*s (forced by knob) cannot run this call (%d ranks, %lld "
@@ -85,7 +86,7 @@ Result<const Algorithm*> Selector::pick(std::span<const Candidate> candidates, c
     if (c.forced) refused_forced = c.algorithm;
   }
   for (const Algorithm* a : Registry::of(args.collective)) {
-    if (a->usable != nullptr && !a->usable(args)) continue;
+    if (left_out(*a, args) || (a->usable != nullptr && !a->usable(args))) continue;
     if (once(warned_table_, args.collective)) {
       GPURUN_LOG(warn, coll,
                  "the tuning table has no algorithm that can run %.*s on %d ranks with %lld "

@@ -32,12 +32,14 @@ class DeviceCollTest : public ::testing::Test {
 
   // Args of rank r on device memory of the double (host memory with `on_device` false); more
   // than one host, so the shared-memory algorithms (which need arenas) stay out and the pml
-  // algorithms run.
+  // algorithms run. With `one_host_device_only`: one host, on a communicator whose members
+  // all asserted device memory only (Args::device_only), which leaves them out too.
   Args args(Job& job, int r, Collective c, bool on_device = true) {
     Args a = job.args(r, c, 7);
     a.memory = on_device ? accel::MemoryKind::kCudaDevice : accel::MemoryKind::kHost;
     a.accelerator = &device;
-    a.one_host = false;
+    a.one_host = one_host_device_only;
+    a.device_only = one_host_device_only;
     job.pml(r).set_accelerator(&device);
     return a;
   }
@@ -53,6 +55,7 @@ class DeviceCollTest : public ::testing::Test {
   }
 
   FencedDevice device;
+  bool one_host_device_only = false;
 };
 
 }  // namespace gpurun::coll::testing_util

@@ -67,7 +67,7 @@ class ReductionOnDevice : public DeviceCollTest {
       all.push_back(a);
       auto chosen = select(a);
       ASSERT_TRUE(chosen.ok());
-      EXPECT_NE((*chosen)->name, "staged") << c.name() << " p " << p << " rank " << r;
+      ASSERT_NE((*chosen)->name, "staged") << c.name() << " p " << p << " rank " << r;
     }
     int reductions = device.reductions, pinned = device.pinned;
     std::size_t held = staging_blocks_held();
@@ -134,9 +134,42 @@ TEST_F(ReductionOnDevice, RanksWithHostBuffersMeetTheOthers) {
   check(3, {Collective::kReduceScatterBlock}, /*host_rank=*/2);
 }
 
+// On one host, a communicator whose members all asserted device memory only runs every
+// reduction on the device too (without the assertion the shared-memory algorithms, which the
+// table picks there, stage it), with ranks whose buffers are on the host among them.
+TEST_F(ReductionOnDevice, OneHostDeviceOnlyCommunicatorsRunEveryReductionOnTheDevice) {
+  one_host_device_only = true;
+  const std::vector<Reduction> calls = {
+      {Collective::kReduce, 0},
+      {Collective::kReduce, 1, true},
+      {Collective::kReduceScatterBlock},
+      {Collective::kReduceScatter},
+      {Collective::kScan},
+      {Collective::kExscan},
+  };
+  for (int p : {2, 3, 4})
+    for (const Reduction& c : calls)
+      if (c.root < p) check(p, c);
+  check(3, {Collective::kReduce, 0}, /*host_rank=*/1);
+  check(4, {Collective::kReduceScatterBlock}, /*host_rank=*/3);
+}
+
 // The copying collectives: blocks move by the pml and local copies by the accelerator, with no
 // staging.
-TEST_F(DeviceCollTest, CopiesRunOnTheDevice) {
+class CopiesOnDevice : public DeviceCollTest {
+ protected:
+  void check();
+};
+
+TEST_F(CopiesOnDevice, RunOnTheDevice) { check(); }
+
+// On one host, on a communicator whose members all asserted device memory only.
+TEST_F(CopiesOnDevice, RunOnTheDeviceOnOneHostWhenEveryMemberAssertsDeviceMemory) {
+  one_host_device_only = true;
+  check();
+}
+
+void CopiesOnDevice::check() {
   const int p = 3, n = 21;
   for (Collective c :
        {Collective::kAllgather, Collective::kAlltoall, Collective::kGather, Collective::kScatter}) {
@@ -160,7 +193,7 @@ TEST_F(DeviceCollTest, CopiesRunOnTheDevice) {
     }
     auto chosen = select(all[0]);
     ASSERT_TRUE(chosen.ok());
-    EXPECT_NE((*chosen)->name, "staged") << collective_name(c);
+    ASSERT_NE((*chosen)->name, "staged") << collective_name(c);
     int pinned = device.pinned;
     std::size_t held = staging_blocks_held();
     run(job, all);

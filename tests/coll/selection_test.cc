@@ -359,6 +359,46 @@ TEST(Engine, DeviceBuffersNoAlgorithmCanRunAreStaged) {
   reset_engine();
 }
 
+// On a device-only communicator (every member asserted device memory only) the selection
+// leaves out the algorithms that cannot move device memory, for host buffers too, so that
+// every member picks the same one whatever it passes; barrier, which has no buffers, keeps
+// its shared-memory algorithm.
+TEST(Engine, DeviceOnlyCommunicatorsLeaveTheSharedMemoryAlgorithmsOut) {
+  Call call(4);
+  call.args.collective = Collective::kReduce;
+  auto int32 = core::Datatype::predefined(core::BasicType::kInt32, 4, "MPI_INT");
+  call.args.type = int32.get();
+  call.args.count = 2;
+  call.args.op = &core::Op::predefined(core::OpKind::kSum);
+  reset_engine();
+  auto name = [&call](bool device_only) {
+    call.args.device_only = device_only;
+    auto a = select(call.args);
+    return a.ok() ? std::string(a.value()->name) : a.status().to_string();
+  };
+  EXPECT_EQ(name(false), "shm");
+  EXPECT_EQ(name(true), "binomial");
+  EXPECT_EQ(name(false), "shm");  // MPI_Comm_set_info may take the assertion back
+  call.args.collective = Collective::kBarrier;
+  EXPECT_EQ(name(true), "shm");
+  call.args.collective = Collective::kAllgather;
+  call.args.recvcount = 2;
+  call.args.recvtype = int32.get();
+  EXPECT_EQ(name(true), "bruck");
+
+  auto& knob =
+      const_cast<param::Param<std::string>&>(params::forced_algorithm(Collective::kAllgather));
+  ASSERT_TRUE(knob.set_from_string("shm").ok());
+  reset_engine();
+  ::testing::internal::CaptureStderr();
+  std::string forced = name(true);
+  std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(forced, "bruck");
+  EXPECT_NE(warning.find("(forced by knob) cannot run this call"), std::string::npos) << warning;
+  ASSERT_TRUE(knob.set_from_string("auto").ok());
+  reset_engine();
+}
+
 TEST(Engine, SelectionBytesAreTheSameOnEveryRank) {
   core::Communicator comm(core::Group::identity(3), 1, 5);
   auto int32 = core::Datatype::predefined(core::BasicType::kInt32, 4, "MPI_INT");
