@@ -160,6 +160,7 @@ int run_collective(const Call& call, MPI_Comm comm, CommEntry& entry, coll::Args
   args.comm = entry.comm.get();
   args.one_host = on_one_host(*args.comm);
   if (!args.one_host) args.job_nodes = state().bootstrap->job().node_ids;
+  args.device_only = entry.device_only;
   // One kind for the call: device memory if either buffer is (algorithms say what they take).
   args.memory = memory_of(args.recvbuf);
   if (args.memory == accel::MemoryKind::kHost && args.sendbuf != args.recvbuf)

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "api/attr.h"
+#include "api/memory_kinds.h"
 #include "api/requests.h"
 #include "coll/engine.h"
 #include "runtime/base/log.h"
@@ -35,7 +36,9 @@ Status wait_collective(coll::BasicCollective& c) {
 std::unique_ptr<Creation> Creation::start(coll::Team team, std::uint64_t key, CommSpec spec) {
   auto c = std::make_unique<Creation>();
   c->spec_ = std::move(spec);
-  c->agreement_ = CidAgreement::start(std::move(team), key);
+  // A process that gets MPI_COMM_NULL leaves the members' agreement on their assertion alone.
+  bool device_only = !c->spec_.group || asserts_device_only(c->spec_.hints.get());
+  c->agreement_ = CidAgreement::start(std::move(team), key, device_only);
   return c;
 }
 
@@ -49,6 +52,7 @@ Result<MPI_Comm> Creation::finish() {
     release_context_id(id);  // took part, but is not in the new communicator
     return MPI_COMM_NULL;
   }
+  spec_.device_only = agreement_->device_only();
   return install(std::move(spec_), id);
 }
 
@@ -71,6 +75,7 @@ Result<MPI_Comm> install(CommSpec spec, int id) {
   entry->comm = std::make_unique<core::Communicator>(spec.group, rank, id);
   entry->errhandler = spec.errhandler;
   entry->hints = std::move(spec.hints);
+  entry->device_only = spec.device_only;
   entry->attributes = std::move(spec.attributes);
   entry->topology = std::move(spec.topology);
   CommEntry* raw = entry.get();

@@ -26,6 +26,7 @@ struct CommSpec {
   core::GroupPtr group;  // null: this process takes part in the creation but gets MPI_COMM_NULL
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::unique_ptr<core::Info> hints;
+  bool device_only = false;  // set by the creation: every member asserted device memory only
   std::vector<Attribute> attributes;  // copied already (by MPI_Comm_idup at its call)
   std::shared_ptr<const Topology> topology;  // api/topo.h; shared by MPI_Comm_dup
 };

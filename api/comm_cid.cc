@@ -36,8 +36,9 @@ void release_context_id(int id) {
   kick_parked();
 }
 
-std::unique_ptr<CidAgreement> CidAgreement::start(coll::Team team, std::uint64_t key) {
-  std::unique_ptr<CidAgreement> a(new CidAgreement(std::move(team), key));
+std::unique_ptr<CidAgreement> CidAgreement::start(coll::Team team, std::uint64_t key,
+                                                  bool device_only) {
+  std::unique_ptr<CidAgreement> a(new CidAgreement(std::move(team), key, device_only));
   a->starting_ = true;
   a->run();
   a->starting_ = false;
@@ -99,6 +100,7 @@ void CidAgreement::start_round() {
     std::copy(mask.begin(), mask.end(), buffer_.begin());
     buffer_[kWords] = offered ? 1 : 0;
   }
+  buffer_[kWords + 1] = device_only_ ? 1 : 0;
   // Replacing the previous round may destroy the collective whose callback runs us: it touches
   // nothing after its callback returns.
   coll_ = coll::allreduce(*state().pml, team_, buffer_, coll::ReduceOp::kBand);
@@ -110,6 +112,7 @@ void CidAgreement::conclude_round() {
     finish(-1, coll_->status());
     return;
   }
+  device_only_ = buffer_[kWords + 1] != 0;
   if (round_++ == 0) {
     ticket_ = context_ids().enter(key_);
     return;

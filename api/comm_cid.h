@@ -10,6 +10,9 @@
 //   "I offered": a non-empty result is the id; an empty one with every flag set means no id is
 //   free on every member (too many live communicators), else another round.
 // A team of one process needs no round.
+// Every round also carries one more word: this process's "asserts device memory only" flag
+// (api/memory_kinds.h), whose and over the team says whether the new communicator is
+// device-only.
 //
 // Not thread-safe: the API layer serialises callers.
 #pragma once
@@ -30,7 +33,9 @@ class CidAgreement {
 
   // Starts agreeing among `team`; `key` orders concurrent agreements the same way on every
   // member (see ContextIds). May be done on return.
-  static std::unique_ptr<CidAgreement> start(coll::Team team, std::uint64_t key);
+  // `device_only`: whether this process asserts device memory only on the new communicator.
+  static std::unique_ptr<CidAgreement> start(coll::Team team, std::uint64_t key,
+                                             bool device_only = false);
   ~CidAgreement();
   CidAgreement(const CidAgreement&) = delete;
   CidAgreement& operator=(const CidAgreement&) = delete;
@@ -40,6 +45,8 @@ class CidAgreement {
   // communicator uses it), or the failure.
   int id() const { return id_; }
   const Status& status() const { return status_; }
+  // Once done: whether every member of the team asserted device memory only.
+  bool device_only() const { return device_only_; }
   // `fn(context)` runs from progress when the agreement ends later than its start.
   void on_done(DoneFn fn, void* context) {
     done_fn_ = fn;
@@ -48,7 +55,8 @@ class CidAgreement {
 
  private:
   static constexpr int kWords = core::ContextIds::kWords;
-  CidAgreement(coll::Team team, std::uint64_t key) : team_(std::move(team)), key_(key) {}
+  CidAgreement(coll::Team team, std::uint64_t key, bool device_only)
+      : team_(std::move(team)), key_(key), device_only_(device_only) {}
   static void on_round(void* self);
   friend void kick_parked();
   void run();
@@ -61,13 +69,15 @@ class CidAgreement {
   std::uint64_t key_;
   core::ContextIds::Ticket ticket_ = 0;
   int round_ = 0;
-  std::array<std::int64_t, kWords + 1> buffer_{};  // the mask, then the "offered" flag
+  // The mask, the "offered" flag, then the "device memory only" flag.
+  std::array<std::int64_t, kWords + 2> buffer_{};
   std::unique_ptr<coll::BasicCollective> coll_;    // the current round
   bool starting_ = false;
   bool running_ = false;
   bool parked_ = false;
   bool done_ = false;
   int id_ = -1;
+  bool device_only_;  // this process's assertion, then (once a round is over) the team's
   Status status_;
   DoneFn done_fn_ = nullptr;
   void* done_context_ = nullptr;

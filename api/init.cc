@@ -8,6 +8,7 @@
 #include "api/bsend.h"
 #include "api/call.h"
 #include "api/comm_build.h"
+#include "api/memory_kinds.h"
 #include "api/state.h"
 #include "api/wiring.h"
 #include "coll/shm/arenas.h"
@@ -43,6 +44,8 @@ int initialize(const Call& call, int required, int* provided) {
                                                      /*context_id=*/1);
   s.world.comm->set_handle(MPI_COMM_WORLD);
   s.self.comm->set_handle(MPI_COMM_SELF);
+  // GPURUN_ASSERT_MEMORY_ALLOC_KINDS is set alike on every rank (the launcher passes it on).
+  s.world.device_only = s.self.device_only = asserts_device_only(nullptr);
   if (Status st = wire_up(s); !st.ok()) {
     return raise(call, MPI_COMM_NULL, MPI_ERR_OTHER, "cannot connect the ranks: %s",
                  st.to_string().c_str());

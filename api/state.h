@@ -88,6 +88,8 @@ struct CommEntry {
   std::string name;                   // MPI_Comm_set_name; empty until set
   std::vector<Attribute> attributes;  // in the order they were first set
   std::unique_ptr<core::Info> hints;  // MPI_Comm_set_info; null when none were given
+  // Every member asserted device memory only (api/memory_kinds.h): coll::Args::device_only.
+  bool device_only = false;
   std::uint32_t coll_sequence = 0;    // collectives started on it, for their tags
   std::shared_ptr<const Topology> topology;  // Cartesian or graph (api/topo.h); null: none
 

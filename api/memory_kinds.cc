@@ -1,0 +1,50 @@
+#include "api/memory_kinds.h"
+
+#include <strings.h>
+
+#include <string>
+
+#include "runtime/base/param.h"
+
+namespace gpurun::api {
+namespace {
+
+param::Param<std::string> g_assert_kinds(
+    "GPURUN_ASSERT_MEMORY_ALLOC_KINDS", "",
+    "The memory allocation kinds that every communicator asserts unless its info sets "
+    "mpi_assert_memory_alloc_kinds (same syntax, e.g. \"cuda:device\"); set it alike on every "
+    "rank. \"cuda:device\" (or with cuda:managed): collectives on one host run device buffers "
+    "through algorithms that move device memory instead of staging them around the "
+    "shared-memory ones; a rank that passes host memory all the same gets correct results, "
+    "slower. Empty: no assertion.");
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace
+
+bool lists_device_kinds_only(std::string_view value) {
+  if (trimmed(value).empty()) return false;
+  while (true) {
+    std::size_t comma = value.find(',');
+    std::string_view kind = trimmed(value.substr(0, comma));
+    if (!equal_ignoring_case(kind, "cuda:device") && !equal_ignoring_case(kind, "cuda:managed"))
+      return false;
+    if (comma == std::string_view::npos) return true;
+    value.remove_prefix(comma + 1);
+  }
+}
+
+bool asserts_device_only(const core::Info* hints) {
+  const std::string* value = hints != nullptr ? hints->get(kAssertKindsKey) : nullptr;
+  return lists_device_kinds_only(value != nullptr ? *value : g_assert_kinds.get());
+}
+
+}  // namespace gpurun::api

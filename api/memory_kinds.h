@@ -1,0 +1,31 @@
+// Memory allocation kinds (MPI 4.1): what a process asserts about the buffers it passes on a
+// communicator, through the info key mpi_assert_memory_alloc_kinds (a comma-separated list such
+// as "cuda:device" or "system,mpi"), or GPURUN_ASSERT_MEMORY_ALLOC_KINDS for communicators whose
+// info does not set the key.
+//
+// gpurun acts on one assertion: device memory only (every kind listed is cuda:device or
+// cuda:managed). Such a communicator is device-only (coll::Args::device_only) when every member
+// asserts it, which the members agree on where the communicator gets its hints: at its creation
+// (inside the context-id agreement, api/comm_cid.h) and in MPI_Comm_set_info (one allreduce).
+// The standard lets each process assert for itself, so only the agreement can make the
+// selection of collective algorithms depend on it.
+#pragma once
+
+#include <string_view>
+
+#include "runtime/core/info.h"
+
+namespace gpurun::api {
+
+inline constexpr std::string_view kAssertKindsKey = "mpi_assert_memory_alloc_kinds";
+
+// Whether the kinds list `value` names device memory only: one or more kinds, each cuda:device
+// or cuda:managed (spaces around a kind and letter case do not matter). "cuda" alone includes
+// cuda:host; the empty list names no kind.
+bool lists_device_kinds_only(std::string_view value);
+
+// Whether this process asserts device memory only on a communicator with `hints` (null: none):
+// the key's value where the hints set it, else GPURUN_ASSERT_MEMORY_ALLOC_KINDS's.
+bool asserts_device_only(const core::Info* hints);
+
+}  // namespace gpurun::api
