@@ -125,8 +125,8 @@ struct Args {
   bool one_host = true;
   // Every member asserted that it passes only device memory on this communicator (info key
   // mpi_assert_memory_alloc_kinds, agreed when the communicator got it: api/memory_kinds.h).
-  // Selection then leaves out the algorithms that cannot move device memory (the shared-memory
-  // ones, which read buffers in place) on every member alike, whatever memory a call passes.
+  // Selection then keeps only the algorithms that run on host and device memory alike
+  // (left_out() below), on every member alike, whatever memory a call passes.
   bool device_only = false;
   // The node (host) id of every rank of the job, by job rank (comm->group().job_rank(i) maps
   // the communicator's ranks): what hierarchical algorithms group the ranks by. Empty when not
@@ -179,11 +179,13 @@ struct Algorithm {
 // A device algorithm: named device_<name>, chosen by the table's rules for device memory.
 inline bool is_device_algorithm(const Algorithm& a) { return a.name.starts_with("device_"); }
 
-// Whether selection leaves `a` out for `args`: on a device-only communicator, an algorithm
-// that cannot move device memory, for every collective with buffers (barrier has none).
+// Whether selection leaves `a` out for `args`: on a device-only communicator, every algorithm
+// that does not run on host and device memory alike (the shared-memory ones, which read
+// buffers in place, and the device algorithms, which take device memory only), for every
+// collective with buffers (barrier has none). The choice then depends on no rank's memory, so
+// a rank that passes host memory there all the same still meets the others.
 inline bool left_out(const Algorithm& a, const Args& args) {
-  return args.device_only && args.collective != Collective::kBarrier && !a.device_steps &&
-         !is_device_algorithm(a);
+  return args.device_only && args.collective != Collective::kBarrier && !a.device_steps;
 }
 
 // Every registered algorithm. Algorithm files register at static initialisation through

@@ -190,9 +190,10 @@ bool device_algorithm_runs(const Args& args) {
 // device memory pick one that runs the call; else the algorithm the table picks for the same
 // call on host memory, which every rank picks whatever its buffers' kind, so that ranks with
 // buffers of different kinds meet: run on the device where that algorithm can (schedules,
-// coll/device_steps.h), else staged around it.
+// coll/device_steps.h), else staged around it. A device-only communicator (Args::device_only)
+// skips the first step: its selection never depends on memory kinds.
 Result<const Algorithm*> select_for_device(Engine& e, CommState& s, const Args& args) {
-  if (device_algorithm_runs(args)) {
+  if (!args.device_only && device_algorithm_runs(args)) {
     GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select_in(e, s, args));
     if (is_device_algorithm(*a)) return a;
   }

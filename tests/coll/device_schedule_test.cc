@@ -136,7 +136,8 @@ TEST_F(ReductionOnDevice, RanksWithHostBuffersMeetTheOthers) {
 
 // On one host, a communicator whose members all asserted device memory only runs every
 // reduction on the device too (without the assertion the shared-memory algorithms, which the
-// table picks there, stage it), with ranks whose buffers are on the host among them.
+// table picks there, stage it), and a rank that breaks the assertion with host buffers meets
+// the others: the same schedule runs on the host there.
 TEST_F(ReductionOnDevice, OneHostDeviceOnlyCommunicatorsRunEveryReductionOnTheDevice) {
   one_host_device_only = true;
   const std::vector<Reduction> calls = {
@@ -146,12 +147,16 @@ TEST_F(ReductionOnDevice, OneHostDeviceOnlyCommunicatorsRunEveryReductionOnTheDe
       {Collective::kReduceScatter},
       {Collective::kScan},
       {Collective::kExscan},
+      {Collective::kAllreduce},
+      {Collective::kAllreduce, 0, true},
   };
   for (int p : {2, 3, 4})
     for (const Reduction& c : calls)
       if (c.root < p) check(p, c);
   check(3, {Collective::kReduce, 0}, /*host_rank=*/1);
   check(4, {Collective::kReduceScatterBlock}, /*host_rank=*/3);
+  // device_ring, which the ranks with device buffers would otherwise run, is left out too.
+  check(3, {Collective::kAllreduce}, /*host_rank=*/1);
 }
 
 // The copying collectives: blocks move by the pml and local copies by the accelerator, with no
