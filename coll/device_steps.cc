@@ -11,8 +11,6 @@
 namespace gpurun::coll {
 namespace {
 
-std::byte* first_byte(const Buf& b) { return static_cast<std::byte*>(b.base) + b.type->true_lb(); }
-
 // The buffers the call gives this rank, with what staging_regions() says it touches.
 template <class Fn>
 bool all_buffers(const Args& args, Fn fn) {
@@ -73,15 +71,15 @@ void release_device_scratch() {
   pool().clear();
 }
 
-bool schedule_on_device(const Args& args) {
+int schedule_device(const Args& args) {
   if (accel::is_host(args.memory) || args.sendtypes != nullptr || args.recvtypes != nullptr)
-    return false;
+    return -1;
   for (const core::Datatype* t : {args.type, args.recvtype})
-    if (t != nullptr && !t->contiguous()) return false;
+    if (t != nullptr && !t->contiguous()) return -1;
   accel::Accelerator& accel = accelerator_of(args);
   if (args.op != nullptr &&
       (args.type == nullptr || !accel.check_reduce(*args.op, *args.type).ok()))
-    return false;
+    return -1;
   // Managed memory names no device: a call on managed memory alone is staged, so that no
   // scratch lands on a GPU the rank does not use.
   int device = -1;
@@ -92,25 +90,15 @@ bool schedule_on_device(const Args& args) {
     if (m.device >= 0) device = m.device;
     return true;
   });
-  return one_device && device >= 0;
-}
-
-int device_of(const Args& args) {
-  accel::Accelerator& accel = accelerator_of(args);
-  int device = -1;
-  all_buffers(args, [&](const void* p) {
-    if (device < 0) device = accel.query(p).device;
-    return true;
-  });
-  return device < 0 ? 0 : device;
+  return one_device ? device : -1;
 }
 
 Status device_copy(accel::Accelerator& accel, const Buf& from, const Buf& to) {
   if (!from.type->contiguous() || !to.type->contiguous())
     return Status(ErrorCode::kInternal, "a device copy step of a non-contiguous datatype");
   std::int64_t n = std::min(from.bytes(), to.bytes());
-  std::byte* src = first_byte(from);
-  std::byte* dst = first_byte(to);
+  std::byte* src = from.first_byte();
+  std::byte* dst = to.first_byte();
   if (n <= 0 || src == dst) return ok_status();
   auto bytes = static_cast<std::size_t>(n);
   if (src < dst + n && dst < src + n) {  // overlapping: through a device block

@@ -27,10 +27,10 @@ namespace gpurun::coll {
 // device (at least one of them device memory, where scratch goes), its datatypes are
 // contiguous (a copy is one accelerator copy), no w form (per-rank types), and the accelerator
 // reduces its op, if any, on its type. Host memory: false.
-bool schedule_on_device(const Args& args);
-
-// The device of the call's buffers (MemoryInfo::device), for scratch; 0 when none is given.
-int device_of(const Args& args);
+// schedule_device(): the device of those buffers (where scratch goes), or -1 where a schedule
+// cannot run the call on the device.
+int schedule_device(const Args& args);
+inline bool schedule_on_device(const Args& args) { return schedule_device(args) >= 0; }
 
 // Device memory owned by an operation (scratch). Blocks have power-of-two capacities and go
 // back to a small process-wide pool when their owner goes, where a later operation on the same

@@ -48,8 +48,6 @@ Range range_of(const Buf& b) {
   return Range{base, base + static_cast<std::uintptr_t>(s.size)};
 }
 
-std::byte* first_byte(const Buf& b) { return static_cast<std::byte*>(b.base) + b.type->true_lb(); }
-
 Status count_mismatch(const char* what, std::int64_t have, std::int64_t want) {
   return Status(have > want ? ErrorCode::kTruncated : ErrorCode::kInvalidArgument,
                 std::string(what) + " of " + std::to_string(have) + " bytes where " +
@@ -77,12 +75,12 @@ Status copy_data(const Buf& from, const Buf& to, accel::Accelerator* device) {
   bool from_flat = from.type->contiguous(), to_flat = to.type->contiguous();
   if (n > 0) {
     if (from_flat && to_flat) {
-      if (first_byte(from) != first_byte(to))
-        std::memmove(first_byte(to), first_byte(from), static_cast<std::size_t>(n));
+      if (from.first_byte() != to.first_byte())
+        std::memmove(to.first_byte(), from.first_byte(), static_cast<std::size_t>(n));
     } else if (from_flat) {
-      to.type->unpack(to.base, to.count, 0, first_byte(from), static_cast<std::size_t>(n));
+      to.type->unpack(to.base, to.count, 0, from.first_byte(), static_cast<std::size_t>(n));
     } else if (to_flat) {
-      from.type->pack(from.base, from.count, 0, first_byte(to), static_cast<std::size_t>(n));
+      from.type->pack(from.base, from.count, 0, to.first_byte(), static_cast<std::size_t>(n));
     } else {
       constexpr std::size_t kChunk = std::size_t{64} << 10;
       ScratchBlock tmp = ScratchPool::take(std::min<std::size_t>(kChunk, n));
@@ -320,7 +318,7 @@ struct ScheduleBuilder::Impl {
   void message(StepKind kind, int peer, const Buf& data) {
     hold(data.type);
     Step step{.kind = kind, .peer = peer, .a = data};
-    if (device != nullptr && data.bytes() != 0) step.memory = device->query(first_byte(data)).kind;
+    if (device != nullptr && data.bytes() != 0) step.memory = device->query(data.first_byte()).kind;
     messages.push_back(step);
     current().msg_end = static_cast<std::uint32_t>(messages.size());
   }
@@ -333,7 +331,7 @@ ScheduleBuilder::ScheduleBuilder(const Args& args)
       impl_(std::make_unique<Impl>()) {
   if (accel::is_host(args.memory)) return;
   impl_->device = &accelerator_of(args);
-  impl_->device_id = device_of(args);
+  impl_->device_id = std::max(0, schedule_device(args));  // usable() found it where it runs
 }
 
 ScheduleBuilder::~ScheduleBuilder() = default;

@@ -55,6 +55,8 @@ struct Buf {
     return Buf{static_cast<std::byte*>(base) + first * type->extent(), n, type};
   }
   std::int64_t bytes() const { return count * type->size(); }
+  // Where its data starts (its type's true lower bound from base).
+  std::byte* first_byte() const { return static_cast<std::byte*>(base) + type->true_lb(); }
 };
 
 // MPI_BYTE, for packed data.
