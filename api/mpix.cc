@@ -11,6 +11,9 @@
 // one host those of the shared-memory algorithms, while its pml algorithms (between hosts)
 // run on the device. MPI_Pack_external and MPI_Unpack_external convert on the host only
 // (api/datatype_external.cc): "refused". Every call is "refused" when CUDA is unusable.
+// MPIX_Comm_query_cuda_path answers for calls on one communicator: there a device-only
+// communicator (api/memory_kinds.h) makes every collective with a schedule "native"; it needs
+// MPI initialized and takes the lock, as every call with a communicator does.
 #include <mpix.h>
 
 #include <algorithm>
@@ -20,6 +23,8 @@
 #include <string_view>
 
 #include "api/call.h"
+#include "api/checks.h"
+#include "api/state.h"
 #include "coll/engine.h"
 #include "cuda/accelerator.h"
 #include "cuda/support.h"
@@ -95,13 +100,30 @@ std::optional<Lookup> family_of(const char* call) {
   return std::nullopt;
 }
 
-cuda::support::Path path_of(const Lookup& l) {
+// `device_only`: the call is on a device-only communicator (api/memory_kinds.h).
+cuda::support::Path path_of(const Lookup& l, bool device_only = false) {
   if (l.base == "pack_external" || l.base == "unpack_external")
     return cuda::support::Path::kRefused;
   bool collective = l.family == Family::kCollective || l.family == Family::kReduction;
   if (!collective || !cuda::usable()) return cuda::support::path(l.family).path;
   std::optional<coll::Collective> c = coll::collective_of(l.base);
-  return c && coll::device_native(*c) ? cuda::support::Path::kNative : cuda::support::Path::kStaged;
+  return c && coll::device_native(*c, device_only) ? cuda::support::Path::kNative
+                                                   : cuda::support::Path::kStaged;
+}
+
+// The lookup of `call_name` for `call`, or the MPI_ERR_ARG it raises (through `comm`'s handler).
+int look_up(const Call& call, MPI_Comm comm, const char* call_name, int* path,
+            std::optional<Lookup>* found) {
+  if (call_name == nullptr)
+    return raise(call, comm, MPI_ERR_ARG, "argument call is a null pointer");
+  GPURUN_CHECK_NOT_NULL(comm, path);
+  *found = family_of(call_name);
+  if (!*found)
+    return raise(call, comm, MPI_ERR_ARG,
+                 "argument call \"%.64s\" names no MPI call that takes a message buffer "
+                 "(MPI_Send, MPI_Iallreduce, MPI_Pack_c, ...)",
+                 call_name);
+  return MPI_SUCCESS;
 }
 
 int to_mpix(cuda::support::Path path) {
@@ -147,16 +169,22 @@ GPURUN_MPI_ALIAS(MPIX_GPU_query_support)
 
 extern "C" int PMPIX_Query_cuda_path(const char* call_name, int* path) {
   const Call call{"MPIX_Query_cuda_path"};
-  if (call_name == nullptr)
-    return raise(call, MPI_COMM_WORLD, MPI_ERR_ARG, "argument call is a null pointer");
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_WORLD, path);
-  std::optional<gpurun::api::Lookup> found = gpurun::api::family_of(call_name);
-  if (!found)
-    return raise(call, MPI_COMM_WORLD, MPI_ERR_ARG,
-                 "argument call \"%.64s\" names no MPI call that takes a message buffer "
-                 "(MPI_Send, MPI_Iallreduce, MPI_Pack_c, ...)",
-                 call_name);
+  std::optional<gpurun::api::Lookup> found;
+  if (int rc = gpurun::api::look_up(call, MPI_COMM_WORLD, call_name, path, &found);
+      rc != MPI_SUCCESS)
+    return rc;
   *path = gpurun::api::to_mpix(gpurun::api::path_of(*found));
   return MPI_SUCCESS;
 }
 GPURUN_MPI_ALIAS(MPIX_Query_cuda_path)
+
+extern "C" int PMPIX_Comm_query_cuda_path(MPI_Comm comm, const char* call_name, int* path) {
+  GPURUN_API_ENTER("MPIX_Comm_query_cuda_path");
+  GPURUN_CHECK_COMM(entry, comm);
+  std::optional<gpurun::api::Lookup> found;
+  if (int rc = gpurun::api::look_up(call, comm, call_name, path, &found); rc != MPI_SUCCESS)
+    return rc;
+  *path = gpurun::api::to_mpix(gpurun::api::path_of(*found, entry->device_only));
+  return MPI_SUCCESS;
+}
+GPURUN_MPI_ALIAS(MPIX_Comm_query_cuda_path)

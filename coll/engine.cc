@@ -243,16 +243,17 @@ Result<Operation*> blocking_operation(const Args& args) {
   return slot.operation.get();
 }
 
-bool device_native(Collective collective) {
+bool device_native(Collective collective, bool device_only) {
   // The w forms' per-rank types are never run on the device (schedule_on_device).
   if (collective == Collective::kAlltoallw || collective == Collective::kNeighborAlltoallw)
     return false;
-  bool all_steps = true;
+  bool all_steps = true, some_steps = false;
   for (const Algorithm* a : Registry::of(collective)) {
-    if (is_device_algorithm(*a)) return true;
+    if (is_device_algorithm(*a) && !device_only) return true;
     all_steps = all_steps && a->device_steps;
+    some_steps = some_steps || a->device_steps;
   }
-  return all_steps && !Registry::of(collective).empty();
+  return device_only ? some_steps : all_steps && !Registry::of(collective).empty();
 }
 
 void forget_comm(std::uint32_t context_id) {

@@ -44,7 +44,10 @@ Result<Operation*> blocking_operation(const Args& args);
 // "device_", e.g. allreduce's device_ring), or each of its algorithms runs its steps on the
 // device (Algorithm::device_steps: scan, exscan, the neighbourhood collectives). False where
 // some calls are staged (the shared-memory algorithms of one host). For MPIX_Query_cuda_path.
-bool device_native(Collective collective);
+// On a device-only communicator (`device_only`, Args::device_only): whether some algorithm of
+// the collective runs its steps on the device, as selection keeps only those there (every
+// collective but the w forms).
+bool device_native(Collective collective, bool device_only = false);
 
 // Drops the state of the communicator with `context_id` (it is being freed).
 void forget_comm(std::uint32_t context_id);

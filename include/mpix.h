@@ -4,7 +4,7 @@
  * compiles and runs unchanged: MPIX_Query_cuda_support, MPIX_GPU_query_support and the
  * MPIX_GPU_SUPPORT_* values, the MPIX_BFLOAT16 datatype (which MPICH 4.0 lacks: gpurun's
  * handle value, not MPICH's). Names MPICH lacks are gpurun's own (MPIX_Query_cuda_path,
- * MPIX_CUDA_PATH_*); tests/abi lists them in GPURUN_EXTENSIONS.
+ * MPIX_Comm_query_cuda_path, MPIX_CUDA_PATH_*); tests/abi lists them in GPURUN_EXTENSIONS.
  *
  * MPICH declares its MPIX_ functions in mpi.h, and so does gpurun: mpi.h includes this header.
  * Including it alone works too.
@@ -26,7 +26,14 @@
  *         MPIX_CUDA_PATH_REFUSED  not accepted (the call fails with MPI_ERR_BUFFER); always
  *                                 the answer when MPIX_Query_cuda_support() is 0
  *       MPI_ERR_ARG when `call` names no MPI call that takes a message buffer, or a pointer
- *       is null. May be called at any time. */
+ *       is null. May be called at any time.
+ *
+ *   int MPIX_Comm_query_cuda_path(MPI_Comm comm, const char *call, int *path)
+ *       The same question for calls on `comm`: where every rank of `comm` asserts device
+ *       memory only (info key mpi_assert_memory_alloc_kinds = "cuda:device", or the knob
+ *       GPURUN_ASSERT_MEMORY_ALLOC_KINDS), every collective but the w forms answers
+ *       MPIX_CUDA_PATH_NATIVE; elsewhere the answers are MPIX_Query_cuda_path's.
+ *       MPI_ERR_COMM for an invalid communicator; needs MPI initialized. */
 #ifndef GPURUN_MPIX_H_INCLUDED
 #define GPURUN_MPIX_H_INCLUDED
 
@@ -52,10 +59,12 @@ extern "C" {
 int MPIX_Query_cuda_support(void) GPURUN_API;
 int MPIX_GPU_query_support(int gpu_type, int *is_supported) GPURUN_API;
 int MPIX_Query_cuda_path(const char *call, int *path) GPURUN_API;
+int MPIX_Comm_query_cuda_path(MPI_Comm comm, const char *call, int *path) GPURUN_API;
 
 int PMPIX_Query_cuda_support(void) GPURUN_API;
 int PMPIX_GPU_query_support(int gpu_type, int *is_supported) GPURUN_API;
 int PMPIX_Query_cuda_path(const char *call, int *path) GPURUN_API;
+int PMPIX_Comm_query_cuda_path(MPI_Comm comm, const char *call, int *path) GPURUN_API;
 
 #if defined(__cplusplus)
 }

@@ -1,5 +1,5 @@
-/* The MPIX GPU queries (mpix.h, included by mpi.h) and host communication next to them: what
- * they answer is consistent, wrong arguments give MPI_ERR_ARG, without CUDA every call refuses
+/* The MPIX GPU queries (mpix.h, included by mpi.h; MPIX_Comm_query_cuda_path per communicator)
+ * and host communication next to them: what they answer is consistent, wrong arguments give MPI_ERR_ARG, without CUDA every call refuses
  * device buffers, and host buffers travel as always. Runs everywhere (label mpi). */
 #include <mpi.h>
 #include <stdio.h>
@@ -88,6 +88,48 @@ static void check_errors(void) {
               "message \"%s\" names neither the call nor the argument", text);
 }
 
+/* MPIX_Comm_query_cuda_path: on a communicator whose ranks all assert device memory only,
+ * every collective but the w forms runs device buffers on the device; on one without the
+ * assertion the answers are MPIX_Query_cuda_path's; wrong arguments are errors. */
+static void check_comm_paths(int support) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "mpi_assert_memory_alloc_kinds", "cuda:device");
+  MPI_Comm device_only;
+  MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &device_only);
+  MPI_Info_free(&info);
+  static const char *const kCalls[] = {"MPI_Reduce", "MPI_Ibcast", "MPI_Allgather_init",
+                                       "MPI_Alltoallv", "MPI_Reduce_scatter", "MPI_Alltoallw",
+                                       "MPI_Allreduce", "MPI_Send", "MPI_Pack"};
+  for (size_t i = 0; i < sizeof kCalls / sizeof *kCalls; ++i) {
+    int global = -1, world = -1, asserted = -1;
+    MPIX_Query_cuda_path(kCalls[i], &global);
+    MTEST_CHECK(MPIX_Comm_query_cuda_path(MPI_COMM_WORLD, kCalls[i], &world) == MPI_SUCCESS &&
+                    MPIX_Comm_query_cuda_path(device_only, kCalls[i], &asserted) == MPI_SUCCESS,
+                "MPIX_Comm_query_cuda_path(%s) failed", kCalls[i]);
+    MTEST_CHECK(world == global, "%s on MPI_COMM_WORLD: path %d, not %d", kCalls[i], world, global);
+    int want = MPIX_CUDA_PATH_NATIVE;
+    if (!support)
+      want = MPIX_CUDA_PATH_REFUSED;
+    else if (strcmp(kCalls[i], "MPI_Send") == 0 || strcmp(kCalls[i], "MPI_Pack") == 0)
+      want = global;  /* not a collective */
+    else if (strcmp(kCalls[i], "MPI_Alltoallw") == 0)
+      want = MPIX_CUDA_PATH_STAGED;
+    MTEST_CHECK(asserted == want, "%s on a device-only communicator: path %d, not %d", kCalls[i],
+                asserted, want);
+  }
+  int path = 7;
+  MTEST_CHECK(class_of(MPIX_Comm_query_cuda_path(MPI_COMM_NULL, "MPI_Send", &path)) == MPI_ERR_COMM,
+              "MPI_COMM_NULL accepted");
+  MTEST_CHECK(class_of(MPIX_Comm_query_cuda_path(device_only, "MPI_Send", NULL)) == MPI_ERR_ARG,
+              "null path accepted");
+  MTEST_CHECK(class_of(MPIX_Comm_query_cuda_path(device_only, "MPI_Barrier", &path)) ==
+                  MPI_ERR_ARG,
+              "MPI_Barrier accepted");
+  MTEST_CHECK(path == 7, "path written on error");
+  MPI_Comm_free(&device_only);
+}
+
 /* Host buffers around a ring, and the sum through MPI_Reduce_local. */
 static void check_host_paths(int rank, int size) {
   int out[64], in[64];
@@ -123,6 +165,7 @@ int main(int argc, char **argv) {
     MTEST_CHECK(path_before == MPIX_CUDA_PATH_REFUSED, "path before init %d", path_before);
   check_paths(support);
   check_errors();
+  check_comm_paths(support);
   check_host_paths(rank, size);
   if (rank == 0) printf("cuda support %d\n", support);
   return mtest_finalize();

@@ -31,6 +31,7 @@ GPURUN_EXTENSIONS = frozenset([
     # include/mpix.h: bfloat16 (MPICH 4.0 has no such type) and the per-call CUDA path query
     "MPIX_BFLOAT16", "MPIX_CUDA_PATH_REFUSED", "MPIX_CUDA_PATH_STAGED", "MPIX_CUDA_PATH_NATIVE",
     "MPIX_Query_cuda_path", "PMPIX_Query_cuda_path",
+    "MPIX_Comm_query_cuda_path", "PMPIX_Comm_query_cuda_path",
 ])
 
 # MPICH names that gpurun's mpi.h leaves out on purpose, with the reason.

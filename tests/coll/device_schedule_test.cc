@@ -357,6 +357,12 @@ TEST(DeviceSteps, NativeCollectivesAreThoseThatAreNeverStaged) {
   for (Collective c : {Collective::kReduce, Collective::kBcast, Collective::kAllgather,
                        Collective::kAlltoallw, Collective::kNeighborAlltoallw})
     EXPECT_FALSE(device_native(c)) << collective_name(c);
+  // A device-only communicator keeps only the schedules: all of them but the w forms.
+  for (Collective c : {Collective::kReduce, Collective::kBcast, Collective::kAllgather,
+                       Collective::kAllreduce, Collective::kReduceScatter, Collective::kScan})
+    EXPECT_TRUE(device_native(c, /*device_only=*/true)) << collective_name(c);
+  for (Collective c : {Collective::kAlltoallw, Collective::kNeighborAlltoallw})
+    EXPECT_FALSE(device_native(c, /*device_only=*/true)) << collective_name(c);
 }
 
 }  // namespace
