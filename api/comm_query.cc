@@ -101,6 +101,7 @@ extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
   GPURUN_CHECK_NOT_NULL(comm, info_used);
   auto copy =
       entry->hints ? std::make_unique<core::Info>(*entry->hints) : std::make_unique<core::Info>();
+  if (copy->get(kKindsKey) == nullptr) copy->set(kKindsKey, supported_kinds());
   MPI_Info h = new_info_handle(std::move(copy));
   if (h == MPI_INFO_NULL)
     return raise(call, comm, MPI_ERR_NO_MEM, "too many info objects; free some");

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "cuda/accelerator.h"
 #include "runtime/base/param.h"
 
 namespace gpurun::api {
@@ -40,6 +41,10 @@ bool lists_device_kinds_only(std::string_view value) {
     if (comma == std::string_view::npos) return true;
     value.remove_prefix(comma + 1);
   }
+}
+
+std::string supported_kinds() {
+  return cuda::usable() ? "mpi,system,cuda:device,cuda:host,cuda:managed" : "mpi,system";
 }
 
 bool asserts_device_only(const core::Info* hints) {

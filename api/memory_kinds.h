@@ -11,6 +11,7 @@
 // selection of collective algorithms depend on it.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "runtime/core/info.h"
@@ -18,6 +19,12 @@
 namespace gpurun::api {
 
 inline constexpr std::string_view kAssertKindsKey = "mpi_assert_memory_alloc_kinds";
+inline constexpr std::string_view kKindsKey = "mpi_memory_alloc_kinds";
+
+// The memory allocation kinds this process supports, as MPI_Comm_get_info reports them under
+// mpi_memory_alloc_kinds: "mpi,system", and the CUDA kinds where CUDA is usable (so that a
+// program can ask whether device buffers may be passed, as the kinds' side document shows).
+std::string supported_kinds();
 
 // Whether the kinds list `value` names device memory only: one or more kinds, each cuda:device
 // or cuda:managed (spaces around a kind and letter case do not matter). "cuda" alone includes

@@ -7,7 +7,9 @@
  * - MPI_Comm_set_info asserting it on rank 0 only: the members do not agree, so the
  *   communicator stays as it was (shm); set on every rank, it becomes device-only; set to
  *   "system" again, it goes back.
- * - MPI_Comm_get_info returns the key as this rank set it.
+ * - MPI_Comm_get_info returns the key as this rank set it, and mpi_memory_alloc_kinds: the
+ *   kinds gpurun supports ("mpi,system", and cuda:device, cuda:host and cuda:managed exactly
+ *   where MPIX_Query_cuda_support() says CUDA is usable).
  * Rank 0 prints "memory kinds: N errors" on stderr, after the log lines it checks. */
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +50,21 @@ static void expect_key(MPI_Comm comm, const char *want) {
   MPI_Info_free(&used);
 }
 
+static void expect_supported_kinds(MPI_Comm comm) {
+  MPI_Info used;
+  char value[MPI_MAX_INFO_VAL + 1] = "";
+  int flag = 0;
+  MPI_Comm_get_info(comm, &used);
+  MPI_Info_get(used, "mpi_memory_alloc_kinds", MPI_MAX_INFO_VAL, value, &flag);
+  MPI_Info_free(&used);
+  MTEST_CHECK(flag && strncmp(value, "mpi,system", 10) == 0,
+              "mpi_memory_alloc_kinds \"%s\" (flag %d) does not start with mpi,system", value,
+              flag);
+  int cuda = strstr(value, "cuda:device") != NULL;
+  MTEST_CHECK(cuda == MPIX_Query_cuda_support(), "mpi_memory_alloc_kinds \"%s\", cuda support %d",
+              value, MPIX_Query_cuda_support());
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -57,6 +74,8 @@ int main(int argc, char **argv) {
   MPI_Comm asserted, other;
   MPI_Comm_dup_with_info(MPI_COMM_WORLD, device, &asserted);
   expect_key(asserted, "cuda:device");
+  expect_supported_kinds(MPI_COMM_WORLD);
+  expect_supported_kinds(asserted);
   reduce_on(asserted, "device-only communicator");
 
   MPI_Comm_dup(MPI_COMM_WORLD, &other);

@@ -3,4 +3,4 @@
 # info does not say.
 gpurun_unit_test(coll_memory_kinds_test
   SOURCES memory_kinds_test.cc ${PROJECT_SOURCE_DIR}/api/memory_kinds.cc
-  LIBS gpurun_core)
+  LIBS gpurun_core gpurun_cuda)

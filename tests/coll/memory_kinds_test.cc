@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cuda/accelerator.h"
 #include "runtime/base/param.h"
 
 namespace gpurun::api {
@@ -35,6 +36,14 @@ TEST(MemoryKinds, TheInfoKeyWinsOverTheKnob) {
   ASSERT_TRUE(knob->set_from_string("").ok());
   hints.set("mpi_assert_memory_alloc_kinds", "cuda:device");
   EXPECT_TRUE(asserts_device_only(&hints));
+}
+
+// What MPI_Comm_get_info reports under mpi_memory_alloc_kinds: the host kinds, and the CUDA
+// kinds exactly where CUDA is usable (never in CI, which has no GPU).
+TEST(MemoryKinds, SupportedKindsFollowCuda) {
+  std::string kinds = supported_kinds();
+  EXPECT_EQ(kinds.rfind("mpi,system", 0), 0u) << kinds;
+  EXPECT_EQ(kinds.find("cuda:device") != std::string::npos, cuda::usable()) << kinds;
 }
 
 }  // namespace
