@@ -1,6 +1,6 @@
 /* mpi_assert_memory_alloc_kinds on communicators, without a GPU:
- * - MPI_Comm_dup_with_info asserting "cuda:device" on every rank makes a device-only
- *   communicator: one-host collectives there run the algorithms that move device memory
+ * - MPI_Comm_dup_with_info (then MPI_Comm_idup_with_info, then MPI_Comm_dup of the first)
+ *   asserting "cuda:device" on every rank makes a device-only communicator: one-host collectives there run the algorithms that move device memory
  *   (reduce of 8 bytes at -np 2: binomial, not shm). This test passes host buffers, which
  *   breaks the assertion; gpurun still runs them correctly, which lets it check results and
  *   selection here. The testlist's expect= reads the selection from the coll debug log.
@@ -77,6 +77,15 @@ int main(int argc, char **argv) {
   expect_supported_kinds(MPI_COMM_WORLD);
   expect_supported_kinds(asserted);
   reduce_on(asserted, "device-only communicator");
+  MPI_Comm idup, dup;  /* the agreement in MPI_Comm_idup_with_info; MPI_Comm_dup copies hints */
+  MPI_Request req;
+  MPI_Comm_idup_with_info(MPI_COMM_WORLD, device, &idup, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  reduce_on(idup, "device-only communicator from MPI_Comm_idup_with_info");
+  MPI_Comm_dup(asserted, &dup);
+  reduce_on(dup, "device-only communicator from MPI_Comm_dup");
+  MPI_Comm_free(&idup);
+  MPI_Comm_free(&dup);
 
   MPI_Comm_dup(MPI_COMM_WORLD, &other);
   MPI_Comm_set_info(other, rank == 0 ? device : host);
