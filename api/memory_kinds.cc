@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cuda/accelerator.h"
+#include "runtime/base/log.h"
 #include "runtime/base/param.h"
 
 namespace gpurun::api {
@@ -29,6 +30,39 @@ bool equal_ignoring_case(std::string_view a, std::string_view b) {
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
+// A kind that MPI 4.1 or the kinds' side document for CUDA names: system, mpi (with a
+// restrictor or not), cuda, cuda:device, cuda:host, cuda:managed.
+bool known_kind(std::string_view kind) {
+  for (std::string_view k : {"system", "mpi", "cuda", "cuda:device", "cuda:host", "cuda:managed"})
+    if (equal_ignoring_case(kind, k)) return true;
+  return kind.size() > 4 && equal_ignoring_case(kind.substr(0, 4), "mpi:");
+}
+
+// The knob's value, with one warning for a kind that no document names (a typo such as
+// "cuda:devise" would otherwise assert nothing, silently).
+const std::string& knob_kinds() {
+  static const bool checked = [] {
+    std::string_view rest = g_assert_kinds.get();
+    while (!trimmed(rest).empty()) {
+      std::size_t comma = rest.find(',');
+      std::string_view kind = trimmed(rest.substr(0, comma));
+      if (!known_kind(kind)) {
+        GPURUN_LOG(warn, coll,
+                   "GPURUN_ASSERT_MEMORY_ALLOC_KINDS=\"%s\" names the unknown kind \"%.*s\" "
+                   "(known: system, mpi, cuda, cuda:device, cuda:host, cuda:managed); it "
+                   "asserts nothing",
+                   g_assert_kinds.get().c_str(), static_cast<int>(kind.size()), kind.data());
+        break;
+      }
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    return true;
+  }();
+  (void)checked;
+  return g_assert_kinds.get();
+}
+
 }  // namespace
 
 bool lists_device_kinds_only(std::string_view value) {
@@ -49,7 +83,7 @@ std::string supported_kinds() {
 
 bool asserts_device_only(const core::Info* hints) {
   const std::string* value = hints != nullptr ? hints->get(kAssertKindsKey) : nullptr;
-  return lists_device_kinds_only(value != nullptr ? *value : g_assert_kinds.get());
+  return lists_device_kinds_only(value != nullptr ? *value : knob_kinds());
 }
 
 }  // namespace gpurun::api
