@@ -3,15 +3,12 @@
 #include <cstring>
 
 #include "api/checks.h"
-#include "api/comm_build.h"
 #include "api/group.h"
 #include "api/info.h"
 #include "api/memory_kinds.h"
 
 using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
 namespace core = gpurun::core;
-namespace coll = gpurun::coll;
-using gpurun::Status;
 
 namespace {
 
@@ -82,16 +79,12 @@ extern "C" int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
   if (hints == nullptr)
     return raise(call, comm, MPI_ERR_INFO, "argument info (0x%x) is not an info object",
                  static_cast<unsigned>(info));
-  // The hints are kept and returned by MPI_Comm_get_info. gpurun acts on one of them,
-  // mpi_assert_memory_alloc_kinds, which the members agree on (api/memory_kinds.h): this call
-  // is collective.
+  // The hints are kept and returned by MPI_Comm_get_info, and communicators created from this
+  // one inherit them where MPI says so (MPI_Comm_dup). No hint changes this communicator:
+  // mpi_assert_memory_alloc_kinds takes effect where a communicator is created with it
+  // (api/memory_kinds.h), as agreeing here would make this call wait for every member.
   if (!entry->hints) entry->hints = std::make_unique<core::Info>();
   for (int i = 0; i < hints->size(); ++i) entry->hints->set(hints->key(i), hints->value(i));
-  std::int64_t device_only = asserts_device_only(entry->hints.get()) ? 1 : 0;
-  std::unique_ptr<coll::BasicCollective> agree =
-      coll::allreduce(*state().pml, whole_team(*entry), {&device_only, 1}, coll::ReduceOp::kBand);
-  if (Status st = wait_collective(*agree); !st.ok()) return raise_status(call, comm, st);
-  entry->device_only = device_only != 0;
   return MPI_SUCCESS;
 }
 

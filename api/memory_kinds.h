@@ -5,10 +5,13 @@
 //
 // gpurun acts on one assertion: device memory only (every kind listed is cuda:device or
 // cuda:managed). Such a communicator is device-only (coll::Args::device_only) when every member
-// asserts it, which the members agree on where the communicator gets its hints: at its creation
-// (inside the context-id agreement, api/comm_cid.h) and in MPI_Comm_set_info (one allreduce).
-// The standard lets each process assert for itself, so only the agreement can make the
-// selection of collective algorithms depend on it.
+// asserts it, which the members agree on when the communicator is created (inside the
+// context-id agreement, api/comm_cid.h: MPI_Comm_dup_with_info, MPI_Comm_idup_with_info, and
+// MPI_Comm_dup of a communicator whose hints assert it). The standard lets each process assert
+// for itself, so only the agreement can make the selection of collective algorithms depend on
+// it. MPI_Comm_set_info records the key but does not agree: a program that called it on some
+// members only (erroneous, but it worked before) would wait there; its hints take effect on
+// the communicators duplicated from it.
 #pragma once
 
 #include <string>

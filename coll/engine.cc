@@ -28,7 +28,7 @@ struct CommState {
   const core::Communicator* comm = nullptr;
   int size = 0;
   bool one_host = true;
-  bool device_only = false;  // Args::device_only: MPI_Comm_set_info may change it
+  bool device_only = false;  // Args::device_only (a state never serves another value)
   CommShape shape;
   std::array<std::optional<std::vector<Candidate>>, kCollectives> candidates;
   std::array<std::uint64_t, kCollectives> logged{};  // size buckets whose decision was logged

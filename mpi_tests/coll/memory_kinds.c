@@ -4,9 +4,9 @@
  *   (reduce of 8 bytes at -np 2: binomial, not shm). This test passes host buffers, which
  *   breaks the assertion; gpurun still runs them correctly, which lets it check results and
  *   selection here. The testlist's expect= reads the selection from the coll debug log.
- * - MPI_Comm_set_info asserting it on rank 0 only: the members do not agree, so the
- *   communicator stays as it was (shm); set on every rank, it becomes device-only; set to
- *   "system" again, it goes back.
+ * - MPI_Comm_set_info records the key but leaves its communicator as it was (shm); the
+ *   communicators MPI_Comm_dup makes from it inherit the hints: with the key set on rank 0
+ *   only the members do not agree (shm), with it set on every rank they do (binomial).
  * - MPI_Comm_get_info returns the key as this rank set it, and mpi_memory_alloc_kinds: the
  *   kinds gpurun supports ("mpi,system", and cuda:device, cuda:host and cuda:managed exactly
  *   where MPIX_Query_cuda_support() says CUDA is usable).
@@ -92,11 +92,14 @@ int main(int argc, char **argv) {
   MPI_Comm_dup(MPI_COMM_WORLD, &other);
   MPI_Comm_set_info(other, rank == 0 ? device : host);
   expect_key(other, rank == 0 ? "cuda:device" : "system");
-  reduce_on(other, "assertion on rank 0 only");
+  reduce_on(other, "set_info on rank 0 only");
+  MPI_Comm_dup(other, &dup);
+  reduce_on(dup, "duplicate of a communicator asserted on rank 0 only");
+  MPI_Comm_free(&dup);
   MPI_Comm_set_info(other, device);
-  reduce_on(other, "assertion set on every rank");
-  MPI_Comm_set_info(other, host);
-  reduce_on(other, "assertion taken back");
+  MPI_Comm_dup(other, &dup);
+  reduce_on(dup, "duplicate of a communicator asserted on every rank");
+  MPI_Comm_free(&dup);
 
   MPI_Info_free(&device);
   MPI_Info_free(&host);

@@ -378,7 +378,7 @@ TEST(Engine, DeviceOnlyCommunicatorsLeaveTheSharedMemoryAlgorithmsOut) {
   };
   EXPECT_EQ(name(false), "shm");
   EXPECT_EQ(name(true), "binomial");
-  EXPECT_EQ(name(false), "shm");  // MPI_Comm_set_info may take the assertion back
+  EXPECT_EQ(name(false), "shm");  // the communicator's state follows the flag
   call.args.collective = Collective::kBarrier;
   EXPECT_EQ(name(true), "shm");
   call.args.collective = Collective::kAllgather;
