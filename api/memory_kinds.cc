@@ -30,6 +30,18 @@ bool equal_ignoring_case(std::string_view a, std::string_view b) {
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
+// Whether `keep` holds for every kind of the comma-separated `list` (spaces around a kind
+// trimmed; an empty entry is a kind too), asked in order until one fails.
+template <class Keep>
+bool every_kind(std::string_view list, Keep keep) {
+  while (true) {
+    std::size_t comma = list.find(',');
+    if (!keep(trimmed(list.substr(0, comma)))) return false;
+    if (comma == std::string_view::npos) return true;
+    list.remove_prefix(comma + 1);
+  }
+}
+
 // A kind that MPI 4.1 or the kinds' side document for CUDA names: system, mpi (with a
 // restrictor or not), cuda, cuda:device, cuda:host, cuda:managed.
 bool known_kind(std::string_view kind) {
@@ -38,26 +50,24 @@ bool known_kind(std::string_view kind) {
   return kind.size() > 4 && equal_ignoring_case(kind.substr(0, 4), "mpi:");
 }
 
+bool device_kind(std::string_view kind) {
+  return equal_ignoring_case(kind, "cuda:device") || equal_ignoring_case(kind, "cuda:managed");
+}
+
 // The knob's value, with one warning for a kind that no document names (a typo such as
 // "cuda:devise" would otherwise assert nothing, silently).
 const std::string& knob_kinds() {
   static const bool checked = [] {
-    std::string_view rest = g_assert_kinds.get();
-    while (!trimmed(rest).empty()) {
-      std::size_t comma = rest.find(',');
-      std::string_view kind = trimmed(rest.substr(0, comma));
-      if (!known_kind(kind)) {
-        GPURUN_LOG(warn, coll,
-                   "GPURUN_ASSERT_MEMORY_ALLOC_KINDS=\"%s\" names the unknown kind \"%.*s\" "
-                   "(known: system, mpi, cuda, cuda:device, cuda:host, cuda:managed); it "
-                   "asserts nothing",
-                   g_assert_kinds.get().c_str(), static_cast<int>(kind.size()), kind.data());
-        break;
-      }
-      if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
-    }
-    return true;
+    const std::string& value = g_assert_kinds.get();
+    return trimmed(value).empty() || every_kind(value, [&value](std::string_view kind) {
+             if (known_kind(kind)) return true;
+             GPURUN_LOG(warn, coll,
+                        "GPURUN_ASSERT_MEMORY_ALLOC_KINDS=\"%s\" names the unknown kind \"%.*s\" "
+                        "(known: system, mpi, cuda, cuda:device, cuda:host, cuda:managed); it "
+                        "asserts nothing",
+                        value.c_str(), static_cast<int>(kind.size()), kind.data());
+             return false;
+           });
   }();
   (void)checked;
   return g_assert_kinds.get();
@@ -66,15 +76,7 @@ const std::string& knob_kinds() {
 }  // namespace
 
 bool lists_device_kinds_only(std::string_view value) {
-  if (trimmed(value).empty()) return false;
-  while (true) {
-    std::size_t comma = value.find(',');
-    std::string_view kind = trimmed(value.substr(0, comma));
-    if (!equal_ignoring_case(kind, "cuda:device") && !equal_ignoring_case(kind, "cuda:managed"))
-      return false;
-    if (comma == std::string_view::npos) return true;
-    value.remove_prefix(comma + 1);
-  }
+  return !trimmed(value).empty() && every_kind(value, device_kind);
 }
 
 std::string supported_kinds() {
