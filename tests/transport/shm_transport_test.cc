@@ -1,14 +1,17 @@
 #include "runtime/transport/shm/shm_transport.h"
 
 #include <gtest/gtest.h>
-
-#include "runtime/base/param.h"
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <numeric>
 #include <thread>
 #include <vector>
+
+#include "runtime/base/param.h"
 
 namespace gpurun::transport::shm {
 namespace {
@@ -177,6 +180,38 @@ TEST(ShmTransport, CmaSingleCopyWhenForced) {
   Pair pair;
   EXPECT_FALSE(pair.side[1].transport->cma_enabled());
   ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
+}
+
+// A rank that died before its peers mapped its inbox: the error names the ended process rather
+// than /proc's "No such file", and leaves out the hint about /proc being out of reach.
+TEST(ShmTransport, ConnectToAnEndedRankSaysSo) {
+  Config own{0, {0, 1}, "test" + std::to_string(::getpid())};
+  auto t = ShmTransport::create(own, PacketHandler{[](void*, const Packet&) {}, nullptr});
+  ASSERT_TRUE(t.ok()) << t.status().to_string();
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  for (bool reaped : {false, true}) {
+    if (reaped) {
+      ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+    } else {  // a zombie until reaped: its /proc/PID/fd is already empty
+      siginfo_t info{};
+      for (int i = 0; i < 2000 && info.si_pid != child; ++i) {
+        ::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT | WNOHANG);
+        if (info.si_pid != child) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      ASSERT_EQ(info.si_pid, child);
+    }
+    std::string d = "fd:" + std::to_string(child) + ":3:4096";
+    auto ep = t.value()->connect(1, std::as_bytes(std::span(d.data(), d.size())));
+    ASSERT_FALSE(ep.ok());
+    EXPECT_EQ(ep.status().code(), ErrorCode::kPeerFailed) << ep.status().to_string();
+    EXPECT_NE(ep.status().to_string().find("cannot map the inbox of rank 1: its process (pid " +
+                                           std::to_string(child) + ") has ended"),
+              std::string::npos)
+        << ep.status().to_string();
+    EXPECT_EQ(ep.status().to_string().find("GPURUN_SHM_SEGMENT"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -1,12 +1,14 @@
 #include "runtime/transport/shm/segment.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "runtime/base/log.h"
 
@@ -17,6 +19,22 @@ Result<void*> map_fd(int fd, std::size_t size) {
   void* base = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED) return errno_status("mmap of a shared segment", errno);
   return base;
+}
+
+// Whether process `pid` has ended (gone, or a zombie not yet reaped: its /proc/PID/fd is empty).
+bool process_ended(long pid) {
+  if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return true;
+  std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  std::FILE* f = std::fopen(path.c_str(), "re");
+  if (f == nullptr) return false;
+  char line[512];
+  std::size_t n = std::fread(line, 1, sizeof line - 1, f);
+  std::fclose(f);
+  line[n] = '\0';
+  // The command name in parentheses may hold spaces: the state follows the last ')'.
+  const char* close = std::strrchr(line, ')');
+  char state = close != nullptr && close[1] == ' ' ? close[2] : '\0';
+  return state == 'Z' || state == 'X';
 }
 
 }  // namespace
@@ -72,7 +90,13 @@ Result<std::unique_ptr<Segment>> Segment::attach(const std::string& descriptor) 
   if (std::sscanf(descriptor.c_str(), "fd:%ld:%d:%zu", &pid, &peer_fd, &size) == 3) {
     std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(peer_fd);
     fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) return errno_status("open " + path, errno);
+    if (fd < 0) {
+      int err = errno;
+      if (process_ended(pid))
+        return Status(ErrorCode::kPeerFailed,
+                      "its process (pid " + std::to_string(pid) + ") has ended");
+      return errno_status("open " + path, err);
+    }
   } else if (std::sscanf(descriptor.c_str(), "name:%255[^:]:%zu", name, &size) == 2) {
     fd = shm_open(name, O_RDWR, 0600);
     if (fd < 0) return errno_status(std::string("shm_open ") + name, errno);

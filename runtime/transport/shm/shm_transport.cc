@@ -318,9 +318,10 @@ Result<Endpoint*> ShmTransport::connect(int rank, std::span<const std::byte> add
   std::string descriptor(reinterpret_cast<const char*>(address.data()), address.size());
   auto segment = Segment::attach(descriptor);
   if (!segment.ok()) {
-    return std::move(segment).status().prepend(
-        "cannot map the inbox of rank " + std::to_string(rank) +
-        " (set GPURUN_SHM_SEGMENT=named when ranks cannot see each other's /proc)");
+    std::string what = "cannot map the inbox of rank " + std::to_string(rank);
+    if (segment.status().code() != ErrorCode::kPeerFailed)
+      what += " (set GPURUN_SHM_SEGMENT=named when ranks cannot see each other's /proc)";
+    return std::move(segment).status().prepend(what);
   }
   void* peer_base = segment.value()->base();
   const InboxHeader* h = InboxLayout::header(peer_base);
