@@ -193,6 +193,8 @@ int error_class_of(ErrorCode code) {
     case ErrorCode::kPeerFailed: return MPI_ERR_PROC_ABORTED;
     case ErrorCode::kAborted: return MPI_ERR_PROC_ABORTED;
     case ErrorCode::kInternal: return MPI_ERR_INTERN;
+    case ErrorCode::kInvalidRoot:
+      return MPI_ERR_ROOT;
   }
   return MPI_ERR_UNKNOWN;
 }

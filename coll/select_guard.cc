@@ -32,7 +32,7 @@ struct Notice {
   std::int32_t algorithm = -1;  // index in Registry::of(collective): the same in every process
   std::int32_t state = 0;       // kWaiting or kDone
   std::int32_t memory = 0;      // accel::MemoryKind of the call's buffers
-  std::int32_t unused = 0;
+  std::int32_t root = -1;       // a rooted collective's root; -1 for the others
   std::int64_t bytes = 0;
 };
 
@@ -63,7 +63,22 @@ Guards& guards() {
   return *g;
 }
 
-bool must_match(Collective c) {
+bool rooted(Collective c) {
+  switch (c) {
+    case Collective::kBcast:
+    case Collective::kReduce:
+    case Collective::kGather:
+    case Collective::kGatherv:
+    case Collective::kScatter:
+    case Collective::kScatterv:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether every rank's byte count must be the same (the v forms' differ).
+bool counts_match(Collective c) {
   switch (c) {
     case Collective::kBcast:
     case Collective::kReduce:
@@ -261,6 +276,7 @@ class Guard final : public Operation {
                    .algorithm = index_of(algorithm),
                    .state = kWaiting,
                    .memory = static_cast<std::int32_t>(args.memory),
+                   .root = rooted(args.collective) ? args.root : -1,
                    .bytes = bytes};
     for (const core::Datatype* t : {args_.type, args_.recvtype})
       if (t != nullptr) t->retain();
@@ -276,6 +292,7 @@ class Guard final : public Operation {
     if (!failure_.ok()) return failure_;  // a persistent call restarted after it failed
     polls_ = 0;
     stuck_since_ = 0;
+    told_ = false;
     mine_.state = kWaiting;
     remember();
     return active_->start();
@@ -295,7 +312,7 @@ class Guard final : public Operation {
   Status status() const override { return failure_.ok() ? active_->status() : failure_; }
 
   bool rearm(const Args& args) override {
-    if (!failure_.ok() || joined_ || !active_->rearm(args)) return false;
+    if (!failure_.ok() || joined_ || root_failed_ || !active_->rearm(args)) return false;
     args_.tag = args.tag;
     mine_.tag = args.tag;
     return true;
@@ -333,10 +350,10 @@ class Guard final : public Operation {
     for (const Received& r : comm_.received) {
       if (r.notice.tag != mine_.tag) continue;
       const Notice& n = r.notice;
-      if (n.collective == mine_.collective && n.algorithm == mine_.algorithm &&
-          n.bytes == mine_.bytes)
-        continue;
-      if (resolve(r)) return !failure_.ok();
+      bool same = n.collective == mine_.collective && n.algorithm == mine_.algorithm &&
+                  (n.bytes == mine_.bytes || !counts_match(args_.collective));
+      if (same && n.root == mine_.root) continue;
+      if (same ? abort_for_root(r) : resolve(r)) return !failure_.ok();
     }
     return false;
   }
@@ -349,6 +366,26 @@ class Guard final : public Operation {
     if (joined_ || is_shm(mine_)) return false;
     if (n.collective == mine_.collective && is_shm(n) && join()) return true;
     fail(r);
+    return true;
+  }
+
+  // A member runs this call as this rank does, but from another root: nobody may be able to
+  // finish (two ranks that both take themselves for the root of a gather wait for each other).
+  // Every rank that waits sees a member with another root and ends its call with MPI_ERR_ROOT;
+  // a shared-memory operation ends as on a count mismatch (its segment stays in step), any
+  // other is abandoned. Returns whether this rank acted on it (once).
+  bool abort_for_root(const Received& r) {
+    if (root_failed_) return false;
+    root_failed_ = true;
+    Status why(ErrorCode::kInvalidRoot, "rank " + std::to_string(r.source) +
+                                            " runs this call (tag " + std::to_string(mine_.tag) +
+                                            ") with root " + std::to_string(r.notice.root) +
+                                            ", this rank with root " + std::to_string(mine_.root) +
+                                            ": every rank must pass the same root");
+    if (active_->abort(why)) return false;  // it completes with `why` as its status
+    failure_ = std::move(why);
+    abandon(*args_.pml, std::move(active_));
+    finish();
     return true;
   }
 
@@ -400,14 +437,15 @@ class Guard final : public Operation {
   std::int64_t wait_ns_ = 0;  // GPURUN_COLL_MISMATCH_WAIT, read when first stuck
   bool told_ = false;
   bool joined_ = false;
+  bool root_failed_ = false;
 };
 
 }  // namespace
 
 std::unique_ptr<Operation> guard_operation(std::unique_ptr<Operation> op, const Args& args,
                                            const Algorithm& algorithm, std::int64_t bytes) {
-  if (!must_match(args.collective) || args.comm == nullptr || args.comm->size() < 2 ||
-      args.pml == nullptr)
+  if (!(counts_match(args.collective) || rooted(args.collective)) || args.comm == nullptr ||
+      args.comm->size() < 2 || args.pml == nullptr)
     return op;
   if (index_of(algorithm) < 0) return op;  // host staging: the host algorithm inside is guarded
   std::shared_ptr<CommGuard> g = guard_of(args);

@@ -8,16 +8,23 @@
 // (coll/schedule.h: short and truncated messages; coll/shm/check.h: published counts).
 //
 // The guard wraps the operation of every collective whose counts must match (bcast, reduce,
-// allreduce, reduce_scatter_block, scan, exscan, gather, scatter, allgather, alltoall) on
-// communicators of two ranks or more. It costs nothing while the operation progresses: a
+// allreduce, reduce_scatter_block, scan, exscan, gather, scatter, allgather, alltoall) or
+// whose root must (those rooted, and gatherv and scatterv) on communicators of two ranks or
+// more. It costs nothing while the operation progresses: a
 // counter per progress() call and a clock read every 64. Once the operation has been
 // incomplete for GPURUN_COLL_MISMATCH_WAIT (coll/params.h; 100 ms), the rank sends a notice
-// of its call (tag, collective, algorithm, byte count, waiting or done) to every other
+// of its call (tag, collective, algorithm, byte count, root, waiting or done) to every other
 // member, on the collective channel with a tag that collective calls never use; each member keeps a
 // wildcard receive posted for notices (from its first guarded call on the communicator) and answers
 // a waiting rank with its own notice of that call (at once when it has started it, else when it
 // does). A stuck rank then compares:
-//   - a member in the same call with the same algorithm and count: nothing wrong (slow);
+//   - a member in the same call with the same algorithm, count (the v forms' counts may
+//     differ) and root: nothing wrong (slow);
+//   - the same, from another root (each rank passing its own rank, say: two ranks that both
+//     take themselves for a gather's root wait for each other): the call ends with
+//     MPI_ERR_ROOT naming the member's root; a shared-memory operation ends as on a count
+//     mismatch (Operation::abort: its segment stays in step, and a member it stopped waiting
+//     for reports MPI_ERR_ARG, "another root"), any other is abandoned;
 //   - a member in the shared-memory algorithm ("shm") while this rank runs another: this
 //     rank joins "shm" with its own arguments (shm's count check then fails on both sides
 //     with the usual error, and its segment stays in step; if the counts were the same after

@@ -161,10 +161,14 @@ void ShmOp::fail_source(int source, const std::string& who, std::uint64_t theirs
     return;
   }
   if (theirs == kSkippedCount) {
-    fail(Status(ErrorCode::kInvalidArgument,
-                "a shared-memory collective: " + who +
-                    " ran this call with another algorithm (its count or datatype selected "
-                    "one) or did not run it: the ranks' counts or datatypes do not match"));
+    // A member that ran it from another root ends like this too, once the guard stops it.
+    std::string text = "a shared-memory collective: " + who;
+    text += rooted_ ? " ran this call with another algorithm (its count or datatype selected "
+                      "one) or another root, or did not run it: the ranks' counts, datatypes "
+                      "or roots do not match"
+                    : " ran this call with another algorithm (its count or datatype selected "
+                      "one) or did not run it: the ranks' counts or datatypes do not match";
+    fail(Status(ErrorCode::kInvalidArgument, std::move(text)));
     return;
   }
   if (theirs == kBadCount) {
@@ -187,6 +191,13 @@ bool ShmOp::rearm(const Args& args) {
       !arena_.serves(*args.comm) || !signature_->matches(args))
     return false;
   tag_ = args.tag;
+  return true;
+}
+
+bool ShmOp::abort(Status why) {
+  if (done_ || on_fallback_) return false;
+  fail(std::move(why));
+  mismatch_ = true;
   return true;
 }
 

@@ -25,7 +25,8 @@ class ShmOp : public Operation {
         counts_(count_check(args, arena.rank(), arena.size())),
         tag_(args.tag),
         barrier_(args.collective == Collective::kBarrier),
-        rooted_at_zero_(args.root == 0 && is_rooted(args.collective)) {}
+        rooted_(is_rooted(args.collective)),
+        rooted_at_zero_(rooted_ && args.root == 0) {}
   ~ShmOp() override;
   ShmOp(const ShmOp&) = delete;
   ShmOp& operator=(const ShmOp&) = delete;
@@ -35,6 +36,9 @@ class ShmOp : public Operation {
   Status status() const final;
   // Same call again (same buffers, counts, types, op, root) on a ready segment: run as it is.
   bool rearm(const Args& args) final;
+  // Ends as a count mismatch does: posts its end without moving more data (not once it runs
+  // on its fallback, a pml algorithm, which the guard abandons instead).
+  bool abort(Status why) final;
 
   // What the operation was made for, so that rearm() can compare (create_on_arena() sets it).
   void remember(const Args& args) { signature_.emplace(args); }
@@ -127,7 +131,8 @@ class ShmOp : public Operation {
   CountCheck counts_;
   int tag_ = -1;  // the call's tag until its start takes it (-1: a restart)
   bool barrier_ = false;
-  bool rooted_at_zero_ = false;  // a bcast, reduce, gather or scatter from rank 0
+  bool rooted_ = false;          // a bcast, reduce, gather(v) or scatter(v)
+  bool rooted_at_zero_ = false;  // ... from rank 0
   bool published_ = false;
   bool ran_ = false;
   bool mismatch_ = false;

@@ -24,6 +24,8 @@ std::string_view error_code_name(ErrorCode code) {
     case ErrorCode::kPeerFailed: return "peer failed";
     case ErrorCode::kAborted: return "aborted";
     case ErrorCode::kInternal: return "internal error";
+    case ErrorCode::kInvalidRoot:
+      return "invalid root";
   }
   return "unknown";
 }

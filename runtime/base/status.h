@@ -25,11 +25,12 @@ enum class ErrorCode : std::uint8_t {
   kUnsupported,  // valid request that gpurun does not implement
   kTruncated,    // a message longer than the receive buffer
   kNoMemory,
-  kIo,          // a system call failed
+  kIo,  // a system call failed
   kTimeout,
   kPeerFailed,  // a remote process died or went away
   kAborted,
-  kInternal,  // an invariant broke
+  kInternal,     // an invariant broke
+  kInvalidRoot,  // a collective's root that differs between the ranks of a call
 };
 
 std::string_view error_code_name(ErrorCode code);
