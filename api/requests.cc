@@ -104,7 +104,17 @@ core::Request* completed_request(const core::MessageStatus& m) {
 }
 
 void wait_for(core::Request* r) {
-  wait_until([r] { return r->complete(); });
+  // A receive from MPI_ANY_SOURCE that nothing can match any more (every other member of its
+  // communicator has left, pml/leave.cc; no other thread may send to this rank; and a whole
+  // progress pass delivered nothing for it, a send to itself included) fails instead of
+  // waiting for ever.
+  int unmatchable = 0;
+  wait_until([r, &unmatchable] {
+    if (r->complete()) return true;
+    if (!the_pml().unmatchable(*r)) [[likely]]
+      return false;
+    return ++unmatchable >= 2 && !g_thread_multiple && the_pml().fail_unmatchable(r);
+  });
 }
 
 int request_error_class(const core::Request* r) {
@@ -132,6 +142,11 @@ void remember_failure(const core::Request* r) {
               the_pml().left(*r->comm, r->peer);
   Failure& f = last_failure();
   f = Failure{r->status.error, r->size, r->status.bytes, r->peer, left, {}};
+  if (r->kind == core::RequestKind::kRecv && r->peer == pml::kAnySource &&
+      r->status.error == ErrorCode::kPeerFailed)
+    f.note =
+        "every other rank of the communicator called MPI_Finalize before a message "
+        "matched this receive from MPI_ANY_SOURCE";
   auto& notes = failure_notes();
   if (notes.empty()) return;
   if (auto it = notes.find(r); it != notes.end()) {

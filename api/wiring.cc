@@ -151,12 +151,13 @@ Status wire_up(ProcessState& s) {
 void drain(ProcessState& s) {
   if (!s.pml) return;
   auto settled = [&] {
-    if (!s.pml->idle() || s.pml->requests().orphans_in_flight()) return false;
+    if (!s.pml->idle() || s.pml->orphans_in_flight()) return false;
     for (const auto& t : s.transports)
       if (!t->quiescent()) return false;
     return true;
   };
   progress::engine().wait(settled);
+  s.pml->cancel_unmatched_orphans();
   s.pml->leave();  // behind everything this rank sent: see pml/leave.cc
   progress::engine().wait(settled);
   // Over a network, what this rank sent may still be on its way when it is done: it waits

@@ -14,6 +14,12 @@
 // ucx, ofi and cuda_ipc do). A request
 // failed so was never matched: MPI_Cancel of it still succeeds, as it would have before the
 // news (a receive posted just in case, cancelled at the end, is no error).
+// Before it leaves, a rank cancels the receives its program freed (MPI_Request_free) that no
+// message has matched, with a warning: it would otherwise wait for them in MPI_Finalize, for
+// ever when every rank is there.
+#include <string>
+#include <vector>
+
 #include "pml/packets.h"
 #include "pml/pml.h"
 #include "runtime/base/clock.h"
@@ -92,6 +98,50 @@ bool Pml::fail_if_gone(core::Request* r) {
   r->status.error = ErrorCode::kPeerFailed;
   complete(r);
   return true;
+}
+
+bool Pml::all_others_left(const core::Communicator& comm) const {
+  if (gone_count_ == 0 || comm.size() < 2) return false;
+  for (int r = 0; r < comm.size(); ++r)
+    if (r != comm.rank() && !left(comm.group().job_rank(r))) return false;
+  return true;
+}
+
+bool Pml::fail_unmatchable(core::Request* r) {
+  if (!unmatchable(*r) || !queues(context_of(*r->comm, static_cast<Channel>(r->channel))).unpost(r))
+    return false;
+  r->status.error = ErrorCode::kPeerFailed;
+  complete(r);
+  return true;
+}
+
+bool Pml::orphans_in_flight() {
+  bool any = false;
+  requests_.for_each([&](core::Request* r) {
+    if (any || !r->orphan || r->complete()) return;
+    any = r->kind != core::RequestKind::kRecv ||
+          !queues(context_of(*r->comm, static_cast<Channel>(r->channel))).is_posted(r);
+  });
+  return any;
+}
+
+int Pml::cancel_unmatched_orphans() {
+  std::vector<core::Request*> unmatched;
+  requests_.for_each([&](core::Request* r) {
+    if (r->orphan && !r->complete() && r->kind == core::RequestKind::kRecv) unmatched.push_back(r);
+  });
+  int cancelled = 0;
+  for (core::Request* r : unmatched) {
+    std::string source = r->peer == kAnySource ? "MPI_ANY_SOURCE" : std::to_string(r->peer);
+    int tag = r->tag;
+    if (!cancel(r)) continue;  // matched meanwhile: orphans_in_flight() waits for it
+    ++cancelled;
+    GPURUN_LOG(warn, pml,
+               "MPI_Finalize: a receive freed by MPI_Request_free (source %s, tag %d) matched no "
+               "message before MPI_Finalize; it is cancelled",
+               source.c_str(), tag);
+  }
+  return cancelled;
 }
 
 bool Pml::cancel_failed_by_leaving(core::Request* r) {

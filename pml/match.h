@@ -107,12 +107,13 @@ class MatchQueues {
   void post(core::Request* r) { posted_.push_back(r); }
   void hold(Unexpected* u) { unexpected_.push_back(u); }
   bool unpost(core::Request* r) {
-    for (core::Request* p = posted_.front(); p != nullptr; p = p->next) {
-      if (p == r) {
-        posted_.remove(r);
-        return true;
-      }
-    }
+    if (!is_posted(r)) return false;
+    posted_.remove(r);
+    return true;
+  }
+  bool is_posted(const core::Request* r) const {
+    for (const core::Request* p = posted_.front(); p != nullptr; p = p->next)
+      if (p == r) return true;
     return false;
   }
   bool idle() const { return posted_.empty() && unexpected_.empty(); }

@@ -109,12 +109,31 @@ class Pml {
   // that nothing more comes. There, a receive that only this rank could match, posted or still
   // to come, and a send to it, fail (kPeerFailed) instead of waiting forever.
   void leave();
+  // MPI_Finalize: whether a request the user freed (MPI_Request_free) is still in flight: its
+  // operation must complete before the process leaves. Receives that no message has matched
+  // are left out (cancel_unmatched_orphans). Scans the request pool.
+  bool orphans_in_flight();
+  // MPI_Finalize, before leave(): cancels the receives the user freed that no message has
+  // matched (the standard asks every receive to complete before MPI_Finalize; waiting for
+  // them could wait for ever, with every rank in MPI_Finalize). Returns how many.
+  int cancel_unmatched_orphans();
+  // Whether `r` is a receive from MPI_ANY_SOURCE whose communicator has no other member left
+  // (every other one has left): only this rank could still match it.
+  bool unmatchable(const core::Request& r) const {
+    return gone_count_ > 0 && r.kind == core::RequestKind::kRecv && r.peer == kAnySource &&
+           r.comm != nullptr && all_others_left(*r.comm);
+  }
+  // Fails such a receive (kPeerFailed) if no message has matched it; false when one has. For a
+  // rank blocked on it with no other thread: a send to itself was the only way left.
+  bool fail_unmatchable(core::Request* r);
   // Whether job rank `rank` has left.
   bool left(int rank) const { return gone_count_ > 0 && gone_[rank] != 0; }
   // Whether rank `rank` of `comm` has left (false for MPI_ANY_SOURCE and other non-ranks).
   bool left(const core::Communicator& comm, int rank) const {
     return gone_count_ > 0 && rank >= 0 && rank < comm.size() && left(comm.group().job_rank(rank));
   }
+  // Whether every member of `comm` but this rank has left (false for a one-rank communicator).
+  bool all_others_left(const core::Communicator& comm) const;
 
  private:
   struct QueuedAck {

@@ -21,14 +21,6 @@ Request* RequestPool::allocate() {
   return r;
 }
 
-bool RequestPool::orphans_in_flight() const {
-  for (std::uint32_t i = 0; i < count_; ++i) {
-    const Request* r = find(i);
-    if (r != nullptr && r->orphan && !r->complete()) return true;
-  }
-  return false;
-}
-
 void RequestPool::release(Request* request) {
   in_use_[request->index] = false;
   free_.push_back(request->index);

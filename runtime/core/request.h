@@ -96,9 +96,6 @@ class RequestPool {
     for (std::uint32_t i = 0; i < count_; ++i)
       if (Request* r = find(i)) fn(r);
   }
-  // Whether a request the user freed is still in flight (its operation must still complete
-  // before the process leaves). Scans the pool: for MPI_Finalize, not the hot path.
-  bool orphans_in_flight() const;
 
  private:
   static constexpr std::uint32_t kChunk = 256;
