@@ -136,10 +136,12 @@ int wait_all(const Call& call, int count, MPI_Request* requests, MPI_Status* sta
   Slots slots;
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
   int first_pending = 0;
+  StuckReceives stuck;
   wait_until([&] {
+    stuck.next_look();
     for (; first_pending < count; ++first_pending) {
       core::Request* r = slots[first_pending].r;
-      if (r != nullptr && !r->complete()) return false;
+      if (r != nullptr && !r->complete() && !stuck.fail(r)) return false;
     }
     return true;
   });
@@ -172,6 +174,20 @@ int first_complete(Slots& slots) {
   return -1;
 }
 
+// Blocks until a request of `slots` completes (or fails as StuckReceives says); its index.
+int wait_first(Slots& slots) {
+  StuckReceives stuck;
+  int found = -1;
+  wait_until([&] {
+    stuck.next_look();
+    if ((found = first_complete(slots)) >= 0) return true;
+    for (int i = 0; i < slots.count(); ++i)
+      if (slots[i].r != nullptr && stuck.fail(slots[i].r)) return (found = i) >= 0;
+    return false;
+  });
+  return found;
+}
+
 int any(const Call& call, int count, MPI_Request* requests, int* index, int* flag,
         MPI_Status* status, bool block) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, index);
@@ -185,7 +201,7 @@ int any(const Call& call, int count, MPI_Request* requests, int* index, int* fla
     return MPI_SUCCESS;
   }
   int found = first_complete(slots);
-  if (found < 0 && block) wait_until([&] { return (found = first_complete(slots)) >= 0; });
+  if (found < 0 && block) found = wait_first(slots);
   if (found < 0) {
     progress::engine().poll();
     found = first_complete(slots);
@@ -210,7 +226,7 @@ int some(const Call& call, int count, MPI_Request* requests, int* outcount, int*
   }
   if (first_complete(slots) < 0) {
     if (block)
-      wait_until([&] { return first_complete(slots) >= 0; });
+      wait_first(slots);
     else
       progress::engine().poll();
   }

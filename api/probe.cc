@@ -62,22 +62,30 @@ bool look(const CommEntry& entry, int source, int tag, core::MessageStatus* m,
   return false;
 }
 
-// Until a message matches (true) or `source` has left without one (false).
+// Until a message matches (true) or `source` has left without one (false). From
+// MPI_ANY_SOURCE: until every other member has left, when no other thread could send to this
+// rank (look() polled first: what this rank sent itself before is in).
 bool wait_look(const CommEntry& entry, int source, int tag, core::MessageStatus* m,
                pml::Message** message) {
   bool gone = false;
+  auto alone = [&] {
+    return source == MPI_ANY_SOURCE && !g_thread_multiple && the_pml().all_others_left(*entry.comm);
+  };
   if (look(entry, source, tag, m, message, &gone)) return true;
-  if (!gone) {
-    wait_until([&] {
-      if (find(entry, source, tag, m, message)) return true;
-      gone = the_pml().left(*entry.comm, source);
-      return gone;
-    });
-  }
-  return !gone;
+  if (gone || alone()) return false;
+  bool found = false;
+  wait_until([&] {
+    found = find(entry, source, tag, m, message);
+    return found || the_pml().left(*entry.comm, source) || alone();
+  });
+  return found;
 }
 
 int source_gone(const Call& call, MPI_Comm comm, int source) {
+  if (source == MPI_ANY_SOURCE)
+    return raise(call, comm, MPI_ERR_PROC_ABORTED,
+                 "every other rank of the communicator called MPI_Finalize: no message matches "
+                 "this probe from MPI_ANY_SOURCE");
   return raise(call, comm, MPI_ERR_PROC_ABORTED,
                "rank %d called MPI_Finalize: no message from it matches this probe", source);
 }

@@ -104,16 +104,10 @@ core::Request* completed_request(const core::MessageStatus& m) {
 }
 
 void wait_for(core::Request* r) {
-  // A receive from MPI_ANY_SOURCE that nothing can match any more (every other member of its
-  // communicator has left, pml/leave.cc; no other thread may send to this rank; and a whole
-  // progress pass delivered nothing for it, a send to itself included) fails instead of
-  // waiting for ever.
-  int unmatchable = 0;
-  wait_until([r, &unmatchable] {
-    if (r->complete()) return true;
-    if (!the_pml().unmatchable(*r)) [[likely]]
-      return false;
-    return ++unmatchable >= 2 && !g_thread_multiple && the_pml().fail_unmatchable(r);
+  StuckReceives stuck;
+  wait_until([r, &stuck] {
+    stuck.next_look();
+    return r->complete() || stuck.fail(r);
   });
 }
 

@@ -47,8 +47,26 @@ void note_failure(const core::Request* r, std::string message);
 // A request that is already complete, with `m` as its status (operations on MPI_PROC_NULL).
 core::Request* completed_request(const core::MessageStatus& m);
 
+// For the blocking waits: a receive from MPI_ANY_SOURCE that nothing can match any more
+// fails (kPeerFailed) instead of waiting for ever. That is once every other member of its
+// communicator has left (pml/leave.cc), with no other thread that could send to this rank, and
+// after a whole progress pass, which delivers what this rank sent itself before the wait.
+class StuckReceives {
+ public:
+  // At the start of each look of the wait's condition.
+  void next_look() { ++looks_; }
+  // Whether `r` (not complete) failed so: it is complete now.
+  bool fail(core::Request* r) {
+    return the_pml().unmatchable(*r) && looks_ >= 2 && !g_thread_multiple &&
+           the_pml().fail_unmatchable(r);
+  }
+
+ private:
+  int looks_ = 0;
+};
+
 // Polls until `r` completes, applying the wait policy (under MPI_THREAD_MULTIPLE, without
-// holding the library's lock while idle).
+// holding the library's lock while idle); fails it as StuckReceives says.
 void wait_for(core::Request* r);
 // Polls until done() holds, as wait_for does.
 template <class Done>

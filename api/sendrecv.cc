@@ -77,8 +77,11 @@ int exchange(const Call& call, MPI_Comm comm, const pml::SendArgs* send, const p
       return rc;
     }
   }
-  wait_until(
-      [rr, rs] { return (rr == nullptr || rr->complete()) && (rs == nullptr || rs->complete()); });
+  StuckReceives stuck;
+  wait_until([rr, rs, &stuck] {
+    stuck.next_look();
+    return (rr == nullptr || rr->complete() || stuck.fail(rr)) && (rs == nullptr || rs->complete());
+  });
   int rc = MPI_SUCCESS;
   if (rs != nullptr) {
     rc = raise_request(call, rs);
