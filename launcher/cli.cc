@@ -248,7 +248,8 @@ across hosts:
   --map-by slot|node   slot (default): fill each host's slots in turn; node: deal the ranks
                        round robin over the hosts
   --npernode N         N ranks on each host (instead of its slots)
-  --oversubscribe      allow more ranks than slots (else an error)
+  --oversubscribe      allow more ranks than slots, and on one host more than 32 per core
+                       (else an error)
   --launch-agent CMD   how to start gpurun's daemon on a remote host (default: ssh); {host} in
                        CMD is replaced by the host's name, else the name is appended:
                        --launch-agent 'ip netns exec {host}'. localhost, 127.0.0.1 and this

@@ -246,6 +246,11 @@ void Job::on_event(RankEvent& event) {
   }
 }
 
+void Job::take_signals() {
+  pollfd fd{signal_fd_, POLLIN, 0};
+  if (poll(&fd, 1, 0) == 1) on_signals();
+}
+
 void Job::on_signals() {
   signalfd_siginfo info;
   bool child = false;

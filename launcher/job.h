@@ -51,6 +51,8 @@ class Job final : private RemoteSink {
   // True when gpurun ended the ranks (a failure, a signal, the timeout) rather than all of
   // them finishing by themselves.
   bool ended() const { return ending_; }
+  // Handles the signals that came meanwhile, without waiting (while the ranks start).
+  void take_signals();
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -1,5 +1,6 @@
 #include "launcher/launch.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -85,6 +86,8 @@ std::vector<RankCommand> rank_commands(const Options& options, const std::vector
 void start_ranks(Job& job, const std::vector<int>& ranks,
                  const std::vector<RankCommand>& commands) {
   for (std::size_t i = 0; i < ranks.size(); ++i) {
+    job.take_signals();  // a Ctrl-C while many ranks start ends the job at once
+    if (job.ended()) return;
     RankPipes pipes;
     try {
       job.add_rank(ranks[i], spawn_rank(commands[i], ranks[i] == 0, pipes), pipes);
@@ -229,11 +232,26 @@ int launch_across(const Options& options, JobMap map) {
   return code;
 }
 
+// Ranks per core that one host takes without --oversubscribe: enough for tests of many ranks
+// on few cores, while a mistyped -np does not fill the host with processes.
+constexpr int kRanksPerCoreAtMost = 32;
+
+void check_ranks_per_core(const Options& options) {
+  cpu_set_t cpus;
+  int cores = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+  if (options.oversubscribe || options.np <= kRanksPerCoreAtMost * cores) return;
+  throw UsageError(std::to_string(options.np) + " ranks on the " + std::to_string(cores) +
+                   " cores of this host are more than " + std::to_string(kRanksPerCoreAtMost) +
+                   " per core (pass --oversubscribe to start them all the same)");
+}
+
 }  // namespace
 
 int launch(const Options& options) {
-  if (options.hosts.empty() && options.hostfile.empty())
+  if (options.hosts.empty() && options.hostfile.empty()) {
+    check_ranks_per_core(options);
     return launch_here(options, single_host_map(options.np, host_name()));
+  }
   JobMap map = map_hosts(options);
   if (!map.spans_hosts()) return launch_here(options, single_host_map(map.size(), host_name()));
   return launch_across(options, std::move(map));

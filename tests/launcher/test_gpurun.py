@@ -117,6 +117,10 @@ class CommandLine(GpurunTest):
         self.assert_usage_error("-x", "GPURUN_TEST_UNSET_VAR", "true",
                                 mentions="GPURUN_TEST_UNSET_VAR")
 
+    def test_more_than_32_ranks_per_core_need_oversubscribe(self):
+        too_many = 32 * len(os.sched_getaffinity(0)) + 1
+        self.assert_usage_error("-np", str(too_many), "true", mentions="--oversubscribe")
+
     def test_bad_host_options(self):
         self.assert_usage_error("-H", "a:0", "true", mentions="'a:0'")
         self.assert_usage_error("-H", "a b", "true", mentions="not a host name")
@@ -262,6 +266,23 @@ class Failures(GpurunTest):
                 self.assertEqual(proc.returncode, 128 + sig, err)
                 self.assertIn(f"caught {sig.name}", err)
                 self.assert_nothing_left(pids)
+
+    def test_sigterm_while_ranks_start_stops_starting_them(self):
+        asked = 500
+        started = os.path.join(self.tmpdir, "started")
+        proc = self.start_gpurun("--oversubscribe", "-np", str(asked), "sh", "-c",
+                                 f"echo $$ >> {started}; exec sleep 60")
+        deadline = time.monotonic() + HANG_GUARD
+        while not os.path.exists(started) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=HANG_GUARD)
+        self.assertEqual(proc.returncode, 128 + signal.SIGTERM, err)
+        with open(started) as f:
+            pids = [int(line) for line in f if line.strip()]
+        os.remove(started)
+        self.assertLess(len(pids), asked, "every rank was started after the signal")
+        self.assert_nothing_left(dict(enumerate(pids)))
 
     def wait_until_gone(self, pids):
         deadline = time.monotonic() + HANG_GUARD
