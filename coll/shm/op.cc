@@ -154,10 +154,13 @@ void ShmOp::count_error(int source, std::uint64_t theirs) {
 void ShmOp::fail_source(int source, const std::string& who, std::uint64_t theirs,
                         std::uint64_t expected) {
   if (theirs == kSkippedCount && arena_.left(source)) {
-    fail(Status(ErrorCode::kInvalidArgument,
-                "a shared-memory collective: " + who +
-                    " left the communicator (MPI_Comm_free or MPI_Finalize) without running "
-                    "this call: a call on that rank failed, or the ranks' calls do not match"));
+    std::string text = "a shared-memory collective: " + who;
+    text += rooted_ ? " left the communicator (MPI_Comm_free or MPI_Finalize) without running "
+                      "this call here: a call on that rank failed, or the ranks' calls or "
+                      "roots do not match"
+                    : " left the communicator (MPI_Comm_free or MPI_Finalize) without running "
+                      "this call: a call on that rank failed, or the ranks' calls do not match";
+    fail(Status(ErrorCode::kInvalidArgument, std::move(text)));
     return;
   }
   if (theirs == kSkippedCount) {
