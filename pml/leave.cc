@@ -134,12 +134,21 @@ int Pml::cancel_unmatched_orphans() {
   for (core::Request* r : unmatched) {
     std::string source = r->peer == kAnySource ? "MPI_ANY_SOURCE" : std::to_string(r->peer);
     int tag = r->tag;
+    bool user = r->channel == static_cast<std::uint8_t>(Channel::kUser);
     if (!cancel(r)) continue;  // matched meanwhile: orphans_in_flight() waits for it
     ++cancelled;
-    GPURUN_LOG(warn, pml,
-               "MPI_Finalize: a receive freed by MPI_Request_free (source %s, tag %d) matched no "
-               "message before MPI_Finalize; it is cancelled",
-               source.c_str(), tag);
+    if (user) {
+      GPURUN_LOG(warn, pml,
+                 "MPI_Finalize: a receive freed by MPI_Request_free (source %s, tag %d) matched "
+                 "no message before MPI_Finalize; it is cancelled",
+                 source.c_str(), tag);
+    } else {
+      GPURUN_LOG(warn, pml,
+                 "MPI_Finalize: a collective had not completed on this rank (a nonblocking one "
+                 "never waited for?): its receive from rank %s matched no message; it is "
+                 "cancelled",
+                 source.c_str());
+    }
   }
   return cancelled;
 }
