@@ -153,24 +153,20 @@ void ShmOp::count_error(int source, std::uint64_t theirs) {
 
 void ShmOp::fail_source(int source, const std::string& who, std::uint64_t theirs,
                         std::uint64_t expected) {
-  if (theirs == kSkippedCount && arena_.left(source)) {
-    std::string text = "a shared-memory collective: " + who;
-    text += rooted_ ? " left the communicator (MPI_Comm_free or MPI_Finalize) without running "
-                      "this call here: a call on that rank failed, or the ranks' calls or "
-                      "roots do not match"
-                    : " left the communicator (MPI_Comm_free or MPI_Finalize) without running "
-                      "this call: a call on that rank failed, or the ranks' calls do not match";
-    fail(Status(ErrorCode::kInvalidArgument, std::move(text)));
-    return;
-  }
   if (theirs == kSkippedCount) {
     // A member that ran it from another root ends like this too, once the guard stops it.
     std::string text = "a shared-memory collective: " + who;
-    text += rooted_ ? " ran this call with another algorithm (its count or datatype selected "
-                      "one) or another root, or did not run it: the ranks' counts, datatypes "
-                      "or roots do not match"
-                    : " ran this call with another algorithm (its count or datatype selected "
-                      "one) or did not run it: the ranks' counts or datatypes do not match";
+    if (arena_.left(source)) {
+      text +=
+          " left the communicator (MPI_Comm_free or MPI_Finalize) without running this "
+          "call: a call on that rank failed, or the ranks' calls";
+    } else {
+      text += " ran this call with another algorithm (its count or datatype selected one)";
+      if (rooted_) text += " or another root,";
+      text += " or did not run it: the ranks' counts";
+      text += rooted_ ? ", datatypes" : " or datatypes";
+    }
+    text += rooted_ ? " or roots do not match" : " do not match";
     fail(Status(ErrorCode::kInvalidArgument, std::move(text)));
     return;
   }

@@ -11,6 +11,7 @@
  * Two patterns: every rank its own root, and rank 0 at root 0 with the others at root 1 (with
  * 3 ranks or more, ranks 1 and 2 agree and rank 0 does not). Sizes: 8 B (flag lines and eager
  * messages) and 256 KiB per block (rounds through the slots, rendezvous messages). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,15 +52,9 @@ static void mismatch(int which, int n, int own_roots) {
   int root = own_roots ? rank : (rank == 0 ? 0 : 1);
   int rc = call(which, n, root);
   int failed = rc != MPI_SUCCESS, any = 0;
-  if (failed) {
-    int cls, len;
-    char text[MPI_MAX_ERROR_STRING];
-    MPI_Error_class(rc, &cls);
-    MPI_Error_string(rc, text, &len);
-    MTEST_CHECK(cls == MPI_ERR_ROOT || cls == MPI_ERR_ARG, "%s %d B: class %d (%s)", names[which],
-                n, cls, text);
-    MTEST_CHECK(strstr(text, "root") != NULL, "%s %d B: message \"%s\"", names[which], n, text);
-  }
+  char what[64];
+  snprintf(what, sizeof what, "%s %d B", names[which], n);
+  mtest_expect_success_or(rc, MPI_ERR_ROOT, MPI_ERR_ARG, what, "root");
   int x = rank + 1, sum = 0;
   int rc2 = MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MTEST_CHECK(rc2 == MPI_SUCCESS && sum == size * (size + 1) / 2,

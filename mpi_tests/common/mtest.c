@@ -48,6 +48,13 @@ void mtest_expect_error(int rc, int error_class, const char *what, const char *n
   }
 }
 
+void mtest_expect_success_or(int rc, int a, int b, const char *what, const char *needle) {
+  if (rc == MPI_SUCCESS) return;
+  int cls;
+  MPI_Error_class(rc, &cls);
+  mtest_expect_error(rc, cls == b ? b : a, what, needle);
+}
+
 /* Every rank reports its own failures (and then exits non-zero, which gpurun reports); rank 0
  * prints the verdict after a barrier, once every rank has reached the end. The CTest rule
  * fails on any failure line, so a "No Errors" from rank 0 cannot hide another rank's. */
