@@ -17,6 +17,7 @@
 // Before it leaves, a rank cancels the receives its program freed (MPI_Request_free) that no
 // message has matched, with a warning: it would otherwise wait for them in MPI_Finalize, for
 // ever when every rank is there.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -115,42 +116,49 @@ bool Pml::fail_unmatchable(core::Request* r) {
   return true;
 }
 
+// The orphans' communicators may be gone (freed by the program): both walk the matching queues
+// for the posted ones instead of looking a request's queue up through its communicator.
 bool Pml::orphans_in_flight() {
+  std::vector<const core::Request*> posted;
+  for (auto& q : contexts_)
+    if (q) q->for_each_posted([&](const core::Request* r) { posted.push_back(r); });
   bool any = false;
   requests_.for_each([&](core::Request* r) {
     if (any || !r->orphan || r->complete()) return;
     any = r->kind != core::RequestKind::kRecv ||
-          !queues(context_of(*r->comm, static_cast<Channel>(r->channel))).is_posted(r);
+          std::find(posted.begin(), posted.end(), r) == posted.end();
   });
   return any;
 }
 
 int Pml::cancel_unmatched_orphans() {
-  std::vector<core::Request*> unmatched;
-  requests_.for_each([&](core::Request* r) {
-    if (r->orphan && !r->complete() && r->kind == core::RequestKind::kRecv) unmatched.push_back(r);
-  });
   int cancelled = 0;
-  for (core::Request* r : unmatched) {
-    std::string source = r->peer == kAnySource ? "MPI_ANY_SOURCE" : std::to_string(r->peer);
-    int tag = r->tag;
-    bool user = r->channel == static_cast<std::uint8_t>(Channel::kUser);
-    if (!cancel(r)) continue;  // matched meanwhile: orphans_in_flight() waits for it
-    ++cancelled;
-    if (user) {
-      GPURUN_LOG(warn, pml,
-                 "MPI_Finalize: a receive freed by MPI_Request_free (source %s, tag %d) matched "
-                 "no message before MPI_Finalize; it is cancelled",
-                 source.c_str(), tag);
-    } else {
-      GPURUN_LOG(warn, pml,
-                 "MPI_Finalize: a collective had not completed on this rank (a nonblocking one "
-                 "never waited for?): its receive from rank %s matched no message; it is "
-                 "cancelled",
-                 source.c_str());
-    }
+  for (auto& q : contexts_) {
+    if (!q) continue;
+    q->take_posted_if([](const core::Request* r) { return r->orphan; },
+                      [&](core::Request* r) {
+                        ++cancelled;
+                        warn_cancelled(*r);
+                        r->status.cancelled = true;
+                        complete(r);
+                      });
   }
   return cancelled;
+}
+
+void Pml::warn_cancelled(const core::Request& r) {
+  std::string source = r.peer == kAnySource ? "MPI_ANY_SOURCE" : std::to_string(r.peer);
+  if (r.channel == static_cast<std::uint8_t>(Channel::kUser)) {
+    GPURUN_LOG(warn, pml,
+               "MPI_Finalize: a receive freed by MPI_Request_free (source %s, tag %d) matched no "
+               "message before MPI_Finalize; it is cancelled",
+               source.c_str(), r.tag);
+  } else {
+    GPURUN_LOG(warn, pml,
+               "MPI_Finalize: a collective had not completed on this rank (a nonblocking one "
+               "never waited for?): its receive from rank %s matched no message; it is cancelled",
+               source.c_str());
+  }
 }
 
 bool Pml::cancel_failed_by_leaving(core::Request* r) {

@@ -91,6 +91,10 @@ class MatchQueues {
     }
     return nullptr;
   }
+  template <class Fn>
+  void for_each_posted(Fn fn) const {
+    for (const core::Request* r = posted_.front(); r != nullptr; r = r->next) fn(r);
+  }
   // Takes every posted receive that `pick` chooses off the queue, in order, and hands it to
   // `take`.
   template <class Pick, class Take>

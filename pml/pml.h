@@ -161,6 +161,8 @@ class Pml {
   void fail_sends_to(int peer);
   // Fails a receive from, or a send to, a specific rank that left; false when it has not.
   bool fail_if_gone(core::Request* request);
+  // MPI_Finalize's warning for a receive it cancels (cancel_unmatched_orphans).
+  static void warn_cancelled(const core::Request& request);
   // A request fail_if_gone() failed never matched or went: cancelling it still succeeds.
   bool cancel_failed_by_leaving(core::Request* request);
   MatchQueues& queues(std::uint32_t context) {
