@@ -44,9 +44,7 @@ CountCheck own_block_check(const Args& a, int rank) {
                                                        bytes_of(a.recvcounts[rank], a.recvtype)};
 }
 
-}  // namespace
-
-CountCheck count_check(const Args& a, int rank, int size) {
+CountCheck unsigned_check(const Args& a, int rank, int size) {
   if (size <= 1) return CountCheck{};
   switch (a.collective) {
     case Collective::kBcast: {
@@ -85,6 +83,15 @@ CountCheck count_check(const Args& a, int rank, int size) {
     default:
       return CountCheck{};
   }
+}
+
+}  // namespace
+
+CountCheck count_check(const Args& a, int rank, int size) {
+  CountCheck check = unsigned_check(a, rank, size);
+  check.bytes = signed_count(a.collective, check.bytes);
+  check.expect = signed_count(a.collective, check.expect);
+  return check;
 }
 
 }  // namespace gpurun::coll::shm

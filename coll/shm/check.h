@@ -16,6 +16,9 @@
 // mismatch it stops, reports the error (MPI_ERR_TRUNCATE when a source has more than this
 // rank expects, MPI_ERR_ARG otherwise) and posts its end, so that nobody waits for it.
 // A rank whose own send and receive counts differ publishes kBadCount and fails at once.
+// A count carries its collective with it (signed_count): ranks that run different collectives
+// in one call (bcast on one, reduce on another) see counts that differ too, whatever their
+// bytes.
 // A source whose step counter has passed the collective with no count published ran it with
 // another algorithm (its count chose one: coll/select_guard.h) or not at all: a mismatch too
 // (kSkippedCount).
@@ -46,7 +49,22 @@ struct CountCheck {
   bool own_mismatch = false;  // this rank's send and receive counts differ
 };
 
-// What rank `rank` of `size` publishes and checks in the collective of `args`.
+// What rank `rank` of `size` publishes and checks in the collective of `args` (counts signed
+// with the collective).
 CountCheck count_check(const Args& args, int rank, int size);
+
+// A byte count with its collective in the low bits; kBadCount and kSkippedCount stay as they are.
+inline constexpr int kCollectiveBits = 5;
+static_assert(static_cast<int>(Collective::kCount) <= (1 << kCollectiveBits));
+constexpr std::uint64_t signed_count(Collective collective, std::uint64_t bytes) {
+  if (bytes >= kSkippedCount) return bytes;
+  return bytes << kCollectiveBits | static_cast<std::uint64_t>(collective);
+}
+constexpr std::uint64_t count_bytes(std::uint64_t signed_bytes) {
+  return signed_bytes >> kCollectiveBits;
+}
+constexpr Collective count_collective(std::uint64_t signed_bytes) {
+  return static_cast<Collective>(signed_bytes & ((1u << kCollectiveBits) - 1));
+}
 
 }  // namespace gpurun::coll::shm

@@ -148,7 +148,19 @@ bool ShmOp::read_member_heads(MemberHeads& heads, int self, std::uint32_t step,
 
 void ShmOp::count_error(int source, std::uint64_t theirs) {
   mismatch_ = true;
-  fail_source(source, "rank " + std::to_string(source), theirs, counts_.expect);
+  std::string who = "rank " + std::to_string(source);
+  if (theirs >= kSkippedCount) {
+    fail_source(source, who, theirs, count_bytes(counts_.expect));
+  } else if (Collective c = count_collective(theirs); c != count_collective(counts_.expect)) {
+    fail(Status(ErrorCode::kInvalidArgument,
+                "a shared-memory collective: " + who + " runs " + std::string(collective_name(c)) +
+                    " in this call, this rank " +
+                    std::string(collective_name(count_collective(counts_.expect))) +
+                    ": every rank must call the collectives of a communicator in the same "
+                    "order"));
+  } else {
+    fail_source(source, who, count_bytes(theirs), count_bytes(counts_.expect));
+  }
 }
 
 void ShmOp::fail_source(int source, const std::string& who, std::uint64_t theirs,

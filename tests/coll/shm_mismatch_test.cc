@@ -459,5 +459,39 @@ TEST(ShmLeft, TheOthersFailAndNameIt) {
       }
 }
 
+// Rank 0 runs an allgather where the others run an allreduce of the same bytes: the counts they
+// publish carry the collective (check.h: signed_count), so every rank reports, naming both.
+TEST(ShmOtherCollective, AllgatherAgainstAllreduceOfTheSameBytes) {
+  for (int size : {2, 3, 5})
+    for (std::int64_t n : {2, 4096}) {
+      Team team(size, kSlot);
+      team.run([&](int rank) {
+        std::vector<std::int32_t> in(static_cast<std::size_t>(n), 1),
+            out(static_cast<std::size_t>(n * size));
+        Args args{.collective = Collective::kAllreduce,
+                  .sendbuf = in.data(),
+                  .recvbuf = out.data(),
+                  .count = n,
+                  .type = &int32_type(),
+                  .recvcount = n,
+                  .recvtype = &int32_type(),
+                  .op = &core::Op::predefined(core::OpKind::kSum)};
+        Arena& arena = team.arena(rank);
+        bool odd = rank == ShmMismatch::kOdd;
+        if (odd) args.collective = Collective::kAllgather;
+        auto op = odd ? make_allgather(arena, args) : make_allreduce(arena, args);
+        team.ready(rank);
+        Status st = ShmMismatch::finish(*op);
+        EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument)
+            << "p " << size << ", n " << n << ", rank " << rank << ": " << st.to_string();
+        EXPECT_NE(st.message().find(odd ? "runs allreduce in this call, this rank allgather"
+                                        : "rank 0 runs allgather in this call"),
+                  std::string_view::npos)
+            << st.to_string();
+        ShmMismatch::still_works(arena, size);
+      });
+    }
+}
+
 }  // namespace
 }  // namespace gpurun::coll::shm::testing
