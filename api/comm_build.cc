@@ -20,7 +20,8 @@ std::vector<std::unique_ptr<CommEntry>>& retired() {
 }  // namespace
 
 coll::Team whole_team(CommEntry& entry) {
-  return coll::Team{.comm = entry.comm.get(), .members = {}, .tag = entry.next_coll_tag()};
+  return coll::Team{
+      .comm = entry.comm.get(), .members = {}, .tag = coll::creation_tag(entry.next_coll_tag())};
 }
 
 std::uint64_t creation_key(const CommEntry& entry, int tag) {

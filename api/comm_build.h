@@ -46,7 +46,8 @@ class Creation {
   CommSpec spec_;
 };
 
-// Every rank of `entry`'s communicator, with the tag of its next collective.
+// Every rank of `entry`'s communicator, with the creation tag (coll::creation_tag) of its next
+// collective call's sequence number.
 coll::Team whole_team(CommEntry& entry);
 // The agreement key (ContextIds) of a creation over the parent `entry` whose collective tag is
 // `tag`: the parent's id first, so that every member orders concurrent creations alike.

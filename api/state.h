@@ -95,7 +95,8 @@ struct CommEntry {
 
   // The tag of the next collective on this communicator. Every member starts collectives on a
   // communicator in the same order, so they all give the same collective the same tag.
-  int next_coll_tag() { return static_cast<int>(coll_sequence++ & 0x7fffffff); }
+  // Below coll::kCreationTags (coll/basic.h), which starts the tags of communicator creation.
+  int next_coll_tag() { return static_cast<int>(coll_sequence++ & 0x3fffffff); }
 };
 
 struct ProcessState {

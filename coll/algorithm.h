@@ -163,6 +163,9 @@ class Operation {
   // soon as it can, with `why` as its status, leaving nothing for the other ranks to wait on.
   // False when it cannot, and the caller abandons it instead. Default: cannot.
   virtual bool abort(Status /*why*/) { return false; }
+  // The operation that runs the call in this one's place (a shared-memory operation's fallback,
+  // once it fell back), whose pml requests are its own; null when this one runs it.
+  virtual const Operation* runner() const { return nullptr; }
 };
 
 struct Algorithm {

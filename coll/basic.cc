@@ -18,6 +18,9 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <vector>
+
+#include "coll/select_guard.h"
 
 namespace gpurun::coll {
 namespace {
@@ -69,11 +72,36 @@ void reduce(ReduceOp op, std::span<const std::int64_t> in, std::span<std::int64_
 BasicCollective::BasicCollective(pml::Pml& pml, Team team)
     : pml_(pml), team_(std::move(team)), me_(team_.me()), size_(team_.size()) {}
 
-void BasicCollective::start() {
+BasicCollective::~BasicCollective() {
+  if (watched_) unwatch_creation(*this);
+}
+
+void BasicCollective::start(BasicKind kind, std::size_t bytes) {
   started_ = true;
   starting_ = true;
+  watched_ = watch_creation(*this, pml_, team_, kind, bytes);
   advance();
   starting_ = false;
+}
+
+void BasicCollective::abort(Status why) {
+  if (done_) return;
+  if (watched_) unwatch_creation(*this);
+  watched_ = false;
+  status_ = std::move(why);
+  std::vector<core::Request*> mine;
+  pml_.requests().for_each([&](core::Request* r) {
+    if (r->owner == this && !r->complete()) mine.push_back(r);
+  });
+  for (core::Request* r : mine) {
+    r->on_complete = nullptr;
+    r->owner = nullptr;
+    // A send the pml cannot take back stays with it; MPI_Finalize does not wait for it.
+    if (!pml_.cancel(r)) r->orphan = false;
+  }
+  pending_ = 0;
+  done_ = true;
+  if (done_fn_ != nullptr && !starting_) done_fn_(done_context_);
 }
 
 core::Request* BasicCollective::new_request() {
@@ -155,6 +183,10 @@ void BasicCollective::advance() {
     if (!post_step(++step_)) done_ = pending_ == 0;
   }
   advancing_ = false;
+  if (done_ && watched_) {
+    unwatch_creation(*this);
+    watched_ = false;
+  }
   if (done_ && done_fn_ != nullptr && !starting_) done_fn_(done_context_);
 }
 
@@ -325,31 +357,37 @@ class Allreduce final : public BasicCollective {
 };
 
 template <class T, class... Args>
-std::unique_ptr<BasicCollective> started(Args&&... args) {
+std::unique_ptr<BasicCollective> started(BasicKind kind, std::size_t bytes, Args&&... args) {
   std::unique_ptr<BasicCollective> c = std::make_unique<T>(std::forward<Args>(args)...);
-  c->start();
+  c->start(kind, bytes);
   return c;
 }
 
 }  // namespace
 
+std::string_view basic_kind_name(int kind) {
+  static constexpr std::string_view kNames[] = {"barrier", "bcast", "allgather", "allreduce"};
+  return kind >= 0 && kind < 4 ? kNames[kind] : "?";
+}
+
 std::unique_ptr<BasicCollective> barrier(pml::Pml& pml, Team team) {
-  return started<Barrier>(pml, std::move(team));
+  return started<Barrier>(BasicKind::kBarrier, 0, pml, std::move(team));
 }
 
 std::unique_ptr<BasicCollective> bcast(pml::Pml& pml, Team team, void* buf, std::size_t bytes,
                                        int root) {
-  return started<Bcast>(pml, std::move(team), buf, bytes, root);
+  return started<Bcast>(BasicKind::kBcast, bytes, pml, std::move(team), buf, bytes, root);
 }
 
 std::unique_ptr<BasicCollective> allgather(pml::Pml& pml, Team team, const void* mine,
                                            std::size_t bytes, void* all) {
-  return started<Allgather>(pml, std::move(team), mine, bytes, all);
+  return started<Allgather>(BasicKind::kAllgather, bytes, pml, std::move(team), mine, bytes, all);
 }
 
 std::unique_ptr<BasicCollective> allreduce(pml::Pml& pml, Team team, std::span<std::int64_t> data,
                                            ReduceOp op) {
-  return started<Allreduce>(pml, std::move(team), data, op);
+  return started<Allreduce>(BasicKind::kAllreduce, data.size_bytes(), pml, std::move(team), data,
+                            op);
 }
 
 Status message_failed(const pml::Pml& pml, const core::Communicator& comm, int peer, ErrorCode code,

@@ -24,6 +24,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pml/pml.h"
@@ -33,11 +34,16 @@
 namespace gpurun::coll {
 
 // Tags on the collective channel. A collective call's messages carry its sequence number
-// (Args::tag, 0 and up); -1 is the pml's wildcard; -2 to -31 are kept for coll's own messages
-// (the ones below); from kFirstTeamTag down, MPI_Comm_create_group's traffic (team_tag()).
+// (Args::tag, 0 to kCreationTags - 1, wrapping); those of a communicator's creation that took
+// sequence number t carry creation_tag(t), so that they never match the messages of a
+// collective call that another rank (erroneously) runs at t; -1 is the pml's wildcard; -2 to -31
+// are kept for coll's own messages (the ones below); from kFirstTeamTag down,
+// MPI_Comm_create_group's traffic (team_tag()).
 inline constexpr int kGuardNoticeTag = -16;  // select_guard.cc: notices of a stuck call
 inline constexpr int kShmSetupTag = -17;     // shm/setup.cc: a segment's set-up messages
 inline constexpr int kFirstTeamTag = -32;
+inline constexpr int kCreationTags = 1 << 30;
+constexpr int creation_tag(int sequence) { return kCreationTags + sequence % kCreationTags; }
 // The tag of the traffic of MPI_Comm_create_group with user tag `tag` (0..INT_MAX) on its
 // parent: at or below kFirstTeamTag. Tags that differ by INT_MAX + kFirstTeamTag share one.
 constexpr int team_tag(int tag) { return kFirstTeamTag - tag % (INT_MAX + kFirstTeamTag); }
@@ -67,10 +73,15 @@ struct Team {
 
 enum class ReduceOp : std::uint8_t { kBand, kBor, kMax, kMin, kSum };
 
+// Which collective a BasicCollective is, for the guard's notices (coll/select_guard.h).
+enum class BasicKind : std::uint8_t { kBarrier, kBcast, kAllgather, kAllreduce };
+// "barrier", "bcast", "allgather", "allreduce"; "?" for a value out of range.
+std::string_view basic_kind_name(int kind);
+
 class BasicCollective {
  public:
   using DoneFn = void (*)(void* context);
-  virtual ~BasicCollective() = default;
+  virtual ~BasicCollective();
   BasicCollective(const BasicCollective&) = delete;
   BasicCollective& operator=(const BasicCollective&) = delete;
 
@@ -83,8 +94,13 @@ class BasicCollective {
     done_fn_ = fn;
     done_context_ = context;
   }
-  // Posts the first step; later ones follow from completions. The factories below call it.
-  void start();
+  // Posts the first step; later ones follow from completions. The factories below call it,
+  // with what the collective is and its bytes per member (the same on every member).
+  void start(BasicKind kind, std::size_t bytes);
+  // Ends the collective now with `why` (coll/select_guard.h: a member runs another call at its
+  // tag, so what it waits for may never come): its receives are cancelled, its sends are left
+  // to the pml, no request calls back into it any more, and the done callback runs.
+  void abort(Status why);
 
  protected:
   BasicCollective(pml::Pml& pml, Team team);
@@ -115,6 +131,7 @@ class BasicCollective {
   bool done_ = false;
   bool started_ = false;
   bool starting_ = false;
+  bool watched_ = false;  // by the guard (select_guard.h: watch_creation)
   Status status_;
   DoneFn done_fn_ = nullptr;
   void* done_context_ = nullptr;

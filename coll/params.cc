@@ -109,11 +109,10 @@ param::Param<std::string> g_tuning_file(
 // p - 1 notices) or a stuck one.
 param::Param<param::Duration> g_mismatch_wait(
     "GPURUN_COLL_MISMATCH_WAIT", param::Duration(100'000'000),
-    "How long a collective whose counts must match (bcast, reduce, allreduce, gather...) stays "
-    "incomplete before its rank exchanges notices of the call with the other ranks, so that "
-    "counts that differ between ranks (and chose different algorithms) end in an error instead "
-    "of a hang; shorter finds such errors sooner, at the cost of notices in slow but correct "
-    "calls.",
+    "How long a collective call (or the creation of a communicator) stays incomplete before "
+    "its rank exchanges notices of the call with the other ranks, so that counts, roots or "
+    "collectives that differ between ranks end in an error instead of a hang; shorter finds "
+    "such errors sooner, at the cost of notices in slow but correct calls.",
     param::Level::kAdvanced);
 
 }  // namespace

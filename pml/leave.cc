@@ -156,7 +156,8 @@ void Pml::warn_cancelled(const core::Request& r) {
   } else {
     GPURUN_LOG(warn, pml,
                "MPI_Finalize: a collective had not completed on this rank (a nonblocking one "
-               "never waited for?): its receive from rank %s matched no message; it is cancelled",
+               "never waited for, or one that failed?): its receive from rank %s matched no "
+               "message; it is cancelled",
                source.c_str());
   }
 }

@@ -208,8 +208,10 @@ bool ShmOp::rearm(const Args& args) {
 bool ShmOp::abort(Status why) {
   if (done_ || on_fallback_) return false;
   fail(std::move(why));
-  mismatch_ = true;
-  return true;
+  mismatch_ = true;  // it ends at its next step, moving no more data
+  // Until the segment is set up it takes no step (the member it waits for may never come to
+  // the set-up): the caller abandons it, and it ends once the set-up does, if ever.
+  return arena_.state() == Arena::State::kReady;
 }
 
 Status ShmOp::status() const { return on_fallback_ ? fallback_->status() : status_; }
@@ -222,6 +224,10 @@ void ShmOp::complete() {
 
 void ShmOp::divert(const Status& why) {
   queued_ = false;
+  if (mismatch_) {  // aborted: nothing more to run
+    done_ = true;
+    return;
+  }
   if (fallback_ == nullptr) {
     status_ = Status(ErrorCode::kUnsupported,
                      "shared-memory collective cannot run: " + std::string(why.message()) +

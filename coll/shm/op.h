@@ -36,9 +36,11 @@ class ShmOp : public Operation {
   Status status() const final;
   // Same call again (same buffers, counts, types, op, root) on a ready segment: run as it is.
   bool rearm(const Args& args) final;
-  // Ends as a count mismatch does: posts its end without moving more data (not once it runs
-  // on its fallback, a pml algorithm, which the guard abandons instead).
+  // Ends as a count mismatch does: posts its end without moving more data. False (the guard
+  // abandons it) once it runs on its fallback, a pml algorithm, and while its segment is not
+  // set up: it then ends when the set-up does, moving no data.
   bool abort(Status why) final;
+  const Operation* runner() const final { return on_fallback_ ? fallback_.get() : nullptr; }
 
   // What the operation was made for, so that rearm() can compare (create_on_arena() sets it).
   void remember(const Args& args) { signature_.emplace(args); }
