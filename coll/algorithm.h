@@ -178,6 +178,10 @@ struct Algorithm {
   // usable() accepts a call on device memory: for MPIX_Query_cuda_path.
   bool device_steps = false;
   std::string_view summary;  // idea and cost, one line, for `gpurun --info algos`
+  // Optional: whether its operation for these arguments runs what selection gives without it
+  // instead (Selector::pick's instead_of), as any call would now select (a shared-memory
+  // collective whose segment failed to set up: every member learns that, some later).
+  bool (*falls_back)(const Args& args) = nullptr;
   // Optional: drops what the algorithm keeps per communicator (shared segments) when the
   // communicator with this context id is freed, before the id can be reused.
   void (*release)(std::uint32_t context_id) = nullptr;

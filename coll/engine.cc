@@ -162,12 +162,14 @@ std::int64_t selection_bytes(const Args& a) {
 
 namespace {
 
-Result<const Algorithm*> select_in(Engine& e, CommState& s, const Args& args) {
+Result<const Algorithm*> select_in(Engine& e, CommState& s, const Args& args,
+                                   const Algorithm* instead_of = nullptr) {
   auto& candidates = s.candidates[static_cast<std::size_t>(args.collective)];
   if (!candidates) candidates = e.selector->candidates(args.collective, s.shape);
   std::int64_t bytes = selection_bytes(args);
-  GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, e.selector->pick(*candidates, args, bytes));
-  log_decision(s, args, bytes, *a);
+  GPURUN_ASSIGN_OR_RETURN(const Algorithm* a,
+                          e.selector->pick(*candidates, args, bytes, instead_of));
+  if (instead_of == nullptr) log_decision(s, args, bytes, *a);
   return a;
 }
 
@@ -215,6 +217,12 @@ Result<const Algorithm*> select(const Args& args) {
   Engine& e = engine();
   GPURUN_TRY(e.load_table());
   return select_in_engine(e, e.state_of(args), args);
+}
+
+Result<const Algorithm*> select_instead_of(const Args& args, const Algorithm& instead_of) {
+  Engine& e = engine();
+  GPURUN_TRY(e.load_table());
+  return select_in(e, e.state_of(args), args, &instead_of);
 }
 
 Result<std::unique_ptr<Operation>> create(const Args& args) {

@@ -31,6 +31,10 @@ std::int64_t selection_bytes(const Args& args);
 // algorithm runs itself (Algorithm::usable), that is "staged": host staging (coll/staging.h)
 // around the host algorithm selected for the same call on host buffers.
 Result<const Algorithm*> select(const Args& args);
+// The algorithm that a call on host memory runs when `instead_of` cannot run it: what
+// select() gives where `instead_of` is not usable (a shared-memory collective whose segment
+// fails to set up falls back to it, as the members that already know run it).
+Result<const Algorithm*> select_instead_of(const Args& args, const Algorithm& instead_of);
 // The operation of the selected algorithm for `args`, not started.
 Result<std::unique_ptr<Operation>> create(const Args& args);
 // The same for a blocking call: the engine keeps the operation (one per communicator and

@@ -173,6 +173,7 @@ class Guard final : public Operation {
       if (same) return end_with(other_root(r));
       // A shared-memory operation stays: the other side joins it, or shm's count check decides.
       if (is_shm(mine_)) continue;
+      if (falls_back_here(n)) continue;
       if (is_shm(n) && join()) return false;
       return end_with(other_count(r));
     }
@@ -189,6 +190,18 @@ class Guard final : public Operation {
     abandon(*args_.pml, std::move(active_));
     finish();
     return true;
+  }
+
+  // Whether a member's call `n`, of the same size as this rank's with another algorithm, runs
+  // this rank's: that algorithm falls back here (Algorithm::falls_back: a shared-memory one
+  // whose segment failed to set up, which every member learns, some later), to what selection
+  // gives without it, as this rank's selection did.
+  bool falls_back_here(const Notice& n) const {
+    std::span<const Algorithm* const> all = Registry::of(args_.collective);
+    if (n.algorithm < 0 || n.algorithm >= static_cast<int>(all.size())) return false;
+    const Algorithm& theirs = *all[static_cast<std::size_t>(n.algorithm)];
+    return (n.bytes == mine_.bytes || !counts_match(args_.collective)) && n.root == mine_.root &&
+           n.memory == mine_.memory && theirs.falls_back != nullptr && theirs.falls_back(args_);
   }
 
   // Runs "shm" with this call's arguments instead of the algorithm chosen.

@@ -64,7 +64,10 @@ std::vector<Candidate> Selector::candidates(Collective collective, const CommSha
 }
 
 Result<const Algorithm*> Selector::pick(std::span<const Candidate> candidates, const Args& args,
-                                        std::int64_t bytes) {
+                                        std::int64_t bytes, const Algorithm* instead_of) {
+  auto left_out = [&](const Algorithm& a, const Args& call) {
+    return &a == instead_of || coll::left_out(a, call);
+  };
   const Algorithm* refused_forced = nullptr;
   for (const Candidate& c : candidates) {
     if (bytes < c.min_bytes || bytes > c.max_bytes || !memory_matches(c.memory, args.memory))
@@ -83,11 +86,12 @@ Result<const Algorithm*> Selector::pick(std::span<const Candidate> candidates, c
       }
       return c.algorithm;
     }
-    if (c.forced) refused_forced = c.algorithm;
+    if (c.forced && c.algorithm != instead_of) refused_forced = c.algorithm;
   }
   for (const Algorithm* a : Registry::of(args.collective)) {
     if (left_out(*a, args) || (a->usable != nullptr && !a->usable(args))) continue;
-    if (once(warned_table_, args.collective)) {
+    // A fallback chosen ahead (instead_of) warns when a call runs it, by the caller's select.
+    if (instead_of == nullptr && once(warned_table_, args.collective)) {
       GPURUN_LOG(warn, coll,
                  "the tuning table has no algorithm that can run %.*s on %d ranks with %lld "
                  "bytes; using %.*s",

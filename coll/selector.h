@@ -35,9 +35,10 @@ class Selector {
   Selector(const TuningTable* table, ForcedFn forced) : table_(table), forced_(forced) {}
 
   std::vector<Candidate> candidates(Collective collective, const CommShape& shape);
-  // The algorithm for `args`, whose selection size is `bytes`.
+  // The algorithm for `args`, whose selection size is `bytes`; never `instead_of` (the
+  // algorithm a call falls back from) when given.
   Result<const Algorithm*> pick(std::span<const Candidate> candidates, const Args& args,
-                                std::int64_t bytes);
+                                std::int64_t bytes, const Algorithm* instead_of = nullptr);
 
  private:
   const TuningTable* table_;

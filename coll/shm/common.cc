@@ -1,5 +1,6 @@
 // What the shared-memory algorithms share at registration: usable() conditions, create() on
 // the communicator's arena, and the fallback for an arena whose segment fails to set up.
+#include "coll/engine.h"
 #include "coll/shm/algorithms.h"
 #include "coll/shm/arenas.h"
 
@@ -8,17 +9,17 @@ namespace {
 
 constexpr std::string_view kName = "shm";
 
-// The first other registered algorithm that can run `args`, for a collective that has to run
-// without the segment. Its operation takes this call's tag; the setup's messages had their
-// own (coll/shm/setup.h), so the two never mix.
+// The operation of what selection runs for `args` without "shm" (coll/engine.h), for a
+// collective that has to run without the segment: the members that already know that the
+// segment failed select it for the same call, so the two meet. It takes this call's tag; the
+// setup's messages had their own (coll/shm/setup.h), so the two never mix.
 std::unique_ptr<Operation> make_fallback(const Args& args) {
-  for (const Algorithm* algorithm : Registry::of(args.collective)) {
-    if (algorithm->name == kName || algorithm->usable == nullptr || !algorithm->usable(args))
-      continue;
-    auto op = algorithm->create(args);
-    if (op.ok()) return std::move(op).value();
-  }
-  return nullptr;
+  const Algorithm* shm = Registry::find(args.collective, kName);
+  if (shm == nullptr) return nullptr;
+  Result<const Algorithm*> other = select_instead_of(args, *shm);
+  if (!other.ok()) return nullptr;
+  auto op = other.value()->create(args);
+  return op.ok() ? std::move(op).value() : nullptr;
 }
 
 }  // namespace

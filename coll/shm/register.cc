@@ -2,6 +2,7 @@
 // conditions under which each can run (see algorithms.h). Each algorithm's file starts with
 // its idea, requirements and cost.
 #include "coll/shm/algorithms.h"
+#include "coll/shm/arenas.h"
 
 namespace gpurun::coll::shm {
 namespace {
@@ -34,6 +35,8 @@ bool usable_reduce_scatter(const Args& args) {
                                              static_cast<std::size_t>(args.type->size()) * 2);
 }
 
+bool segment_failed(const Args& args) { return args.comm != nullptr && arena_broken(*args.comm); }
+
 template <Factory make>
 Result<std::unique_ptr<Operation>> create(const Args& args) {
   return create_on_arena(args, make);
@@ -42,12 +45,13 @@ Result<std::unique_ptr<Operation>> create(const Args& args) {
 }  // namespace
 }  // namespace gpurun::coll::shm
 
-#define GPURUN_REGISTER_SHM(id, collective_id, usable_fn, make_fn, summary_text)                 \
-  GPURUN_REGISTER_ALGORITHM(id, .name = "shm",                                                   \
-                            .collective = ::gpurun::coll::Collective::collective_id,             \
-                            .usable = ::gpurun::coll::shm::usable_fn,                            \
-                            .create = ::gpurun::coll::shm::create<::gpurun::coll::shm::make_fn>, \
-                            .summary = summary_text, .release = ::gpurun::coll::shm::release_comm)
+#define GPURUN_REGISTER_SHM(id, collective_id, usable_fn, make_fn, summary_text)  \
+  GPURUN_REGISTER_ALGORITHM(                                                      \
+      id, .name = "shm", .collective = ::gpurun::coll::Collective::collective_id, \
+      .usable = ::gpurun::coll::shm::usable_fn,                                   \
+      .create = ::gpurun::coll::shm::create<::gpurun::coll::shm::make_fn>,        \
+      .summary = summary_text, .falls_back = ::gpurun::coll::shm::segment_failed, \
+      .release = ::gpurun::coll::shm::release_comm)
 
 GPURUN_REGISTER_SHM(shm_barrier, kBarrier, usable_any, make_barrier,
                     "flags in a shared segment: one cache-line hop (flat), or up a tree of "

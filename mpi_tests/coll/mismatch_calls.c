@@ -103,8 +103,11 @@ static void mismatch(int mine, int theirs, int n, int fresh) {
   mtest_expect_success_or(rc, MPI_ERR_ARG, MPI_ERR_TRUNCATE, what, NULL);
   int x = rank + 1, sum = 0;
   int rc2 = MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, comm);
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  if (rc2 != MPI_SUCCESS) MPI_Error_string(rc2, text, &len);
   MTEST_CHECK(rc2 == MPI_SUCCESS && sum == size * (size + 1) / 2,
-              "%s: allreduce afterwards rc %d sum %d", what, rc2, sum);
+              "%s: allreduce afterwards rc %d sum %d %s", what, rc2, sum, text);
   int failed = rc != MPI_SUCCESS, any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (creation(mine) || creation(theirs))

@@ -238,6 +238,30 @@ TEST(Selector, UnknownForcedNameWarnsAndUsesTheTable) {
   EXPECT_NE(err.find("rign"), std::string::npos) << err;
 }
 
+// A shared-memory collective whose segment fails to set up falls back to what selection gives
+// without it (Selector::pick's instead_of), which the members that already know select: the
+// table's next rule, not the registry's first algorithm, and without a warning of its own.
+TEST(Selector, AFallbackTakesTheTablesNextChoiceWithoutWarning) {
+  TuningTable t =
+      table_of(rules(R"({"algorithm": "even", "max_bytes": "1K"}, {"algorithm": "any"})").c_str());
+  Selector s(&t, forced_test);
+  g_forced = "even";
+  const Algorithm* even = Registry::find(kTest, "even");
+  ASSERT_NE(even, nullptr);
+  Call call(4);
+  auto candidates = s.candidates(kTest, CommShape{.ranks = 4, .one_host = true});
+  ::testing::internal::CaptureStderr();
+  auto fallback = s.pick(candidates, call.args, 50, even);
+  std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(fallback.ok()) << fallback.status().to_string();
+  EXPECT_EQ(fallback.value()->name, "any");
+  EXPECT_EQ(err, "");
+  auto chosen = s.pick(candidates, call.args, 50);
+  ASSERT_TRUE(chosen.ok());
+  EXPECT_EQ(chosen.value(), even);  // without instead_of, the forced algorithm as before
+  g_forced = "auto";
+}
+
 TEST(Selector, NothingUsableIsAnError) {
   TuningTable t = table_of(rules(R"({"algorithm": "never"})").c_str());
   Selector s(&t, forced_none);
