@@ -89,16 +89,8 @@ void BasicCollective::abort(Status why) {
   if (watched_) unwatch_creation(*this);
   watched_ = false;
   status_ = std::move(why);
-  std::vector<core::Request*> mine;
-  pml_.requests().for_each([&](core::Request* r) {
-    if (r->owner == this && !r->complete()) mine.push_back(r);
-  });
-  for (core::Request* r : mine) {
-    r->on_complete = nullptr;
-    r->owner = nullptr;
-    // A send the pml cannot take back stays with it; MPI_Finalize does not wait for it.
-    if (!pml_.cancel(r)) r->orphan = false;
-  }
+  const void* self = this;
+  pml_.give_up(std::span(&self, 1), /*detach=*/true);
   pending_ = 0;
   done_ = true;
   if (done_fn_ != nullptr && !starting_) done_fn_(done_context_);

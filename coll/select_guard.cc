@@ -2,7 +2,6 @@
 // operation that wraps a collective call.
 #include "coll/select_guard.h"
 
-#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,13 +76,7 @@ int index_of(const Algorithm& algorithm) {
 void abandon(pml::Pml& pml, std::unique_ptr<Operation> op) {
   std::vector<const void*> owners;
   for (const Operation* o = op.get(); o != nullptr; o = o->runner()) owners.push_back(o);
-  std::vector<core::Request*> theirs;
-  pml.requests().for_each([&](core::Request* r) {
-    if (!r->complete() && std::find(owners.begin(), owners.end(), r->owner) != owners.end())
-      theirs.push_back(r);
-  });
-  for (core::Request* r : theirs)
-    if (!pml.cancel(r)) r->orphan = false;
+  pml.give_up(owners, /*detach=*/false);  // the operation stays (abandoned()) for callbacks
   abandoned().push_back(std::move(op));
 }
 

@@ -537,6 +537,21 @@ bool Pml::cancel(core::Request* r) {
   return true;
 }
 
+void Pml::give_up(std::span<const void* const> owners, bool detach) {
+  std::vector<core::Request*> theirs;
+  requests().for_each([&](core::Request* r) {
+    if (!r->complete() && std::find(owners.begin(), owners.end(), r->owner) != owners.end())
+      theirs.push_back(r);
+  });
+  for (core::Request* r : theirs) {
+    if (detach) {
+      r->on_complete = nullptr;
+      r->owner = nullptr;
+    }
+    if (!cancel(r)) r->orphan = false;
+  }
+}
+
 int Pml::progress() {
   int events = 0;
   for (transport::Transport* t : transports_) events += t->progress();

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "pml/match.h"
@@ -97,6 +98,12 @@ class Pml {
   Status mrecv(Message* message, const RecvArgs& args, core::Request* request);
   // Cancels a receive not yet matched, or a send not yet gone; false when too late.
   bool cancel(core::Request* request);
+  // The requests not yet complete whose owner (core::Request::owner) is one of `owners`, the
+  // operations of a call given up on: receives are cancelled (they complete, cancelled); a
+  // send the pml cannot take back stays with it, and MPI_Finalize no longer waits for it.
+  // `detach`: their owner and completion callback are cleared first (the owner goes away).
+  // Error path only: it scans the request pool.
+  void give_up(std::span<const void* const> owners, bool detach);
   // Runs the transports and the queued sends. Returns the events handled.
   int progress();
   // Nothing is queued for sending (sends and acknowledgements).
