@@ -133,7 +133,7 @@ int start_all(const Call& call, int count, MPI_Request* requests) {
   char arg[48];
   for (int i = 0; i < count; ++i) {
     std::snprintf(arg, sizeof arg, "array_of_requests[%d]", i);
-    core::Request* r;
+    core::Request* r = nullptr;
     if (int rc = startable(call, arg, requests[i], &r); rc != MPI_SUCCESS) {
       for (int j = 0; j < i; ++j) find_request(requests[j])->active = false;
       return rc;
@@ -186,7 +186,7 @@ GPURUN_RECV_INIT_FN(MPI_Recv_init_c, MPI_Count)
 extern "C" int PMPI_Start(MPI_Request* request) {
   GPURUN_API_ENTER("MPI_Start");
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
-  gpurun::core::Request* r;
+  gpurun::core::Request* r = nullptr;
   if (int rc = startable(call, "request", *request, &r); rc != MPI_SUCCESS) return rc;
   return start(call, r);
 }
