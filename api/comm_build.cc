@@ -6,6 +6,7 @@
 #include "api/memory_kinds.h"
 #include "api/requests.h"
 #include "coll/engine.h"
+#include "coll/select_guard.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::api {
@@ -94,6 +95,11 @@ Result<MPI_Comm> install(CommSpec spec, int id) {
 }
 
 void retire(std::unique_ptr<CommEntry> entry) {
+  // The guard's receive for notices of mismatched calls (coll/select_guard.h) is a request
+  // on the communicator that only this cancels: left posted, it would keep the communicator
+  // and its context id in use for ever (a program that created and freed communicators ran
+  // out of context ids after 2046 of them).
+  coll::forget_guard(entry->comm->context_id());
   retired().push_back(std::move(entry));
   reclaim_retired();
 }
