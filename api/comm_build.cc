@@ -20,9 +20,11 @@ std::vector<std::unique_ptr<CommEntry>>& retired() {
 
 }  // namespace
 
-coll::Team whole_team(CommEntry& entry) {
-  return coll::Team{
-      .comm = entry.comm.get(), .members = {}, .tag = coll::creation_tag(entry.next_coll_tag())};
+coll::Team whole_team(CommEntry& entry, bool blocking) {
+  return coll::Team{.comm = entry.comm.get(),
+                    .members = {},
+                    .tag = coll::creation_tag(entry.next_coll_tag()),
+                    .blocking = blocking};
 }
 
 std::uint64_t creation_key(const CommEntry& entry, int tag) {
@@ -61,7 +63,12 @@ Result<MPI_Comm> Creation::finish() {
 int create_over(const Call& call, MPI_Comm parent_handle, CommEntry& parent, CommSpec spec,
                 MPI_Comm* newcomm) {
   reclaim_retired();
-  coll::Team team = whole_team(parent);
+  return create_over_team(call, parent_handle, parent, std::move(spec), newcomm,
+                          whole_team(parent));
+}
+
+int create_over_team(const Call& call, MPI_Comm parent_handle, CommEntry& parent, CommSpec spec,
+                     MPI_Comm* newcomm, coll::Team team) {
   std::uint64_t key = creation_key(parent, team.tag);
   std::unique_ptr<Creation> c = Creation::start(std::move(team), key, std::move(spec));
   wait_until([&c] { return c->done(); });
@@ -89,6 +96,7 @@ Result<MPI_Comm> install(CommSpec spec, int id) {
   MPI_Comm handle = make_handle(HandleKind::kIndirect, ObjectType::kComm, index);
   raw->comm->set_handle(handle);
   state().pml->add_comm(*raw->comm);
+  coll::watch_comm(*state().pml, *raw->comm);
   GPURUN_LOG(debug, init, "communicator 0x%x: context %d, rank %d of %d",
              static_cast<unsigned>(handle), id, rank, spec.group->size());
   return handle;

@@ -48,7 +48,7 @@ class Creation {
 
 // Every rank of `entry`'s communicator, with the creation tag (coll::creation_tag) of its next
 // collective call's sequence number.
-coll::Team whole_team(CommEntry& entry);
+coll::Team whole_team(CommEntry& entry, bool blocking = true);
 // The agreement key (ContextIds) of a creation over the parent `entry` whose collective tag is
 // `tag`: the parent's id first, so that every member orders concurrent creations alike.
 std::uint64_t creation_key(const CommEntry& entry, int tag);
@@ -60,6 +60,11 @@ Status wait_collective(coll::BasicCollective& c);
 // for which spec.group is null get MPI_COMM_NULL. Errors go through `parent_handle`'s handler.
 int create_over(const Call& call, MPI_Comm parent_handle, CommEntry& parent, CommSpec spec,
                 MPI_Comm* newcomm);
+// The same, at the tag of `team` (whole_team of the parent), which a collective of the same
+// call took first (MPI_Comm_split's exchange of colours): one tag for the call, so that a
+// rank whose first collective failed and one whose first succeeded stay in step.
+int create_over_team(const Call& call, MPI_Comm parent_handle, CommEntry& parent, CommSpec spec,
+                     MPI_Comm* newcomm, coll::Team team);
 
 // Installs a communicator with context id `id` (table entry, handle, pml). Gives the id back
 // on failure.

@@ -91,7 +91,7 @@ int idup(const Call& call, MPI_Comm comm, CommEntry& entry, std::unique_ptr<core
   r->kind = core::RequestKind::kColl;
   r->active = true;
   r->comm = entry.comm.get();
-  coll::Team team = whole_team(entry);
+  coll::Team team = whole_team(entry, /*blocking=*/false);
   std::uint64_t key = creation_key(entry, team.tag);
   auto* pending =
       new PendingDup{Creation::start(std::move(team), key, std::move(spec)), r, newcomm};
@@ -127,14 +127,18 @@ int split(const Call& call, MPI_Comm comm, CommEntry& entry, int color, int key,
   const core::Communicator& parent = *entry.comm;
   int mine[2] = {color, key};
   std::vector<int> pairs(2 * static_cast<std::size_t>(parent.size()));
-  auto gather = coll::allgather(the_pml(), whole_team(entry), mine, sizeof mine, pairs.data());
+  coll::Team team = whole_team(entry);
+  team.call_kind = static_cast<int>(coll::BasicKind::kAllgather);
+  team.call_bytes = sizeof mine;
+  auto gather = coll::allgather(the_pml(), team, mine, sizeof mine, pairs.data());
   if (Status st = wait_collective(*gather); !st.ok()) return raise_status(call, comm, st);
   bool one_colour = true;
   for (std::size_t at = 2; at < pairs.size(); at += 2)
     one_colour = one_colour && pairs[at] == pairs[0];
   core::GroupPtr group;
   if (color != MPI_UNDEFINED && !(strict && one_colour)) group = split_group(parent, pairs, color);
-  return create_over(call, comm, entry, spec_like(entry, std::move(group)), newcomm);
+  return create_over_team(call, comm, entry, spec_like(entry, std::move(group)), newcomm,
+                          std::move(team));
 }
 
 // The colour of this process for split_type, or MPI_UNDEFINED (MPI_COMM_NULL). Sets

@@ -11,6 +11,7 @@
 #include "api/memory_kinds.h"
 #include "api/state.h"
 #include "api/wiring.h"
+#include "coll/select_guard.h"
 #include "coll/shm/arenas.h"
 #include "gpurun/build_config.h"
 #include "runtime/base/clock.h"
@@ -58,6 +59,8 @@ int initialize(const Call& call, int required, int* provided) {
                                                       : required;
   s.main_thread = std::this_thread::get_id();
   g_thread_multiple = s.thread_level == MPI_THREAD_MULTIPLE;
+  coll::detect_deadlocks(!g_thread_multiple);  // another thread may make the call awaited
+  coll::watch_comm(*s.pml, *s.world.comm);
   if (provided != nullptr) *provided = s.thread_level;
   GPURUN_LOG(info, init, "rank %d of %d on %s (%d local), thread level %d", job.rank, job.size,
              job.host.c_str(), job.local_size, s.thread_level);

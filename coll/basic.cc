@@ -86,7 +86,7 @@ void BasicCollective::start(BasicKind kind, std::size_t bytes) {
 
 void BasicCollective::abort(Status why) {
   if (done_) return;
-  if (watched_) unwatch_creation(*this);
+  if (watched_) unwatch_creation(*this, why.code());
   watched_ = false;
   status_ = std::move(why);
   const void* self = this;
@@ -176,7 +176,7 @@ void BasicCollective::advance() {
   }
   advancing_ = false;
   if (done_ && watched_) {
-    unwatch_creation(*this);
+    unwatch_creation(*this, status_.code());
     watched_ = false;
   }
   if (done_ && done_fn_ != nullptr && !starting_) done_fn_(done_context_);

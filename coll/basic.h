@@ -63,6 +63,12 @@ struct Team {
   const core::Communicator* comm = nullptr;  // the messages travel on its collective channel
   std::vector<int> members;                  // ranks of comm, in team order; empty: all of comm
   int tag = 0;
+  bool blocking = false;  // run by a blocking call (coll/select_guard.h: deadlocks)
+  // What the guard's notices say of the call (coll/select_guard.h: watch_creation) when it
+  // runs several collectives at one tag (MPI_Comm_split: its exchange of colours, then the
+  // context id's agreement): the first one's kind and bytes. -1: each collective's own.
+  int call_kind = -1;
+  std::size_t call_bytes = 0;
 
   int size() const { return members.empty() ? comm->size() : static_cast<int>(members.size()); }
   // The rank in comm of team member `index`.

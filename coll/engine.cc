@@ -228,7 +228,7 @@ Result<const Algorithm*> select_instead_of(const Args& args, const Algorithm& in
 Result<std::unique_ptr<Operation>> create(const Args& args) {
   GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select(args));
   GPURUN_ASSIGN_OR_RETURN(std::unique_ptr<Operation> op, a->create(args));
-  return guard_operation(std::move(op), args, *a, selection_bytes(args));
+  return guard_operation(std::move(op), args, *a, selection_bytes(args), /*blocking=*/false);
 }
 
 Result<Operation*> blocking_operation(const Args& args) {
@@ -246,7 +246,8 @@ Result<Operation*> blocking_operation(const Args& args) {
   GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select_in_engine(e, s, args));
   slot.operation.reset();  // its scratch goes back to the pool first
   GPURUN_ASSIGN_OR_RETURN(std::unique_ptr<Operation> op, a->create(args));
-  slot.operation = guard_operation(std::move(op), args, *a, selection_bytes(args));
+  slot.operation =
+      guard_operation(std::move(op), args, *a, selection_bytes(args), /*blocking=*/true);
   slot.algorithm = a;
   return slot.operation.get();
 }

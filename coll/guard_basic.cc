@@ -25,6 +25,8 @@ struct Watch {
   std::int64_t since = 0;  // when it started
   std::uint32_t polls = 0;
   bool told = false;
+  bool blocking = false;  // Team::blocking
+  bool blocked = false;   // this process is marked blocked in it (guard::block)
 };
 
 std::vector<Watch>& watches() {
@@ -56,13 +58,24 @@ std::optional<Status> mismatch_of(Watch& w, std::int64_t wait_ns) {
   if (!w.told) {
     w.told = true;
     guard::tell_others(*w.comm, w.mine);
+    if (w.blocking) {
+      w.blocked = true;
+      guard::block(*w.comm, w.mine);
+    }
   }
   for (const guard::Received& r : w.comm->received) {
     const guard::Notice& n = r.notice;
     if (n.tag != w.mine.tag) continue;
+    if (n.state == guard::kNotStarted) {
+      if (std::optional<Status> why =
+              w.blocked ? guard::deadlock(*w.comm, r, w.mine) : std::nullopt)
+        return why;
+      continue;
+    }
     if (n.collective != guard::kCreation) return guard::other_call(r, w.mine);
     if (n.algorithm != w.mine.algorithm || n.bytes != w.mine.bytes)
       return other_creation(r, w.mine);
+    if (n.state == guard::kFailed) return guard::member_failed(r, w.mine);
   }
   return std::nullopt;
 }
@@ -74,27 +87,32 @@ bool watch_creation(BasicCollective& collective, pml::Pml& pml, const Team& team
   if (team.tag < kCreationTags || !team.members.empty() || team.comm->size() < 2) return false;
   std::shared_ptr<guard::CommGuard> g = guard::of(pml, *team.comm);
   if (g == nullptr) return false;
-  guard::Notice mine{.tag = team.tag - kCreationTags,  // the call's sequence number
-                     .collective = guard::kCreation,
-                     .algorithm = static_cast<std::int32_t>(kind),
-                     .state = guard::kWaiting,
-                     .bytes = static_cast<std::int64_t>(bytes)};
+  guard::Notice mine{
+      .tag = team.tag - kCreationTags,  // the call's sequence number
+      .collective = guard::kCreation,
+      .algorithm = team.call_kind >= 0 ? team.call_kind : static_cast<std::int32_t>(kind),
+      .state = guard::kWaiting,
+      .bytes = static_cast<std::int64_t>(team.call_kind >= 0 ? team.call_bytes : bytes)};
   guard::remember(*g, mine);
   static bool poller_added = false;  // a program that creates no communicator runs no poller
   if (!poller_added) {
     progress::engine().add(poll_creations, nullptr, "coll-guard");
     poller_added = true;
   }
-  watches().push_back(Watch{
-      .collective = &collective, .comm = std::move(g), .mine = mine, .since = clock::now_ns()});
+  watches().push_back(Watch{.collective = &collective,
+                            .comm = std::move(g),
+                            .mine = mine,
+                            .since = clock::now_ns(),
+                            .blocking = team.blocking});
   return true;
 }
 
-void unwatch_creation(BasicCollective& collective) {
+void unwatch_creation(BasicCollective& collective, ErrorCode error) {
   std::vector<Watch>& all = watches();
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (all[i].collective != &collective) continue;
-    guard::mark_done(*all[i].comm, all[i].mine.tag);
+    if (all[i].blocked) guard::unblock();
+    guard::mark_done(*all[i].comm, all[i].mine.tag, error);
     all.erase(all.begin() + static_cast<std::ptrdiff_t>(i));
     return;
   }
@@ -114,7 +132,7 @@ int poll_creations(void*) {
     // abort() runs the collective's done callback, which may destroy it (unwatching it) or
     // start others: nothing here touches the list after it.
     BasicCollective* c = w.collective;
-    unwatch_creation(*c);
+    unwatch_creation(*c, why->code());
     c->abort(std::move(*why));
     return 1;
   }

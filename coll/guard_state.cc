@@ -1,6 +1,7 @@
 // The guard's per-communicator state (guard_state.h): notices sent, received and answered.
 #include "coll/guard_state.h"
 
+#include <cstdio>
 #include <unordered_map>
 #include <utility>
 
@@ -27,11 +28,18 @@ Guards& guards() {
   return *g;
 }
 
-void send_notice(CommGuard& g, int member, const Notice& n) {
-  for (const auto& [tag, who] : g.told)
-    if (tag == n.tag && who == member) return;
-  if (g.told.size() >= kKeptNotices) g.told.erase(g.told.begin());
-  g.told.emplace_back(n.tag, member);
+// The blocking call this process waits in (block()), if any.
+struct Blocked {
+  bool on = false;
+  std::uint32_t context = 0;
+  std::int32_t tag = -1;
+  std::int32_t collective = -1;
+};
+Blocked blocked;
+bool deadlocks_detected = true;
+
+// Sends `n` to `member` (no record of it).
+void post_notice(CommGuard& g, int member, const Notice& n) {
   // The pml may read the message until the send completes: the request owns a copy, which
   // its completion deletes; the request is an orphan that the pml then releases.
   auto owned = std::make_unique<Notice>(n);
@@ -58,6 +66,30 @@ void send_notice(CommGuard& g, int member, const Notice& n) {
     std::unique_ptr<Notice>(copy).reset();
     g.pml->requests().release(r);
   }
+}
+
+// Sends this rank's notice `n` of a call to `member`, once per state of the call (a member
+// that asks again about a call that has failed since learns that).
+void send_notice(CommGuard& g, int member, const Notice& n) {
+  for (const Told& t : g.told)
+    if (t.tag == n.tag && t.member == member && t.state == n.state) return;
+  if (g.told.size() >= kKeptNotices) g.told.erase(g.told.begin());
+  g.told.push_back(Told{.tag = n.tag, .member = member, .state = n.state});
+  post_notice(g, member, n);
+}
+
+// Answers `member`'s notice of call `tag`, which this rank has not started, with the call this
+// process is blocked in. Its notice of `tag` still goes when it starts it.
+void send_not_started(CommGuard& g, int member, int tag) {
+  GPURUN_LOG(debug, coll,
+             "rank %d asks about call %d of context %u: not started, waiting in %d of %u", member,
+             tag, g.comm->context_id(), blocked.tag, blocked.context);
+  post_notice(g, member,
+              Notice{.tag = tag,
+                     .state = kNotStarted,
+                     .blocked_context = blocked.context,
+                     .blocked_tag = blocked.tag,
+                     .blocked_collective = blocked.collective});
 }
 
 const Notice* record_of(const CommGuard& g, int tag) {
@@ -110,13 +142,20 @@ void on_notice(core::Request* r) {
   if (g.control == r) g.control = nullptr;
   if (r->status.error == ErrorCode::kOk && r->status.bytes == sizeof(Notice)) {
     Received got{r->status.source, *g.inbox};
+    std::erase_if(g.received, [&got](const Received& old) {  // the member has started it
+      return old.source == got.source && old.notice.tag == got.notice.tag &&
+             old.notice.state == kNotStarted;
+    });
     if (g.received.size() >= kKeptNotices) g.received.erase(g.received.begin());
     g.received.push_back(got);
     if (got.notice.state == kWaiting) {
-      if (record_of(g, got.notice.tag) != nullptr)
+      if (record_of(g, got.notice.tag) != nullptr) {
         answer(g, got.notice.tag);
-      else
+      } else {
         ++g.unanswered;
+        if (blocked.on && got.notice.tag > g.latest)
+          send_not_started(g, got.source, got.notice.tag);
+      }
     }
   }
   if (Status st = post_control(g); !st.ok())
@@ -154,6 +193,52 @@ void answer_late(CommGuard& g, const Notice& mine) {
 void tell_others(CommGuard& g, const Notice& mine) {
   for (int member = 0; member < g.comm->size(); ++member)
     if (member != g.comm->rank()) send_notice(g, member, mine);
+}
+
+void block(const CommGuard& g, const Notice& mine) {
+  if (!deadlocks_detected) return;
+  blocked = Blocked{
+      .on = true, .context = g.comm->context_id(), .tag = mine.tag, .collective = mine.collective};
+  for (auto& [context, other] : guards().comms)
+    for (const Received& r : other->received)
+      if (r.notice.state == kWaiting && r.notice.tag > other->latest)
+        send_not_started(*other, r.source, r.notice.tag);
+}
+
+void unblock() { blocked.on = false; }
+
+std::optional<Status> deadlock(const CommGuard& g, const Received& r, const Notice& mine) {
+  const Notice& n = r.notice;
+  if (!deadlocks_detected || n.state != kNotStarted) return std::nullopt;
+  auto it = guards().comms.find(n.blocked_context);
+  if (it == guards().comms.end()) return std::nullopt;
+  const CommGuard& there = *it->second;
+  // The member's communicator of that context id is this one only if the member belongs to it
+  // (communicators of disjoint groups may share an id).
+  if (!there.comm->group().contains(g.comm->group().job_rank(r.source))) return std::nullopt;
+  if (there.latest >= n.blocked_tag) return std::nullopt;  // this rank has started that call
+  Notice theirs{.tag = n.blocked_tag, .collective = n.blocked_collective};
+  char handle[16];
+  std::snprintf(handle, sizeof handle, "0x%x", static_cast<unsigned>(there.comm->handle()));
+  std::string where =
+      &there == &g ? "on this communicator" : "on communicator " + std::string(handle);
+  return Status(ErrorCode::kInvalidArgument,
+                "rank " + std::to_string(r.source) + " has not started this call (" +
+                    call_name(mine) + ", tag " + std::to_string(mine.tag) + ") and waits in its " +
+                    call_name(theirs) + " " + where + " (tag " + std::to_string(n.blocked_tag) +
+                    "), which this rank has not reached: the two ranks call the collectives of "
+                    "communicators they share in different orders and would wait for each other "
+                    "for ever (every rank must call them in the same order)");
+}
+
+Status member_failed(const Received& r, const Notice& mine) {
+  auto code = static_cast<ErrorCode>(r.notice.error);
+  if (r.notice.error <= 0 || r.notice.error > static_cast<int>(ErrorCode::kInvalidRoot))
+    code = ErrorCode::kInternal;
+  return Status(code, "rank " + std::to_string(r.source) + " ended this call (" + call_name(mine) +
+                          ", tag " + std::to_string(mine.tag) + ") with an error (" +
+                          std::string(error_code_name(code)) +
+                          "), and this rank's cannot complete without it");
 }
 
 std::string call_name(const Notice& n) {
@@ -194,6 +279,12 @@ Status other_call(const Received& r, const Notice& mine) {
 }  // namespace gpurun::coll::guard
 
 namespace gpurun::coll {
+
+void detect_deadlocks(bool on) { guard::deadlocks_detected = on; }
+
+void watch_comm(pml::Pml& pml, const core::Communicator& comm) {
+  if (comm.size() > 1) (void)guard::of(pml, comm);
+}
 
 void forget_guard(std::uint32_t context_id) {
   auto& comms = guard::guards().comms;

@@ -2,6 +2,7 @@
 // operation that wraps a collective call.
 #include "coll/select_guard.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,8 +86,12 @@ void abandon(pml::Pml& pml, std::unique_ptr<Operation> op) {
 class Guard final : public Operation {
  public:
   Guard(std::unique_ptr<Operation> op, const Args& args, const Algorithm& algorithm,
-        std::int64_t bytes, std::shared_ptr<CommGuard> comm)
-      : active_(std::move(op)), args_(args), shared_(std::move(comm)), comm_(*shared_) {
+        std::int64_t bytes, std::shared_ptr<CommGuard> comm, bool blocking)
+      : active_(std::move(op)),
+        args_(args),
+        shared_(std::move(comm)),
+        comm_(*shared_),
+        blocking_(blocking) {
     mine_ = Notice{.tag = args.tag,
                    .collective = static_cast<std::int32_t>(args.collective),
                    .algorithm = index_of(algorithm),
@@ -99,6 +104,7 @@ class Guard final : public Operation {
     if (args_.op != nullptr) args_.op->retain();
   }
   ~Guard() override {
+    if (blocked_) guard::unblock();
     for (const core::Datatype* t : {args_.type, args_.recvtype})
       if (t != nullptr) t->release();
     if (args_.op != nullptr) args_.op->release();
@@ -139,7 +145,13 @@ class Guard final : public Operation {
 
   void finish() {
     mine_.state = kDone;
-    guard::mark_done(comm_, mine_.tag);
+    if (blocked_) {
+      blocked_ = false;
+      guard::unblock();
+    }
+    // Failures that members must learn of are the guard's own (end_with); the status of every
+    // call would cost a virtual call and a copy on the fast path.
+    guard::mark_done(comm_, mine_.tag, ended_ ? status().code() : ErrorCode::kOk);
   }
 
   // The operation has not completed for a while: tell the others (once) and look at what
@@ -154,23 +166,47 @@ class Guard final : public Operation {
     if (!told_) {
       told_ = true;
       guard::tell_others(comm_, mine_);
+      if (blocking_) {
+        blocked_ = true;
+        guard::block(comm_, mine_);
+      }
     }
     if (ended_ || joined_) return false;
+    const Received* failed = nullptr;
     for (const Received& r : comm_.received) {
       if (r.notice.tag != mine_.tag) continue;
-      const Notice& n = r.notice;
-      if (n.collective != mine_.collective) return end_with(guard::other_call(r, mine_));
-      bool same = n.algorithm == mine_.algorithm &&
-                  (n.bytes == mine_.bytes || !counts_match(args_.collective));
-      if (same && n.root == mine_.root) continue;
-      if (same) return end_with(other_root(r));
-      // A shared-memory operation stays: the other side joins it, or shm's count check decides.
-      if (is_shm(mine_)) continue;
-      if (falls_back_here(n)) continue;
-      if (is_shm(n) && join()) return false;
-      return end_with(other_count(r));
+      if (r.notice.state == guard::kFailed && r.notice.collective == mine_.collective &&
+          like_mine(r.notice)) {
+        failed = &r;
+        continue;
+      }
+      if (std::optional<bool> over = look_at(r)) return *over;
     }
+    // A member that failed this call as this rank runs it (it found a deadlock, say; perhaps in
+    // another algorithm) takes no further part. Members whose calls differ come first: their
+    // messages say more.
+    if (failed != nullptr) return end_with(guard::member_failed(*failed, mine_));
     return false;
+  }
+
+  // What member r.source's notice of this call decides: whether the call is over now, or
+  // nothing (nullopt: the other notices decide).
+  std::optional<bool> look_at(const Received& r) {
+    const Notice& n = r.notice;
+    if (n.state == guard::kNotStarted) {
+      std::optional<Status> deadlock = blocked_ ? guard::deadlock(comm_, r, mine_) : std::nullopt;
+      if (deadlock) return end_with(std::move(*deadlock));
+      return std::nullopt;
+    }
+    if (n.collective != mine_.collective) return end_with(guard::other_call(r, mine_));
+    bool same = n.algorithm == mine_.algorithm &&
+                (n.bytes == mine_.bytes || !counts_match(args_.collective));
+    if (same && n.root == mine_.root) return std::nullopt;
+    if (same) return end_with(other_root(r));
+    // A shared-memory operation stays: the other side joins it, or shm's count check decides.
+    if (is_shm(mine_) || falls_back_here(n)) return std::nullopt;
+    if (is_shm(n) && join()) return false;
+    return end_with(other_count(r));
   }
 
   // Ends this call with `why`: a shared-memory operation ends by itself, as on a count
@@ -185,6 +221,12 @@ class Guard final : public Operation {
     return true;
   }
 
+  // Whether a member's call `n` has this rank's size, root and memory kind.
+  bool like_mine(const Notice& n) const {
+    return (n.bytes == mine_.bytes || !counts_match(args_.collective)) && n.root == mine_.root &&
+           n.memory == mine_.memory;
+  }
+
   // Whether a member's call `n`, of the same size as this rank's with another algorithm, runs
   // this rank's: that algorithm falls back here (Algorithm::falls_back: a shared-memory one
   // whose segment failed to set up, which every member learns, some later), to what selection
@@ -193,8 +235,7 @@ class Guard final : public Operation {
     std::span<const Algorithm* const> all = Registry::of(args_.collective);
     if (n.algorithm < 0 || n.algorithm >= static_cast<int>(all.size())) return false;
     const Algorithm& theirs = *all[static_cast<std::size_t>(n.algorithm)];
-    return (n.bytes == mine_.bytes || !counts_match(args_.collective)) && n.root == mine_.root &&
-           n.memory == mine_.memory && theirs.falls_back != nullptr && theirs.falls_back(args_);
+    return like_mine(n) && theirs.falls_back != nullptr && theirs.falls_back(args_);
   }
 
   // Runs "shm" with this call's arguments instead of the algorithm chosen.
@@ -254,6 +295,8 @@ class Guard final : public Operation {
   std::int64_t stuck_since_ = 0;
   std::int64_t wait_ns_ = 0;  // GPURUN_COLL_MISMATCH_WAIT, read when first stuck
   bool told_ = false;
+  bool blocking_;         // a blocking call's operation (the kept one of its collective)
+  bool blocked_ = false;  // this process is marked blocked in it (guard::block)
   bool joined_ = false;
   bool ended_ = false;  // by end_with
 };
@@ -261,12 +304,13 @@ class Guard final : public Operation {
 }  // namespace
 
 std::unique_ptr<Operation> guard_operation(std::unique_ptr<Operation> op, const Args& args,
-                                           const Algorithm& algorithm, std::int64_t bytes) {
+                                           const Algorithm& algorithm, std::int64_t bytes,
+                                           bool blocking) {
   if (args.comm == nullptr || args.comm->size() < 2 || args.pml == nullptr) return op;
   if (index_of(algorithm) < 0) return op;  // host staging: the host algorithm inside is guarded
   std::shared_ptr<CommGuard> g = guard::of(*args.pml, *args.comm);
   if (g == nullptr) return op;
-  return std::make_unique<Guard>(std::move(op), args, algorithm, bytes, std::move(g));
+  return std::make_unique<Guard>(std::move(op), args, algorithm, bytes, std::move(g), blocking);
 }
 
 }  // namespace gpurun::coll

@@ -49,6 +49,9 @@
 // communicator does (coll/shm/check.h), or once the member finalizes.
 // The shm segment's setup has messages of its own tag (coll/shm/setup.h), so a mismatch in a
 // communicator's first collective resolves alike.
+// A member that ended the call with an error (kFailed in its notice) ends this rank's too, with
+// its error class: it takes no further part. Blocking calls that wait in collectives of two
+// communicators called in different orders end with MPI_ERR_ARG (guard_state.h: deadlocks).
 //
 // Threading: like the engine, not thread-safe; the API layer serialises callers.
 #pragma once
@@ -61,10 +64,20 @@
 
 namespace gpurun::coll {
 
-// `op` (made by `algorithm` for `args`, whose selection size is `bytes`) wrapped in a guard,
-// or `op` itself for calls that need none.
+// `op` (made by `algorithm` for `args`, whose selection size is `bytes`; `blocking`: for a
+// blocking call) wrapped in a guard, or `op` itself for calls that need none.
 std::unique_ptr<Operation> guard_operation(std::unique_ptr<Operation> op, const Args& args,
-                                           const Algorithm& algorithm, std::int64_t bytes);
+                                           const Algorithm& algorithm, std::int64_t bytes,
+                                           bool blocking);
+
+// Whether blocking calls look for deadlocks between communicators (guard_state.h: on unless
+// the program runs under MPI_THREAD_MULTIPLE).
+void detect_deadlocks(bool on);
+
+// Makes the guard's state of `comm` (its posted receive for notices) now, not at its first
+// collective call, so that this rank answers members that wait in a call it has not reached
+// (a deadlock between communicators shows only so). Nothing for a communicator of one rank.
+void watch_comm(pml::Pml& pml, const core::Communicator& comm);
 
 // Drops what the guard keeps for the communicator with `context_id` (it is being freed),
 // cancelling its posted receive for notices.
@@ -84,6 +97,7 @@ enum class BasicKind : std::uint8_t;
 // ways (MPI_Comm_split on one, MPI_Comm_dup on another) end too.
 bool watch_creation(BasicCollective& collective, pml::Pml& pml, const Team& team, BasicKind kind,
                     std::size_t bytes);
-void unwatch_creation(BasicCollective& collective);
+// `error`: the collective failed with it (members that ask learn that it did).
+void unwatch_creation(BasicCollective& collective, ErrorCode error = ErrorCode::kOk);
 
 }  // namespace gpurun::coll
