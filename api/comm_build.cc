@@ -62,13 +62,13 @@ Result<MPI_Comm> Creation::finish() {
 
 int create_over(const Call& call, MPI_Comm parent_handle, CommEntry& parent, CommSpec spec,
                 MPI_Comm* newcomm) {
-  reclaim_retired();
   return create_over_team(call, parent_handle, parent, std::move(spec), newcomm,
                           whole_team(parent));
 }
 
 int create_over_team(const Call& call, MPI_Comm parent_handle, CommEntry& parent, CommSpec spec,
                      MPI_Comm* newcomm, coll::Team team) {
+  reclaim_retired();
   std::uint64_t key = creation_key(parent, team.tag);
   std::unique_ptr<Creation> c = Creation::start(std::move(team), key, std::move(spec));
   wait_until([&c] { return c->done(); });

@@ -123,7 +123,6 @@ core::GroupPtr split_group(const core::Communicator& parent, const std::vector<i
 // leave the parent whole gives MPI_COMM_NULL everywhere (MPI_COMM_TYPE_HW_UNGUIDED).
 int split(const Call& call, MPI_Comm comm, CommEntry& entry, int color, int key, bool strict,
           MPI_Comm* newcomm) {
-  reclaim_retired();
   const core::Communicator& parent = *entry.comm;
   int mine[2] = {color, key};
   std::vector<int> pairs(2 * static_cast<std::size_t>(parent.size()));

@@ -8,6 +8,7 @@
 // exchanges. The edges keep their order over all ranks (api/topo.h).
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "api/checks.h"
@@ -65,12 +66,15 @@ int check_common(const Call& call, MPI_Comm comm, MPI_Info info, MPI_Comm* comm_
   return MPI_SUCCESS;
 }
 
+// `team`: the tag the call's exchange of edges took (one tag per call, as for MPI_Comm_split);
+// none: the call's own.
 int create_graph_comm(const Call& call, MPI_Comm comm, CommEntry& parent, TopologyPtr topo,
-                      MPI_Comm* newcomm) {
+                      MPI_Comm* newcomm, std::optional<coll::Team> team = std::nullopt) {
   CommSpec spec;
   spec.errhandler = parent.errhandler;
   spec.group = parent.comm->shared_group();
   spec.topology = std::move(topo);
+  if (team) return create_over_team(call, comm, parent, std::move(spec), newcomm, *team);
   return create_over(call, comm, parent, std::move(spec), newcomm);
 }
 
@@ -108,14 +112,15 @@ struct Edge {
   int source, dest, weight;
 };
 
-// Every rank's edges, in rank order, on every rank. Sets *any_weighted when some rank gave
-// weights.
-Result<std::vector<Edge>> gather_edges(CommEntry& entry, const std::vector<Edge>& mine,
-                                       bool weighted, bool* any_weighted) {
+// Every rank's edges, in rank order, on every rank, by two collectives at team's tag. Sets
+// *any_weighted when some rank gave weights.
+Result<std::vector<Edge>> gather_edges(CommEntry& entry, const coll::Team& team,
+                                       const std::vector<Edge>& mine, bool weighted,
+                                       bool* any_weighted) {
   const int p = entry.comm->size();
   std::int64_t head[2] = {static_cast<std::int64_t>(mine.size()), weighted ? 1 : 0};
   std::vector<std::int64_t> heads(2 * static_cast<std::size_t>(p));
-  auto g1 = coll::allgather(the_pml(), whole_team(entry), head, sizeof head, heads.data());
+  auto g1 = coll::allgather(the_pml(), team, head, sizeof head, heads.data());
   GPURUN_TRY(wait_collective(*g1));
   std::int64_t most = 0;
   *any_weighted = false;
@@ -126,8 +131,8 @@ Result<std::vector<Edge>> gather_edges(CommEntry& entry, const std::vector<Edge>
   std::vector<Edge> padded(mine);
   padded.resize(static_cast<std::size_t>(most));
   std::vector<Edge> all(static_cast<std::size_t>(most * p));
-  auto g2 = coll::allgather(the_pml(), whole_team(entry), padded.data(),
-                            sizeof(Edge) * padded.size(), all.data());
+  auto g2 =
+      coll::allgather(the_pml(), team, padded.data(), sizeof(Edge) * padded.size(), all.data());
   GPURUN_TRY(wait_collective(*g2));
   std::vector<Edge> out;
   for (int r = 0; r < p; ++r)
@@ -160,7 +165,11 @@ int create_general(const Call& call, MPI_Comm comm, int n, const int sources[], 
     for (int k = 0; k < degrees[i]; ++k, ++at)
       mine.push_back(Edge{sources[i], destinations[at], w[at]});
   bool weighted = false;
-  Result<std::vector<Edge>> all = gather_edges(*entry, mine, weights != MPI_UNWEIGHTED, &weighted);
+  coll::Team team = whole_team(*entry);
+  team.call_kind = static_cast<int>(coll::BasicKind::kAllgather);
+  team.call_bytes = 2 * sizeof(std::int64_t);
+  Result<std::vector<Edge>> all =
+      gather_edges(*entry, team, mine, weights != MPI_UNWEIGHTED, &weighted);
   if (!all.ok()) return raise_status(call, comm, all.status());
   auto topo = std::make_shared<Topology>();
   topo->kind = kGraph;
@@ -176,7 +185,7 @@ int create_general(const Call& call, MPI_Comm comm, int n, const int sources[], 
       topo->sourceweights.push_back(e.weight);
     }
   }
-  return create_graph_comm(call, comm, *entry, std::move(topo), newcomm);
+  return create_graph_comm(call, comm, *entry, std::move(topo), newcomm, std::move(team));
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
  * wait for each other for ever, each in a call the other has not reached. A blocking call that
  * has waited long asks the others about it; a member blocked elsewhere answers with the call
  * it waits in, and a rank that has not reached that call either ends with MPI_ERR_ARG naming
- * both calls (coll/guard_state.h). Communicator creation (MPI_Comm_dup, MPI_Comm_split) counts
- * as a collective of its parent.
+ * both calls (coll/guard_state.h). Communicator creation (MPI_Comm_dup, MPI_Comm_split,
+ * MPI_Dist_graph_create) counts as a collective of its parent.
  *
  * Each case runs on two new communicators (no collective ran on them before) or on
  * MPI_COMM_WORLD and a new one. Checked: every call comes back (a hang fails the test by its
@@ -20,8 +20,9 @@
 
 #include "mtest.h"
 
-enum { kBarrier, kAllreduce, kBcast, kDup, kSplit, kKinds };
-static const char *names[] = {"barrier", "allreduce", "bcast", "comm_dup", "comm_split"};
+enum { kBarrier, kAllreduce, kBcast, kDup, kSplit, kDistGraph, kKinds };
+static const char *names[] = {"barrier",  "allreduce",  "bcast",
+                              "comm_dup", "comm_split", "dist_graph_create"};
 
 static int rank, size, fatal;
 static int orders_named;  // some error on this rank named the different orders
@@ -40,9 +41,15 @@ static int call(int which, MPI_Comm c) {
     case kDup:
       rc = MPI_Comm_dup(c, &made);
       break;
-    default:
+    case kSplit:
       rc = MPI_Comm_split(c, 0, rank, &made);
       break;
+    default: {  // a ring: three collectives of the parent at one call
+      int next = (rank + 1) % size, degree = 1;
+      rc = MPI_Dist_graph_create(c, 1, &rank, &degree, &next, MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+                                 &made);
+      break;
+    }
   }
   if (rc == MPI_SUCCESS && made != MPI_COMM_NULL) MPI_Comm_free(&made);
   return rc;
