@@ -106,13 +106,21 @@ void Pml::add_comm(const core::Communicator& comm) {
 }
 
 void Pml::remove_comm(const core::Communicator& comm) {
-  // Messages for a context that the peers already reuse must not linger: by the time a
-  // communicator is freed its queues are idle (MPI_Comm_free is collective and messages were
-  // received), so only empty queues go.
+  // The context id is still this process's, so no peer can have sent for a communicator that
+  // reuses it yet: what arrived for it is the freed communicator's, left by an erroneous
+  // program (a call that failed after its peers had sent, a send never received), and goes
+  // rather than reach the next communicator with this id. Receives still posted stay: pending
+  // operations complete normally.
   for (Channel c : {Channel::kUser, Channel::kColl}) {
     std::uint32_t context = context_of(comm, c);
-    if (context < contexts_.size() && contexts_[context] && contexts_[context]->idle())
-      contexts_[context].reset();
+    if (context >= contexts_.size() || !contexts_[context]) continue;
+    MatchQueues& q = *contexts_[context];
+    while (Unexpected* u = q.find_unexpected(kAnySource, kAnyTag, /*take=*/true)) {
+      GPURUN_LOG(debug, pml, "freed communicator: message from rank %d (tag %d) dropped", u->source,
+                 u->tag);
+      free_unexpected(u);
+    }
+    if (q.idle()) contexts_[context].reset();
   }
 }
 
