@@ -54,6 +54,10 @@ int check_form(const Call& call, MPI_Comm comm, const CollForm& form);
 int run_collective(const Call& call, MPI_Comm comm, CommEntry& entry, coll::Args& args,
                    const CollForm& form, MPI_Datatype type_handle = MPI_DATATYPE_NULL);
 
+// MPI_Wait is about to wait for collective request `r` (r->kind == kColl) alone: its
+// operation learns that the process is held in it (coll::Operation::waited).
+void collective_waited(core::Request* r);
+
 // MPI_Start of a persistent collective request (r->kind == kColl, r->persistent): starts its
 // operation again. Called by MPI_Start and MPI_Startall once they have checked the request.
 int start_collective(const Call& call, core::Request* r);

@@ -115,6 +115,16 @@ void reclaim_persistent() {
   });
 }
 
+}  // namespace
+
+void collective_waited(core::Request* r) {
+  // Requests of MPI_Comm_idup are kColl too, with another owner: only records are looked at.
+  for (Record* rec : collectives().active)
+    if (rec == r->owner) rec->operation->waited();
+}
+
+namespace {
+
 bool on_one_host(const core::Communicator& comm) {
   const bootstrap::JobInfo& job = state().bootstrap->job();
   if (job.num_nodes <= 1) return true;

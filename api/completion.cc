@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "api/checks.h"
+#include "api/coll.h"
 #include "api/requests.h"
 
 namespace gpurun::api {
@@ -110,7 +111,10 @@ int wait_one(const Call& call, MPI_Request* request, MPI_Status* status) {
     write_empty_status(status);
     return MPI_SUCCESS;
   }
-  if (!slot.r->complete()) wait_for(slot.r);
+  if (!slot.r->complete()) {
+    if (slot.r->kind == core::RequestKind::kColl) collective_waited(slot.r);
+    wait_for(slot.r);
+  }
   return collect(call, slot.r, request, status);
 }
 

@@ -166,6 +166,9 @@ class Operation {
   // The operation that runs the call in this one's place (a shared-memory operation's fallback,
   // once it fell back), whose pml requests are its own; null when this one runs it.
   virtual const Operation* runner() const { return nullptr; }
+  // MPI_Wait holds the process in this nonblocking or persistent operation until it completes:
+  // the guard then takes it for a blocking call (coll/guard_state.h: deadlocks).
+  virtual void waited() {}
 };
 
 struct Algorithm {

@@ -91,6 +91,7 @@ class Guard final : public Operation {
         args_(args),
         shared_(std::move(comm)),
         comm_(*shared_),
+        blocking_call_(blocking),
         blocking_(blocking) {
     mine_ = Notice{.tag = args.tag,
                    .collective = static_cast<std::int32_t>(args.collective),
@@ -115,6 +116,7 @@ class Guard final : public Operation {
     polls_ = 0;
     stuck_since_ = 0;
     told_ = false;
+    blocking_ = blocking_call_;
     mine_.state = kWaiting;
     remember();
     return active_->start();
@@ -132,6 +134,8 @@ class Guard final : public Operation {
   }
 
   Status status() const override { return failure_.ok() ? active_->status() : failure_; }
+
+  void waited() override { blocking_ = true; }
 
   bool rearm(const Args& args) override {
     if (!failure_.ok() || joined_ || ended_ || !active_->rearm(args)) return false;
@@ -166,10 +170,10 @@ class Guard final : public Operation {
     if (!told_) {
       told_ = true;
       guard::tell_others(comm_, mine_);
-      if (blocking_) {
-        blocked_ = true;
-        guard::block(comm_, mine_);
-      }
+    }
+    if (blocking_ && !blocked_) {  // (a nonblocking call's once MPI_Wait holds it)
+      blocked_ = true;
+      guard::block(comm_, mine_);
     }
     if (ended_ || joined_) return false;
     const Received* failed = nullptr;
@@ -295,7 +299,8 @@ class Guard final : public Operation {
   std::int64_t stuck_since_ = 0;
   std::int64_t wait_ns_ = 0;  // GPURUN_COLL_MISMATCH_WAIT, read when first stuck
   bool told_ = false;
-  bool blocking_;         // a blocking call's operation (the kept one of its collective)
+  const bool blocking_call_;  // a blocking call's operation (the kept one of its collective)
+  bool blocking_;             // that, or MPI_Wait holds the process in it (waited())
   bool blocked_ = false;  // this process is marked blocked in it (guard::block)
   bool joined_ = false;
   bool ended_ = false;  // by end_with

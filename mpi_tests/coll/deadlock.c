@@ -1,10 +1,10 @@
 /* Ranks that call the collectives of two communicators they share in different orders (an
  * erroneous program: rank 0 runs a barrier on A and then on B, the others on B and then on A)
  * wait for each other for ever, each in a call the other has not reached. A blocking call that
- * has waited long asks the others about it; a member blocked elsewhere answers with the call
- * it waits in, and a rank that has not reached that call either ends with MPI_ERR_ARG naming
- * both calls (coll/guard_state.h). Communicator creation (MPI_Comm_dup, MPI_Comm_split,
- * MPI_Dist_graph_create) counts as a collective of its parent.
+ * has waited long (or MPI_Wait on a nonblocking one) asks the others about it; a member blocked
+ * elsewhere answers with the call it waits in, and a rank that has not reached that call either
+ * ends with MPI_ERR_ARG naming both calls (coll/guard_state.h). Communicator creation
+ * (MPI_Comm_dup, MPI_Comm_split, MPI_Dist_graph_create) counts as a collective of its parent.
  *
  * Each case runs on two new communicators (no collective ran on them before) or on
  * MPI_COMM_WORLD and a new one. Checked: every call comes back (a hang fails the test by its
@@ -20,9 +20,10 @@
 
 #include "mtest.h"
 
-enum { kBarrier, kAllreduce, kBcast, kDup, kSplit, kDistGraph, kKinds };
-static const char *names[] = {"barrier",  "allreduce",  "bcast",
-                              "comm_dup", "comm_split", "dist_graph_create"};
+enum { kBarrier, kAllreduce, kBcast, kIbarrier, kDup, kSplit, kDistGraph, kKinds };
+static const char *names[] = {"barrier",          "allreduce", "bcast",
+                              "ibarrier+wait",    "comm_dup",  "comm_split",
+                              "dist_graph_create"};
 
 static int rank, size, fatal;
 static int orders_named;  // some error on this rank named the different orders
@@ -38,6 +39,11 @@ static int call(int which, MPI_Comm c) {
       return MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, c);
     case kBcast:
       return MPI_Bcast(buf, sizeof buf, MPI_BYTE, 0, c);
+    case kIbarrier: {
+      MPI_Request r;
+      rc = MPI_Ibarrier(c, &r);
+      return rc == MPI_SUCCESS ? MPI_Wait(&r, MPI_STATUS_IGNORE) : rc;
+    }
     case kDup:
       rc = MPI_Comm_dup(c, &made);
       break;
