@@ -8,7 +8,6 @@
 // exchanges. The edges keep their order over all ranks (api/topo.h).
 #include <algorithm>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "api/checks.h"
@@ -66,16 +65,15 @@ int check_common(const Call& call, MPI_Comm comm, MPI_Info info, MPI_Comm* comm_
   return MPI_SUCCESS;
 }
 
-// `team`: the tag the call's exchange of edges took (one tag per call, as for MPI_Comm_split);
-// none: the call's own.
+// `team`: whole_team(parent), whose tag the call's exchange of edges took if it had one (one
+// tag per call, as for MPI_Comm_split).
 int create_graph_comm(const Call& call, MPI_Comm comm, CommEntry& parent, TopologyPtr topo,
-                      MPI_Comm* newcomm, std::optional<coll::Team> team = std::nullopt) {
+                      MPI_Comm* newcomm, coll::Team team) {
   CommSpec spec;
   spec.errhandler = parent.errhandler;
   spec.group = parent.comm->shared_group();
   spec.topology = std::move(topo);
-  if (team) return create_over_team(call, comm, parent, std::move(spec), newcomm, *team);
-  return create_over(call, comm, parent, std::move(spec), newcomm);
+  return create_over_team(call, comm, parent, std::move(spec), newcomm, std::move(team));
 }
 
 std::vector<int> weights_or_ones(const int* weights, int n) {
@@ -105,7 +103,7 @@ int create_adjacent(const Call& call, MPI_Comm comm, int indegree, const int sou
   topo->sourceweights = weights_or_ones(sourceweights, indegree);
   topo->destweights = weights_or_ones(destweights, outdegree);
   topo->weighted = sourceweights != MPI_UNWEIGHTED && destweights != MPI_UNWEIGHTED;
-  return create_graph_comm(call, comm, *entry, std::move(topo), newcomm);
+  return create_graph_comm(call, comm, *entry, std::move(topo), newcomm, whole_team(*entry));
 }
 
 struct Edge {
