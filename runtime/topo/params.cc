@@ -40,6 +40,11 @@ param::Param<PathClass> g_gdr_level(
 param::Param<bool> g_staging(
     "GPURUN_TOPO_STAGING", false,
     "Stage every device buffer through host memory (no cuda_ipc, no GPUDirect RDMA).");
+param::Param<std::optional<HostCopy>> g_copy(
+    "GPURUN_TOPO_COPY", std::nullopt,
+    "How a large message between two cores of a host moves faster, which the collectives of two "
+    "ranks select their algorithms by: pipeline (through shared memory), cma (single copy), or "
+    "auto (gpurun measures it before it starts the ranks; unknown under other launchers).");
 
 }  // namespace
 
@@ -51,6 +56,7 @@ const param::Param<bool>& p2p() { return g_p2p; }
 const param::Param<std::optional<PathClass>>& p2p_level() { return g_p2p_level; }
 const param::Param<PathClass>& gdr_level() { return g_gdr_level; }
 const param::Param<bool>& staging() { return g_staging; }
+const param::Param<std::optional<HostCopy>>& copy() { return g_copy; }
 
 PolicyKnobs policy_knobs() {
   return PolicyKnobs{.p2p = g_p2p.get(),

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "runtime/base/param.h"
+#include "runtime/topo/copy_probe.h"
 #include "runtime/topo/path_class.h"
 #include "runtime/topo/path_policy.h"
 
@@ -27,6 +28,8 @@ const param::Param<std::optional<PathClass>>& p2p_level();
 const param::Param<PathClass>& gdr_level();
 // GPURUN_TOPO_STAGING: stage every device buffer through host memory.
 const param::Param<bool>& staging();
+// GPURUN_TOPO_COPY: how large messages between cores move faster (copy_probe.h); auto: measured.
+const param::Param<std::optional<HostCopy>>& copy();
 
 // The path policy's knobs, from the values above.
 PolicyKnobs policy_knobs();

@@ -1,0 +1,63 @@
+// How a host moves a large message between two of its cores faster: by a copy pipeline through
+// shared memory (the sender copies chunks into a shared slot while the receiver copies the
+// previous chunk out: every byte copied twice, and the receiver alone pulls it across the
+// cores), or by CMA single copy split between both cores (process_vm_readv in the receiver for
+// one half, process_vm_writev in the sender for the other: every byte copied once, half of it
+// by each core).
+//
+// Which one wins is a property of the machine, not of the code. Between the two cores of an
+// AMD Zen 5 that share an L3, the pipeline's copies stay in cache and a cross-core copy runs
+// near memcpy speed, so the pipeline keeps up with CMA at 64K; on an Intel Xeon whose cores
+// meet in a mesh, one core pulls only 8-11 GB/s across it, and CMA, with both cores pulling,
+// takes 0.6x the pipeline's time (64K: 4.8 us against 7.7). The collectives of two ranks
+// choose their algorithms by it (coll/tuning.json, "copy").
+//
+// probe_host_copy() measures it: gpurun forks a partner onto a second core and times both ways
+// of moving 64K between the two processes, alternately, a few times each (well under a
+// millisecond). Every rank of the host gets gpurun's answer (bootstrap keys::kCopy), so they
+// all select alike.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace gpurun::topo {
+
+enum class HostCopy : std::uint8_t {
+  kPipeline,  // a copy pipeline through shared memory is as fast or faster
+  kCma,       // CMA single copy, split between both cores, is clearly faster
+};
+
+std::string_view host_copy_name(HostCopy copy);  // "pipeline", "cma"
+std::optional<HostCopy> parse_host_copy(std::string_view name);
+// For knobs of type HostCopy (case-insensitive names).
+std::span<const std::pair<std::string_view, HostCopy>> param_enum_names(HostCopy);
+
+struct CopyProbe {
+  std::optional<HostCopy> copy;  // nullopt: not measured (see `why`)
+  int cpu_a = -1;                // the two CPUs it ran on
+  int cpu_b = -1;
+  double pipeline_us = 0;  // fastest of the runs, per 64K message
+  double cma_us = 0;
+  std::string why;  // one line for logs and --explain
+};
+
+// CMA wins when it takes less than this share of the pipeline's time; closer results keep the
+// pipeline, the rules that were measured where the two are equal.
+inline constexpr double kCmaWinsBelow = 0.8;
+// Bytes moved per run.
+inline constexpr std::size_t kProbeBytes = 64 << 10;
+
+// Measures between `cpu_a` (this thread, pinned there for the probe and put back after) and
+// `cpu_b` (the partner). Blocks for well under a millisecond; gives up after half a second
+// without an answer from the partner. Call it while the process has one thread: it forks.
+CopyProbe probe_host_copy(int cpu_a, int cpu_b);
+
+// The decision from two timings (the rule probe_host_copy applies).
+HostCopy decide_host_copy(double pipeline_us, double cma_us);
+
+}  // namespace gpurun::topo

@@ -1,0 +1,72 @@
+// The copy probe: its decision rule, its names, and a real measurement between two CPUs of
+// this machine (the probe forks a partner; no timing is asserted, only that it measured, left
+// this thread's affinity as it was and reaped its partner).
+#include "runtime/topo/copy_probe.h"
+
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+
+#include "runtime/topo/cpu_set.h"
+
+namespace gpurun::topo {
+namespace {
+
+TEST(CopyProbe, CmaMustWinClearly) {
+  EXPECT_EQ(decide_host_copy(7.7, 4.8), HostCopy::kCma);
+  EXPECT_EQ(decide_host_copy(10.0, 8.5), HostCopy::kPipeline);  // within the margin
+  EXPECT_EQ(decide_host_copy(3.0, 3.0), HostCopy::kPipeline);
+  EXPECT_EQ(decide_host_copy(2.0, 6.0), HostCopy::kPipeline);
+}
+
+TEST(CopyProbe, NamesRoundTrip) {
+  for (HostCopy copy : {HostCopy::kPipeline, HostCopy::kCma})
+    EXPECT_EQ(parse_host_copy(host_copy_name(copy)), copy);
+  EXPECT_EQ(host_copy_name(HostCopy::kCma), "cma");
+  EXPECT_EQ(parse_host_copy("fast"), std::nullopt);
+}
+
+TEST(CopyProbe, MeasuresBetweenTwoCpusAndLeavesNothingBehind) {
+  auto own = CpuSet::of_calling_thread();
+  ASSERT_TRUE(own.ok());
+  if (own->size() < 2) GTEST_SKIP() << "one CPU: nothing to measure between";
+  int a = own->cpus()[0], b = own->cpus()[1];
+  CopyProbe probe = probe_host_copy(a, b);
+  ASSERT_TRUE(probe.copy.has_value()) << probe.why;
+  EXPECT_EQ(probe.cpu_a, a);
+  EXPECT_EQ(probe.cpu_b, b);
+  EXPECT_GT(probe.pipeline_us, 0.0);
+  EXPECT_NE(probe.why.find("64K between CPUs " + std::to_string(a) + " and " + std::to_string(b)),
+            std::string::npos)
+      << probe.why;
+  if (probe.cma_us > 0) EXPECT_EQ(probe.copy, decide_host_copy(probe.pipeline_us, probe.cma_us));
+  auto after = CpuSet::of_calling_thread();
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(*after, *own) << "the probe pins this thread only while it runs";
+  errno = 0;
+  EXPECT_EQ(waitpid(-1, nullptr, WNOHANG), -1) << "the partner is reaped";
+  EXPECT_EQ(errno, ECHILD);
+}
+
+TEST(CopyProbe, OneCpuOrAForbiddenOneIsNotMeasured) {
+  auto own = CpuSet::of_calling_thread();
+  ASSERT_TRUE(own.ok());
+  int a = own->cpus()[0];
+  CopyProbe same = probe_host_copy(a, a);
+  EXPECT_FALSE(same.copy.has_value());
+  EXPECT_NE(same.why.find("not measured"), std::string::npos);
+  // A CPU number no machine here has: the partner cannot be pinned there.
+  CopyProbe away = probe_host_copy(a, CPU_SETSIZE - 1);
+  EXPECT_FALSE(away.copy.has_value());
+  EXPECT_NE(away.why.find("cannot run on CPU " + std::to_string(CPU_SETSIZE - 1)),
+            std::string::npos)
+      << away.why;
+  auto after = CpuSet::of_calling_thread();
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(*after, *own);
+}
+
+}  // namespace
+}  // namespace gpurun::topo
