@@ -119,7 +119,8 @@ void HostJob::set_up() {
                    .jobdir = dir_->path(),
                    .token = dir_->token(),
                    .oversubscribed = plan_->placement.oversubscribed,
-                   .cores = plan_->placement.cores};
+                   .cores = plan_->placement.cores,
+                   .copy = copy_key(*plan_)};
   if (plan_->placement.by_gpu) {
     for (const RankPlace& place : plan_->placement.ranks) {
       layout.rank_gpus.push_back(gpu_bus_ids(plan_->topology, place));

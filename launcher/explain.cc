@@ -99,6 +99,10 @@ std::string header(const ExplainInput& in) {
   out += "placement: ";
   out += p.by_gpu ? "by GPU" : "by core";
   out += p.oversubscribed ? ", oversubscribed (more ranks than cores)" : "";
+  const topo::CopyProbe& copy = in.plan->copy;
+  out += "\ncopy between cores: " +
+         (copy.copy ? std::string(topo::host_copy_name(*copy.copy)) : std::string("unknown")) +
+         " (" + copy.why + "; coll/tuning.json rules with \"copy\")";
   out += "\ntransports:";
   for (const topo::TransportInfo& tr : in.transports)
     out += " " + tr.name + (tr.device_memory ? "(device)" : "") +
@@ -194,6 +198,7 @@ std::string explain_text(const ExplainInput& in) {
 int explain(const Options& options) {
   ExplainInput input;
   Plan plan = make_plan(options, topo::Topology::Io::kAlways);
+  plan.copy = measure_copy(plan);
   input.plan = &plan;
   input.hostname = host_name();
   input.transports = build_transports(input.transports_source);

@@ -61,7 +61,8 @@ JobLayout job_layout(JobMap map, int node, const Plan& plan, const JobDir& dir) 
                    .jobdir = dir.path(),
                    .token = dir.token(),
                    .oversubscribed = plan.placement.oversubscribed,
-                   .cores = plan.placement.cores};
+                   .cores = plan.placement.cores,
+                   .copy = copy_key(plan)};
   if (plan.placement.by_gpu) {
     for (const RankPlace& rank : plan.placement.ranks) {
       layout.rank_gpus.push_back(gpu_bus_ids(plan.topology, rank));

@@ -8,6 +8,7 @@
 
 #include "runtime/base/log.h"
 #include "runtime/base/param.h"
+#include "runtime/topo/params.h"
 #include "runtime/topo/visibility.h"
 
 namespace gpurun::launcher {
@@ -32,7 +33,53 @@ int default_np(const Options& options, const topo::Topology& topology,
   return std::max(1, visible / std::max(1, options.gpus_per_rank));
 }
 
+int core_of(const topo::Topology& topology, int cpu) {
+  for (const topo::Core& core : topology.cores())
+    if (core.pus.contains(cpu)) return core.index;
+  return -1;
+}
+
+// Two CPUs on different cores for the copy probe: the first of rank 0's and one of rank 1's
+// when bindings are applied, else two of gpurun's own. Cores are told apart by the topology
+// when it is this machine's (SMT siblings share a core's caches), else by CPU number.
+std::optional<std::pair<int, int>> probe_cpus(const Plan& plan) {
+  const std::vector<RankPlace>& ranks = plan.placement.ranks;
+  topo::CpuSet first, second;
+  if (plan.placement.apply_binding && ranks[0].cpus && ranks[1].cpus) {
+    first = *ranks[0].cpus;
+    second = *ranks[1].cpus;
+  } else {
+    auto own = topo::CpuSet::of_calling_thread();
+    if (!own.ok() || own->empty()) return std::nullopt;
+    first = second = *own;
+  }
+  const topo::Topology* machine = plan.topology.is_this_system() ? &plan.topology : nullptr;
+  int a = first.cpus().front();
+  int core_a = machine != nullptr ? core_of(*machine, a) : a;
+  for (int b : second.cpus()) {
+    int core_b = machine != nullptr ? core_of(*machine, b) : b;
+    if (b != a && (core_b != core_a || core_a < 0)) return std::make_pair(a, b);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+topo::CopyProbe measure_copy(const Plan& plan) {
+  if (std::optional<topo::HostCopy> forced = topo::params::copy().get())
+    return topo::CopyProbe{
+        .copy = *forced,
+        .why = "set by GPURUN_TOPO_COPY=" + std::string(topo::host_copy_name(*forced))};
+  if (plan.placement.ranks.size() < 2)
+    return topo::CopyProbe{.why = "not measured: one rank on this host"};
+  std::optional<std::pair<int, int>> cpus = probe_cpus(plan);
+  if (!cpus) return topo::CopyProbe{.why = "not measured: the ranks have one core"};
+  return topo::probe_host_copy(cpus->first, cpus->second);
+}
+
+std::string copy_key(const Plan& plan) {
+  return plan.copy.copy ? std::string(topo::host_copy_name(*plan.copy.copy)) : std::string();
+}
 
 Plan make_plan(const Options& options, topo::Topology::Io io) {
   auto topology = topo::Topology::load(io);
@@ -58,11 +105,25 @@ Plan make_plan(const Options& options, topo::Topology::Io io) {
   return plan;
 }
 
+namespace {
+
+// The plan with its copy probe, logged.
+Plan with_copy(Plan plan) {
+  plan.copy = measure_copy(plan);
+  GPURUN_LOG(
+      info, launcher, "copy between cores %s: %s",
+      plan.copy.copy ? std::string(topo::host_copy_name(*plan.copy.copy)).c_str() : "unknown",
+      plan.copy.why.c_str());
+  return plan;
+}
+
+}  // namespace
+
 Plan make_host_plan(const Options& options, int np, CpuShare share) {
   Options host = options;
   host.np = share.ranks > 0 ? share.ranks : np;
   Plan plan = make_plan(host, topo::Topology::Io::kAuto);
-  if (share.ranks == 0) return plan;
+  if (share.ranks == 0) return with_copy(std::move(plan));
   auto& ranks = plan.placement.ranks;
   auto first = ranks.begin() + std::min<std::ptrdiff_t>(share.first, std::ssize(ranks));
   ranks.erase(ranks.begin(), first);
@@ -73,7 +134,7 @@ Plan make_host_plan(const Options& options, int np, CpuShare share) {
              "%d..%d of the machine's %d, placed together%s",
              np, share.first, share.first + np - 1, share.ranks,
              plan.placement.oversubscribed ? " (they outnumber the cores)" : "");
-  return plan;
+  return with_copy(std::move(plan));
 }
 
 std::string host_name() {

@@ -7,6 +7,7 @@
 #include "launcher/cli.h"
 #include "launcher/machine.h"
 #include "launcher/placement.h"
+#include "runtime/topo/copy_probe.h"
 #include "runtime/topo/topology.h"
 
 namespace gpurun::launcher {
@@ -15,6 +16,7 @@ struct Plan {
   topo::Topology topology;
   PlacementRequest request;
   Placement placement;
+  topo::CopyProbe copy;  // measure_copy(); not measured until then
 };
 
 // Loads the topology (`io` as Topology::load takes it), reads CUDA_VISIBLE_DEVICES (warning
@@ -27,6 +29,14 @@ Plan make_plan(const Options& options, topo::Topology::Io io);
 // with other hosts of the job (share.ranks > 0), the plan of all share.ranks ranks of the
 // machine, cut to this host's slice (bindings, GPUs and oversubscription as one host's).
 Plan make_host_plan(const Options& options, int np, CpuShare share);
+
+// How large messages move faster between the cores of this machine (topo::probe_host_copy),
+// for the ranks' collectives: GPURUN_TOPO_COPY when set, else measured between the CPUs of the
+// plan's first two ranks (two cores of this machine when they are not bound to two), else not
+// known (fewer than two ranks or cores). Forks; call it while gpurun has one thread.
+topo::CopyProbe measure_copy(const Plan& plan);
+// The keys::kCopy value of the plan's copy probe: its answer's name, "" when not known.
+std::string copy_key(const Plan& plan);
 
 // This host's name (gethostname).
 std::string host_name();

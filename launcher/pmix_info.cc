@@ -120,6 +120,7 @@ InfoList job_info(const std::string& nspace, const JobLayout& job) {
   info.add_bool(bootstrap::keys::kOversubscribed, job.oversubscribed);
   if (job.cores > 0)
     info.add_uint32(bootstrap::keys::kCores, static_cast<std::uint32_t>(job.cores));
+  if (!job.copy.empty()) info.add_string(bootstrap::keys::kCopy, job.copy);
   for (std::size_t n = 0; n < map.nodes.size(); ++n)
     for (std::size_t i = 0; i < map.nodes[n].ranks.size(); ++i)
       info.add_array(PMIX_PROC_DATA, rank_info(job, map.nodes[n].ranks[i], static_cast<int>(n), i));

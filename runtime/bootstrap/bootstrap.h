@@ -42,6 +42,7 @@ struct JobInfo {
   std::optional<bool> oversubscribed;  // unset when the launcher did not say
   std::optional<int> cores;            // this host's cores the launcher may use (keys::kCores)
   std::string gpus;  // PCI bus ids of the GPUs gpurun gave this rank (keys::kGpus), or empty
+  std::string copy;  // keys::kCopy: "pipeline", "cma", or empty when the launcher did not say
   Launcher launcher = Launcher::kSingleton;
 };
 

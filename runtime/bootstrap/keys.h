@@ -20,6 +20,10 @@ inline constexpr char kOversubscribed[] = "gpurun.oversubscribed";
 // uint32: the cores gpurun may use on this host (within its own CPU affinity, as a container's
 // cpuset sets it), which its ranks are bound to; more than the ranks: some are free.
 inline constexpr char kCores[] = "gpurun.cores";
+// string: how a large message between two cores of this host moves faster, "pipeline" or "cma"
+// (runtime/topo/copy_probe.h), as gpurun measured it or GPURUN_TOPO_COPY set it; absent when
+// not known (a host with one rank, or a probe that could not run).
+inline constexpr char kCopy[] = "gpurun.copy";
 
 // Per-rank keys (in the rank's PMIX_PROC_DATA), present only when gpurun placed the rank on a
 // GPU (launcher/placement.h):

@@ -4,8 +4,9 @@
  *
  * usage: pmix_rank MODE [args]
  *   hello              init, put, fence(collect), check every peer's key, print, finalize
- *   info               print the job keys: size, jobdir, token, oversubscribed, cores, cpus, and the
- *                      rank's GPU keys (gpus, nic; "-" when absent) and CUDA_VISIBLE_DEVICES
+ *   info               print the job keys: size, jobdir, token, oversubscribed, cores, cpus, copy
+ *                      ("-" when absent), the rank's GPU keys (gpus, nic; "-" when absent) and
+ *                      CUDA_VISIBLE_DEVICES
  *   abort R CODE       rank R calls PMIx_Abort(CODE) after the fence; others wait
  *   exit R CODE        rank R exits with CODE after the fence, without finalizing
  *   kill R             rank R raises SIGKILL after the fence; others wait
@@ -119,13 +120,13 @@ static void wait_for_signal(void) {
   for (;;) pause();
 }
 
-/* The rank's own string key `key`, or "-" when the launcher gave none (the caller frees). */
-static char* get_own_string(const char* key) {
+/* The string key `key` of `proc`, or "-" when the launcher gave none (the caller frees). */
+static char* get_string(const pmix_proc_t* proc, const char* key) {
   pmix_value_t* val = NULL;
   pmix_info_t optional;
   bool yes = true;
   PMIX_INFO_LOAD(&optional, PMIX_OPTIONAL, &yes, PMIX_BOOL);
-  pmix_status_t rc = PMIx_Get(&me, key, &optional, 1, &val);
+  pmix_status_t rc = PMIx_Get(proc, key, &optional, 1, &val);
   PMIX_INFO_DESTRUCT(&optional);
   if (rc != PMIX_SUCCESS || val == NULL || val->type != PMIX_STRING) return strdup("-");
   char* out = strdup(val->data.string);
@@ -133,7 +134,11 @@ static char* get_own_string(const char* key) {
   return out;
 }
 
+static char* get_own_string(const char* key) { return get_string(&me, key); }
+
 static int mode_info(void) {
+  pmix_proc_t wild;
+  PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
   pmix_value_t* dir = get_job("gpurun.jobdir");
   pmix_value_t* token = get_job("gpurun.token");
   pmix_value_t* over = get_job("gpurun.oversubscribed");
@@ -145,15 +150,16 @@ static int mode_info(void) {
   if (stat(dir->data.string, &st) != 0) perror(dir->data.string);
   char* gpus = get_own_string("gpurun.gpus");
   char* nic = get_own_string("gpurun.nic");
+  char* copy = get_string(&wild, "gpurun.copy");
   const char* visible = getenv("CUDA_VISIBLE_DEVICES");
   printf("rank %u size %u local %u jobdir %s mode %o token %s oversubscribed %d cores %u "
-         "cpus %d gpus %s nic %s cuda_visible %s\n",
+         "cpus %d gpus %s nic %s copy %s cuda_visible %s\n",
          me.rank, size, local->data.uint32, dir->data.string, (unsigned)(st.st_mode & 07777),
          token->data.string, over->data.flag ? 1 : 0, cores->data.uint32, CPU_COUNT(&mask), gpus,
-         nic,
-         visible ? (*visible ? visible : "(empty)") : "-");
+         nic, copy, visible ? (*visible ? visible : "(empty)") : "-");
   free(gpus);
   free(nic);
+  free(copy);
   PMIX_VALUE_RELEASE(dir);
   PMIX_VALUE_RELEASE(token);
   PMIX_VALUE_RELEASE(over);

@@ -366,8 +366,8 @@ class PmixClient(Failures):
 
 
 class JobEnvironment(GpurunTest):
-    def info_lines(self, *args):
-        r = self.run_gpurun(*args, PMIX_RANK, "info")
+    def info_lines(self, *args, env=None):
+        r = self.run_gpurun(*args, PMIX_RANK, "info", env=env)
         self.assertEqual(r.returncode, 0, r.stderr)
         fields = [dict(zip(l.split()[::2], l.split()[1::2])) for l in r.stdout.splitlines()]
         return sorted(fields, key=lambda f: int(f["rank"]))
@@ -419,6 +419,18 @@ class JobEnvironment(GpurunTest):
             info = dict(zip(line.split()[::2], line.split()[1::2]))
             self.assertEqual(info["cores"], "1")
             self.assertEqual(info["oversubscribed"], "1")
+
+    def test_ranks_are_told_how_large_messages_move_between_cores(self):
+        # gpurun measures it once two ranks share the host (runtime/topo/copy_probe.h) and
+        # tells every rank alike; GPURUN_TOPO_COPY sets it; one rank has nothing to measure.
+        self.assertEqual(self.info_lines("-np", "1")[0]["copy"], "-")
+        for forced in ("pipeline", "cma"):
+            env = dict(self.env, GPURUN_TOPO_COPY=forced)
+            self.assertEqual({i["copy"] for i in self.info_lines("-np", "2", env=env)}, {forced})
+        if len(os.sched_getaffinity(0)) > 1:
+            measured = {i["copy"] for i in self.info_lines("-np", "3")}
+            self.assertEqual(len(measured), 1, measured)
+            self.assertIn(measured.pop(), ("pipeline", "cma"))
 
     def test_inherited_launcher_variables_are_scrubbed(self):
         env = dict(self.env, PMIX_NAMESPACE="outer.job", PMIX_RANK="5",
@@ -620,6 +632,16 @@ class Explain(FixtureTest):
         library = os.path.join(os.path.dirname(GPURUN), "..", "lib", "libmpi.so.12")
         if os.path.exists(library):
             self.assertRegex(out, r"transports: self\S* shm .*, from \S*libmpi.so.12\n")
+
+    def test_copy_between_cores(self):
+        if len(os.sched_getaffinity(0)) > 1:
+            self.assertRegex(self.explain("-np", "2").stdout,
+                             r"copy between cores: (pipeline|cma) \(64K between CPUs \d+ and \d+: "
+                             r"pipeline [0-9.]+ us, CMA ([0-9.]+ us|unavailable \(.*\)); ")
+        forced = self.explain("-np", "2", env=dict(self.env, GPURUN_TOPO_COPY="cma")).stdout
+        self.assertIn("copy between cores: cma (set by GPURUN_TOPO_COPY=cma;", forced)
+        one = self.explain("-np", "1").stdout
+        self.assertIn("copy between cores: unknown (not measured: one rank on this host;", one)
 
     def test_dump_then_explain_from_the_dump(self):
         dump = os.path.join(self.tmpdir, "topo.xml")
