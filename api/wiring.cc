@@ -9,6 +9,7 @@
 #include "api/cuda_ipc_wiring.h"
 #include "api/memory.h"
 #include "api/net_wiring.h"
+#include "coll/engine.h"
 #include "coll/shm/arena.h"
 #include "cuda/accelerator.h"
 #include "cuda/device.h"
@@ -17,8 +18,10 @@
 #include "runtime/accel/accelerator.h"
 #include "runtime/base/log.h"
 #include "runtime/progress/progress.h"
+#include "runtime/topo/params.h"
 #include "runtime/transport/params.h"
 #include "runtime/transport/self/self_transport.h"
+#include "runtime/transport/shm/params.h"
 #include "runtime/transport/shm/shm_transport.h"
 
 namespace gpurun::api {
@@ -106,6 +109,21 @@ Status install_accelerator(const bootstrap::JobInfo& job) {
   return ok_status();
 }
 
+// How large messages move faster between the cores of this host, for the collectives' "copy"
+// rules (coll/tuning.json): GPURUN_TOPO_COPY, else what gpurun measured and told every rank
+// of the host alike (keys::kCopy); with CMA off (GPURUN_SHM_CMA=off) the pml moves large
+// messages through the pipeline too. Unknown under other launchers.
+std::optional<topo::HostCopy> host_copy(const bootstrap::JobInfo& job) {
+  std::optional<topo::HostCopy> copy = topo::params::copy().get();
+  if (!copy) copy = topo::parse_host_copy(job.copy);
+  if (copy == topo::HostCopy::kCma &&
+      transport::shm::params::cma().get() == transport::shm::CmaMode::kOff)
+    copy = topo::HostCopy::kPipeline;
+  GPURUN_LOG(debug, coll, "copy between cores: %s",
+             copy ? std::string(topo::host_copy_name(*copy)).c_str() : "unknown");
+  return copy;
+}
+
 }  // namespace
 
 Status wire_up(ProcessState& s) {
@@ -119,6 +137,7 @@ Status wire_up(ProcessState& s) {
   s.transports.push_back(std::move(self));
 
   coll::shm::set_job_token(job.job_token);
+  coll::set_host_copy(host_copy(job));
   TransportSelection selection(transport::params::transports().get());
   transport::shm::ShmTransport* shm = nullptr;
   if (job.local_size > 1 && selection.allows("shm")) {

@@ -35,6 +35,8 @@ struct CommState {
   std::array<BlockingSlot, kCollectives> blocking;
 };
 
+std::optional<topo::HostCopy> g_host_copy;
+
 std::string forced_knob(Collective collective) {
   return params::forced_algorithm(collective).get();
 }
@@ -45,7 +47,10 @@ std::string forced_knob(Collective collective) {
 CommShape shape_of(const Args& args) {
   const int p = args.comm->size();
   CommShape shape{.ranks = p, .one_host = args.one_host, .nodes = 1, .ranks_per_node = p};
-  if (args.one_host) return shape;
+  if (args.one_host) {
+    shape.copy = g_host_copy;
+    return shape;
+  }
   std::unordered_map<int, int> per_node;
   for (int i = 0; i < p; ++i) {
     auto job_rank = static_cast<std::size_t>(args.comm->group().job_rank(i));
@@ -274,6 +279,8 @@ void forget_comm(std::uint32_t context_id) {
     for (const Algorithm* algorithm : Registry::of(static_cast<Collective>(c)))
       if (algorithm->release != nullptr) algorithm->release(context_id);
 }
+
+void set_host_copy(std::optional<topo::HostCopy> copy) { g_host_copy = copy; }
 
 void reset_engine() {
   Engine& e = engine();

@@ -14,9 +14,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "coll/algorithm.h"
 #include "runtime/base/status.h"
+#include "runtime/topo/copy_probe.h"
 
 namespace gpurun::coll {
 
@@ -52,6 +54,12 @@ Result<Operation*> blocking_operation(const Args& args);
 // the collective runs its steps on the device, as selection keeps only those there (every
 // collective but the w forms).
 bool device_native(Collective collective, bool device_only = false);
+
+// How large messages between the cores of this host move faster (runtime/topo/copy_probe.h),
+// for the table's "copy" rules: set once at start-up by the composition root, before any
+// collective, from what every rank of the host was told alike; nullopt (the default): not
+// known, and no "copy" rule matches.
+void set_host_copy(std::optional<topo::HostCopy> copy);
 
 // Drops the state of the communicator with `context_id` (it is being freed).
 void forget_comm(std::uint32_t context_id);

@@ -101,11 +101,15 @@ class Reader {
       return ok_status();
     }
     if (key == "memory") return memory(v, at, &rule->memory);
+    if (key == "copy") {
+      rule->copy = v.is_string() ? topo::parse_host_copy(v.get<std::string>()) : std::nullopt;
+      return rule->copy ? ok_status() : fail(at, "expected \"pipeline\" or \"cma\"");
+    }
     if (key == "comment") return ok_status();
     return fail(at,
                 "unknown key (known: algorithm, min_bytes, max_bytes, min_ranks, "
                 "max_ranks, min_nodes, max_nodes, min_ranks_per_node, max_ranks_per_node, "
-                "one_host, memory, comment)");
+                "one_host, copy, memory, comment)");
   }
 
   Status memory(const json& v, const std::string& at, MemoryCondition* out) const {

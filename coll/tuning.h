@@ -16,11 +16,12 @@
 // A rule matches a call when min_bytes <= bytes <= max_bytes, min_ranks <= ranks <=
 // max_ranks, min_nodes <= hosts spanned <= max_nodes, min_ranks_per_node <= the most ranks on
 // one host <= max_ranks_per_node, when "one_host" is given, the communicator's spread equals
-// it and, when "memory"
-// is given, the call's buffers are of that kind: "host", or "device" (device or managed
-// memory; Args::memory). The memory condition is checked per call, the others once per
-// communicator. Sizes are
-// numbers of bytes or strings with a K/M/G suffix; every field but "algorithm" is optional.
+// it, when "copy" is given, the communicator is on one host whose large messages between cores
+// move faster that way: "pipeline" or "cma" (runtime/topo/copy_probe.h; a host where nobody
+// measured it matches neither), and, when "memory" is given, the call's buffers are of that
+// kind: "host", or "device" (device or managed memory; Args::memory). The memory condition is
+// checked per call, the others once per communicator. Sizes are numbers of bytes or strings
+// with a K/M/G suffix; every field but "algorithm" is optional.
 // The first matching rule whose algorithm can run the call wins; a rule whose algorithm
 // cannot (a power-of-two algorithm on 6 ranks) passes to the next. "bytes" is what
 // selection_bytes() (coll/engine.h) says: the same number on every rank.
@@ -40,6 +41,7 @@
 
 #include "coll/algorithm.h"
 #include "runtime/base/status.h"
+#include "runtime/topo/copy_probe.h"
 
 namespace gpurun::coll {
 
@@ -54,8 +56,9 @@ inline bool memory_matches(MemoryCondition condition, accel::MemoryKind kind) {
 struct CommShape {
   int ranks = 1;
   bool one_host = true;
-  int nodes = 1;           // hosts it spans
-  int ranks_per_node = 1;  // the most ranks it has on one host
+  int nodes = 1;                       // hosts it spans
+  int ranks_per_node = 1;              // the most ranks it has on one host
+  std::optional<topo::HostCopy> copy;  // on one host: its copy probe's answer, when known
 };
 
 struct Rule {
@@ -70,11 +73,13 @@ struct Rule {
   int min_ranks_per_node = 1;  // the most ranks the communicator has on one host
   int max_ranks_per_node = std::numeric_limits<int>::max();
   MemoryCondition memory = MemoryCondition::kAny;
+  std::optional<topo::HostCopy> copy;
 
   bool matches_comm(const CommShape& c) const {
     return c.ranks >= min_ranks && c.ranks <= max_ranks && c.nodes >= min_nodes &&
            c.nodes <= max_nodes && c.ranks_per_node >= min_ranks_per_node &&
-           c.ranks_per_node <= max_ranks_per_node && (!one_host || *one_host == c.one_host);
+           c.ranks_per_node <= max_ranks_per_node && (!one_host || *one_host == c.one_host) &&
+           (!copy || copy == c.copy);
   }
   bool matches_bytes(std::int64_t bytes) const { return bytes >= min_bytes && bytes <= max_bytes; }
 };

@@ -159,6 +159,29 @@ TEST(Selector, NodeCountAndRanksPerNodeConditions) {
   EXPECT_EQ(names({.ranks = 4, .one_host = true, .nodes = 1, .ranks_per_node = 4}), "any ");
 }
 
+// Rules for the copy a host measured (runtime/topo/copy_probe.h) match only communicators on a
+// host whose probe gave that answer; a host that measured nothing matches neither.
+TEST(Selector, CopyRulesApplyOnlyToHostsThatMeasuredThatCopy) {
+  TuningTable t = table_of(rules(R"({"algorithm": "even", "copy": "cma"},
+      {"algorithm": "never", "copy": "pipeline"}, {"algorithm": "any"})")
+                               .c_str());
+  EXPECT_EQ(t.rules(kTest)[0].copy, topo::HostCopy::kCma);
+  EXPECT_EQ(t.rules(kTest)[2].copy, std::nullopt);
+  Selector s(&t, forced_none);
+  auto names = [&](std::optional<topo::HostCopy> copy) {
+    std::string out;
+    for (const Candidate& c : s.candidates(kTest, {.ranks = 2, .copy = copy}))
+      out += std::string(c.algorithm->name) + " ";
+    return out;
+  };
+  EXPECT_EQ(names(topo::HostCopy::kCma), "even any ");
+  EXPECT_EQ(names(topo::HostCopy::kPipeline), "never any ");
+  EXPECT_EQ(names(std::nullopt), "any ");
+  std::string bad = rejection(rules(R"({"algorithm": "any", "copy": "fast"})"));
+  EXPECT_NE(bad.find("neighbor_alltoallw[0].copy"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("\"pipeline\" or \"cma\""), std::string::npos) << bad;
+}
+
 TEST(TuningTable, TheBuiltInTableLoadsAndCoversEveryCollectiveWithAlgorithms) {
   auto t = TuningTable::built_in();
   ASSERT_TRUE(t.ok()) << t.status().to_string();
@@ -420,6 +443,30 @@ TEST(Engine, DeviceOnlyCommunicatorsLeaveTheSharedMemoryAlgorithmsOut) {
   EXPECT_EQ(forced, "bruck");
   EXPECT_NE(warning.find("(forced by knob) cannot run this call"), std::string::npos) << warning;
   ASSERT_TRUE(knob.set_from_string("auto").ok());
+  reset_engine();
+}
+
+// The built-in table: a 64K bcast of two ranks on one host goes by binomial's one message where
+// CMA beats the copy pipeline, and through the shared segment where it does not or where
+// nobody measured; the host's answer reaches the communicators made after it is set.
+TEST(Engine, TwoRanksMoveMediumBcastsByCmaWhereTheHostSaysItWins) {
+  Call call(2);
+  call.args.collective = Collective::kBcast;
+  auto int32 = core::Datatype::predefined(core::BasicType::kInt32, 4, "MPI_INT");
+  call.args.type = int32.get();
+  call.args.count = 16384;
+  auto name = [&call](std::optional<topo::HostCopy> copy) {
+    set_host_copy(copy);
+    reset_engine();
+    auto a = select(call.args);
+    return a.ok() ? std::string(a.value()->name) : a.status().to_string();
+  };
+  EXPECT_EQ(name(topo::HostCopy::kCma), "binomial");
+  EXPECT_EQ(name(topo::HostCopy::kPipeline), "shm");
+  EXPECT_EQ(name(std::nullopt), "shm");
+  call.args.count = 4096;  // 16K, below the copy rules: shm's slot either way
+  EXPECT_EQ(name(topo::HostCopy::kCma), "shm");
+  set_host_copy(std::nullopt);
   reset_engine();
 }
 

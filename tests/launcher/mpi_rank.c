@@ -12,7 +12,8 @@
  *   wait          every rank waits for a signal
  *   litter        leave litter, then finalize and exit 0
  *   stdin         rank 0 echoes its stdin as "got: <line>"; others report EOF
- *   lines N       every rank writes N lines, each in three separate writes */
+ *   lines N       every rank writes N lines, each in three separate writes
+ *   bcast N       an MPI_Bcast of N bytes from rank 0, checked; prints "bcast ok" */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <mpi.h>
@@ -87,6 +88,18 @@ static int mode_lines(int n) {
   return 0;
 }
 
+static int mode_bcast(int bytes) {
+  unsigned char* buf = malloc(bytes > 0 ? (size_t)bytes : 1);
+  for (int i = 0; i < bytes; ++i) buf[i] = rank == 0 ? (unsigned char)(i * 7) : 0;
+  MPI_Bcast(buf, bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+  int wrong = 0;
+  for (int i = 0; i < bytes; ++i) wrong += buf[i] != (unsigned char)(i * 7);
+  free(buf);
+  printf(wrong == 0 ? "rank %d: bcast ok\n" : "rank %d: bcast wrong\n", rank);
+  MPI_Finalize();
+  return wrong == 0 ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "hello";
   int target = argc > 2 ? atoi(argv[2]) : 0;
@@ -103,6 +116,7 @@ int main(int argc, char** argv) {
   }
   if (strcmp(mode, "stdin") == 0) return mode_stdin();
   if (strcmp(mode, "lines") == 0) return mode_lines(target);
+  if (strcmp(mode, "bcast") == 0) return mode_bcast(target);
   announce();
   if (strcmp(mode, "litter") == 0) {
     MPI_Finalize();

@@ -432,6 +432,27 @@ class JobEnvironment(GpurunTest):
             self.assertEqual(len(measured), 1, measured)
             self.assertIn(measured.pop(), ("pipeline", "cma"))
 
+    def test_ranks_select_collectives_by_the_copy_gpurun_measured(self):
+        env = dict(self.env, GPURUN_LOG_LEVEL="info,coll:debug")
+        r = self.run_gpurun("-np", "2", RANK, "hello", env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        launcher = re.findall(r"info launcher: copy between cores (\w+):", r.stderr)
+        ranks = re.findall(r"debug coll: copy between cores: (\w+)", r.stderr)
+        self.assertEqual(len(launcher), 1, r.stderr)
+        self.assertEqual(ranks, launcher * 2, r.stderr)
+
+    def test_collectives_follow_the_copy_rules(self):
+        # coll/tuning.json: a 64K bcast of two ranks goes by binomial's one message where CMA
+        # wins, through the shared segment's pipeline where it does not.
+        env = dict(self.env, GPURUN_LOG_LEVEL="warn,coll:debug")
+        for copy, algorithm in (("cma", "binomial"), ("pipeline", "shm")):
+            r = self.run_gpurun("-np", "2", RANK, "bcast", "65536",
+                                env=dict(env, GPURUN_TOPO_COPY=copy))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.count("bcast ok"), 2, r.stdout)
+            self.assertIn(f"copy between cores: {copy}", r.stderr)
+            self.assertRegex(r.stderr, rf"bcast of 65536 bytes .* on 2 ranks: {algorithm}\n")
+
     def test_inherited_launcher_variables_are_scrubbed(self):
         env = dict(self.env, PMIX_NAMESPACE="outer.job", PMIX_RANK="5",
                    PMIX_SERVER_URI41="pmix-server.1;tcp4://127.0.0.1:1", SLURM_STEP_ID="3",
