@@ -28,9 +28,15 @@ namespace gpurun::api {
 namespace {
 
 constexpr char kShmAddressKey[] = "gpurun.shm";
-// Eager limit on shm with no knob: messages up to 16K go in one packet through the ring; above
-// that the fragment pipeline (copy-in and copy-out at once) is faster than two serial copies.
+// Eager limit on self with no knob, and on shm where a copy pipeline between cores is as fast as
+// CMA: messages up to 16K go in one packet through the ring; above that the fragment pipeline
+// (copy-in and copy-out at once) is faster than two serial copies.
 constexpr std::size_t kShmEagerLimit = 16 * 1024;
+// Where CMA wins (topo::HostCopy::kCma), rendezvous by CMA is faster from 16K: on a 2-core Intel
+// Xeon, osu_latency -np 2 16K took 4.4 us in one packet against 2.7 us by CMA, and osu_bibw 16K
+// ran at 7.4 against 12.3 GB/s; at 8K one packet kept the better bandwidth (osu_bw 6.5-6.8
+// against 5.7 GB/s) for a latency of 2.7-2.8 against 2.3 us (5 interleaved runs each).
+constexpr std::size_t kShmEagerLimitWhereCmaWins = 8 * 1024;
 
 std::size_t eager_limit_for(const transport::Transport& t, std::size_t auto_limit) {
   auto knob = pml::params::eager_limit().get();
@@ -50,9 +56,10 @@ bool oversubscribed(const bootstrap::JobInfo& job) {
 }
 
 Status connect_shm(ProcessState& s, transport::shm::ShmTransport& shm, const CudaIpcWiring& ipc,
-                   std::vector<bool>& routed) {
+                   std::optional<topo::HostCopy> copy, std::vector<bool>& routed) {
   const bootstrap::JobInfo& job = s.bootstrap->job();
-  std::size_t limit = eager_limit_for(shm, kShmEagerLimit);
+  std::size_t limit = eager_limit_for(
+      shm, copy == topo::HostCopy::kCma ? kShmEagerLimitWhereCmaWins : kShmEagerLimit);
   for (int peer : job.local_ranks) {
     if (peer == job.rank) continue;
     GPURUN_ASSIGN_OR_RETURN(auto address, s.bootstrap->get(peer, kShmAddressKey));
@@ -110,9 +117,9 @@ Status install_accelerator(const bootstrap::JobInfo& job) {
 }
 
 // How large messages move faster between the cores of this host, for the collectives' "copy"
-// rules (coll/tuning.json): GPURUN_TOPO_COPY, else what gpurun measured and told every rank
-// of the host alike (keys::kCopy); with CMA off (GPURUN_SHM_CMA=off) the pml moves large
-// messages through the pipeline too. Unknown under other launchers.
+// rules (coll/tuning.json) and the shm eager limit: GPURUN_TOPO_COPY, else what gpurun measured and
+// told every rank of the host alike (keys::kCopy); with CMA off (GPURUN_SHM_CMA=off) the pml moves
+// large messages through the pipeline too. Unknown under other launchers.
 std::optional<topo::HostCopy> host_copy(const bootstrap::JobInfo& job) {
   std::optional<topo::HostCopy> copy = topo::params::copy().get();
   if (!copy) copy = topo::parse_host_copy(job.copy);
@@ -137,7 +144,8 @@ Status wire_up(ProcessState& s) {
   s.transports.push_back(std::move(self));
 
   coll::shm::set_job_token(job.job_token);
-  coll::set_host_copy(host_copy(job));
+  std::optional<topo::HostCopy> copy = host_copy(job);
+  coll::set_host_copy(copy);
   TransportSelection selection(transport::params::transports().get());
   transport::shm::ShmTransport* shm = nullptr;
   if (job.local_size > 1 && selection.allows("shm")) {
@@ -156,7 +164,7 @@ Status wire_up(ProcessState& s) {
   if (job.size > 1) GPURUN_TRY(s.bootstrap->fence(/*collect_data=*/true));
   std::vector<bool> routed(static_cast<std::size_t>(job.size), false);
   routed[job.rank] = true;
-  if (shm != nullptr) GPURUN_TRY(connect_shm(s, *shm, ipc, routed));
+  if (shm != nullptr) GPURUN_TRY(connect_shm(s, *shm, ipc, copy, routed));
   GPURUN_TRY(connect_network(s, selection, net, routed));
 
   g_device_memory = accel::current().usable();

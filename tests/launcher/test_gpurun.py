@@ -441,17 +441,20 @@ class JobEnvironment(GpurunTest):
         self.assertEqual(len(launcher), 1, r.stderr)
         self.assertEqual(ranks, launcher * 2, r.stderr)
 
-    def test_collectives_follow_the_copy_rules(self):
+    def test_collectives_and_eager_limit_follow_the_copy(self):
         # coll/tuning.json: a 64K bcast of two ranks goes by binomial's one message where CMA
-        # wins, through the shared segment's pipeline where it does not.
-        env = dict(self.env, GPURUN_LOG_LEVEL="warn,coll:debug")
-        for copy, algorithm in (("cma", "binomial"), ("pipeline", "shm")):
+        # wins, through the shared segment's pipeline where it does not; and messages above 8K
+        # go by rendezvous there (api/wiring.cc), above 16K elsewhere.
+        env = dict(self.env, GPURUN_LOG_LEVEL="warn,coll:debug,transport:info")
+        for copy, algorithm, eager in (("cma", "binomial", 8192), ("pipeline", "shm", 16384)):
             r = self.run_gpurun("-np", "2", RANK, "bcast", "65536",
                                 env=dict(env, GPURUN_TOPO_COPY=copy))
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(r.stdout.count("bcast ok"), 2, r.stdout)
             self.assertIn(f"copy between cores: {copy}", r.stderr)
             self.assertRegex(r.stderr, rf"bcast of 65536 bytes .* on 2 ranks: {algorithm}\n")
+            self.assertEqual(r.stderr.count(f"via shm path host (eager up to {eager} bytes)"), 2,
+                             r.stderr)
 
     def test_inherited_launcher_variables_are_scrubbed(self):
         env = dict(self.env, PMIX_NAMESPACE="outer.job", PMIX_RANK="5",
