@@ -33,7 +33,7 @@ Plan make_host_plan(const Options& options, int np, CpuShare share);
 // How large messages move faster between the cores of this machine (topo::probe_host_copy),
 // for the ranks' collectives: GPURUN_TOPO_COPY when set, else measured between the CPUs of the
 // plan's first two ranks (two cores of this machine when they are not bound to two), else not
-// known (fewer than two ranks or cores). Forks; call it while gpurun has one thread.
+// known (fewer than two ranks or cores). Forks a short-lived partner.
 topo::CopyProbe measure_copy(const Plan& plan);
 // The keys::kCopy value of the plan's copy probe: its answer's name, "" when not known.
 std::string copy_key(const Plan& plan);

@@ -54,7 +54,8 @@ inline constexpr std::size_t kProbeBytes = 64 << 10;
 
 // Measures between `cpu_a` (this thread, pinned there for the probe and put back after) and
 // `cpu_b` (the partner). Blocks for well under a millisecond; gives up after half a second
-// without an answer from the partner. Call it while the process has one thread: it forks.
+// without an answer from the partner. It forks; the partner runs nothing but copies, atomics
+// and system calls (no lock, no allocation), so other threads of the process do not matter.
 CopyProbe probe_host_copy(int cpu_a, int cpu_b);
 
 // The decision from two timings (the rule probe_host_copy applies).
