@@ -1,9 +1,9 @@
 // `gpurun --explain`: what a job would be, without running it. Prints the placement (rank,
 // host, GPU and bus id, NUMA node, CPUs, NIC), how large messages move faster between the
-// cores of this machine (measure_copy, as a run measures it), the topology matrix of the GPUs and NICs (as
-// `nvidia-smi topo -m` does), and for every pair of ranks the path the policy chooses
-// (runtime/topo/path_policy.h) for host and for device buffers, with every better path that
-// was refused and why. The transports assumed are those of this build (libmpi's
+// cores of this machine (measure_copy, as a run measures it), the topology matrix of the GPUs
+// and NICs (as `nvidia-smi topo -m` does), and for every pair of ranks the path the policy
+// chooses (runtime/topo/path_policy.h) for host and for device buffers, with every better path
+// that was refused and why. The transports assumed are those of this build (libmpi's
 // gpurun_info("transports")).
 #pragma once
 

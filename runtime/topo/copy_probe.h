@@ -10,7 +10,8 @@
 // near memcpy speed, so the pipeline keeps up with CMA at 64K; on an Intel Xeon whose cores
 // meet in a mesh, one core pulls only 8-11 GB/s across it, and CMA, with both cores pulling,
 // takes 0.6x the pipeline's time (64K: 4.8 us against 7.7). The collectives of two ranks
-// choose their algorithms by it (coll/tuning.json, "copy").
+// choose their algorithms by it (coll/tuning.json, "copy"), and the shm eager limit follows it
+// (api/wiring.cc).
 //
 // probe_host_copy() measures it: gpurun forks a partner onto a second core and times both ways
 // of moving 64K between the two processes, alternately, a few times each (well under a

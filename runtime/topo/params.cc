@@ -42,8 +42,8 @@ param::Param<bool> g_staging(
     "Stage every device buffer through host memory (no cuda_ipc, no GPUDirect RDMA).");
 param::Param<std::optional<HostCopy>> g_copy(
     "GPURUN_TOPO_COPY", std::nullopt,
-    "How a large message between two cores of a host moves faster, which the collectives of two "
-    "ranks select their algorithms by: pipeline (through shared memory), cma (single copy), or "
+    "How a large message between two cores of a host moves faster, which the shm eager limit and "
+    "the collectives of two ranks follow: pipeline (through shared memory), cma (single copy), or "
     "auto (gpurun measures it before it starts the ranks; unknown under other launchers).");
 
 }  // namespace

@@ -41,7 +41,9 @@ TEST(CopyProbe, MeasuresBetweenTwoCpusAndLeavesNothingBehind) {
   EXPECT_NE(probe.why.find("64K between CPUs " + std::to_string(a) + " and " + std::to_string(b)),
             std::string::npos)
       << probe.why;
-  if (probe.cma_us > 0) EXPECT_EQ(probe.copy, decide_host_copy(probe.pipeline_us, probe.cma_us));
+  if (probe.cma_us > 0) {
+    EXPECT_EQ(probe.copy, decide_host_copy(probe.pipeline_us, probe.cma_us));
+  }
   auto after = CpuSet::of_calling_thread();
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(*after, *own) << "the probe pins this thread only while it runs";
