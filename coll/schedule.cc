@@ -28,6 +28,7 @@ struct Step {
   Buf b;  // reduce: inout; copy: to
   const core::Op* op = nullptr;
   accel::MemoryKind memory = accel::MemoryKind::kHost;  // messages: where `a` is, for the pml
+  bool read_soon = false;  // recv: a reduce step of its round reads what it receives
 };
 
 struct Round {
@@ -236,7 +237,8 @@ void Schedule::post_message(const Step& step) {
                                    .source = step.peer,
                                    .tag = tag_,
                                    .channel = pml::Channel::kColl,
-                                   .memory = memory},
+                                   .memory = memory,
+                                   .read_soon = step.read_soon},
                      r);
     if (!st.ok()) --recvs_pending_;
   }
@@ -392,6 +394,24 @@ std::byte* ScheduleBuilder::scratch_bytes(std::size_t bytes) {
   return m.device_scratch.back().data();
 }
 
+namespace {
+
+// Marks the receives whose data a reduce step of the same round reads (Step::read_soon).
+void mark_read_soon(std::vector<Step>& messages, const std::vector<Step>& locals, const Round& r) {
+  for (std::uint32_t l = r.local_begin; l < r.local_end; ++l) {
+    if (locals[l].kind != StepKind::kReduce) continue;
+    Range in = range_of(locals[l].a), inout = range_of(locals[l].b);
+    for (std::uint32_t i = r.msg_begin; i < r.msg_end; ++i) {
+      Step& m = messages[i];
+      if (m.kind == StepKind::kRecv &&
+          (in.overlaps(range_of(m.a)) || inout.overlaps(range_of(m.a))))
+        m.read_soon = true;
+    }
+  }
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Operation>> ScheduleBuilder::build() {
   if (!impl_->error.ok()) return std::move(impl_->error);
   Impl& m = *impl_;
@@ -402,6 +422,7 @@ Result<std::unique_ptr<Operation>> ScheduleBuilder::build() {
         if (m.messages[i].kind == StepKind::kSend && out.overlaps(range_of(m.messages[i].a)))
           r.local_waits_for_sends = true;
     }
+    mark_read_soon(m.messages, m.locals, r);
   }
   if (m.rounds.back().msg_begin == m.rounds.back().msg_end &&
       m.rounds.back().local_begin == m.rounds.back().local_end)

@@ -59,6 +59,7 @@ transport::Data data_of(core::Request* request, std::size_t size, bool native_de
   d.size = size;
   d.context = request;
   d.kind = request->memory;
+  d.read_soon = request->read_soon;
   if (on_device(request) && !native_device) {
     d.pack = pack_device_thunk;
     d.unpack = unpack_device_thunk;
@@ -299,6 +300,7 @@ Status Pml::irecv(const RecvArgs& a, core::Request* r) {
   r->tag = a.tag;
   r->channel = static_cast<std::uint8_t>(a.channel);
   r->memory = a.memory;
+  r->read_soon = a.read_soon;
   r->accel = accel_;
   r->status = core::MessageStatus{};
   r->reset_complete();

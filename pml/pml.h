@@ -54,6 +54,7 @@ struct RecvArgs {
   int tag = kAnyTag;
   Channel channel = Channel::kUser;
   accel::MemoryKind memory = accel::MemoryKind::kHost;  // where `buf` is
+  bool read_soon = false;  // core::Request::read_soon
 };
 
 // A message that MPI_Mprobe took off the queue, to be received by MPI_Mrecv.

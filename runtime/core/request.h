@@ -61,6 +61,9 @@ class Request {
   accel::MemoryKind memory = accel::MemoryKind::kHost;  // where `buffer` is
   accel::Accelerator* accel = nullptr;  // copies `buffer` when it is device memory
   std::uint8_t channel = 0;  // the pml's matching space (user or collective traffic)
+  // A receive whose data its layer reads as soon as it has arrived (a collective's reduction):
+  // the transport then lets this rank copy it all, so that it lands in this rank's cache.
+  bool read_soon = false;
 
   // Protocol state of the layer that runs the operation.
   std::uint64_t size = 0;      // packed bytes of the message

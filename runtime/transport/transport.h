@@ -76,6 +76,8 @@ struct Data {
                         std::size_t length) = nullptr;
   void* context = nullptr;
   accel::MemoryKind kind = accel::MemoryKind::kHost;
+  // Pulled data that the receiver reads as soon as it has arrived (core::Request::read_soon).
+  bool read_soon = false;
 };
 
 struct Completion {

@@ -11,6 +11,7 @@
 
 #include "coll/engine.h"
 #include "coll/scratch.h"
+#include "runtime/base/param.h"
 #include "runtime/core/datatype_build.h"
 #include "tests/coll/coll_job.h"
 
@@ -94,6 +95,51 @@ TEST(Schedule, LocalStepWaitsForTheSendWhoseBufferItWrites) {
   ASSERT_TRUE(job.run(ops));
   EXPECT_EQ(got, sent);
   EXPECT_EQ(big[0], -7);
+}
+
+TEST(Schedule, AReceiveItsRoundReducesIsCopiedByTheReceiverAlone) {
+  // With CMA, a 128K message is split: the sender writes a share. A receive whose data a reduce
+  // step of its round reads is copied by the receiver alone, so that it lands in the
+  // receiver's cache: rank 0 then finishes while rank 1 makes no progress after its send.
+  ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("on").ok());
+  for (bool reduced : {true, false}) {
+    Job job(2);
+    const int n = 32 * 1024;
+    std::vector<int> data(n), in(n, 0), acc(n, 1);
+    std::iota(data.begin(), data.end(), 0);
+    std::vector<std::unique_ptr<Operation>> ops(2);
+    Args a0 = job.args(0, Collective::kReduce), a1 = job.args(1, Collective::kReduce);
+    a0.op = a1.op = &core::Op::predefined(core::OpKind::kSum);
+    {
+      ScheduleBuilder b(a0);
+      b.recv(1, ints(in));
+      if (reduced) b.reduce(ints(in), ints(acc));
+      ops[0] = built(b);
+    }
+    {
+      ScheduleBuilder b(a1);
+      b.send(0, ints(data));
+      ops[1] = built(b);
+    }
+    ASSERT_TRUE(ops[1]->start().ok());  // the request to send reaches rank 0's ring
+    ASSERT_TRUE(ops[0]->start().ok());
+    bool done = false;
+    for (int i = 0; i < 100000 && !done; ++i) {
+      job.pml(0).progress();
+      done = ops[0]->progress();
+    }
+    EXPECT_EQ(done, reduced) << (reduced ? "the receiver waited for the sender's share"
+                                         : "the receiver copied all without being told to");
+    for (int i = 0; i < 1000000 && !(ops[0]->progress() && ops[1]->progress()); ++i) {
+      job.pml(0).progress();
+      job.pml(1).progress();
+    }
+    EXPECT_EQ(in, data);
+    if (reduced) {
+      EXPECT_EQ(acc[5], 6);
+    }
+  }
+  ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
 }
 
 TEST(Schedule, CountsThatDoNotMatchAreErrorsNotHangs) {

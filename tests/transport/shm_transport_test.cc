@@ -182,6 +182,31 @@ TEST(ShmTransport, CmaSingleCopyWhenForced) {
   ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
 }
 
+// Data its receiver reads at once (a reduction) is copied by the receiver alone, even above the
+// size from which CMA asks the sender for a share: the pull completes while the sender is idle.
+TEST(ShmTransport, DataReadSoonIsCopiedByTheReceiverAlone) {
+  ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("on").ok());
+  for (bool read_soon : {true, false}) {
+    Pair pair;
+    constexpr std::size_t kSize = 128 << 10;
+    auto src = pattern(kSize, 3);
+    std::vector<std::byte> dst(kSize);
+    Done sent, received;
+    auto cookie =
+        pair.side[0].to_peer->offer(Data{kSize, src.data()}, Completion{Done::fn, &sent});
+    ASSERT_TRUE(cookie.ok());
+    Data into{kSize, dst.data()};
+    into.read_soon = read_soon;
+    ASSERT_TRUE(pair.side[1].to_peer->pull(*cookie, into, Completion{Done::fn, &received}).ok());
+    for (int i = 0; i < 1000; ++i) pair.side[1].transport->progress();  // the sender stays idle
+    EXPECT_EQ(received.count, read_soon ? 1 : 0)
+        << (read_soon ? "the sender was asked for a share" : "the sender's share was not asked");
+    while (sent.count == 0 || received.count == 0) pair.progress();
+    EXPECT_EQ(dst, src);
+  }
+  ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
+}
+
 // A rank that died before its peers mapped its inbox: the error names the ended process rather
 // than /proc's "No such file", and leaves out the hint about /proc being out of reach.
 TEST(ShmTransport, ConnectToAnEndedRankSaysSo) {
