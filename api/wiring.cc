@@ -126,8 +126,7 @@ std::optional<topo::HostCopy> host_copy(const bootstrap::JobInfo& job) {
   if (copy == topo::HostCopy::kCma &&
       transport::shm::params::cma().get() == transport::shm::CmaMode::kOff)
     copy = topo::HostCopy::kPipeline;
-  GPURUN_LOG(debug, coll, "copy between cores: %s",
-             copy ? std::string(topo::host_copy_name(*copy)).c_str() : "unknown");
+  GPURUN_LOG(debug, coll, "copy between cores: %s", topo::host_copy_name(copy).data());
   return copy;
 }
 

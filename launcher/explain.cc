@@ -100,9 +100,8 @@ std::string header(const ExplainInput& in) {
   out += p.by_gpu ? "by GPU" : "by core";
   out += p.oversubscribed ? ", oversubscribed (more ranks than cores)" : "";
   const topo::CopyProbe& copy = in.plan->copy;
-  out += "\ncopy between cores: " +
-         (copy.copy ? std::string(topo::host_copy_name(*copy.copy)) : std::string("unknown")) +
-         " (" + copy.why + "; coll/tuning.json rules with \"copy\")";
+  out += "\ncopy between cores: " + std::string(topo::host_copy_name(copy.copy)) + " (" + copy.why +
+         "; coll/tuning.json rules with \"copy\")";
   out += "\ntransports:";
   for (const topo::TransportInfo& tr : in.transports)
     out += " " + tr.name + (tr.device_memory ? "(device)" : "") +

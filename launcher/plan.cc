@@ -50,9 +50,10 @@ std::optional<std::pair<int, int>> probe_cpus(const Plan& plan) {
     second = *ranks[1].cpus;
   } else {
     auto own = topo::CpuSet::of_calling_thread();
-    if (!own.ok() || own->empty()) return std::nullopt;
+    if (!own.ok()) return std::nullopt;
     first = second = *own;
   }
+  if (first.empty() || second.empty()) return std::nullopt;
   const topo::Topology* machine = plan.topology.is_this_system() ? &plan.topology : nullptr;
   int a = first.cpus().front();
   int core_a = machine != nullptr ? core_of(*machine, a) : a;
@@ -110,10 +111,8 @@ namespace {
 // The plan with its copy probe, logged.
 Plan with_copy(Plan plan) {
   plan.copy = measure_copy(plan);
-  GPURUN_LOG(
-      info, launcher, "copy between cores %s: %s",
-      plan.copy.copy ? std::string(topo::host_copy_name(*plan.copy.copy)).c_str() : "unknown",
-      plan.copy.why.c_str());
+  GPURUN_LOG(info, launcher, "copy between cores %s: %s",
+             topo::host_copy_name(plan.copy.copy).data(), plan.copy.why.c_str());
   return plan;
 }
 

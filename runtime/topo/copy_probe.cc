@@ -167,6 +167,10 @@ std::string_view host_copy_name(HostCopy copy) {
   return copy == HostCopy::kCma ? "cma" : "pipeline";
 }
 
+std::string_view host_copy_name(std::optional<HostCopy> copy) {
+  return copy ? host_copy_name(*copy) : "unknown";
+}
+
 std::span<const std::pair<std::string_view, HostCopy>> param_enum_names(HostCopy) {
   static constexpr std::pair<std::string_view, HostCopy> kNames[] = {
       {"pipeline", HostCopy::kPipeline}, {"cma", HostCopy::kCma}};

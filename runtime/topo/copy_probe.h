@@ -34,6 +34,8 @@ enum class HostCopy : std::uint8_t {
 };
 
 std::string_view host_copy_name(HostCopy copy);  // "pipeline", "cma"
+// The same, or "unknown" for nullopt (not measured); a literal, so .data() ends with a NUL.
+std::string_view host_copy_name(std::optional<HostCopy> copy);
 std::optional<HostCopy> parse_host_copy(std::string_view name);
 // For knobs of type HostCopy (case-insensitive names).
 std::span<const std::pair<std::string_view, HostCopy>> param_enum_names(HostCopy);

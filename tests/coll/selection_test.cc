@@ -77,10 +77,23 @@ std::string forced_test(Collective c) { return c == kTest ? g_forced : "auto"; }
 
 struct Call {
   core::Communicator comm;
+  core::DatatypeRef int32 = core::Datatype::predefined(core::BasicType::kInt32, 4, "MPI_INT");
   Args args;
   explicit Call(int ranks) : comm(core::Group::identity(ranks), 0, 7) {
     args.collective = kTest;
     args.comm = &comm;
+  }
+  // `collective` of `count` ints with MPI_SUM on `ranks` ranks of one host.
+  Call(int ranks, Collective collective, std::int64_t count) : Call(ranks) {
+    args.collective = collective;
+    args.type = int32.get();
+    args.count = count;
+    args.op = &core::Op::predefined(core::OpKind::kSum);
+  }
+  // The name of the algorithm select() gives, or its error.
+  std::string selected() const {
+    auto a = select(args);
+    return a.ok() ? std::string(a.value()->name) : a.status().to_string();
   }
 };
 
@@ -388,17 +401,10 @@ TEST(Engine, DeviceBuffersNoAlgorithmCanRunAreStaged) {
   // Without an accelerator that reduces on the device, no allreduce registered here can run
   // on device buffers itself: the call is staged through host memory (coll/staging.h) rather
   // than given to a host algorithm that would touch the device buffer.
-  Call call(4);
-  call.args.collective = Collective::kAllreduce;
+  Call call(4, Collective::kAllreduce, 4);
   call.args.memory = accel::MemoryKind::kCudaDevice;
-  auto int32 = core::Datatype::predefined(core::BasicType::kInt32, 4, "MPI_INT");
-  call.args.type = int32.get();
-  call.args.count = 4;
-  call.args.op = &core::Op::predefined(core::OpKind::kSum);
   reset_engine();
-  auto a = select(call.args);
-  ASSERT_TRUE(a.ok()) << a.status().to_string();
-  EXPECT_EQ(a.value()->name, "staged");
+  EXPECT_EQ(call.selected(), "staged");
   call.args.memory = accel::MemoryKind::kHost;  // host buffers: a host algorithm
   auto host = select(call.args);
   ASSERT_TRUE(host.ok());
@@ -411,17 +417,11 @@ TEST(Engine, DeviceBuffersNoAlgorithmCanRunAreStaged) {
 // every member picks the same one whatever it passes; barrier, which has no buffers, keeps
 // its shared-memory algorithm.
 TEST(Engine, DeviceOnlyCommunicatorsLeaveTheSharedMemoryAlgorithmsOut) {
-  Call call(4);
-  call.args.collective = Collective::kReduce;
-  auto int32 = core::Datatype::predefined(core::BasicType::kInt32, 4, "MPI_INT");
-  call.args.type = int32.get();
-  call.args.count = 2;
-  call.args.op = &core::Op::predefined(core::OpKind::kSum);
+  Call call(4, Collective::kReduce, 2);
   reset_engine();
   auto name = [&call](bool device_only) {
     call.args.device_only = device_only;
-    auto a = select(call.args);
-    return a.ok() ? std::string(a.value()->name) : a.status().to_string();
+    return call.selected();
   };
   EXPECT_EQ(name(false), "shm");
   EXPECT_EQ(name(true), "binomial");
@@ -430,7 +430,7 @@ TEST(Engine, DeviceOnlyCommunicatorsLeaveTheSharedMemoryAlgorithmsOut) {
   EXPECT_EQ(name(true), "shm");
   call.args.collective = Collective::kAllgather;
   call.args.recvcount = 2;
-  call.args.recvtype = int32.get();
+  call.args.recvtype = call.int32.get();
   EXPECT_EQ(name(true), "bruck");
 
   auto& knob =
@@ -450,16 +450,11 @@ TEST(Engine, DeviceOnlyCommunicatorsLeaveTheSharedMemoryAlgorithmsOut) {
 // CMA beats the copy pipeline, and through the shared segment where it does not or where
 // nobody measured; the host's answer reaches the communicators made after it is set.
 TEST(Engine, TwoRanksMoveMediumBcastsByCmaWhereTheHostSaysItWins) {
-  Call call(2);
-  call.args.collective = Collective::kBcast;
-  auto int32 = core::Datatype::predefined(core::BasicType::kInt32, 4, "MPI_INT");
-  call.args.type = int32.get();
-  call.args.count = 16384;
+  Call call(2, Collective::kBcast, 16384);
   auto name = [&call](std::optional<topo::HostCopy> copy) {
     set_host_copy(copy);
     reset_engine();
-    auto a = select(call.args);
-    return a.ok() ? std::string(a.value()->name) : a.status().to_string();
+    return call.selected();
   };
   EXPECT_EQ(name(topo::HostCopy::kCma), "binomial");
   EXPECT_EQ(name(topo::HostCopy::kPipeline), "shm");

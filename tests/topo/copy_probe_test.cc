@@ -25,6 +25,7 @@ TEST(CopyProbe, NamesRoundTrip) {
   for (HostCopy copy : {HostCopy::kPipeline, HostCopy::kCma})
     EXPECT_EQ(parse_host_copy(host_copy_name(copy)), copy);
   EXPECT_EQ(host_copy_name(HostCopy::kCma), "cma");
+  EXPECT_EQ(host_copy_name(std::optional<HostCopy>()), "unknown");
   EXPECT_EQ(parse_host_copy("fast"), std::nullopt);
 }
 
