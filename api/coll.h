@@ -23,6 +23,7 @@
 
 #include "api/call.h"
 #include "api/checks.h"
+#include "api/coll_repeat.h"
 #include "api/state.h"
 #include "coll/algorithm.h"
 #include "runtime/core/request.h"
@@ -43,6 +44,11 @@ inline CollForm nonblocking(MPI_Request* request) {
 inline CollForm persistent(MPI_Info info, MPI_Request* request) {
   return CollForm{CollForm::Kind::kPersistent, info, request};
 }
+// The key of a call in `form` that may repeat or be repeated (api/coll_repeat.h): blocking
+// calls only.
+inline const RepeatKey* repeat_key(const CollForm& form, const RepeatKey& key) {
+  return form.kind == CollForm::Kind::kBlocking ? &key : nullptr;
+}
 
 // Checks the form's own arguments (request not null, info valid); MPI_SUCCESS or the error.
 int check_form(const Call& call, MPI_Comm comm, const CollForm& form);
@@ -51,8 +57,14 @@ int check_form(const Call& call, MPI_Comm comm, const CollForm& form);
 // GPURUN_COLL_ENTER) on `entry` in `form`; fills in the engine's other fields (pml,
 // communicator, one_host).
 // `type_handle` is the handle of args.type, shown to user ops of blocking calls.
+// `key`: the call's arguments as passed, when a repeat of it may skip the checks
+// (api/coll_repeat.h).
 int run_collective(const Call& call, MPI_Comm comm, CommEntry& entry, coll::Args& args,
-                   const CollForm& form, MPI_Datatype type_handle = MPI_DATATYPE_NULL);
+                   const CollForm& form, MPI_Datatype type_handle = MPI_DATATYPE_NULL,
+                   const RepeatKey* key = nullptr);
+// Starts a blocking call's operation, waits for it and reports its outcome (MPI_SUCCESS or the
+// error, raised on `comm`).
+int run_operation(const Call& call, MPI_Comm comm, coll::Operation& operation);
 
 // MPI_Wait is about to wait for collective request `r` (r->kind == kColl) alone: its
 // operation learns that the process is held in it (coll::Operation::waited).

@@ -18,10 +18,13 @@ using coll::Collective;
 
 int barrier(const Call& call, MPI_Comm comm, const CollForm& form) {
   GPURUN_COLL_ENTER(entry, comm);
+  const RepeatKey key{.collective = Collective::kBarrier, .comm = comm};
+  const RepeatKey* repeat = repeat_key(form, key);
+  if (coll::Operation* op = repeat_of(repeat, coll_tag)) return run_operation(call, comm, *op);
   GPURUN_COLL_TRY(check_form(call, comm, form));
   coll::Args args{.collective = Collective::kBarrier};
   args.tag = coll_tag;
-  return run_collective(call, comm, *entry, args, form);
+  return run_collective(call, comm, *entry, args, form, MPI_DATATYPE_NULL, repeat);
 }
 
 // One side of an exchange: `count` x `type` per rank (alltoall), counts and displacements in
@@ -88,6 +91,16 @@ int check_side(const Call& call, MPI_Comm comm, Collective collective, Side& s, 
 int alltoall(const Call& call, Collective collective, Side& send, Side& recv, MPI_Comm comm,
              const CollForm& form) {
   GPURUN_COLL_ENTER(entry, comm);
+  const RepeatKey key{.collective = collective,
+                      .comm = comm,
+                      .sendbuf = send.buf,
+                      .recvbuf = recv.buf,
+                      .count = send.count,
+                      .recvcount = recv.count,
+                      .type = send.type,
+                      .recvtype = recv.type};
+  const RepeatKey* repeat = collective == Collective::kAlltoall ? repeat_key(form, key) : nullptr;
+  if (coll::Operation* op = repeat_of(repeat, coll_tag)) return run_operation(call, comm, *op);
   GPURUN_COLL_TRY(check_form(call, comm, form));
   const int p = entry->comm->size();
   bool in_place = send.buf == MPI_IN_PLACE;
@@ -114,7 +127,7 @@ int alltoall(const Call& call, Collective collective, Side& send, Side& recv, MP
     args.recvtypes = recv.resolved.data();
   }
   args.tag = coll_tag;
-  return run_collective(call, comm, *entry, args, form, from.type);
+  return run_collective(call, comm, *entry, args, form, from.type, repeat);
 }
 
 int comm_size(MPI_Comm comm) {

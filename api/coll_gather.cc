@@ -56,9 +56,27 @@ int check_side(const Call& call, MPI_Comm comm, const Side& s, bool v, int n, co
   return check_buffer(call, comm, s.buf, total, *type, name.buf);
 }
 
+// The key of a call for api/coll_repeat.h.
+RepeatKey key_of(Collective collective, MPI_Comm comm, const Side& send, const Side& recv,
+                 int root) {
+  return RepeatKey{.collective = collective,
+                   .comm = comm,
+                   .sendbuf = send.buf,
+                   .recvbuf = recv.buf,
+                   .count = send.count,
+                   .recvcount = recv.count,
+                   .type = send.type,
+                   .recvtype = recv.type,
+                   .root = root};
+}
+
 int bcast(const Call& call, void* buf, std::int64_t count, MPI_Datatype datatype, int root,
           MPI_Comm comm, const CollForm& form) {
   GPURUN_COLL_ENTER(entry, comm);
+  const Side side{buf, count, datatype};
+  const RepeatKey key = key_of(Collective::kBcast, comm, side, side, root);
+  const RepeatKey* repeat = repeat_key(form, key);
+  if (coll::Operation* op = repeat_of(repeat, coll_tag)) return run_operation(call, comm, *op);
   GPURUN_COLL_TRY(check_form(call, comm, form));
   GPURUN_COLL_TRY(check_root(call, comm, *entry, root));
   GPURUN_COLL_TRY(check_not_in_place(call, comm, buf, "buffer", ""));
@@ -73,16 +91,19 @@ int bcast(const Call& call, void* buf, std::int64_t count, MPI_Datatype datatype
                   .type = type,
                   .root = root};
   args.tag = coll_tag;
-  return run_collective(call, comm, *entry, args, form, datatype);
+  return run_collective(call, comm, *entry, args, form, datatype, repeat);
 }
 
 // gather, gatherv, allgather, allgatherv.
 int gather(const Call& call, Collective collective, const Side& send, const Side& recv, int root,
            MPI_Comm comm, const CollForm& form) {
   GPURUN_COLL_ENTER(entry, comm);
+  bool v = collective == Collective::kGatherv || collective == Collective::kAllgatherv;
+  const RepeatKey key = key_of(collective, comm, send, recv, root);
+  const RepeatKey* repeat = v ? nullptr : repeat_key(form, key);
+  if (coll::Operation* op = repeat_of(repeat, coll_tag)) return run_operation(call, comm, *op);
   GPURUN_COLL_TRY(check_form(call, comm, form));
   bool rooted = collective == Collective::kGather || collective == Collective::kGatherv;
-  bool v = collective == Collective::kGatherv || collective == Collective::kAllgatherv;
   if (rooted) GPURUN_COLL_TRY(check_root(call, comm, *entry, root));
   bool receives = !rooted || entry->comm->rank() == root;
   bool in_place = send.buf == MPI_IN_PLACE;
@@ -103,16 +124,19 @@ int gather(const Call& call, Collective collective, const Side& send, const Side
     args.rdispls = recv.displs;
   }
   args.tag = coll_tag;
-  return run_collective(call, comm, *entry, args, form, in_place ? recv.type : send.type);
+  return run_collective(call, comm, *entry, args, form, in_place ? recv.type : send.type, repeat);
 }
 
 // scatter, scatterv.
 int scatter(const Call& call, Collective collective, const Side& send, const Side& recv, int root,
             MPI_Comm comm, const CollForm& form) {
   GPURUN_COLL_ENTER(entry, comm);
+  bool v = collective == Collective::kScatterv;
+  const RepeatKey key = key_of(collective, comm, send, recv, root);
+  const RepeatKey* repeat = v ? nullptr : repeat_key(form, key);
+  if (coll::Operation* op = repeat_of(repeat, coll_tag)) return run_operation(call, comm, *op);
   GPURUN_COLL_TRY(check_form(call, comm, form));
   GPURUN_COLL_TRY(check_root(call, comm, *entry, root));
-  bool v = collective == Collective::kScatterv;
   bool sends = entry->comm->rank() == root;
   bool in_place = recv.buf == MPI_IN_PLACE;
   if (in_place && !sends)
@@ -132,7 +156,7 @@ int scatter(const Call& call, Collective collective, const Side& send, const Sid
     args.recvcount = recv.count;
   }
   args.tag = coll_tag;
-  return run_collective(call, comm, *entry, args, form, sends ? send.type : recv.type);
+  return run_collective(call, comm, *entry, args, form, sends ? send.type : recv.type, repeat);
 }
 
 // The v forms' arrays, widened to int64 (at ranks where they are significant and given).

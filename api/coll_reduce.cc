@@ -32,8 +32,25 @@ int check_reduction(const Call& call, const ReduceCall& a, const core::Datatype*
   return MPI_SUCCESS;
 }
 
+// The key of a call for api/coll_repeat.h.
+RepeatKey key_of(coll::Collective collective, const ReduceCall& a, int root) {
+  return RepeatKey{.collective = collective,
+                   .comm = a.comm,
+                   .sendbuf = a.sendbuf,
+                   .recvbuf = a.recvbuf,
+                   .count = a.count,
+                   .recvcount = a.count,
+                   .type = a.datatype,
+                   .recvtype = a.datatype,
+                   .op = a.op,
+                   .root = root};
+}
+
 int reduce(const Call& call, const ReduceCall& a, int root, const CollForm& form) {
   GPURUN_COLL_ENTER(entry, a.comm);
+  const RepeatKey key = key_of(coll::Collective::kReduce, a, root);
+  const RepeatKey* repeat = repeat_key(form, key);
+  if (coll::Operation* op = repeat_of(repeat, coll_tag)) return run_operation(call, a.comm, *op);
   GPURUN_COLL_TRY(check_form(call, a.comm, form));
   const core::Datatype* type;
   const core::Op* op;
@@ -58,7 +75,7 @@ int reduce(const Call& call, const ReduceCall& a, int root, const CollForm& form
                   .op = op,
                   .root = root};
   args.tag = coll_tag;
-  return run_collective(call, a.comm, *entry, args, form, a.datatype);
+  return run_collective(call, a.comm, *entry, args, form, a.datatype, repeat);
 }
 
 // allreduce, scan, exscan and the reduce_scatters: every rank sends `send_count` and receives
@@ -66,6 +83,10 @@ int reduce(const Call& call, const ReduceCall& a, int root, const CollForm& form
 int reduce_all(const Call& call, const ReduceCall& a, coll::Collective collective,
                const std::int64_t* recvcounts, const CollForm& form) {
   GPURUN_COLL_ENTER(entry, a.comm);
+  const RepeatKey key = key_of(collective, a, 0);
+  const RepeatKey* repeat =
+      collective == coll::Collective::kReduceScatter ? nullptr : repeat_key(form, key);
+  if (coll::Operation* op = repeat_of(repeat, coll_tag)) return run_operation(call, a.comm, *op);
   GPURUN_COLL_TRY(check_form(call, a.comm, form));
   const int p = entry->comm->size(), me = entry->comm->rank();
   if (collective == coll::Collective::kReduceScatter) {
@@ -100,7 +121,7 @@ int reduce_all(const Call& call, const ReduceCall& a, coll::Collective collectiv
                   .recvcounts = recvcounts,
                   .op = op};
   args.tag = coll_tag;
-  return run_collective(call, a.comm, *entry, args, form, a.datatype);
+  return run_collective(call, a.comm, *entry, args, form, a.datatype, repeat);
 }
 
 template <class Count>

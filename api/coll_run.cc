@@ -135,19 +135,20 @@ bool on_one_host(const core::Communicator& comm) {
   return true;
 }
 
-int run_blocking(const Call& call, MPI_Comm comm, const coll::Args& args,
-                 MPI_Datatype type_handle) {
+int run_blocking(const Call& call, MPI_Comm comm, const coll::Args& args, MPI_Datatype type_handle,
+                 const RepeatKey* key) {
+  drop_repeat(args.collective);  // the engine may replace the operation it points at
   Result<coll::Operation*> made = coll::blocking_operation(args);
   if (!made.ok()) return raise_status(call, comm, made.status());
   coll::Operation& operation = **made;
   // Only a user op's function asks for the handle: predefined ops skip the two thread-local
   // writes (each a __tls_get_addr call in a shared library; 7% of osu_barrier's cycles).
+  const bool user_op = args.op != nullptr && !args.op->is_predefined();
   std::optional<TypeHandleScope> scope;
-  if (args.op != nullptr && !args.op->is_predefined()) scope.emplace(args.type, type_handle);
-  if (Status st = operation.start(); !st.ok()) return raise_status(call, comm, st);
-  wait_until([&operation] { return operation.progress(); });
-  if (Status st = operation.status(); !st.ok()) return raise_status(call, comm, st);
-  return MPI_SUCCESS;
+  if (user_op) scope.emplace(args.type, type_handle);
+  int rc = run_operation(call, comm, operation);
+  if (rc == MPI_SUCCESS && key != nullptr && !user_op) keep_repeat(*key, operation);
+  return rc;
 }
 
 }  // namespace
@@ -164,8 +165,15 @@ int check_form(const Call& call, MPI_Comm comm, const CollForm& form) {
   return MPI_SUCCESS;
 }
 
+int run_operation(const Call& call, MPI_Comm comm, coll::Operation& operation) {
+  if (Status st = operation.start(); !st.ok()) return raise_status(call, comm, st);
+  wait_until([&operation] { return operation.progress(); });
+  if (Status st = operation.status(); !st.ok()) return raise_status(call, comm, st);
+  return MPI_SUCCESS;
+}
+
 int run_collective(const Call& call, MPI_Comm comm, CommEntry& entry, coll::Args& args,
-                   const CollForm& form, MPI_Datatype type_handle) {
+                   const CollForm& form, MPI_Datatype type_handle, const RepeatKey* key) {
   args.pml = &the_pml();
   args.comm = entry.comm.get();
   args.one_host = on_one_host(*args.comm);
@@ -175,7 +183,8 @@ int run_collective(const Call& call, MPI_Comm comm, CommEntry& entry, coll::Args
   args.memory = memory_of(args.recvbuf);
   if (args.memory == accel::MemoryKind::kHost && args.sendbuf != args.recvbuf)
     args.memory = memory_of(args.sendbuf);
-  if (form.kind == CollForm::Kind::kBlocking) return run_blocking(call, comm, args, type_handle);
+  if (form.kind == CollForm::Kind::kBlocking)
+    return run_blocking(call, comm, args, type_handle, key);
   if (form.kind == CollForm::Kind::kPersistent) reclaim_persistent();
   Result<std::unique_ptr<coll::Operation>> made = coll::create(args);
   if (!made.ok()) return raise_status(call, comm, made.status());

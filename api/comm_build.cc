@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "api/attr.h"
+#include "api/coll_repeat.h"
 #include "api/memory_kinds.h"
 #include "api/requests.h"
 #include "coll/engine.h"
@@ -103,6 +104,7 @@ Result<MPI_Comm> install(CommSpec spec, int id) {
 }
 
 void retire(std::unique_ptr<CommEntry> entry) {
+  forget_repeats();  // the handle may come back; the engine drops the kept operations later
   // The guard's receive for notices of mismatched calls (coll/select_guard.h) is a request
   // on the communicator that only this cancels: left posted, it would keep the communicator
   // and its context id in use for ever (a program that created and freed communicators ran

@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "api/coll_repeat.h"
 #include "api/handle.h"
 #include "runtime/base/status.h"
 #include "runtime/core/datatype_build.h"
@@ -205,6 +206,7 @@ bool erase_datatype(MPI_Datatype handle) {
   auto h = static_cast<std::uint32_t>(handle);
   if ((h >> 26) != kIndirectBits || user_types().find(h & kIndexMask) == nullptr) return false;
   user_types().release(h & kIndexMask);
+  forget_repeats();
   return true;
 }
 

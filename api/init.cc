@@ -7,6 +7,7 @@
 
 #include "api/bsend.h"
 #include "api/call.h"
+#include "api/coll_repeat.h"
 #include "api/comm_build.h"
 #include "api/memory_kinds.h"
 #include "api/state.h"
@@ -88,6 +89,7 @@ extern "C" int PMPI_Init_thread(int* /*argc*/, char*** /*argv*/, int required, i
 extern "C" int PMPI_Finalize(void) {
   GPURUN_API_ENTER("MPI_Finalize");
   helper::stop();
+  forget_repeats();
   // MPI_COMM_SELF's attributes go first, last set first: their delete callbacks may still
   // use MPI (the standard's hook for libraries that must clean up before MPI ends).
   if (int rc = finalize_communicators(); rc != MPI_SUCCESS) return rc;

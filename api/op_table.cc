@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "api/coll_repeat.h"
 #include "api/datatypes.h"
 #include "api/handle.h"
 #include "api/ops.h"
@@ -172,6 +173,7 @@ bool free_user_op(MPI_Op handle) {
       user_ops().find(handle_index(handle)) == nullptr)
     return false;
   std::unique_ptr<UserOp> user = user_ops().release(handle_index(handle));
+  forget_repeats();
   if (user->op->in_use()) retired().push_back(std::move(user));
   sweep_retired();
   return true;

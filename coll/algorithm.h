@@ -159,6 +159,10 @@ class Operation {
   // buffers, counts, types, op and root; usually the same call in a loop) after taking
   // args.tag, so the engine starts it again instead of creating another. Default: never.
   virtual bool rearm(const Args& /*args*/) { return false; }
+  // The same call as the one this operation ran last, its arguments compared by the caller
+  // (api/coll_repeat.h): true when this operation (complete) runs it again after taking `tag`,
+  // as rearm() does once it has compared. Default: never.
+  virtual bool repeat(int /*tag*/) { return false; }
   // The call is erroneous in a way the operation cannot see (coll/select_guard.h): it ends as
   // soon as it can, with `why` as its status, leaving nothing for the other ranks to wait on.
   // False when it cannot, and the caller abandons it instead. Default: cannot.

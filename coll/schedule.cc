@@ -136,9 +136,10 @@ class Schedule final : public Operation {
 
   Status status() const override { return status_; }
 
-  bool rearm(const Args& args) override {
-    if (!done_ || comm_ == nullptr || !signature_.matches(args)) return false;
-    tag_ = args.tag;
+  bool rearm(const Args& args) override { return signature_.matches(args) && repeat(args.tag); }
+  bool repeat(int tag) override {
+    if (!done_ || comm_ == nullptr) return false;
+    tag_ = tag;
     return true;
   }
 

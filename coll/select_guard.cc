@@ -143,6 +143,12 @@ class Guard final : public Operation {
     mine_.tag = args.tag;
     return true;
   }
+  bool repeat(int tag) override {
+    if (!failure_.ok() || joined_ || ended_ || !active_->repeat(tag)) return false;
+    args_.tag = tag;
+    mine_.tag = tag;
+    return true;
+  }
 
  private:
   void remember() { guard::remember(comm_, mine_); }

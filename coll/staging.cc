@@ -106,6 +106,11 @@ class StagedOperation final : public Operation {
   bool progress() override;
   Status status() const override { return !status_.ok() ? status_ : inner_->status(); }
   bool rearm(const Args& args) override;
+  bool repeat(int tag) override {
+    if (!copied_out_ || !inner_->repeat(tag)) return false;
+    host_args_.tag = tag;
+    return true;
+  }
 
  private:
   void fail(Status st) {

@@ -55,7 +55,7 @@ class Allgather final : public ShmOp {
     round_ = 0;
     posted_ = false;
     cursor_ = 0;
-    heads_.reset(blocks_);
+    if (!lines_) heads_.reset(blocks_);  // the rounds' counts (lines: send_'s)
   }
   bool run() override {
     if (!v_ && most_ == 0) return true;

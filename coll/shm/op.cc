@@ -198,10 +198,12 @@ void ShmOp::fail_count(const std::string& who, std::uint64_t theirs, std::uint64
 }
 
 bool ShmOp::rearm(const Args& args) {
-  if (!done_ || on_fallback_ || !signature_ || arena_.state() != Arena::State::kReady ||
-      !arena_.serves(*args.comm) || !signature_->matches(args))
-    return false;
-  tag_ = args.tag;
+  return signature_ && arena_.serves(*args.comm) && signature_->matches(args) && repeat(args.tag);
+}
+
+bool ShmOp::repeat(int tag) {
+  if (!done_ || on_fallback_ || !signature_ || arena_.state() != Arena::State::kReady) return false;
+  tag_ = tag;
   return true;
 }
 

@@ -36,6 +36,7 @@ class ShmOp : public Operation {
   Status status() const final;
   // Same call again (same buffers, counts, types, op, root) on a ready segment: run as it is.
   bool rearm(const Args& args) final;
+  bool repeat(int tag) final;
   // Ends as a count mismatch does: posts its end without moving more data. False (the guard
   // abandons it) once it runs on its fallback, a pml algorithm, and while its segment is not
   // set up: it then ends when the set-up does, moving no data.
