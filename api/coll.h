@@ -81,6 +81,9 @@ int start_collective(const Call& call, core::Request* r);
 // the v-form calls of small communicators allocate nothing.
 class WideArray {
  public:
+  // User-provided, so that a value-initialized array (a Side's) is not zeroed first: the
+  // inline values are written by assign() before any read.
+  WideArray() {}  // NOLINT(modernize-use-equals-default)
   template <class T>
   void assign(const T* values, int n) {
     size_ = n;
@@ -100,7 +103,7 @@ class WideArray {
 
  private:
   static constexpr int kInline = 16;
-  std::array<std::int64_t, kInline> inline_{};
+  std::array<std::int64_t, kInline> inline_;
   std::vector<std::int64_t> heap_;
   int size_ = 0;
   bool given_ = false;
