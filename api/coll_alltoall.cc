@@ -97,14 +97,8 @@ int check_side(const Call& call, MPI_Comm comm, Collective collective, Side& s, 
 int alltoall(const Call& call, Collective collective, Side& send, Side& recv, MPI_Comm comm,
              const CollForm& form) {
   GPURUN_COLL_ENTER(entry, comm);
-  const RepeatKey key{.collective = collective,
-                      .comm = comm,
-                      .sendbuf = send.buf,
-                      .recvbuf = recv.buf,
-                      .count = send.count,
-                      .recvcount = recv.count,
-                      .type = send.type,
-                      .recvtype = recv.type};
+  const RepeatKey key = repeat_key_of(collective, comm, {send.buf, send.count, send.type},
+                                      {recv.buf, recv.count, recv.type});
   const RepeatKey* repeat = collective == Collective::kAlltoall ? repeat_key(form, key) : nullptr;
   if (coll::Operation* op = repeat_of(repeat, coll_tag)) return run_operation(call, comm, *op);
   GPURUN_COLL_TRY(check_form(call, comm, form));

@@ -59,15 +59,8 @@ int check_side(const Call& call, MPI_Comm comm, const Side& s, bool v, int n, co
 // The key of a call for api/coll_repeat.h.
 RepeatKey key_of(Collective collective, MPI_Comm comm, const Side& send, const Side& recv,
                  int root) {
-  return RepeatKey{.collective = collective,
-                   .comm = comm,
-                   .sendbuf = send.buf,
-                   .recvbuf = recv.buf,
-                   .count = send.count,
-                   .recvcount = recv.count,
-                   .type = send.type,
-                   .recvtype = recv.type,
-                   .root = root};
+  return repeat_key_of(collective, comm, {send.buf, send.count, send.type},
+                       {recv.buf, recv.count, recv.type}, MPI_OP_NULL, root);
 }
 
 int bcast(const Call& call, void* buf, std::int64_t count, MPI_Datatype datatype, int root,

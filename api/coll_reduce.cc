@@ -34,16 +34,8 @@ int check_reduction(const Call& call, const ReduceCall& a, const core::Datatype*
 
 // The key of a call for api/coll_repeat.h.
 RepeatKey key_of(coll::Collective collective, const ReduceCall& a, int root) {
-  return RepeatKey{.collective = collective,
-                   .comm = a.comm,
-                   .sendbuf = a.sendbuf,
-                   .recvbuf = a.recvbuf,
-                   .count = a.count,
-                   .recvcount = a.count,
-                   .type = a.datatype,
-                   .recvtype = a.datatype,
-                   .op = a.op,
-                   .root = root};
+  return repeat_key_of(collective, a.comm, {a.sendbuf, a.count, a.datatype},
+                       {a.recvbuf, a.count, a.datatype}, a.op, root);
 }
 
 int reduce(const Call& call, const ReduceCall& a, int root, const CollForm& form) {

@@ -37,6 +37,18 @@ struct RepeatKey {
   bool operator==(const RepeatKey&) const = default;
 };
 
+// One side of a call: a buffer of `count` elements of `type`.
+struct RepeatSide {
+  const void* buf;
+  std::int64_t count;
+  MPI_Datatype type;
+};
+inline RepeatKey repeat_key_of(coll::Collective collective, MPI_Comm comm, RepeatSide send,
+                               RepeatSide recv, MPI_Op op = MPI_OP_NULL, int root = 0) {
+  return RepeatKey{collective, comm,      send.buf,  recv.buf, send.count,
+                   recv.count, send.type, recv.type, op,       root};
+}
+
 // The operation that ran the last call of `key->collective` if `key` repeats it and it can run
 // again with `tag` (taken); nullptr (or no key): the call goes the whole way, through the
 // checks to run_collective with `key`.
