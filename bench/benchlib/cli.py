@@ -1,7 +1,7 @@
 """bench/compare: the same benchmarks under gpurun and every other MPI found, side by side.
 
 Builds the suite with each MPI, runs the chosen benchmarks interleaved over configurations
-(A, B, C, A, B, C ...) for several repetitions, flags runs disturbed by other load, and writes
+(A, B, C, then B, C, A ...) for several repetitions, flags runs disturbed by other load, and writes
 per benchmark a Markdown table and a PNG plot, plus an index (README.md) and the raw runs.
 """
 
@@ -153,7 +153,11 @@ def run_all(args, usable, bindirs, skipped, gpu_ref, hop_probe) -> tuple[list, l
             # One round: every configuration once, back to back, after a look at how far apart
             # the host placed our cores right now.
             hop = runner.measure_hop(hop_probe)
-            for c in usable:
+            # Each round starts one configuration further on: in a fixed order, the column
+            # that always ran first measured one algorithm 15% slower than a later column
+            # measured the same one (bench/sweep, osu_allreduce -np 2 at 32K-64K).
+            shift = (rep - 1) % len(usable) if usable else 0
+            for c in usable[shift:] + usable[:shift]:
                 if bench in skipped[c.name]:
                     continue
                 program = bindirs[c.name] / bench
