@@ -1,8 +1,10 @@
 /* Blocking collectives repeated with the same arguments (a loop), which skip the argument checks
  * and start the last call's operation again: every repeat moves the buffers' new contents; a
  * datatype or communicator handle freed since is refused or, created anew under the same handle
- * value, used as the new object; a repeat after a call that failed its checks runs; and calls
- * with other arguments in between (another count, another root) still give their own results. */
+ * value, used as the new object; a repeat after a call that failed its checks runs; calls with
+ * other arguments in between (another count, another root, another communicator) still give
+ * their own results; and two threads repeating calls on two communicators at once each get theirs.
+ */
 #include <stdlib.h>
 
 #include "mtest.h"
@@ -159,6 +161,23 @@ static void freed_comm(void) {
   MPI_Comm_free(&dup);
 }
 
+/* The same buffers on two communicators of different sizes, alternately: each call runs on its
+ * own communicator. */
+static void two_comms(void) {
+  static int one = 1, sum = 0;
+  MPI_Comm half;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  int half_size = 0;
+  MPI_Comm_size(half, &half_size);
+  for (int i = 0; i < 3; ++i) {
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MTEST_CHECK(sum == size, "allreduce on MPI_COMM_WORLD = %d, want %d", sum, size);
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, half);
+    MTEST_CHECK(sum == half_size, "allreduce on the half = %d, want %d", sum, half_size);
+  }
+  MPI_Comm_free(&half);
+}
+
 /* A call that failed its checks is never what a later call repeats, and the same valid call
  * right after it runs in full; a repeat does not hide an error of a call that differs. */
 static void after_errors(void) {
@@ -177,8 +196,33 @@ static void after_errors(void) {
               rc);
 }
 
+/* Two threads, each on its own duplicate of MPI_COMM_WORLD (MPI_THREAD_MULTIPLE), repeat their
+ * own allreduce and allgather, so that the calls of one collective alternate between two
+ * communicators and buffers while each thread's waits let the other in. */
+static void *threaded(void *arg) {
+  MPI_Comm comm = *(MPI_Comm *)arg;
+  int s[4], r[4], all[64];
+  for (int round = 0; round < 200; ++round) {
+    for (int i = 0; i < 4; ++i) s[i] = val(round, rank, i);
+    MPI_Allreduce(s, r, 4, MPI_INT, MPI_SUM, comm);
+    for (int i = 0; i < 4; ++i) {
+      int want = 0;
+      for (int q = 0; q < size; ++q) want += val(round, q, i);
+      MTEST_CHECK(r[i] == want, "threaded allreduce round %d [%d] = %d, want %d", round, i, r[i],
+                  want);
+    }
+    if (size > 16) continue;
+    MPI_Allgather(s, 4, MPI_INT, all, 4, MPI_INT, comm);
+    for (int i = 0; i < 4 * size; ++i)
+      MTEST_CHECK(all[i] == val(round, i / 4, i % 4), "threaded allgather round %d [%d] = %d",
+                  round, i, all[i]);
+  }
+  return NULL;
+}
+
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -186,6 +230,9 @@ int main(int argc, char **argv) {
   movers();
   freed_type();
   freed_comm();
+  two_comms();
   after_errors();
+  MTEST_CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_Init_thread provided %d", provided);
+  if (provided == MPI_THREAD_MULTIPLE) mtest_two_threads(threaded);
   return mtest_finalize();
 }
