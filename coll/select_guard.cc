@@ -138,20 +138,19 @@ class Guard final : public Operation {
   void waited() override { blocking_ = true; }
 
   bool rearm(const Args& args) override {
-    if (!failure_.ok() || joined_ || ended_ || !active_->rearm(args)) return false;
-    args_.tag = args.tag;
-    mine_.tag = args.tag;
-    return true;
+    return runs_again() && active_->rearm(args) && take_tag(args.tag);
   }
-  bool repeat(int tag) override {
-    if (!failure_.ok() || joined_ || ended_ || !active_->repeat(tag)) return false;
+  bool repeat(int tag) override { return runs_again() && active_->repeat(tag) && take_tag(tag); }
+
+ private:
+  void remember() { guard::remember(comm_, mine_); }
+  // Whether the operation may run a call again: it did not fail, nor end on the guard's word.
+  bool runs_again() const { return failure_.ok() && !joined_ && !ended_; }
+  bool take_tag(int tag) {
     args_.tag = tag;
     mine_.tag = tag;
     return true;
   }
-
- private:
-  void remember() { guard::remember(comm_, mine_); }
 
   void finish() {
     mine_.state = kDone;
