@@ -2,9 +2,9 @@
 // communicator, buffers, counts, datatype and op handles and root (a benchmark's loop, a
 // solver's iteration). Such a call passed every argument check the last time, and those checks
 // look at nothing but these values and the objects behind the handles; so unless a handle was
-// freed since (any MPI_*_free, MPI_Finalize: forget_repeats()) or the process has seen device
-// memory, it skips the checks and the engine's selection, and starts the operation that ran
-// the last call again (coll::Operation::repeat).
+// freed since (any MPI_*_free, MPI_Finalize: forget_repeats()) or a buffer is device memory,
+// it skips the checks and the engine's selection, and starts the operation that ran the last
+// call again (coll::Operation::repeat).
 // One repeat per collective is kept (the last call of that collective that succeeded, with a
 // predefined op or none); the v and w forms, whose arrays' values would have to be compared,
 // are never kept.
