@@ -78,19 +78,37 @@ class Request {
   void* owner = nullptr;  // the object behind a collective or generalized request
 
  private:
+  friend class RequestPool;
   std::atomic<bool> complete_{false};
+  bool in_pool_use_ = false;  // allocated from its pool and not released
 };
 
 // Requests by index. Allocation and release are O(1), LIFO so recent requests stay in cache.
 class RequestPool {
  public:
-  Request* allocate();
-  void release(Request* request);
+  // A fresh request (every field at its default). Inline: one per nonblocking call.
+  Request* allocate() {
+    if (free_.empty()) [[unlikely]]
+      grow();
+    std::uint32_t index = free_.back();
+    free_.pop_back();
+    Request* r = at(index);
+    r->~Request();
+    new (r) Request();
+    r->index = index;
+    r->pool = this;
+    r->in_pool_use_ = true;
+    return r;
+  }
+  void release(Request* request) {
+    request->in_pool_use_ = false;
+    free_.push_back(request->index);
+  }
   // The request at `index`, or nullptr when that slot is free or was never used.
   Request* find(std::uint32_t index) const {
     if (index >= count_) return nullptr;
-    Request* r = &chunks_[index / kChunk][index % kChunk];
-    return in_use_[index] ? r : nullptr;
+    Request* r = at(index);
+    return r->in_pool_use_ ? r : nullptr;
   }
   std::uint32_t live() const { return count_ - static_cast<std::uint32_t>(free_.size()); }
   // Calls fn(request) for every request in use. Scans the pool: not for the hot path.
@@ -102,9 +120,11 @@ class RequestPool {
 
  private:
   static constexpr std::uint32_t kChunk = 256;
+  Request* at(std::uint32_t index) const { return &chunks_[index / kChunk][index % kChunk]; }
+  // Adds a slot to the free list (a chunk of storage when the last one is full).
+  void grow();
   std::vector<std::unique_ptr<Request[]>> chunks_;
   std::vector<std::uint32_t> free_;
-  std::vector<bool> in_use_;
   std::uint32_t count_ = 0;
 };
 
