@@ -112,8 +112,7 @@ constexpr std::size_t kDirectCount = 8;
 // The predefined types: builtin handles by their low byte (unique among them), direct ones by
 // index. Built once, never destroyed.
 struct Predefined {
-  std::array<const core::Datatype*, 256> builtin{};
-  std::array<MPI_Datatype, 256> builtin_handle{};
+  detail::BuiltinTypes builtin;
   std::array<const core::Datatype*, kDirectCount> direct{};
 
   void add(MPI_Datatype handle, core::DatatypeRef type) {
@@ -123,15 +122,15 @@ struct Predefined {
     if ((h >> 26) == kDirectBits) {
       direct[h & kIndexMask] = t;
     } else {
-      GPURUN_ASSERT(builtin[h & 0xff] == nullptr);  // the low bytes of mpi.h are unique
-      builtin[h & 0xff] = t;
-      builtin_handle[h & 0xff] = handle;
+      GPURUN_ASSERT(builtin.type[h & 0xff] == nullptr);  // the low bytes of mpi.h are unique
+      builtin.type[h & 0xff] = t;
+      builtin.handle[h & 0xff] = handle;
     }
   }
   const core::Datatype* find(MPI_Datatype handle) const {
     auto h = static_cast<std::uint32_t>(handle);
     if ((h >> 26) == kBuiltinBits)
-      return builtin_handle[h & 0xff] == handle ? builtin[h & 0xff] : nullptr;
+      return builtin.handle[h & 0xff] == handle ? builtin.type[h & 0xff] : nullptr;
     if ((h >> 26) == kDirectBits && (h & kIndexMask) < kDirectCount) return direct[h & kIndexMask];
     return nullptr;
   }
@@ -156,6 +155,7 @@ const Predefined& predefined() {
     for (const Pair& pair : kPairs) p->add(pair.handle, make_pair(*p, pair));
     p->add(MPI_LB, core::make_bound_marker(false, "MPI_LB"));
     p->add(MPI_UB, core::make_bound_marker(true, "MPI_UB"));
+    detail::g_builtin_types.store(&p->builtin, std::memory_order_release);
     return p;
   }();
   return *table;
@@ -172,7 +172,10 @@ HandleTable<UserType>& user_types() {
 
 }  // namespace
 
-const core::Datatype* find_datatype(MPI_Datatype handle) {
+namespace detail {
+std::atomic<const BuiltinTypes*> g_builtin_types{nullptr};
+
+const core::Datatype* find_datatype_slow(MPI_Datatype handle) {
   auto h = static_cast<std::uint32_t>(handle);
   if ((h >> 26) == kIndirectBits) {
     const UserType* u = user_types().find(h & kIndexMask);
@@ -180,6 +183,7 @@ const core::Datatype* find_datatype(MPI_Datatype handle) {
   }
   return predefined().find(handle);
 }
+}  // namespace detail
 
 core::Datatype* find_mutable_datatype(MPI_Datatype handle) {
   return const_cast<core::Datatype*>(find_datatype(handle));
@@ -190,8 +194,8 @@ bool is_predefined_datatype(MPI_Datatype handle) { return predefined().find(hand
 MPI_Datatype predefined_handle(const core::Datatype* type) {
   if (type == nullptr || !type->predefined()) return MPI_DATATYPE_NULL;
   const Predefined& p = predefined();
-  for (std::size_t i = 0; i < p.builtin.size(); ++i)
-    if (p.builtin[i] == type) return p.builtin_handle[i];
+  for (std::size_t i = 0; i < p.builtin.type.size(); ++i)
+    if (p.builtin.type[i] == type) return p.builtin.handle[i];
   for (std::size_t i = 0; i < kDirectCount; ++i)
     if (p.direct[i] == type) return make_handle(HandleKind::kDirect, ObjectType::kDatatype, i);
   return MPI_DATATYPE_NULL;

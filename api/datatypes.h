@@ -8,12 +8,33 @@
 
 #include <mpi.h>
 
+#include <array>
+#include <atomic>
+
 #include "runtime/core/datatype.h"
 
 namespace gpurun::api {
 
+namespace detail {
+// The predefined types with builtin handles, by the handle's low byte (unique among them).
+struct BuiltinTypes {
+  std::array<const core::Datatype*, 256> type{};
+  std::array<MPI_Datatype, 256> handle{};
+};
+// Set once the table of predefined types is built (by the first lookup).
+extern std::atomic<const BuiltinTypes*> g_builtin_types;
+const core::Datatype* find_datatype_slow(MPI_Datatype handle);
+}  // namespace detail
+
 // The datatype a handle names, or nullptr when it names none (null, freed, not a datatype).
-const core::Datatype* find_datatype(MPI_Datatype handle);
+// Inline for a builtin handle: every call with a datatype argument looks its type up.
+inline const core::Datatype* find_datatype(MPI_Datatype handle) {
+  auto h = static_cast<std::uint32_t>(handle);
+  const detail::BuiltinTypes* b = detail::g_builtin_types.load(std::memory_order_acquire);
+  if ((h >> 26) == (0x4c000000u >> 26) && b != nullptr) [[likely]]  // builtin, datatype
+    return b->handle[h & 0xff] == handle ? b->type[h & 0xff] : nullptr;
+  return detail::find_datatype_slow(handle);
+}
 // The same, for the calls that change a type (commit, set_name).
 core::Datatype* find_mutable_datatype(MPI_Datatype handle);
 // Whether `handle` names a predefined type.

@@ -7,14 +7,6 @@
 
 namespace gpurun::api {
 
-pml::Pml& the_pml() { return *state().pml; }
-
-core::Request* find_request(MPI_Request handle) {
-  if (handle_kind(handle) != HandleKind::kIndirect || handle_type(handle) != ObjectType::kRequest)
-    return nullptr;
-  return the_pml().requests().find(handle_index(handle));
-}
-
 int bad_request(const Call& call, const char* arg, MPI_Request handle) {
   if (handle == MPI_REQUEST_NULL)
     return raise(call, MPI_COMM_NULL, MPI_ERR_REQUEST, "argument %s is MPI_REQUEST_NULL", arg);
@@ -71,11 +63,15 @@ void hold_datatype(core::Request* r) {
 }
 
 namespace {
-// note_failure()'s messages, by request, until collected or the request goes back to the pool.
+// note_failure()'s messages, by request, until collected or the request goes back to the pool;
+// made by the first note (under the API lock, like every use).
+std::unordered_map<const core::Request*, std::string>* g_failure_notes = nullptr;
 std::unordered_map<const core::Request*, std::string>& failure_notes() {
-  static auto* notes = new std::unordered_map<const core::Request*, std::string>();
-  return *notes;
+  if (g_failure_notes == nullptr)
+    g_failure_notes = new std::unordered_map<const core::Request*, std::string>();
+  return *g_failure_notes;
 }
+bool any_failure_notes() { return g_failure_notes != nullptr && !g_failure_notes->empty(); }
 }  // namespace
 
 void note_failure(const core::Request* r, std::string message) {
@@ -83,7 +79,7 @@ void note_failure(const core::Request* r, std::string message) {
 }
 
 void release_request(core::Request* r) {
-  if (!failure_notes().empty()) [[unlikely]]
+  if (any_failure_notes()) [[unlikely]]
     failure_notes().erase(r);
   drop_datatype(r);
   the_pml().requests().release(r);
@@ -141,8 +137,8 @@ void remember_failure(const core::Request* r) {
     f.note =
         "every other rank of the communicator called MPI_Finalize before a message "
         "matched this receive from MPI_ANY_SOURCE";
+  if (!any_failure_notes()) return;
   auto& notes = failure_notes();
-  if (notes.empty()) return;
   if (auto it = notes.find(r); it != notes.end()) {
     f.note = std::move(it->second);
     notes.erase(it);
@@ -160,8 +156,10 @@ MPI_Comm comm_handle_of(const core::Request* r) {
 int finish(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* comm) {
   write_status(status, r->status);
   int error_class = request_error_class(r);
-  *comm = comm_handle_of(r);
-  if (error_class != MPI_SUCCESS) remember_failure(r);
+  if (error_class != MPI_SUCCESS) [[unlikely]] {
+    *comm = comm_handle_of(r);
+    remember_failure(r);
+  }
   if (r->persistent) {
     r->active = false;
   } else {

@@ -5,18 +5,27 @@
 
 #include "api/call.h"
 #include "api/handle.h"
+#include "api/state.h"
 #include "pml/pml.h"
 #include "runtime/core/request.h"
 
 namespace gpurun::api {
 
-pml::Pml& the_pml();
+inline pml::Pml& the_pml() { return *state().pml; }
 
 inline MPI_Request handle_of(const core::Request* r) {
   return make_handle(HandleKind::kIndirect, ObjectType::kRequest, r->index);
 }
-// The request a handle names, or nullptr (null, freed, not a request).
-core::Request* find_request(MPI_Request handle);
+// The request a handle names, or nullptr (null, freed, not a request). Inline: every
+// completion call looks up each of its handles.
+inline core::Request* find_request(MPI_Request handle) {
+  // Kind and type in one comparison: the bits above the index.
+  constexpr std::uint32_t kRequestBits =
+      static_cast<std::uint32_t>(make_handle(HandleKind::kIndirect, ObjectType::kRequest, 0)) >>
+      kIndexBits;
+  if ((static_cast<std::uint32_t>(handle) >> kIndexBits) != kRequestBits) return nullptr;
+  return the_pml().requests().find(handle_index(handle));
+}
 
 // Reports a request argument that names no request (MPI_ERR_REQUEST): freed, completed by an
 // earlier wait or test, or never created.
@@ -77,7 +86,8 @@ void wait_until(Done&& done);
 // error through its communicator's error handler.
 int collect(const Call& call, core::Request* r, MPI_Request* handle, MPI_Status* status);
 // The same without running the error handler: returns the error class (for the calls that
-// complete several requests and report MPI_ERR_IN_STATUS), and `comm` the handle to report on.
+// complete several requests and report MPI_ERR_IN_STATUS), and, when it failed, `comm` the
+// handle to report on.
 int finish(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* comm);
 // Reports the error of the request that finish() last saw fail through `comm`'s handler.
 int raise_request_error(const Call& call, MPI_Comm comm, int error_class);

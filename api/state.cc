@@ -14,17 +14,20 @@ std::recursive_mutex& big_lock() {
   return *lock;
 }
 
-ProcessState& state() {
+std::atomic<ProcessState*> g_state{nullptr};
+
+ProcessState& make_state() {
   static ProcessState* s = [] {
-    auto* p = new ProcessState();  // never destroyed: ranks exit from anywhere
+    auto* p = new ProcessState();
     p->world.name = "MPI_COMM_WORLD";
     p->self.name = "MPI_COMM_SELF";
+    g_state.store(p, std::memory_order_release);
     return p;
   }();
   return *s;
 }
 
-CommEntry* find_comm(MPI_Comm handle) {
+CommEntry* find_comm_slow(MPI_Comm handle) {
   if (handle == MPI_COMM_WORLD) return &state().world;
   if (handle == MPI_COMM_SELF) return &state().self;
   if (handle_type(handle) != ObjectType::kComm || handle_kind(handle) != HandleKind::kIndirect)

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -110,11 +111,24 @@ struct ProcessState {
   ObjectTable<CommEntry> comms;  // communicators that users create
 };
 
-ProcessState& state();
+// The process's state, made on first use; never destroyed (ranks exit from anywhere). Inline:
+// every call asks for it, often several times.
+extern std::atomic<ProcessState*> g_state;
+ProcessState& make_state();
+inline ProcessState& state() {
+  if (ProcessState* s = g_state.load(std::memory_order_acquire)) [[likely]]
+    return *s;
+  return make_state();
+}
 
+CommEntry* find_comm_slow(MPI_Comm handle);
 // The entry of a communicator handle, or nullptr when the handle names none (null, freed,
 // not a communicator).
-CommEntry* find_comm(MPI_Comm handle);
+inline CommEntry* find_comm(MPI_Comm handle) {
+  if (handle == MPI_COMM_WORLD) [[likely]]
+    return &state().world;
+  return find_comm_slow(handle);
+}
 
 // This process's rank in MPI_COMM_WORLD, or -1 before MPI_Init.
 int world_rank();
