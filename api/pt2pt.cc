@@ -60,7 +60,12 @@ int isend(const Call& call, const SendCall& a, MPI_Request* request) {
   pml::Pml& pml = the_pml();
   core::Request* r = pml.requests().allocate();
   r->active = true;
-  Status st = pml.isend(send_args(a, res), r);
+  pml::SendArgs args = send_args(a, res);
+  if (pml.isend_now(args, r)) [[likely]] {
+    *request = handle_of(r);
+    return MPI_SUCCESS;
+  }
+  Status st = pml.isend(args, r);
   if (!st.ok()) {
     pml.requests().release(r);
     return raise_status(call, a.comm, st);

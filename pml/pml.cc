@@ -131,6 +131,24 @@ bool Pml::send_now(const SendArgs& a) {
   return route.endpoint->send(header, data, static_cast<std::size_t>(size)).ok();
 }
 
+bool Pml::isend_now(const SendArgs& a, core::Request* r) {
+  if (gone_count_ > 0 || !send_now(a)) return false;
+  // What a completed send reports and holds: no reference on its type, no sequence, the
+  // status a fresh request has.
+  r->kind = core::RequestKind::kSend;
+  r->comm = a.comm;
+  r->buffer = const_cast<void*>(a.buf);
+  r->count = a.count;
+  r->datatype = a.type;
+  r->peer = a.dest;
+  r->tag = a.tag;
+  r->mode = static_cast<std::uint8_t>(a.mode);
+  r->channel = static_cast<std::uint8_t>(a.channel);
+  r->size = static_cast<std::uint64_t>(a.count * a.type->size());
+  r->set_complete();
+  return true;
+}
+
 Status Pml::isend(const SendArgs& a, core::Request* r) {
   r->kind = core::RequestKind::kSend;
   r->comm = a.comm;
@@ -144,7 +162,8 @@ Status Pml::isend(const SendArgs& a, core::Request* r) {
   r->memory = a.memory;
   r->accel = accel_;
   r->size = static_cast<std::uint64_t>(a.count * a.type->size());
-  GPURUN_TRY(check_memory(r));
+  if (!memory_ok(r)) [[unlikely]]
+    return memory_error(r);
   hold_type(r);
   r->stage = kNew;
   r->sequence = ++next_sequence_;
@@ -285,9 +304,8 @@ void Pml::on_offer_done(void* request, Status status) {
   complete(r);
 }
 
-// Device memory moves as one block: strided device data needs device pack kernels.
-Status Pml::check_memory(core::Request* r) {
-  if (!on_device(r) || r->datatype->contiguous()) return ok_status();
+// Device memory moves as one block: strided device data would need device pack kernels.
+Status Pml::memory_error(const core::Request* r) {
   return Status(ErrorCode::kUnsupported,
                 "a non-contiguous datatype (" + r->datatype->name() +
                     ") in device memory: gpurun moves device buffers of contiguous types only "
@@ -349,7 +367,8 @@ Status Pml::mrecv(Message* message, const RecvArgs& a, core::Request* r) {
   r->accel = accel_;
   r->status = core::MessageStatus{};
   r->reset_complete();
-  GPURUN_TRY(check_memory(r));
+  if (!memory_ok(r)) [[unlikely]]
+    return memory_error(r);
   hold_type(r);
   deliver(r, *message);
   free_unexpected(message);

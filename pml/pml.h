@@ -87,6 +87,9 @@ class Pml {
   // Sends at once when the message fits one eager packet and nothing waits before it on the
   // route: returns true when the send is complete (the blocking fast path, no request).
   bool send_now(const SendArgs& args);
+  // The same for a nonblocking send: true when the send left at once and `request` (fresh from
+  // requests()) is complete; false when it has to go through isend().
+  bool isend_now(const SendArgs& args, core::Request* request);
   // Starts a send or a receive on `request`; it completes later (request->complete()).
   Status isend(const SendArgs& args, core::Request* request);
   Status irecv(const RecvArgs& args, core::Request* request);
@@ -198,7 +201,11 @@ class Pml {
   Status pack_eager(core::Request* request, std::byte* dst);
   Status unpack_eager(core::Request* request, const std::byte* src, std::size_t length);
   static void complete(core::Request* request);
-  Status check_memory(core::Request* request);
+  // Whether the pml can move the request's buffer: device memory of a contiguous type only.
+  static bool memory_ok(const core::Request* r) {
+    return r->memory == accel::MemoryKind::kHost || r->datatype->contiguous();
+  }
+  static Status memory_error(const core::Request* request);
   static void hold_type(core::Request* request);
   Unexpected* new_unexpected();
   void free_unexpected(Unexpected* u);

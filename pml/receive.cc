@@ -24,7 +24,8 @@ Status Pml::irecv(const RecvArgs& a, core::Request* r) {
   r->accel = accel_;
   r->status = core::MessageStatus{};
   r->reset_complete();
-  GPURUN_TRY(check_memory(r));
+  if (!memory_ok(r)) [[unlikely]]
+    return memory_error(r);
   hold_type(r);
   MatchQueues& q = queues(context_of(*a.comm, a.channel));
   if (Unexpected* u = q.find_unexpected(a.source, a.tag, /*take=*/true)) {
