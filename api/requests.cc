@@ -16,8 +16,7 @@ int bad_request(const Call& call, const char* arg, MPI_Request handle) {
                arg, static_cast<unsigned>(handle));
 }
 
-void write_status(MPI_Status* status, const core::MessageStatus& m) {
-  if (status == MPI_STATUS_IGNORE) return;
+void write_status_to(MPI_Status* status, const core::MessageStatus& m) {
   status->MPI_SOURCE = m.source;
   status->MPI_TAG = m.tag;
   set_status_bytes(status, m.bytes);
@@ -63,27 +62,33 @@ void hold_datatype(core::Request* r) {
 }
 
 namespace {
-// note_failure()'s messages, by request, until collected or the request goes back to the pool;
-// made by the first note (under the API lock, like every use).
-std::unordered_map<const core::Request*, std::string>* g_failure_notes = nullptr;
+// note_failure()'s messages, by request, until collected or the request goes back to the pool
+// (under the API lock, like every use; g_failure_notes_kept says whether it holds any).
 std::unordered_map<const core::Request*, std::string>& failure_notes() {
-  if (g_failure_notes == nullptr)
-    g_failure_notes = new std::unordered_map<const core::Request*, std::string>();
-  return *g_failure_notes;
+  static auto* notes = new std::unordered_map<const core::Request*, std::string>();
+  return *notes;
 }
-bool any_failure_notes() { return g_failure_notes != nullptr && !g_failure_notes->empty(); }
+void erase_failure_note(const core::Request* r) {
+  auto& notes = failure_notes();
+  notes.erase(r);
+  detail::g_failure_notes_kept = !notes.empty();
+}
 }  // namespace
 
 void note_failure(const core::Request* r, std::string message) {
   failure_notes()[r] = std::move(message);
+  detail::g_failure_notes_kept = true;
 }
 
-void release_request(core::Request* r) {
-  if (any_failure_notes()) [[unlikely]]
-    failure_notes().erase(r);
+namespace detail {
+bool g_failure_notes_kept = false;
+
+void release_kept_request(core::Request* r) {
+  if (g_failure_notes_kept) erase_failure_note(r);
   drop_datatype(r);
   the_pml().requests().release(r);
 }
+}  // namespace detail
 
 void orphan_request(core::Request* r) {
   // The pml runs on_complete, then returns an orphan to its pool.
@@ -137,11 +142,11 @@ void remember_failure(const core::Request* r) {
     f.note =
         "every other rank of the communicator called MPI_Finalize before a message "
         "matched this receive from MPI_ANY_SOURCE";
-  if (!any_failure_notes()) return;
+  if (!detail::g_failure_notes_kept) return;
   auto& notes = failure_notes();
   if (auto it = notes.find(r); it != notes.end()) {
     f.note = std::move(it->second);
-    notes.erase(it);
+    erase_failure_note(r);
   }
 }
 }  // namespace
@@ -153,13 +158,10 @@ MPI_Comm comm_handle_of(const core::Request* r) {
   return r->comm->handle();
 }
 
-int finish(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* comm) {
-  write_status(status, r->status);
+int finish_failed(core::Request* r, MPI_Request* handle, MPI_Comm* comm) {
   int error_class = request_error_class(r);
-  if (error_class != MPI_SUCCESS) [[unlikely]] {
-    *comm = comm_handle_of(r);
-    remember_failure(r);
-  }
+  *comm = comm_handle_of(r);
+  remember_failure(r);
   if (r->persistent) {
     r->active = false;
   } else {

@@ -33,7 +33,10 @@ int bad_request(const Call& call, const char* arg, MPI_Request handle);
 
 // Writes `m` into `status` (nothing for MPI_STATUS_IGNORE). MPI_ERROR is left alone: only the
 // calls that complete several requests set it.
-void write_status(MPI_Status* status, const core::MessageStatus& m);
+void write_status_to(MPI_Status* status, const core::MessageStatus& m);
+inline void write_status(MPI_Status* status, const core::MessageStatus& m) {
+  if (status != MPI_STATUS_IGNORE) write_status_to(status, m);
+}
 // The status of an operation with nothing in it (MPI_PROC_NULL, inactive requests).
 void write_empty_status(MPI_Status* status);
 std::uint64_t status_bytes(const MPI_Status& status);
@@ -45,7 +48,18 @@ void set_status_bytes(MPI_Status* status, std::uint64_t bytes);
 // release_request drops it and returns the request to the pool; a request freed by the user
 // while in flight (orphan_request) drops it when it completes.
 void hold_datatype(core::Request* r);
-void release_request(core::Request* r);
+namespace detail {
+extern bool g_failure_notes_kept;  // note_failure() has kept a message not yet collected
+void release_kept_request(core::Request* r);
+}  // namespace detail
+// Inline: one per completed nonblocking call.
+inline void release_request(core::Request* r) {
+  if (r->persistent || detail::g_failure_notes_kept) [[unlikely]] {
+    detail::release_kept_request(r);
+    return;
+  }
+  the_pml().requests().release(r);
+}
 // Makes `r` go by itself when its operation completes (MPI_Request_free of a request in flight).
 void orphan_request(core::Request* r);
 
@@ -88,7 +102,19 @@ int collect(const Call& call, core::Request* r, MPI_Request* handle, MPI_Status*
 // The same without running the error handler: returns the error class (for the calls that
 // complete several requests and report MPI_ERR_IN_STATUS), and, when it failed, `comm` the
 // handle to report on.
-int finish(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* comm);
+int finish_failed(core::Request* r, MPI_Request* handle, MPI_Comm* comm);
+inline int finish(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* comm) {
+  write_status(status, r->status);
+  if (r->status.error != ErrorCode::kOk) [[unlikely]]
+    return finish_failed(r, handle, comm);
+  if (r->persistent) {
+    r->active = false;
+  } else {
+    release_request(r);
+    *handle = MPI_REQUEST_NULL;
+  }
+  return MPI_SUCCESS;
+}
 // Reports the error of the request that finish() last saw fail through `comm`'s handler.
 int raise_request_error(const Call& call, MPI_Comm comm, int error_class);
 // Reports a completed request's error through its communicator's handler without freeing it
