@@ -8,7 +8,11 @@
 
 namespace gpurun::api {
 
-int check_send(const Call& call, const SendCall& a, Resolved* out) {
+namespace {
+// The checks, inlined into the calls of this file (one call's frame the fewer), and out of line
+// for the others (check_send, check_recv).
+[[gnu::always_inline]] inline int check_send_inline(const Call& call, const SendCall& a,
+                                                    Resolved* out) {
   GPURUN_CHECK_COMM(entry, a.comm);
   GPURUN_CHECK_COUNT(a.comm, a.count);
   GPURUN_CHECK_TYPE(a.comm, type, a.datatype);
@@ -19,7 +23,8 @@ int check_send(const Call& call, const SendCall& a, Resolved* out) {
   return MPI_SUCCESS;
 }
 
-int check_recv(const Call& call, const RecvCall& a, Resolved* out) {
+[[gnu::always_inline]] inline int check_recv_inline(const Call& call, const RecvCall& a,
+                                                    Resolved* out) {
   GPURUN_CHECK_COMM(entry, a.comm);
   GPURUN_CHECK_COUNT(a.comm, a.count);
   GPURUN_CHECK_TYPE(a.comm, type, a.datatype);
@@ -29,10 +34,18 @@ int check_recv(const Call& call, const RecvCall& a, Resolved* out) {
   *out = Resolved{entry, type, memory_of(a.buf)};
   return MPI_SUCCESS;
 }
+}  // namespace
+
+int check_send(const Call& call, const SendCall& a, Resolved* out) {
+  return check_send_inline(call, a, out);
+}
+int check_recv(const Call& call, const RecvCall& a, Resolved* out) {
+  return check_recv_inline(call, a, out);
+}
 
 int send(const Call& call, const SendCall& a) {
   Resolved res;
-  if (int rc = check_send(call, a, &res); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_send_inline(call, a, &res); rc != MPI_SUCCESS) return rc;
   if (a.dest == MPI_PROC_NULL) return MPI_SUCCESS;
   pml::SendArgs args = send_args(a, res);
   pml::Pml& pml = the_pml();
@@ -51,7 +64,7 @@ int send(const Call& call, const SendCall& a) {
 
 int isend(const Call& call, const SendCall& a, MPI_Request* request) {
   Resolved res;
-  if (int rc = check_send(call, a, &res); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_send_inline(call, a, &res); rc != MPI_SUCCESS) return rc;
   GPURUN_CHECK_NOT_NULL(a.comm, request);
   if (a.dest == MPI_PROC_NULL) {
     *request = handle_of(completed_request(proc_null_status()));
@@ -76,7 +89,7 @@ int isend(const Call& call, const SendCall& a, MPI_Request* request) {
 
 int recv(const Call& call, const RecvCall& a, MPI_Status* status) {
   Resolved res;
-  if (int rc = check_recv(call, a, &res); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_recv_inline(call, a, &res); rc != MPI_SUCCESS) return rc;
   GPURUN_CHECK_STATUS_OUT(a.comm, "status", status);
   if (a.source == MPI_PROC_NULL) {
     write_status(status, proc_null_status());
@@ -95,7 +108,7 @@ int recv(const Call& call, const RecvCall& a, MPI_Status* status) {
 
 int irecv(const Call& call, const RecvCall& a, MPI_Request* request) {
   Resolved res;
-  if (int rc = check_recv(call, a, &res); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_recv_inline(call, a, &res); rc != MPI_SUCCESS) return rc;
   GPURUN_CHECK_NOT_NULL(a.comm, request);
   if (a.source == MPI_PROC_NULL) {
     *request = handle_of(completed_request(proc_null_status()));

@@ -330,7 +330,7 @@ void Pml::hold_type(core::Request* r) {
   if (!r->datatype->predefined()) r->datatype->retain();
 }
 
-void Pml::complete(core::Request* r) {
+void Pml::complete_slow(core::Request* r) {
   if (!r->datatype->predefined()) r->datatype->release();
   r->set_complete();
   if (r->on_complete != nullptr) r->on_complete(r);

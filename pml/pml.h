@@ -200,7 +200,16 @@ class Pml {
   // Packs a request's eager payload into `dst` (host memory), wherever the data lives.
   Status pack_eager(core::Request* request, std::byte* dst);
   Status unpack_eager(core::Request* request, const std::byte* src, std::size_t length);
-  static void complete(core::Request* request);
+  // Completes a request: drops the reference on its type, runs its on_complete, returns an
+  // orphan to its pool. Inline for a request with none of those to do (most).
+  static void complete(core::Request* r) {
+    if (r->datatype->predefined() && r->on_complete == nullptr && !r->orphan) [[likely]] {
+      r->set_complete();
+      return;
+    }
+    complete_slow(r);
+  }
+  static void complete_slow(core::Request* request);
   // Whether the pml can move the request's buffer: device memory of a contiguous type only.
   static bool memory_ok(const core::Request* r) {
     return r->memory == accel::MemoryKind::kHost || r->datatype->contiguous();
