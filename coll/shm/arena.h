@@ -29,6 +29,7 @@
 
 #include "coll/shm/layout.h"
 #include "coll/shm/tree.h"
+#include "runtime/base/prefetch.h"
 #include "runtime/core/communicator.h"
 #include "runtime/core/group.h"
 #include "runtime/progress/progress.h"
@@ -103,6 +104,9 @@ class Arena {
     line(rank_, seq).flag.store(seq | code << kSeqBits, std::memory_order_release);
     ring();
   }
+  // Asks for this rank's flag line of collective `seq` in a writable state, without waiting:
+  // its readers had it last, and the write that posts it should not wait for the transfer.
+  void claim_line(std::uint64_t seq) const { prefetch_for_write(&line(rank_, seq)); }
   bool line_ready(int r, std::uint64_t seq) const {
     return (line(r, seq).flag.load(std::memory_order_acquire) & kSeqMask) >= seq;
   }

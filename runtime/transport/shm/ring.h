@@ -23,6 +23,7 @@
 #include <cstring>
 
 #include "runtime/base/copy.h"
+#include "runtime/base/prefetch.h"
 #include "runtime/transport/transport.h"
 
 namespace gpurun::transport::shm {
@@ -31,15 +32,6 @@ inline constexpr std::size_t kCellSize = 64;
 inline constexpr std::size_t kFirstPayload = 40;  // payload bytes in the first cell
 // How far ahead of its tail the producer claims cells for writing.
 inline constexpr std::uint64_t kPrefetchCells = 16;
-
-// Asks for a cache line in a state that allows writing, without waiting for it.
-inline void prefetch_for_write(const void* line) {
-#if defined(__x86_64__) || defined(__i386__)
-  asm volatile("prefetchw %0" : : "m"(*static_cast<const char*>(line)));
-#else
-  __builtin_prefetch(line, 1, 3);
-#endif
-}
 
 struct alignas(kCellSize) Cell {
   std::atomic<std::uint32_t> seq;  // position + 1 of the packet's first cell, written last
