@@ -131,25 +131,9 @@ bool Pml::send_now(const SendArgs& a) {
   return route.endpoint->send(header, data, static_cast<std::size_t>(size)).ok();
 }
 
-bool Pml::isend_now(const SendArgs& a, core::Request* r) {
-  if (gone_count_ > 0 || !send_now(a)) return false;
-  // What a completed send reports and holds: no reference on its type, no sequence, the
-  // status a fresh request has.
-  r->kind = core::RequestKind::kSend;
-  r->comm = a.comm;
-  r->buffer = const_cast<void*>(a.buf);
-  r->count = a.count;
-  r->datatype = a.type;
-  r->peer = a.dest;
-  r->tag = a.tag;
-  r->mode = static_cast<std::uint8_t>(a.mode);
-  r->channel = static_cast<std::uint8_t>(a.channel);
-  r->size = static_cast<std::uint64_t>(a.count * a.type->size());
-  r->set_complete();
-  return true;
-}
-
-Status Pml::isend(const SendArgs& a, core::Request* r) {
+namespace {
+// The send `a` on `r`: what it moves, with whom.
+void describe_send(const SendArgs& a, core::Request* r) {
   r->kind = core::RequestKind::kSend;
   r->comm = a.comm;
   r->buffer = const_cast<void*>(a.buf);
@@ -160,8 +144,21 @@ Status Pml::isend(const SendArgs& a, core::Request* r) {
   r->mode = static_cast<std::uint8_t>(a.mode);
   r->channel = static_cast<std::uint8_t>(a.channel);
   r->memory = a.memory;
-  r->accel = accel_;
   r->size = static_cast<std::uint64_t>(a.count * a.type->size());
+}
+}  // namespace
+
+bool Pml::isend_now(const SendArgs& a, core::Request* r) {
+  if (gone_count_ > 0 || !send_now(a)) return false;
+  // A completed send holds no reference on its type and has the status a fresh request has.
+  describe_send(a, r);
+  r->set_complete();
+  return true;
+}
+
+Status Pml::isend(const SendArgs& a, core::Request* r) {
+  describe_send(a, r);
+  r->accel = accel_;
   if (!memory_ok(r)) [[unlikely]]
     return memory_error(r);
   hold_type(r);
