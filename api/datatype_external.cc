@@ -63,7 +63,7 @@ int pack_external(const Call& call, const ExternalCall& a, const void* inbuf, vo
                   Count* position) {
   if (int rc = check_pointer(call, MPI_COMM_NULL, position, "position")) return rc;
   const core::Datatype* t;
-  std::int64_t bytes;
+  std::int64_t bytes = 0;  // set by check_external when it succeeds
   if (int rc = check_external(call, a, inbuf, "inbuf", *position, &t, &bytes)) return rc;
   if (bytes == 0) return MPI_SUCCESS;
   if (int rc = check_pointer(call, MPI_COMM_NULL, outbuf, "outbuf")) return rc;
@@ -88,7 +88,7 @@ int unpack_external(const Call& call, const ExternalCall& a, const void* inbuf, 
                     Count* position) {
   if (int rc = check_pointer(call, MPI_COMM_NULL, position, "position")) return rc;
   const core::Datatype* t;
-  std::int64_t bytes;
+  std::int64_t bytes = 0;  // set by check_external when it succeeds
   if (int rc = check_external(call, a, outbuf, "outbuf", *position, &t, &bytes)) return rc;
   if (bytes == 0) return MPI_SUCCESS;
   if (int rc = check_pointer(call, MPI_COMM_NULL, inbuf, "inbuf")) return rc;
