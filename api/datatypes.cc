@@ -104,7 +104,7 @@ constexpr Pair kPairs[] = {
      MPI_DOUBLE_PRECISION, 8},
 };
 
-constexpr std::uint32_t kBuiltinBits = 0x4c000000u >> 26;   // kind builtin, type datatype
+using detail::kBuiltinBits;
 constexpr std::uint32_t kDirectBits = 0x8c000000u >> 26;    // kind direct, type datatype
 constexpr std::uint32_t kIndirectBits = 0xcc000000u >> 26;  // kind indirect, type datatype
 constexpr std::size_t kDirectCount = 8;

@@ -10,12 +10,14 @@
 
 #include <array>
 #include <atomic>
+#include <cstdint>
 
 #include "runtime/core/datatype.h"
 
 namespace gpurun::api {
 
 namespace detail {
+inline constexpr std::uint32_t kBuiltinBits = 0x4c000000u >> 26;  // kind builtin, type datatype
 // The predefined types with builtin handles, by the handle's low byte (unique among them).
 struct BuiltinTypes {
   std::array<const core::Datatype*, 256> type{};
@@ -31,7 +33,7 @@ const core::Datatype* find_datatype_slow(MPI_Datatype handle);
 inline const core::Datatype* find_datatype(MPI_Datatype handle) {
   auto h = static_cast<std::uint32_t>(handle);
   const detail::BuiltinTypes* b = detail::g_builtin_types.load(std::memory_order_acquire);
-  if ((h >> 26) == (0x4c000000u >> 26) && b != nullptr) [[likely]]  // builtin, datatype
+  if ((h >> 26) == detail::kBuiltinBits && b != nullptr) [[likely]]
     return b->handle[h & 0xff] == handle ? b->type[h & 0xff] : nullptr;
   return detail::find_datatype_slow(handle);
 }

@@ -61,34 +61,21 @@ void hold_datatype(core::Request* r) {
   if (counted(r)) r->datatype->retain();
 }
 
-namespace {
-// note_failure()'s messages, by request, until collected or the request goes back to the pool
-// (under the API lock, like every use; g_failure_notes_kept says whether it holds any).
-std::unordered_map<const core::Request*, std::string>& failure_notes() {
-  static auto* notes = new std::unordered_map<const core::Request*, std::string>();
-  return *notes;
-}
-void erase_failure_note(const core::Request* r) {
-  auto& notes = failure_notes();
-  notes.erase(r);
-  detail::g_failure_notes_kept = !notes.empty();
-}
-}  // namespace
-
-void note_failure(const core::Request* r, std::string message) {
-  failure_notes()[r] = std::move(message);
-  detail::g_failure_notes_kept = true;
-}
-
 namespace detail {
-bool g_failure_notes_kept = false;
+std::unordered_map<const core::Request*, std::string>* g_failure_notes = nullptr;
 
-void release_kept_request(core::Request* r) {
-  if (g_failure_notes_kept) erase_failure_note(r);
+void release_request_slow(core::Request* r) {
+  if (any_failure_notes()) g_failure_notes->erase(r);
   drop_datatype(r);
   the_pml().requests().release(r);
 }
 }  // namespace detail
+
+void note_failure(const core::Request* r, std::string message) {
+  if (detail::g_failure_notes == nullptr)
+    detail::g_failure_notes = new std::unordered_map<const core::Request*, std::string>();
+  (*detail::g_failure_notes)[r] = std::move(message);
+}
 
 void orphan_request(core::Request* r) {
   // The pml runs on_complete, then returns an orphan to its pool.
@@ -142,11 +129,11 @@ void remember_failure(const core::Request* r) {
     f.note =
         "every other rank of the communicator called MPI_Finalize before a message "
         "matched this receive from MPI_ANY_SOURCE";
-  if (!detail::g_failure_notes_kept) return;
-  auto& notes = failure_notes();
+  if (!detail::any_failure_notes()) return;
+  auto& notes = *detail::g_failure_notes;
   if (auto it = notes.find(r); it != notes.end()) {
     f.note = std::move(it->second);
-    erase_failure_note(r);
+    notes.erase(it);
   }
 }
 }  // namespace

@@ -3,6 +3,9 @@
 
 #include <mpi.h>
 
+#include <string>
+#include <unordered_map>
+
 #include "api/call.h"
 #include "api/handle.h"
 #include "api/state.h"
@@ -49,13 +52,17 @@ void set_status_bytes(MPI_Status* status, std::uint64_t bytes);
 // while in flight (orphan_request) drops it when it completes.
 void hold_datatype(core::Request* r);
 namespace detail {
-extern bool g_failure_notes_kept;  // note_failure() has kept a message not yet collected
-void release_kept_request(core::Request* r);
+// note_failure()'s messages, by request, until collected or the request goes back to the pool
+// (made by the first note, never destroyed; under the API lock, like every use).
+extern std::unordered_map<const core::Request*, std::string>* g_failure_notes;
+inline bool any_failure_notes() { return g_failure_notes != nullptr && !g_failure_notes->empty(); }
+void release_request_slow(core::Request* r);
 }  // namespace detail
-// Inline: one per completed nonblocking call.
+// Inline: one per completed nonblocking call; a persistent request (its own type reference)
+// or a kept failure note takes the slow path.
 inline void release_request(core::Request* r) {
-  if (r->persistent || detail::g_failure_notes_kept) [[unlikely]] {
-    detail::release_kept_request(r);
+  if (r->persistent || detail::any_failure_notes()) [[unlikely]] {
+    detail::release_request_slow(r);
     return;
   }
   the_pml().requests().release(r);
