@@ -72,6 +72,7 @@ class Reduction final : public ShmOp {
   int root_;  // < 0: allreduce
   const core::Op* op_;
   const core::Datatype* type_;
+  core::Op::PackedLoop loop_;  // op_'s loop on type_, when apply() may call it straight
   TypeHold hold_;
   OpHold hold_op_;
   Buffer in_;   // this rank's operand

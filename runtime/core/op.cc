@@ -174,6 +174,15 @@ Status Op::apply(const void* in, void* inout, std::int64_t count, const Datatype
   return apply_strided(in, inout, count, type);
 }
 
+Op::PackedLoop Op::packed_loop(const Datatype& type) const {
+  if (kind_ == OpKind::kUser || kind_ == OpKind::kNoOp || kind_ == OpKind::kReplace) return {};
+  const Kernel& kernel = packed_kernel(kind_, type.basic());
+  if (kernel.loop == nullptr || !type.contiguous() || type.size() == 0 ||
+      type.size() % kernel.unit != 0 || !defined_for(type))
+    return {};
+  return PackedLoop{kernel.loop, type.size() / kernel.unit, kernel.alignment};
+}
+
 Status Op::apply_strided(const void* in, void* inout, std::int64_t count,
                          const Datatype& type) const {
   BasicType basic = type.basic();

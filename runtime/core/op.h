@@ -81,6 +81,17 @@ class Op {
   // other layouts are packed through a bounded scratch buffer (allocated per call). `in` and
   // `inout` must not overlap (unless they are the same buffer). Does not block.
   Status apply(const void* in, void* inout, std::int64_t count, const Datatype& type) const;
+  // The loop apply() ends in on packed data of `type` (its elements one after the other), for
+  // callers that apply the op on the same type many times: inout = in op inout over `n` basic
+  // elements, `per_item` of them in one item of `type`, both addresses multiples of
+  // `alignment`. Set only where apply() would run that loop for every count: a predefined op
+  // defined on `type`, contiguous and not empty; otherwise `loop` is null.
+  struct PackedLoop {
+    void (*loop)(const void* in, void* inout, std::int64_t n) = nullptr;
+    std::int64_t per_item = 1;
+    std::int64_t alignment = 1;
+  };
+  PackedLoop packed_loop(const Datatype& type) const;
   // "MPI_SUM", or "user op".
   const char* name() const;
 

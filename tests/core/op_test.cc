@@ -238,6 +238,7 @@ void check_case(const Case& c, OpKind kind, std::int64_t n, std::mt19937_64& rng
     EXPECT_NE(s.message().find(op.name()), std::string_view::npos) << s.message();
     EXPECT_NE(s.message().find(c.name), std::string_view::npos) << s.message();
     EXPECT_EQ(std::memcmp(before.data(), inout.data(), n * sizeof(T)), 0);
+    EXPECT_EQ(op.packed_loop(*type).loop, nullptr) << op.name();
     return;
   }
   EXPECT_TRUE(op.defined_for(*type)) << op.name();
@@ -247,6 +248,16 @@ void check_case(const Case& c, OpKind kind, std::int64_t n, std::mt19937_64& rng
     T want = reference<T>(kind, in[i], before[i]);
     ASSERT_TRUE(same(want, inout[i])) << op.name() << " element " << i;
   }
+  // The loop handed out for repeated use gives what apply() gave.
+  Op::PackedLoop loop = op.packed_loop(*type);
+  if (!type->contiguous()) {
+    EXPECT_EQ(loop.loop, nullptr) << op.name();
+    return;
+  }
+  ASSERT_NE(loop.loop, nullptr) << op.name();
+  std::vector<T> again = before;
+  loop.loop(in.data(), again.data(), n * loop.per_item);
+  EXPECT_EQ(std::memcmp(again.data(), inout.data(), n * sizeof(T)), 0) << op.name();
 }
 
 template <class T>
@@ -445,6 +456,14 @@ TEST(Op, RefusalsSayWhatTheOpTakes) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("Fortran INTEGER"), std::string_view::npos) << s.message();
   EXPECT_TRUE(Op::predefined(OpKind::kBor).check(*fi).ok());
+  // No loop to call straight where apply() refuses or does not reduce.
+  EXPECT_EQ(Op::predefined(OpKind::kLor).packed_loop(*fi).loop, nullptr);
+  EXPECT_NE(Op::predefined(OpKind::kBor).packed_loop(*fi).loop, nullptr);
+  EXPECT_EQ(Op::predefined(OpKind::kReplace).packed_loop(*f).loop, nullptr);
+  EXPECT_EQ(Op::predefined(OpKind::kNoOp).packed_loop(*f).loop, nullptr);
+  auto user = Op::user([](const void*, void*, std::int64_t, const Datatype&, void*) {}, nullptr,
+                       true);
+  EXPECT_EQ(user->packed_loop(*f).loop, nullptr);
 }
 
 }  // namespace
