@@ -168,7 +168,8 @@ int check_form(const Call& call, MPI_Comm comm, const CollForm& form) {
 int run_operation(const Call& call, MPI_Comm comm, coll::Operation& operation) {
   if (Status st = operation.start(); !st.ok()) return raise_status(call, comm, st);
   wait_until([&operation] { return operation.progress(); });
-  if (Status st = operation.status(); !st.ok()) return raise_status(call, comm, st);
+  if (!operation.ok()) [[unlikely]]
+    return raise_status(call, comm, operation.status());
   return MPI_SUCCESS;
 }
 

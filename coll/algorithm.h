@@ -154,6 +154,8 @@ class Operation {
   virtual bool progress() = 0;
   // After completion: why it failed (ok when it succeeded).
   virtual Status status() const { return ok_status(); }
+  // status().ok() without copying the status: what a blocking call asks after every call.
+  virtual bool ok() const { return status().ok(); }
   // Blocking calls keep their last operation per communicator and collective and offer it the
   // next call: true when this operation (complete) will run `args` as it is (the same
   // buffers, counts, types, op and root; usually the same call in a loop) after taking

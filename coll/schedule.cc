@@ -135,6 +135,7 @@ class Schedule final : public Operation {
   }
 
   Status status() const override { return status_; }
+  bool ok() const override { return status_.ok(); }
 
   bool rearm(const Args& args) override { return signature_.matches(args) && repeat(args.tag); }
   bool repeat(int tag) override {

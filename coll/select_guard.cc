@@ -134,6 +134,7 @@ class Guard final : public Operation {
   }
 
   Status status() const override { return failure_.ok() ? active_->status() : failure_; }
+  bool ok() const override { return failure_.ok() && active_->ok(); }
 
   void waited() override { blocking_ = true; }
 

@@ -34,6 +34,7 @@ class ShmOp : public Operation {
   Status start() final;
   bool progress() final;
   Status status() const final;
+  bool ok() const final { return on_fallback_ ? fallback_->ok() : status_.ok(); }
   // Same call again (same buffers, counts, types, op, root) on a ready segment: run as it is.
   bool rearm(const Args& args) final;
   bool repeat(int tag) final;
