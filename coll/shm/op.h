@@ -141,6 +141,8 @@ class ShmOp : public Operation {
   bool ran_ = false;
   bool mismatch_ = false;
   int check_cursor_ = 0;
+  static constexpr std::uint32_t kWaitCountLooks = 64;
+  std::uint32_t wait_looks_ = 0;  // waits of run() since the start
   bool done_ = true;
   bool queued_ = false;
   bool planned_ = false;
