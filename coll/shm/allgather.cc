@@ -67,6 +67,8 @@ class Allgather final : public ShmOp {
     }
     return true;
   }
+  // Its own block from the send buffer, not from its line, which the others' reads may have
+  // taken away (an MPI_Allgather loop of 8 B, -np 2: 403 -> 276-294 ns a call).
   bool run_lines() {
     int me = arena_.rank();
     if (!posted_) {
@@ -77,9 +79,12 @@ class Allgather final : public ShmOp {
       posted_ = true;
     }
     for (; cursor_ < arena_.size(); ++cursor_) {
+      if (cursor_ == me) {
+        if (!in_place_) copy_stream(send_, block(me), 0, send_.bytes());
+        continue;
+      }
       if (!arena_.line_ready(cursor_, seq_)) return false;
-      if (cursor_ != me || !in_place_)
-        block(cursor_).unpack(0, arena_.line(cursor_, seq_).data, send_.bytes());
+      block(cursor_).unpack(0, arena_.line(cursor_, seq_).data, send_.bytes());
     }
     arena_.learn_all_started(seq_);
     return true;
