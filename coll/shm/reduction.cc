@@ -39,6 +39,7 @@ Reduction::Reduction(Arena& arena, const Args& args, int root)
       hold_op_(args.op),
       in_(args.in_place ? args.recvbuf : args.sendbuf, args.count, args.type),
       out_(args.recvbuf, args.count, args.type),
+      own_in_buffer_(!args.in_place && in_.contiguous()),
       count_(args.count),
       element_(args.type->size()),
       bytes_(in_.bytes()) {
@@ -132,14 +133,20 @@ bool Reduction::put_chunk() {
 }
 
 // The result chunk goes straight into the output: x(p-1), then x(r) op it for r = p-2 .. 0.
-// Every operand comes from a slot (this rank's too: in place, the output is its input).
+// The operands come from the slots; this rank's from its buffer where it can (in place, the
+// output is its input): once another rank has read a line of its slot, reading it again here
+// took a hop (osu_allreduce -np 2, 9 interleaved runs: 64 B 0.64 -> 0.59 us, 512 B 1.18 -> 1.09).
 bool Reduction::combine_direct() {
   if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
   std::int64_t count = chunk_elements();
   std::uint64_t offset = round_ * chunk_ * element_;
+  int me = arena_.rank();
+  auto operand = [&](int r) -> const std::byte* {
+    return r == me && own_in_buffer_ ? in_.packed(offset) : half_of(r);
+  };
   int last = arena_.size() - 1;
-  out_.unpack(offset, half_of(last), count * element_);
-  for (int r = last - 1; r >= 0; --r) apply(half_of(r), out_.packed(offset), count);
+  out_.unpack(offset, operand(last), count * element_);
+  for (int r = last - 1; r >= 0; --r) apply(operand(r), out_.packed(offset), count);
   arena_.post(step_value(seq_, 2 * round_ + 2));
   return true;
 }

@@ -77,6 +77,7 @@ class Reduction final : public ShmOp {
   OpHold hold_op_;
   Buffer in_;   // this rank's operand
   Buffer out_;  // where the result goes (unused on the non-roots of a reduce)
+  bool own_in_buffer_;  // not in place, contiguous: this rank's operand is read where it lies
   std::int64_t count_;
   std::int64_t element_;  // bytes of one element
   std::uint64_t bytes_;
