@@ -82,7 +82,7 @@ class Arena {
 
   // --- the segment ---
   RankControl* control(int r) const { return layout_.control(base_, r); }
-  FlagLine& line(int r, std::uint64_t seq) const { return control(r)->line[seq & 1]; }
+  FlagLine& line(int r, std::uint64_t seq) const { return control(r)->line[seq % kFlagLines]; }
   std::byte* slot(int r) const { return layout_.slot(base_, r); }
   std::size_t slot_bytes() const { return layout_.slot_bytes; }
   // Small collectives: whether each rank reads every member's flag line (flat), or they
@@ -159,14 +159,14 @@ class Arena {
       lower_bound_ = step_value(seq - 1, kEndStep);
   }
 
-  // --- reuse of what this rank writes: its flag line of a parity, or quarters of its slot ---
+  // --- reuse of what this rank writes: one of its flag lines, or quarters of its slot ---
   static constexpr int kParts = 4;
   static constexpr int kAllReaders = -1;
   // Whether the readers of the last data written there are done with it.
-  bool line_writable(std::uint64_t seq) { return done(line_need_[seq & 1]); }
+  bool line_writable(std::uint64_t seq) { return done(line_need_[seq % kFlagLines]); }
   // Data for collective `seq` went into the line; `reader` (a rank, or kAllReaders) reads it.
   void line_written(std::uint64_t seq, int reader) {
-    line_need_[seq & 1] = Need{step_value(seq, kEndStep), reader};
+    line_need_[seq % kFlagLines] = Need{step_value(seq, kEndStep), reader};
   }
   bool parts_writable(int first, int count);
   // Parts [first, first + count) hold data that `reader` is done with at counter `value`.
@@ -254,7 +254,7 @@ class Arena {
   std::uint64_t lower_bound_ = 0;      // no other member's counter is below this
   std::uint64_t wait_value_ = 0;       // all_reached: the value of the last call ...
   int wait_cursor_ = 0;                // ... and the members already seen there
-  Need line_need_[2];
+  Need line_need_[kFlagLines];
   Need part_need_[kParts];
 };
 
