@@ -5,9 +5,9 @@
 // Per call: point-to-point, MPI_Pack/MPI_Unpack and MPI_Reduce_local answer what was declared
 // for them at MPI_Init (cuda/support.h, api/wiring.cc); a collective answers "native" when it
 // runs device buffers itself on every communicator (coll::device_native: allreduce's
-// device_ring, and scan, exscan and the neighbourhood collectives, whose algorithms are all
-// schedules that run on the device; for ops the device reduces on contiguous types, other
-// calls of them are staged), else "staged": some of its calls are staged (coll/staging.h), on
+// device_ring, and the neighbourhood collectives, whose algorithms are all schedules that run
+// on the device; for ops the device reduces on contiguous types, other calls of them are
+// staged), else "staged": some of its calls are staged (coll/staging.h), on
 // one host those of the shared-memory algorithms, while its pml algorithms (between hosts)
 // run on the device. MPI_Pack_external and MPI_Unpack_external convert on the host only
 // (api/datatype_external.cc): "refused". Every call is "refused" when CUDA is unusable.

@@ -76,6 +76,8 @@ CountCheck unsigned_check(const Args& a, int rank, int size) {
       return own_block_check(a, rank);
     case Collective::kReduce:
     case Collective::kAllreduce:
+    case Collective::kScan:
+    case Collective::kExscan:
     case Collective::kReduceScatterBlock:
       return all_equal(bytes_of(a.count, a.type));
     case Collective::kReduceScatter:

@@ -32,6 +32,9 @@ std::uint64_t direct_max(int size) {
 Reduction::Reduction(Arena& arena, const Args& args, int root)
     : ShmOp(arena, args),
       root_(root),
+      prefix_(args.collective == Collective::kScan     ? Prefix::kInclusive
+              : args.collective == Collective::kExscan ? Prefix::kExclusive
+                                                       : Prefix::kNone),
       op_(args.op),
       type_(args.type),
       loop_(args.op->packed_loop(*args.type)),
@@ -45,7 +48,7 @@ Reduction::Reduction(Arena& arena, const Args& args, int root)
       bytes_(in_.bytes()) {
   if (bytes_ <= kInlineBytes) {
     way_ = Way::kLines;
-  } else if (bytes_ <= direct_max(arena.size())) {
+  } else if (prefix_ != Prefix::kNone || bytes_ <= direct_max(arena.size())) {
     way_ = Way::kDirect;
   } else {
     way_ = Way::kShares;
@@ -144,9 +147,10 @@ bool Reduction::combine_direct() {
   auto operand = [&](int r) -> const std::byte* {
     return r == me && own_in_buffer_ ? in_.packed(offset) : half_of(r);
   };
-  int last = arena_.size() - 1;
-  out_.unpack(offset, operand(last), count * element_);
-  for (int r = last - 1; r >= 0; --r) apply(operand(r), out_.packed(offset), count);
+  if (int last = last_operand(); last >= 0) {  // (none: rank 0 of an exscan)
+    out_.unpack(offset, operand(last), count * element_);
+    for (int r = last - 1; r >= 0; --r) apply(operand(r), out_.packed(offset), count);
+  }
   arena_.post(step_value(seq_, 2 * round_ + 2));
   return true;
 }
@@ -231,6 +235,10 @@ std::unique_ptr<ShmOp> make_reduce(Arena& arena, const Args& args) {
 }
 
 std::unique_ptr<ShmOp> make_allreduce(Arena& arena, const Args& args) {
+  return std::make_unique<Reduction>(arena, args, -1);
+}
+
+std::unique_ptr<ShmOp> make_scan(Arena& arena, const Args& args) {
   return std::make_unique<Reduction>(arena, args, -1);
 }
 

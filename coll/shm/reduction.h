@@ -13,6 +13,11 @@
 // - core groups (a reduce larger than direct, commutative op, ranks that share cores): each
 //   group's leader combines its members' chunks, and the root the leaders' (reduction_groups.cc).
 //
+// Scan and exscan: rank r combines the operands of ranks 0 to r (scan) or r - 1 (exscan; rank
+// 0 gets nothing), by the flag lines (whatever the team: a rank waits for every line and
+// combines those it needs) or, for any larger size, the direct way, whose rounds every rank
+// combines.
+//
 // Every way combines in rank order (x0 op (x1 op (... op x(p-1)))), so non-commutative ops
 // are right, and every rank of an allreduce gets the same bits.
 #pragma once
@@ -32,6 +37,7 @@ class Reduction final : public ShmOp {
 
  private:
   enum class Way : std::uint8_t { kLines, kDirect, kShares, kGroups };
+  enum class Prefix : std::uint8_t { kNone, kInclusive, kExclusive };  // none, scan, exscan
 
   void plan() override;
   void reset() override;
@@ -59,6 +65,13 @@ class Reduction final : public ShmOp {
   bool combine_group();
 
   bool is_root() const { return root_ < 0 || arena_.rank() == root_; }
+  // The lines go up a tree only in a reduction of a whole large team.
+  bool flat() const { return arena_.flat() || prefix_ != Prefix::kNone; }
+  // The last rank whose operand this rank's result takes (-1: none).
+  int last_operand() const {
+    if (prefix_ == Prefix::kNone) return arena_.size() - 1;
+    return prefix_ == Prefix::kInclusive ? arena_.rank() : arena_.rank() - 1;
+  }
   // Rounds: chunk k is elements [k * chunk, ...) of the vector, in half k mod 2 of the slots.
   std::byte* half_of(int rank) const { return arena_.slot(rank) + (round_ % 2) * half_; }
   std::int64_t chunk_elements() const;
@@ -69,7 +82,8 @@ class Reduction final : public ShmOp {
   // inout = in op inout, both packed operands of `count` elements.
   void apply(const void* in, void* inout, std::int64_t count);
 
-  int root_;  // < 0: allreduce
+  int root_;  // < 0: allreduce, scan, exscan
+  Prefix prefix_;
   const core::Op* op_;
   const core::Datatype* type_;
   core::Op::PackedLoop loop_;  // op_'s loop on type_, when apply() may call it straight

@@ -1,4 +1,5 @@
-// Reduce and allreduce of up to 56 bytes, through the flag lines (see reduction.h).
+// Reduce, allreduce, scan and exscan of up to 56 bytes, through the flag lines (see
+// reduction.h).
 #include <cstring>
 
 #include "coll/shm/reduction.h"
@@ -15,13 +16,13 @@ struct alignas(16) Operand {
 
 bool Reduction::run_lines() {
   if (phase_ == 0 && !lines_post()) return false;
-  return arena_.flat() ? lines_flat() : lines_tree();
+  return flat() ? lines_flat() : lines_tree();
 }
 
 // Flat: every rank but the root of a reduce posts its operand at once. Tree: a rank posts
 // the partial result of its subtree once its children have posted theirs.
 bool Reduction::lines_post() {
-  if (!arena_.flat()) {
+  if (!flat()) {
     const auto& children = arena_.children();
     for (; cursor_ < static_cast<int>(children.size()); ++cursor_)
       if (!arena_.line_ready(children[cursor_].rank, seq_)) return false;
@@ -32,10 +33,10 @@ bool Reduction::lines_post() {
   }
   if (!arena_.line_writable(seq_)) return false;
   in_.pack(0, acc_, bytes_);
-  if (!arena_.flat()) combine_children(acc_);
+  if (!flat()) combine_children(acc_);
   std::memcpy(arena_.line(arena_.rank(), seq_).data, acc_, bytes_);
   post_line();
-  int reader = arena_.flat() ? root_ : arena_.parent();
+  int reader = flat() ? root_ : arena_.parent();
   arena_.line_written(seq_, reader < 0 ? Arena::kAllReaders : reader);
   phase_ = 1;
   cursor_ = 0;
@@ -46,9 +47,11 @@ bool Reduction::lines_flat() {
   if (!is_root()) return true;
   for (; cursor_ < arena_.size(); ++cursor_)
     if (cursor_ != arena_.rank() && !arena_.line_ready(cursor_, seq_)) return false;
-  alignas(16) std::byte result[kLineBytes];
-  combine_lines(0, arena_.size() - 1, result);
-  out_.unpack(0, result, bytes_);
+  if (int last = last_operand(); last >= 0) {  // (none: rank 0 of an exscan)
+    alignas(16) std::byte result[kLineBytes];
+    combine_lines(0, last, result);
+    out_.unpack(0, result, bytes_);
+  }
   arena_.learn_all_started(seq_);
   return true;
 }

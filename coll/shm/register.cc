@@ -65,6 +65,12 @@ GPURUN_REGISTER_SHM(shm_reduce, kReduce, usable_reduction, make_reduce,
 GPURUN_REGISTER_SHM(shm_allreduce, kAllreduce, usable_reduction, make_allreduce,
                     "flag lines (<= 56 B), every rank combining all slots, or reduce-scatter "
                     "+ allgather through the slots (contiguous types)")
+GPURUN_REGISTER_SHM(shm_scan, kScan, usable_reduction, make_scan,
+                    "flag lines (<= 56 B) or the slots in rounds: each rank combines the "
+                    "operands of the ranks up to its own (contiguous types)")
+GPURUN_REGISTER_SHM(shm_exscan, kExscan, usable_reduction, make_scan,
+                    "flag lines (<= 56 B) or the slots in rounds: each rank combines the "
+                    "operands of the ranks before it (contiguous types)")
 GPURUN_REGISTER_SHM(shm_allgather, kAllgather, usable_any, make_allgather,
                     "each rank's block in its flag line (<= 56 B) or slot; everyone copies "
                     "every block out")

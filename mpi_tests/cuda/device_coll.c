@@ -216,10 +216,10 @@ static void check_derived_and_topology(void) {
 }
 
 static void check_paths(void) {
-  static const char *const staged[] = {"MPI_Bcast", "MPI_Ialltoallw", "MPI_Reduce_scatter_c",
-                                       "MPI_Gather_init", "MPI_Reduce"};
-  static const char *const native[] = {"MPI_Iallreduce", "MPI_Scan", "MPI_Exscan_init",
-                                       "MPI_Neighbor_allgather"};
+  static const char *const staged[] = {"MPI_Bcast",  "MPI_Ialltoallw", "MPI_Reduce_scatter_c",
+                                       "MPI_Gather_init", "MPI_Reduce", "MPI_Scan",
+                                       "MPI_Exscan_init"};
+  static const char *const native[] = {"MPI_Iallreduce", "MPI_Neighbor_allgather"};
   int path = -1;
   for (size_t i = 0; i < sizeof staged / sizeof *staged; ++i) {
     MPIX_Query_cuda_path(staged[i], &path);

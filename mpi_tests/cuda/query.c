@@ -35,16 +35,15 @@ static void check_paths(int support) {
                   path);
   }
   if (!support) return;
-  /* With CUDA: allreduce has a device algorithm, and every algorithm of scan, exscan and the
-   * neighbourhood collectives runs on the device; the other collectives stage through host
-   * memory on one host (the shared-memory algorithms), as do per-rank types; no collective
-   * refuses device buffers. */
+  /* With CUDA: allreduce has a device algorithm, and every algorithm of the neighbourhood
+   * collectives runs on the device; the other collectives stage through host memory on one
+   * host (the shared-memory algorithms), as do per-rank types; no collective refuses device
+   * buffers. */
   static const char *const kStaged[] = {
-      "MPI_Bcast",      "MPI_Ialltoallv",         "MPI_Reduce_scatter_block",
-      "PMPI_Allgather", "MPI_Neighbor_alltoallw", "MPI_Reduce"};
-  static const char *const kNative[] = {
-      "MPI_Allreduce", "mpi_allreduce_init",     "MPI_Iallreduce_c",       "MPI_Iexscan",
-      "MPI_Scan_init", "MPI_Neighbor_allgather", "MPI_Ineighbor_alltoallv"};
+      "MPI_Bcast",  "MPI_Ialltoallv", "MPI_Reduce_scatter_block", "PMPI_Allgather",
+      "MPI_Neighbor_alltoallw", "MPI_Reduce", "MPI_Iexscan", "MPI_Scan_init"};
+  static const char *const kNative[] = {"MPI_Allreduce", "mpi_allreduce_init", "MPI_Iallreduce_c",
+                                        "MPI_Neighbor_allgather", "MPI_Ineighbor_alltoallv"};
   int path = -1;
   for (size_t i = 0; i < sizeof kStaged / sizeof *kStaged; ++i) {
     MPIX_Query_cuda_path(kStaged[i], &path);

@@ -350,12 +350,13 @@ TEST_F(DeviceCollTest, ReductionsOfATypeWhoseDataStartsLate) {
 // What MPIX_Query_cuda_path answers for collectives: native where every call on contiguous
 // types runs on the device whatever the communicator.
 TEST(DeviceSteps, NativeCollectivesAreThoseThatAreNeverStaged) {
-  for (Collective c : {Collective::kAllreduce, Collective::kScan, Collective::kExscan,
-                       Collective::kNeighborAllgather, Collective::kNeighborAlltoallv})
+  for (Collective c : {Collective::kAllreduce, Collective::kNeighborAllgather,
+                       Collective::kNeighborAlltoallv})
     EXPECT_TRUE(device_native(c)) << collective_name(c);
   // One host runs them with the shared-memory algorithms, which stage; w forms always stage.
   for (Collective c : {Collective::kReduce, Collective::kBcast, Collective::kAllgather,
-                       Collective::kAlltoallw, Collective::kNeighborAlltoallw})
+                       Collective::kScan, Collective::kExscan, Collective::kAlltoallw,
+                       Collective::kNeighborAlltoallw})
     EXPECT_FALSE(device_native(c)) << collective_name(c);
   // A device-only communicator keeps only the schedules: all of them but the w forms.
   for (Collective c : {Collective::kReduce, Collective::kBcast, Collective::kAllgather,

@@ -1,4 +1,5 @@
-// The shared-memory reduce and allreduce, ranks as threads, against a reference computed here:
+// The shared-memory reduce, allreduce, scan and exscan, ranks as threads, against a reference
+// computed here:
 // 1 to 9 ranks, counts 0, 1, 7, 1K (1M for a few), every way (flag lines, direct, shares;
 // flat and tree of flags; core groups, ranks r and r + cores sharing a core), MPI_SUM on ints
 // and doubles, a non-commutative user op, in place and not, every root, each operation
@@ -147,19 +148,20 @@ class ShmReduction : public ::testing::TestWithParam<Case> {
     }
     return bytes;
   }
-  // x0 op (x1 op (... op x(p-1))), element by element, the same order as the algorithms.
-  std::vector<std::byte> reference(int start) const {
-    int size = GetParam().size;
-    std::vector<std::byte> acc = make_operand(size - 1, start);
-    for (int r = size - 2; r >= 0; --r) {
+  // x0 op (x1 op (... op x(last))), element by element, the same order as the algorithms
+  // (last: p - 1 by default).
+  std::vector<std::byte> reference(int start, int last = -1) const {
+    if (last < 0) last = GetParam().size - 1;
+    std::vector<std::byte> acc = make_operand(last, start);
+    for (int r = last - 1; r >= 0; --r) {
       std::vector<std::byte> x = make_operand(r, start);
       EXPECT_TRUE(op().apply(x.data(), acc.data(), GetParam().count, type()).ok());
     }
     return acc;
   }
   // Runs `make`'s operation three times on every rank and checks the result at `root`
-  // (every rank when root < 0).
-  void run(Factory make, int root);
+  // (every rank when root < 0). `prefix`: kScan or kExscan, run by make_scan with root -1.
+  void run(Factory make, int root, Collective prefix = Collective::kCount);
   bool matches(const std::vector<std::byte>& got, const std::vector<std::byte>& expected) const;
 
   std::unique_ptr<core::Op> user_op_;
@@ -167,7 +169,7 @@ class ShmReduction : public ::testing::TestWithParam<Case> {
   static constexpr std::byte kGuard{0x5a};
 };
 
-void ShmReduction::run(Factory make, int root) {
+void ShmReduction::run(Factory make, int root, Collective prefix) {
   const Case& c = GetParam();
   Team team(c.size, c.count >= (1 << 20) ? 512 * 1024 : 16384);
   if (c.cores > 0) {
@@ -183,7 +185,10 @@ void ShmReduction::run(Factory make, int root) {
     bool in_place = c.in_place && gets;
     std::vector<std::byte> send(bytes + 1, kGuard);
     std::vector<std::byte> recv(bytes + 1, kGuard);
-    Args args{.collective = root < 0 ? Collective::kAllreduce : Collective::kReduce,
+    Collective collective = root >= 0                      ? Collective::kReduce
+                            : prefix != Collective::kCount ? prefix
+                                                           : Collective::kAllreduce;
+    Args args{.collective = collective,
               .sendbuf = in_place ? recv.data() : send.data(),
               .recvbuf = gets ? recv.data() : nullptr,
               .in_place = in_place,
@@ -200,14 +205,25 @@ void ShmReduction::run(Factory make, int root) {
       arrive_late(random);
       run_to_end(*operation);
       if (!gets) continue;
-      EXPECT_TRUE(matches(recv, reference(start)))
-          << "rank " << rank << " root " << root << " start " << start;
+      int last = collective == Collective::kScan     ? rank
+                 : collective == Collective::kExscan ? rank - 1
+                                                     : c.size - 1;
+      if (last >= 0) {
+        EXPECT_TRUE(matches(recv, reference(start, last)))
+            << "rank " << rank << " root " << root << " start " << start;
+      } else if (in_place) {  // rank 0 of an exscan: its buffer as it was
+        EXPECT_TRUE(std::equal(mine.begin(), mine.begin() + bytes, recv.begin()));
+      } else {
+        EXPECT_TRUE(std::all_of(recv.begin(), recv.begin() + bytes,
+                                [](std::byte b) { return b == kGuard; }));
+      }
       EXPECT_EQ(recv[bytes], kGuard);
-      if (root < 0) results[rank] = recv;
+      if (collective == Collective::kAllreduce) results[rank] = recv;
     }
   });
   // Every rank of an allreduce gets the same bits (the last start's).
-  for (int r = 1; r < c.size && root < 0; ++r) EXPECT_EQ(results[r], results[0]) << "rank " << r;
+  bool all = root < 0 && prefix == Collective::kCount;
+  for (int r = 1; r < c.size && all; ++r) EXPECT_EQ(results[r], results[0]) << "rank " << r;
 }
 
 // Exact for integers and the affine maps (exact arithmetic: any association gives the same
@@ -235,6 +251,26 @@ TEST_P(ShmReduction, Reduce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shm, ShmReduction, ::testing::ValuesIn(cases()), name_of);
+
+// Scan and exscan take the flag lines or the direct way whatever the knobs, on every team.
+class ShmScan : public ShmReduction {};
+
+std::vector<Case> scan_cases() {
+  std::vector<Case> out;
+  for (int size = 1; size <= 9; ++size)
+    for (std::int64_t count : {0, 1, 7, 1024})
+      for (Kind kind : {Kind::kIntSum, Kind::kAffine})
+        for (bool in_place : {false, true}) out.push_back({size, count, kind, in_place, "auto", 2});
+  for (int size : {2, 5}) out.push_back({size, 1 << 20, Kind::kAffine, false, "auto", 8});
+  return out;
+}
+
+TEST_P(ShmScan, ScanAndExscan) {
+  run(make_scan, -1, Collective::kScan);
+  run(make_scan, -1, Collective::kExscan);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shm, ShmScan, ::testing::ValuesIn(scan_cases()), name_of);
 
 TEST(CoreGroups, RanksThatTakeTurnsOnTheirCpusShareAGroup) {
   auto seat = [](std::int64_t key, std::int64_t cpus) { return Seat{1, key, cpus}; };
