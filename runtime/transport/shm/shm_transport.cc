@@ -11,6 +11,7 @@
 
 #include "runtime/base/clock.h"
 #include "runtime/base/log.h"
+#include "runtime/progress/progress.h"
 #include "runtime/transport/shm/params.h"
 
 namespace gpurun::transport::shm {
@@ -38,7 +39,10 @@ constexpr std::uint64_t kCmaSplitMin = 64 << 10;
 // - when it reads the data as soon as it has arrived (Data::read_soon, a reduction): the
 //   peer's share would land in the peer's cache, and reading it across the cores again costs
 //   more than the share saved. osu_reduce -np 2 binomial on a 2-core Intel Xeon, 5 interleaved
-//   runs: 64K 10.1 -> 5.8 us, 128K 15.9 -> 10.9, 256K 29.5 -> 19.0.
+//   runs: 64K 10.1 -> 5.8 us, 128K 15.9 -> 10.9, 256K 29.5 -> 19.0;
+// - when ranks outnumber cores (the wait policy is not spin): the peer, most often waiting for
+//   its turn on a core, would write its share only after a context switch. osu_multi_lat -np 4
+//   on 2 cores, 9 interleaved runs: 64K 10.0 -> 6.0 us, 128K 12.8 -> 9.2, 256K 19.2 -> 16.0.
 // From 512K the split was as fast or faster.
 constexpr std::uint64_t kCmaReceiverCopiesAllMax = 256 << 10;
 
@@ -147,7 +151,9 @@ Status ShmEndpoint::pull(const BulkCookie& cookie, const Data& data, Completion 
 void ShmEndpoint::cma_pull(const BulkCookie& cookie, const Data& data, Completion done) {
   // While the peer pulls a message of ours, it has no core to spare for a share of this one;
   // data read at once had better all land in this core's cache.
-  bool copy_all = (offers_out_ > 0 || data.read_soon) && data.size <= kCmaReceiverCopiesAllMax;
+  bool oversubscribed = progress::engine().policy() != progress::WaitPolicy::kSpin;
+  bool copy_all = (oversubscribed || offers_out_ > 0 || data.read_soon) &&
+                  data.size <= kCmaReceiverCopiesAllMax;
   std::uint64_t split = copy_all ? data.size : cma_split(data.size);
   auto* dst = static_cast<std::byte*>(data.contiguous);
   if (split < data.size) {
