@@ -80,7 +80,8 @@ inline constexpr std::uint64_t kCountEntries = 4;
 
 inline constexpr std::uint64_t kFlagLines = 4;
 
-struct alignas(512) RankControl {
+// 256-byte aligned (where the segment puts it, after the Header), 512 bytes long.
+struct alignas(256) RankControl {
   FlagLine line[kFlagLines];  // by the sequence number modulo kFlagLines
   alignas(kLineBytes) std::atomic<std::uint64_t> step;
   alignas(kLineBytes) CountEntry count[kCountEntries];
@@ -94,6 +95,7 @@ struct alignas(256) Header {
   std::uint64_t slot_bytes;
   std::uint64_t total_bytes;
 };
+static_assert(sizeof(Header) % alignof(RankControl) == 0);  // each RankControl aligned
 
 struct Layout {
   int size = 0;
