@@ -21,9 +21,8 @@ using Factory = std::unique_ptr<ShmOp> (*)(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_barrier(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_bcast(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_reduce(Arena& arena, const Args& args);
+// allreduce, scan and exscan (args.collective says which).
 std::unique_ptr<ShmOp> make_allreduce(Arena& arena, const Args& args);
-// Scan and exscan (args.collective says which).
-std::unique_ptr<ShmOp> make_scan(Arena& arena, const Args& args);
 // allgather and allgatherv (Args::recvcounts, Args::rdispls).
 std::unique_ptr<ShmOp> make_allgather(Arena& arena, const Args& args);
 // alltoall and alltoallv (Args::sendcounts, sdispls, recvcounts, rdispls).

@@ -89,17 +89,16 @@ class Barrier final : public ShmOp {
   // Whether member r has posted its line. One whose counter passed this barrier without it
   // (it left: Arena::leave) fails the barrier here, which goes on as if r had arrived, so that
   // nobody waits for this rank either. The counter, a line of
-  // its own, is read at one look in kCounterLooks only: reading it at every look slowed the
+  // its own, is read at one look in kWaitCountLooks only: reading it at every look slowed the
   // barrier (osu_barrier -np 2, far placement: 524 -> 616 ns).
   bool arrived(int r) {
     if (arena_.line_ready(r, seq_)) return true;
-    if ((++looks_ % kCounterLooks) != 0 || !arena_.reached(r, step_value(seq_, kEndStep)))
+    if ((++looks_ % kWaitCountLooks) != 0 || !arena_.reached(r, step_value(seq_, kEndStep)))
       return false;
     if (!arena_.line_ready(r, seq_)) fail_source(r, "rank " + std::to_string(r), kSkippedCount, 0);
     return true;
   }
 
-  static constexpr std::uint32_t kCounterLooks = 64;
   const BarrierShape shape_;
   bool release_ = false;
   bool posted_ = false;

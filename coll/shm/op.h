@@ -61,6 +61,10 @@ class ShmOp : public Operation {
   void divert(const Status& why);
 
  protected:
+  // A waiting rank reads lines that other ranks write at every collective (their counters,
+  // their counts) at one poll in this many only: each read takes the line from its writer,
+  // whose next store then waits for it (see step()).
+  static constexpr std::uint32_t kWaitCountLooks = 64;
   // Sizes its rounds to the segment, before its first step: the slot size is rank 0's choice,
   // known only once the arena is set up, which may be after the operation was created.
   virtual void plan() {}
@@ -141,7 +145,6 @@ class ShmOp : public Operation {
   bool ran_ = false;
   bool mismatch_ = false;
   int check_cursor_ = 0;
-  static constexpr std::uint32_t kWaitCountLooks = 64;
   std::uint32_t wait_looks_ = 0;  // waits of run() since the start
   bool done_ = true;
   bool queued_ = false;

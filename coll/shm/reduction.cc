@@ -238,8 +238,4 @@ std::unique_ptr<ShmOp> make_allreduce(Arena& arena, const Args& args) {
   return std::make_unique<Reduction>(arena, args, -1);
 }
 
-std::unique_ptr<ShmOp> make_scan(Arena& arena, const Args& args) {
-  return std::make_unique<Reduction>(arena, args, -1);
-}
-
 }  // namespace gpurun::coll::shm

@@ -65,10 +65,10 @@ GPURUN_REGISTER_SHM(shm_reduce, kReduce, usable_reduction, make_reduce,
 GPURUN_REGISTER_SHM(shm_allreduce, kAllreduce, usable_reduction, make_allreduce,
                     "flag lines (<= 56 B), every rank combining all slots, or reduce-scatter "
                     "+ allgather through the slots (contiguous types)")
-GPURUN_REGISTER_SHM(shm_scan, kScan, usable_reduction, make_scan,
+GPURUN_REGISTER_SHM(shm_scan, kScan, usable_reduction, make_allreduce,
                     "flag lines (<= 56 B) or the slots in rounds: each rank combines the "
                     "operands of the ranks up to its own (contiguous types)")
-GPURUN_REGISTER_SHM(shm_exscan, kExscan, usable_reduction, make_scan,
+GPURUN_REGISTER_SHM(shm_exscan, kExscan, usable_reduction, make_allreduce,
                     "flag lines (<= 56 B) or the slots in rounds: each rank combines the "
                     "operands of the ranks before it (contiguous types)")
 GPURUN_REGISTER_SHM(shm_allgather, kAllgather, usable_any, make_allgather,

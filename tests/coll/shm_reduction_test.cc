@@ -160,7 +160,7 @@ class ShmReduction : public ::testing::TestWithParam<Case> {
     return acc;
   }
   // Runs `make`'s operation three times on every rank and checks the result at `root`
-  // (every rank when root < 0). `prefix`: kScan or kExscan, run by make_scan with root -1.
+  // (every rank when root < 0). `prefix`: kScan or kExscan, run by make_allreduce with root -1.
   void run(Factory make, int root, Collective prefix = Collective::kCount);
   bool matches(const std::vector<std::byte>& got, const std::vector<std::byte>& expected) const;
 
@@ -266,8 +266,8 @@ std::vector<Case> scan_cases() {
 }
 
 TEST_P(ShmScan, ScanAndExscan) {
-  run(make_scan, -1, Collective::kScan);
-  run(make_scan, -1, Collective::kExscan);
+  run(make_allreduce, -1, Collective::kScan);
+  run(make_allreduce, -1, Collective::kExscan);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shm, ShmScan, ::testing::ValuesIn(scan_cases()), name_of);
