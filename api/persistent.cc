@@ -91,10 +91,10 @@ int start_buffered(const Call& call, core::Request* r) {
 Status start_pml(core::Request* r) {
   pml::Pml& pml = the_pml();
   if (r->kind == core::RequestKind::kSend) {
-    return pml.isend(pml::SendArgs{r->comm, r->buffer, r->count, r->datatype, r->peer, r->tag,
-                                   static_cast<pml::SendMode>(r->mode), pml::Channel::kUser,
-                                   r->memory},
-                     r);
+    return pml.isend(
+        pml::SendArgs{r->comm, r->buffer, r->count, r->datatype, r->peer, r->tag,
+                      static_cast<pml::SendMode>(r->mode), pml::Channel::kUser, r->memory},
+        r);
   }
   return pml.irecv(pml::RecvArgs{r->comm, r->buffer, r->count, r->datatype, r->peer, r->tag,
                                  pml::Channel::kUser, r->memory},
@@ -154,12 +154,19 @@ int start_all(const Call& call, int count, MPI_Request* requests) {
 using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
 using gpurun::pml::SendMode;
 
-#define GPURUN_SEND_INIT_FN(name, count_type, mode, buffered)                                \
+#define GPURUN_SEND_INIT_FN(name, count_type, send_mode, buffered)                           \
   extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest, \
                          int tag, MPI_Comm comm, MPI_Request* request) {                     \
     GPURUN_API_ENTER(#name);                                                                 \
-    return send_init(call, SendCall{buf, count, datatype, dest, tag, comm, mode}, buffered,  \
-                     request);                                                               \
+    return send_init(call,                                                                   \
+                     SendCall{.buf = buf,                                                    \
+                              .count = count,                                                \
+                              .dest = dest,                                                  \
+                              .tag = tag,                                                    \
+                              .datatype = datatype,                                          \
+                              .comm = comm,                                                  \
+                              .mode = send_mode},                                            \
+                     buffered, request);                                                     \
   }                                                                                          \
   GPURUN_MPI_ALIAS(name)
 
@@ -176,7 +183,14 @@ GPURUN_SEND_INIT_FN(MPI_Bsend_init_c, MPI_Count, SendMode::kStandard, true)
   extern "C" int P##name(void* buf, count_type count, MPI_Datatype datatype, int source, int tag, \
                          MPI_Comm comm, MPI_Request* request) {                                   \
     GPURUN_API_ENTER(#name);                                                                      \
-    return recv_init(call, RecvCall{buf, count, datatype, source, tag, comm}, request);           \
+    return recv_init(call,                                                                        \
+                     RecvCall{.buf = buf,                                                         \
+                              .count = count,                                                     \
+                              .source = source,                                                   \
+                              .tag = tag,                                                         \
+                              .datatype = datatype,                                               \
+                              .comm = comm},                                                      \
+                     request);                                                                    \
   }                                                                                               \
   GPURUN_MPI_ALIAS(name)
 

@@ -132,18 +132,32 @@ using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API
 using gpurun::pml::SendMode;
 
 // The C functions: one line each onto the shared implementations above.
-#define GPURUN_SEND_FN(name, count_type, mode)                                               \
+#define GPURUN_SEND_FN(name, count_type, send_mode)                                          \
   extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest, \
                          int tag, MPI_Comm comm) {                                           \
     GPURUN_API_ENTER(#name);                                                                 \
-    return send(call, SendCall{buf, count, datatype, dest, tag, comm, mode});                \
+    return send(call, SendCall{.buf = buf,                                                   \
+                               .count = count,                                               \
+                               .dest = dest,                                                 \
+                               .tag = tag,                                                   \
+                               .datatype = datatype,                                         \
+                               .comm = comm,                                                 \
+                               .mode = send_mode});                                          \
   }                                                                                          \
   GPURUN_MPI_ALIAS(name)
-#define GPURUN_ISEND_FN(name, count_type, mode)                                              \
+#define GPURUN_ISEND_FN(name, count_type, send_mode)                                         \
   extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest, \
                          int tag, MPI_Comm comm, MPI_Request* request) {                     \
     GPURUN_API_ENTER(#name);                                                                 \
-    return isend(call, SendCall{buf, count, datatype, dest, tag, comm, mode}, request);      \
+    return isend(call,                                                                       \
+                 SendCall{.buf = buf,                                                        \
+                          .count = count,                                                    \
+                          .dest = dest,                                                      \
+                          .tag = tag,                                                        \
+                          .datatype = datatype,                                              \
+                          .comm = comm,                                                      \
+                          .mode = send_mode},                                                \
+                 request);                                                                   \
   }                                                                                          \
   GPURUN_MPI_ALIAS(name)
 
@@ -164,14 +178,28 @@ GPURUN_ISEND_FN(MPI_Irsend_c, MPI_Count, SendMode::kReady)
   extern "C" int P##name(void* buf, count_type count, MPI_Datatype datatype, int source, int tag, \
                          MPI_Comm comm, MPI_Status* status) {                                     \
     GPURUN_API_ENTER(#name);                                                                      \
-    return recv(call, RecvCall{buf, count, datatype, source, tag, comm}, status);                 \
+    return recv(call,                                                                             \
+                RecvCall{.buf = buf,                                                              \
+                         .count = count,                                                          \
+                         .source = source,                                                        \
+                         .tag = tag,                                                              \
+                         .datatype = datatype,                                                    \
+                         .comm = comm},                                                           \
+                status);                                                                          \
   }                                                                                               \
   GPURUN_MPI_ALIAS(name)
 #define GPURUN_IRECV_FN(name, count_type)                                                         \
   extern "C" int P##name(void* buf, count_type count, MPI_Datatype datatype, int source, int tag, \
                          MPI_Comm comm, MPI_Request* request) {                                   \
     GPURUN_API_ENTER(#name);                                                                      \
-    return irecv(call, RecvCall{buf, count, datatype, source, tag, comm}, request);               \
+    return irecv(call,                                                                            \
+                 RecvCall{.buf = buf,                                                             \
+                          .count = count,                                                         \
+                          .source = source,                                                       \
+                          .tag = tag,                                                             \
+                          .datatype = datatype,                                                   \
+                          .comm = comm},                                                          \
+                 request);                                                                        \
   }                                                                                               \
   GPURUN_MPI_ALIAS(name)
 
