@@ -53,6 +53,20 @@ struct PacketHeader {
 };
 static_assert(sizeof(PacketHeader) == 16);
 
+// Copies a header field by field, each field read with a load of its own size. A sender builds
+// the header on its stack, one store per field (or a few merged ones); a 16-byte load of it is
+// not served from those stores and waits until every older store has reached the cache, among
+// them the previous packet's stores to shared lines that the receiver's core holds.
+inline void copy_header(PacketHeader* to, const PacketHeader& from) {
+  const volatile PacketHeader& field = from;
+  to->type = field.type;
+  to->flags = field.flags;
+  to->aux = field.aux;
+  to->context = field.context;
+  to->tag = field.tag;
+  to->source = field.source;
+}
+
 struct Packet {
   int peer;  // the sender's job rank
   const PacketHeader* header;

@@ -83,7 +83,7 @@ class RingWriter {
     }
     Cell& first = cells_[index];
     first.length = static_cast<std::uint32_t>(length);
-    first.header = header;
+    copy_header(&first.header, header);
     // The first cell's payload ends at the cell's end, so a longer payload runs on through
     // the following cells in one block.
     copy_bytes(payload_of(&first), payload, length);
