@@ -145,6 +145,13 @@ class Pml {
   }
   // Whether every member of `comm` but this rank has left (false for a one-rank communicator).
   bool all_others_left(const core::Communicator& comm) const;
+  // Whether rank `rank` of `comm` may be running while this rank waits for it
+  // (transport::Endpoint::peer_alongside); false for MPI_ANY_SOURCE and other non-ranks.
+  bool peer_alongside(const core::Communicator& comm, int rank) const {
+    if (rank < 0 || rank >= comm.size()) return false;
+    const transport::Endpoint* endpoint = routes_[comm.group().job_rank(rank)].endpoint;
+    return endpoint != nullptr && endpoint->peer_alongside();
+  }
 
  private:
   struct QueuedAck {

@@ -64,6 +64,13 @@ CpuSet CpuSet::intersect(const CpuSet& other) const {
   return CpuSet(std::move(out));
 }
 
+std::uint64_t CpuSet::key() const {
+  if (cpus_.empty()) return 0;
+  std::uint64_t key = 1469598103934665603ULL;  // FNV-1a over the CPU numbers
+  for (int cpu : cpus_) key = (key ^ static_cast<std::uint64_t>(cpu + 1)) * 1099511628211ULL;
+  return key | 1;
+}
+
 std::string CpuSet::to_string() const {
   std::string out;
   for (std::size_t i = 0; i < cpus_.size();) {

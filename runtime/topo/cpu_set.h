@@ -4,6 +4,7 @@
 
 #include <sched.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,9 @@ class CpuSet {
   CpuSet intersect(const CpuSet& other) const;
   // Kernel-style list, "0-3,8".
   std::string to_string() const;
+  // A key that two processes can compare to learn whether they are bound to the same CPUs
+  // (a hash of the CPU numbers); 0 for the empty set, never 0 otherwise.
+  std::uint64_t key() const;
   // Fills a cpu_set_t for sched_setaffinity; CPUs >= CPU_SETSIZE are an error.
   Status to_cpu_set(cpu_set_t& out) const;
 

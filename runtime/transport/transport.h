@@ -123,6 +123,10 @@ class Endpoint {
   // runs the `done` of an offer to it, so that its owner may finish the send; false (the
   // default) when it cannot promise that.
   virtual bool forget_offers() { return false; }
+  // Whether the peer is bound to other CPUs than this rank, so that it may be running while
+  // this rank waits for it (ranks bound to the same CPUs take turns on them). False when not
+  // known.
+  virtual bool peer_alongside() const { return false; }
 };
 
 // What an endpoint whose peer (job rank `peer`) left answers from then on.

@@ -26,6 +26,15 @@ TEST(CpuSet, SortsDeduplicatesAndIntersects) {
   EXPECT_TRUE(a.intersect(CpuSet()).empty());
 }
 
+TEST(CpuSet, KeysTellSetsApart) {
+  EXPECT_EQ(CpuSet().key(), 0u);
+  EXPECT_EQ(CpuSet({1, 3}).key(), CpuSet({3, 1, 3}).key());
+  EXPECT_NE(CpuSet({0}).key(), 0u);
+  EXPECT_NE(CpuSet({0}).key(), CpuSet({1}).key());
+  EXPECT_NE(CpuSet({0, 1}).key(), CpuSet({0}).key());
+  EXPECT_NE(CpuSet({0, 1}).key(), CpuSet({1}).key());
+}
+
 TEST(CpuSet, ConvertsToTheKernelMask) {
   cpu_set_t mask;
   ASSERT_TRUE(CpuSet({0, 2}).to_cpu_set(mask).ok());

@@ -207,6 +207,44 @@ TEST(ShmTransport, DataReadSoonIsCopiedByTheReceiverAlone) {
   ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
 }
 
+// Rank `rank`'s transport, created while the calling thread is bound to `cpu` alone (the binding
+// its inbox records); the thread's binding is restored afterwards.
+std::unique_ptr<ShmTransport> create_on_cpu(int rank, int cpu) {
+  cpu_set_t before;
+  EXPECT_EQ(::sched_getaffinity(0, sizeof before, &before), 0);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  EXPECT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);
+  Config config{rank, {0, 1}, "test" + std::to_string(::getpid())};
+  auto t = ShmTransport::create(config, PacketHandler{[](void*, const Packet&) {}, nullptr});
+  EXPECT_EQ(::sched_setaffinity(0, sizeof before, &before), 0);
+  EXPECT_TRUE(t.ok()) << t.status().to_string();
+  return std::move(t).value();
+}
+
+// A peer bound to another CPU may run while this rank waits for it; one bound to the same CPU
+// takes turns with it (what a waiting rank polls for before yielding, api/requests.cc).
+TEST(ShmTransport, KnowsWhetherThePeerRunsAlongside) {
+  cpu_set_t allowed;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE && cpus.size() < 2; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  if (cpus.size() < 2) GTEST_SKIP() << "needs two CPUs";
+  for (bool apart : {true, false}) {
+    std::unique_ptr<ShmTransport> t[2] = {create_on_cpu(0, cpus[0]),
+                                          create_on_cpu(1, cpus[apart ? 1 : 0])};
+    for (int rank = 0; rank < 2; ++rank) {
+      auto ep = t[rank]->connect(1 - rank, t[1 - rank]->address());
+      ASSERT_TRUE(ep.ok()) << ep.status().to_string();
+      EXPECT_EQ(ep.value()->peer_alongside(), apart) << "rank " << rank;
+    }
+  }
+  Pair unbound;  // both with this thread's binding
+  EXPECT_FALSE(unbound.side[0].to_peer->peer_alongside());
+}
+
 // A rank that died before its peers mapped its inbox: the error names the ended process rather
 // than /proc's "No such file", and leaves out the hint about /proc being out of reach.
 TEST(ShmTransport, ConnectToAnEndedRankSaysSo) {

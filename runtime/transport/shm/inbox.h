@@ -30,6 +30,7 @@ struct alignas(64) InboxHeader {
   std::int32_t owner_pid;
   std::atomic<std::uint32_t> attached;  // peers that mapped this inbox
   std::uint64_t owner_base;             // where the inbox lies in its owner (a CMA probe)
+  std::uint64_t owner_cpus;             // the owner's binding, CpuSet::key (0: not known)
 };
 
 struct alignas(64) FragmentControl {

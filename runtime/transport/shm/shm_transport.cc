@@ -12,6 +12,7 @@
 #include "runtime/base/clock.h"
 #include "runtime/base/log.h"
 #include "runtime/progress/progress.h"
+#include "runtime/topo/cpu_set.h"
 #include "runtime/transport/shm/params.h"
 
 namespace gpurun::transport::shm {
@@ -297,6 +298,8 @@ Result<std::unique_ptr<ShmTransport>> ShmTransport::create(const Config& config,
   header->owner_rank = config.rank;
   header->owner_pid = static_cast<std::int32_t>(getpid());
   header->owner_base = reinterpret_cast<std::uint64_t>(t->inbox_->base());
+  auto cpus = topo::CpuSet::of_calling_thread();
+  header->owner_cpus = cpus.ok() ? cpus.value().key() : 0;
   header->magic = kInboxMagic;
   t->caps_.name = "shm";
   t->caps_.reach = Reach::kHost;
@@ -348,6 +351,8 @@ Result<Endpoint*> ShmTransport::connect(int rank, std::span<const std::byte> add
   ep->transport_ = this;
   ep->peer_rank_ = rank;
   ep->peer_pid_ = h->owner_pid;
+  std::uint64_t own_cpus = InboxLayout::header(inbox_->base())->owner_cpus;
+  ep->peer_alongside_ = own_cpus != 0 && h->owner_cpus != 0 && own_cpus != h->owner_cpus;
   ep->peer_base_ = peer_base;
   ep->own_base_ = inbox_->base();
   ep->own_lane_in_peer_ = own_index;

@@ -65,6 +65,7 @@ class ShmEndpoint final : public Endpoint {
   // An offer completes when the peer's CTS has been served; a peer that left sends none, so
   // nothing is to be done (the offer's slot stays taken).
   bool forget_offers() override { return true; }
+  bool peer_alongside() const override { return peer_alongside_; }
   // The peer's doorbell, in its inbox mapped here (others that post to the peer through
   // shared memory ring it too: coll/shm's flags).
   progress::Doorbell* peer_doorbell() const { return peer_doorbell_; }
@@ -82,6 +83,7 @@ class ShmEndpoint final : public Endpoint {
   ShmTransport* transport_ = nullptr;
   int peer_rank_ = -1;
   int peer_pid_ = 0;
+  bool peer_alongside_ = false;  // bound to other CPUs than ours (Endpoint::peer_alongside)
   std::unique_ptr<Segment> peer_inbox_;
   progress::Doorbell* peer_doorbell_ = nullptr;
   RingWriter writer_;  // into the peer's inbox, our lane
