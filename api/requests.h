@@ -100,7 +100,7 @@ class StuckReceives {
 void wait_for(core::Request* r);
 // Polls until done() holds, as wait_for does.
 template <class Done>
-void wait_until(Done&& done);
+void wait_until(Done&& done, std::uint64_t yield_polls = 0);
 
 // What a completed request ends as: writes the status, frees a non-persistent request (the
 // handle becomes MPI_REQUEST_NULL) or deactivates a persistent one, and returns the request's

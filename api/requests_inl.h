@@ -8,10 +8,10 @@
 namespace gpurun::api {
 
 template <class Done>
-void wait_until(Done&& done) {
+void wait_until(Done&& done, std::uint64_t yield_polls) {
   progress::Engine& engine = progress::engine();
   if (!g_thread_multiple) {
-    engine.wait(done);
+    engine.wait(done, yield_polls);
     return;
   }
   // The caller holds the library's lock: poll under it, and let other threads in whenever a

@@ -232,9 +232,9 @@ options:
   --tag-output         prefix every output line with [rank]
   --timeout T          end the job after T (seconds, or 500ms, 2m); exit code 124
   --bind-to core|none  without GPUs, bind each rank to one core (default: core; with more
-                       ranks than cores, rank r shares core r mod cores); with
-                       GPUs, ranks are bound to the CPUs of their GPU's NUMA node, or to one
-                       core of it with --bind-to core
+                       ranks than cores, consecutive ranks share one: rank r on core
+                       r * cores / N); with GPUs, ranks are bound to the CPUs of their
+                       GPU's NUMA node, or to one core of it with --bind-to core
   --map-by gpu|core    gpu: give each rank a GPU, round robin over the GPUs in PCI bus order,
                        consecutive ranks sharing one when there are more ranks than GPUs (the
                        default when the host has GPUs); core: no GPU placement

@@ -39,15 +39,22 @@ int core_of(const topo::Topology& topology, int cpu) {
   return -1;
 }
 
-// Two CPUs on different cores for the copy probe: the first of rank 0's and one of rank 1's
-// when bindings are applied, else two of gpurun's own. Cores are told apart by the topology
-// when it is this machine's (SMT siblings share a core's caches), else by CPU number.
+// Two CPUs on different cores for the copy probe: the first of rank 0's and one of the first
+// rank bound elsewhere when bindings are applied, else two of gpurun's own. Cores are told
+// apart by the topology when it is this machine's (SMT siblings share a core's caches), else
+// by CPU number.
 std::optional<std::pair<int, int>> probe_cpus(const Plan& plan) {
   const std::vector<RankPlace>& ranks = plan.placement.ranks;
   topo::CpuSet first, second;
   if (plan.placement.apply_binding && ranks[0].cpus && ranks[1].cpus) {
+    // Rank 0 and the first rank bound elsewhere (consecutive ranks may share a core).
     first = *ranks[0].cpus;
     second = *ranks[1].cpus;
+    for (const RankPlace& rank : ranks)
+      if (rank.cpus && *rank.cpus != first) {
+        second = *rank.cpus;
+        break;
+      }
   } else {
     auto own = topo::CpuSet::of_calling_thread();
     if (!own.ok()) return std::nullopt;

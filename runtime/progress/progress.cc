@@ -84,7 +84,7 @@ void Engine::Idle::step() {
   ++idle_polls_;
   switch (engine_.policy_) {
     case WaitPolicy::kYield:
-      if (++yield_countdown_ >= engine_.yield_polls_) {
+      if (++yield_countdown_ >= yield_polls_) {
         yield_countdown_ = 0;
         sched_yield();
       }

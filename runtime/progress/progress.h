@@ -8,10 +8,12 @@
 // run. Polling 32 times between yields made each wait for a descheduled peer some 2-3 us
 // longer (osu_* -np 4 on 2 cores, 8 B, medians of 5 interleaved runs, 32 -> 1 poll: barrier
 // 3.8 -> 2.0 us, reduce 6.9 -> 2.4, allreduce 5.6 -> 4.3, alltoall 5.8 -> 2.4). Since the
-// ranks wrap around the cores bound (launcher/placement.h), a second poll before the yield
+// ranks are bound to shared cores (launcher/placement.h), a second poll before the yield
 // catches what a rank on the other core posts meanwhile, and saves the switch (1 -> 2 polls,
 // medians of 3 interleaved runs: allreduce 1.45 -> 1.22 us, alltoall 1.33 -> 1.13, allgather
-// 1.34 -> 1.14, barrier 1.55 -> 1.57, reduce 0.61 -> 0.64; 3 and more polls lose again).
+// 1.34 -> 1.14, barrier 1.55 -> 1.57, reduce 0.61 -> 0.64; 3 and more polls lose again). A
+// caller that knows better passes its own count to wait(): one waiting for a small message
+// from a peer on another core, which is then often running, polls longer (api/requests.cc).
 // It sleeps on its doorbell after GPURUN_PROGRESS_SPIN_TIME (2 ms) without work. A sender
 // rings the doorbell of a peer that sleeps (Doorbell::ring), and every sleep has a timeout, so
 // a wake-up lost to a race costs at most GPURUN_PROGRESS_SLEEP_MAX, never a hang.
@@ -64,9 +66,9 @@ class Engine {
   }
   // Polls until done() returns true, applying the wait policy.
   template <class Done>
-  void wait(Done&& done) {
+  void wait(Done&& done, std::uint64_t yield_polls = 0) {
     if (done()) return;
-    Idle idle(*this);
+    Idle idle(*this, yield_polls != 0 ? yield_polls : yield_polls_);
     while (true) {
       int events = poll();
       if (done()) return;
@@ -89,7 +91,7 @@ class Engine {
   // What a waiting thread does between polls that found nothing.
   class Idle {
    public:
-    explicit Idle(Engine& engine) : engine_(engine) {}
+    Idle(Engine& engine, std::uint64_t yield_polls) : engine_(engine), yield_polls_(yield_polls) {}
     void reset() {
       idle_polls_ = 0;
       yield_countdown_ = 0;
@@ -101,6 +103,7 @@ class Engine {
    private:
     void sleep();
     Engine& engine_;
+    std::uint64_t yield_polls_;  // idle polls between yields
     std::uint64_t idle_polls_ = 0;
     std::uint32_t until_clock_ = 0;  // idle polls left before the next look at the clock
     std::uint64_t yield_countdown_ = 0;  // idle polls since the last yield

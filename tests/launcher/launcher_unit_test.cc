@@ -27,18 +27,21 @@ TEST(Placement, OneCorePerRankWhileTheyFit) {
   EXPECT_EQ(p.binding(2)->to_string(), "4-5");
 }
 
-TEST(Placement, MoreRanksThanCoresWrapAroundTheCores) {
+TEST(Placement, MoreRanksThanCoresShareThemConsecutively) {
   auto cores = synthetic_cores("pack:1 core:2 pu:2");
   for (BindTo bind : {BindTo::kAuto, BindTo::kCore}) {
     Placement p = place_on(cores, 5, bind);
     EXPECT_TRUE(p.oversubscribed);
     ASSERT_TRUE(p.binding(4).has_value());
     EXPECT_EQ(p.binding(0)->to_string(), "0-1");
-    EXPECT_EQ(p.binding(1)->to_string(), "2-3");
+    EXPECT_EQ(p.binding(1)->to_string(), "0-1");
     EXPECT_EQ(p.binding(2)->to_string(), "0-1");
     EXPECT_EQ(p.binding(3)->to_string(), "2-3");
-    EXPECT_EQ(p.binding(4)->to_string(), "0-1");
+    EXPECT_EQ(p.binding(4)->to_string(), "2-3");
   }
+  Placement four = place_on(cores, 4, BindTo::kCore);
+  EXPECT_EQ(four.binding(1)->to_string(), "0-1");
+  EXPECT_EQ(four.binding(2)->to_string(), "2-3");
   Placement none = place_on(cores, 5, BindTo::kNone);
   EXPECT_TRUE(none.oversubscribed);
   EXPECT_FALSE(none.binding(0).has_value());
