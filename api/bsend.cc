@@ -142,33 +142,21 @@ int buffer_detach(const Call& call, void* buffer_addr, MPI_Count* size) {
 using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
 using gpurun::pml::SendMode;
 
-#define GPURUN_BSEND_FN(name, count_type)                                                    \
-  extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest, \
-                         int tag, MPI_Comm comm) {                                           \
-    GPURUN_API_ENTER(#name);                                                                 \
-    return buffered_send(call, SendCall{.buf = buf,                                          \
-                                        .count = count,                                      \
-                                        .dest = dest,                                        \
-                                        .tag = tag,                                          \
-                                        .datatype = datatype,                                \
-                                        .comm = comm,                                        \
-                                        .mode = SendMode::kStandard});                       \
-  }                                                                                          \
+#define GPURUN_BSEND_FN(name, count_type)                                                        \
+  extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest,     \
+                         int tag, MPI_Comm comm) {                                               \
+    GPURUN_API_ENTER(#name);                                                                     \
+    return buffered_send(call,                                                                   \
+                         send_call(buf, count, datatype, dest, tag, comm, SendMode::kStandard)); \
+  }                                                                                              \
   GPURUN_MPI_ALIAS(name)
-#define GPURUN_IBSEND_FN(name, count_type)                                                   \
-  extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest, \
-                         int tag, MPI_Comm comm, MPI_Request* request) {                     \
-    GPURUN_API_ENTER(#name);                                                                 \
-    return ibuffered_send(call,                                                              \
-                          SendCall{.buf = buf,                                               \
-                                   .count = count,                                           \
-                                   .dest = dest,                                             \
-                                   .tag = tag,                                               \
-                                   .datatype = datatype,                                     \
-                                   .comm = comm,                                             \
-                                   .mode = SendMode::kStandard},                             \
-                          request);                                                          \
-  }                                                                                          \
+#define GPURUN_IBSEND_FN(name, count_type)                                                     \
+  extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest,   \
+                         int tag, MPI_Comm comm, MPI_Request* request) {                       \
+    GPURUN_API_ENTER(#name);                                                                   \
+    return ibuffered_send(                                                                     \
+        call, send_call(buf, count, datatype, dest, tag, comm, SendMode::kStandard), request); \
+  }                                                                                            \
   GPURUN_MPI_ALIAS(name)
 
 GPURUN_BSEND_FN(MPI_Bsend, int)

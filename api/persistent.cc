@@ -154,20 +154,13 @@ int start_all(const Call& call, int count, MPI_Request* requests) {
 using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
 using gpurun::pml::SendMode;
 
-#define GPURUN_SEND_INIT_FN(name, count_type, send_mode, buffered)                           \
-  extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest, \
-                         int tag, MPI_Comm comm, MPI_Request* request) {                     \
-    GPURUN_API_ENTER(#name);                                                                 \
-    return send_init(call,                                                                   \
-                     SendCall{.buf = buf,                                                    \
-                              .count = count,                                                \
-                              .dest = dest,                                                  \
-                              .tag = tag,                                                    \
-                              .datatype = datatype,                                          \
-                              .comm = comm,                                                  \
-                              .mode = send_mode},                                            \
-                     buffered, request);                                                     \
-  }                                                                                          \
+#define GPURUN_SEND_INIT_FN(name, count_type, send_mode, buffered)                                \
+  extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest,      \
+                         int tag, MPI_Comm comm, MPI_Request* request) {                          \
+    GPURUN_API_ENTER(#name);                                                                      \
+    return send_init(call, send_call(buf, count, datatype, dest, tag, comm, send_mode), buffered, \
+                     request);                                                                    \
+  }                                                                                               \
   GPURUN_MPI_ALIAS(name)
 
 GPURUN_SEND_INIT_FN(MPI_Send_init, int, SendMode::kStandard, false)
@@ -183,14 +176,7 @@ GPURUN_SEND_INIT_FN(MPI_Bsend_init_c, MPI_Count, SendMode::kStandard, true)
   extern "C" int P##name(void* buf, count_type count, MPI_Datatype datatype, int source, int tag, \
                          MPI_Comm comm, MPI_Request* request) {                                   \
     GPURUN_API_ENTER(#name);                                                                      \
-    return recv_init(call,                                                                        \
-                     RecvCall{.buf = buf,                                                         \
-                              .count = count,                                                     \
-                              .source = source,                                                   \
-                              .tag = tag,                                                         \
-                              .datatype = datatype,                                               \
-                              .comm = comm},                                                      \
-                     request);                                                                    \
+    return recv_init(call, recv_call(buf, count, datatype, source, tag, comm), request);          \
   }                                                                                               \
   GPURUN_MPI_ALIAS(name)
 

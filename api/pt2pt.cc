@@ -136,29 +136,15 @@ using gpurun::pml::SendMode;
   extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest, \
                          int tag, MPI_Comm comm) {                                           \
     GPURUN_API_ENTER(#name);                                                                 \
-    return send(call, SendCall{.buf = buf,                                                   \
-                               .count = count,                                               \
-                               .dest = dest,                                                 \
-                               .tag = tag,                                                   \
-                               .datatype = datatype,                                         \
-                               .comm = comm,                                                 \
-                               .mode = send_mode});                                          \
+    return send(call, send_call(buf, count, datatype, dest, tag, comm, send_mode));          \
   }                                                                                          \
   GPURUN_MPI_ALIAS(name)
-#define GPURUN_ISEND_FN(name, count_type, send_mode)                                         \
-  extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest, \
-                         int tag, MPI_Comm comm, MPI_Request* request) {                     \
-    GPURUN_API_ENTER(#name);                                                                 \
-    return isend(call,                                                                       \
-                 SendCall{.buf = buf,                                                        \
-                          .count = count,                                                    \
-                          .dest = dest,                                                      \
-                          .tag = tag,                                                        \
-                          .datatype = datatype,                                              \
-                          .comm = comm,                                                      \
-                          .mode = send_mode},                                                \
-                 request);                                                                   \
-  }                                                                                          \
+#define GPURUN_ISEND_FN(name, count_type, send_mode)                                          \
+  extern "C" int P##name(const void* buf, count_type count, MPI_Datatype datatype, int dest,  \
+                         int tag, MPI_Comm comm, MPI_Request* request) {                      \
+    GPURUN_API_ENTER(#name);                                                                  \
+    return isend(call, send_call(buf, count, datatype, dest, tag, comm, send_mode), request); \
+  }                                                                                           \
   GPURUN_MPI_ALIAS(name)
 
 GPURUN_SEND_FN(MPI_Send, int, SendMode::kStandard)
@@ -178,28 +164,14 @@ GPURUN_ISEND_FN(MPI_Irsend_c, MPI_Count, SendMode::kReady)
   extern "C" int P##name(void* buf, count_type count, MPI_Datatype datatype, int source, int tag, \
                          MPI_Comm comm, MPI_Status* status) {                                     \
     GPURUN_API_ENTER(#name);                                                                      \
-    return recv(call,                                                                             \
-                RecvCall{.buf = buf,                                                              \
-                         .count = count,                                                          \
-                         .source = source,                                                        \
-                         .tag = tag,                                                              \
-                         .datatype = datatype,                                                    \
-                         .comm = comm},                                                           \
-                status);                                                                          \
+    return recv(call, recv_call(buf, count, datatype, source, tag, comm), status);                \
   }                                                                                               \
   GPURUN_MPI_ALIAS(name)
 #define GPURUN_IRECV_FN(name, count_type)                                                         \
   extern "C" int P##name(void* buf, count_type count, MPI_Datatype datatype, int source, int tag, \
                          MPI_Comm comm, MPI_Request* request) {                                   \
     GPURUN_API_ENTER(#name);                                                                      \
-    return irecv(call,                                                                            \
-                 RecvCall{.buf = buf,                                                             \
-                          .count = count,                                                         \
-                          .source = source,                                                       \
-                          .tag = tag,                                                             \
-                          .datatype = datatype,                                                   \
-                          .comm = comm},                                                          \
-                 request);                                                                        \
+    return irecv(call, recv_call(buf, count, datatype, source, tag, comm), request);              \
   }                                                                                               \
   GPURUN_MPI_ALIAS(name)
 

@@ -35,6 +35,23 @@ struct RecvCall {
   MPI_Comm comm;
 };
 
+// The calls from a C function's arguments, in the order the C functions take them.
+inline SendCall send_call(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                          int tag, MPI_Comm comm, pml::SendMode mode) {
+  return SendCall{.buf = buf,
+                  .count = count,
+                  .dest = dest,
+                  .tag = tag,
+                  .datatype = datatype,
+                  .comm = comm,
+                  .mode = mode};
+}
+inline RecvCall recv_call(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                          MPI_Comm comm) {
+  return RecvCall{
+      .buf = buf, .count = count, .source = source, .tag = tag, .datatype = datatype, .comm = comm};
+}
+
 // What the argument checks resolved: the communicator and the datatype behind the handles.
 struct Resolved {
   CommEntry* entry = nullptr;
