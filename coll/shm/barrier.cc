@@ -60,8 +60,7 @@ class Barrier final : public ShmOp {
   bool run() override {
     if (!posted_ && !arrive()) return false;
     if (arena_.flat()) {
-      for (; cursor_ < arena_.size(); ++cursor_)
-        if (cursor_ != arena_.rank() && !arrived(cursor_)) return false;
+      if (!all_arrived()) return false;
     } else if (arena_.rank() != 0 && !arrived(0)) {
       return false;
     }
@@ -75,6 +74,7 @@ class Barrier final : public ShmOp {
     if (release_ && arena_.flat()) {
       for (; cursor_ < arena_.size(); ++cursor_)
         if (cursor_ != 0 && !arrived(cursor_)) return false;
+      cursor_ = 2 * arena_.size();  // all_arrived() has nothing left to look at
     } else if (!arena_.flat()) {
       const auto& children = arena_.children();
       for (; cursor_ < static_cast<int>(children.size()); ++cursor_)
@@ -83,6 +83,23 @@ class Barrier final : public ShmOp {
     }
     post_line();
     posted_ = true;
+    return true;
+  }
+
+  // Whether every other member has posted its line: first those on other cores, which may be
+  // running now, then those that share this rank's core (Arena::core_group), which cannot
+  // have run since this rank took the core; looking at one of them first only yields the core
+  // sooner (osu_barrier -np 4 on 2 cores, medians of 10 interleaved runs, twice: 1.92 -> 1.82
+  // us, 1.98 -> 1.87). The cursor runs over the members twice, one kind at a time.
+  bool all_arrived() {
+    int size = arena_.size();
+    int own = arena_.core_group(arena_.rank());
+    for (; cursor_ < 2 * size; ++cursor_) {
+      int r = cursor_ % size;
+      bool elsewhere = arena_.core_group(r) != own;
+      if (r == arena_.rank() || elsewhere != (cursor_ < size)) continue;
+      if (!arrived(r)) return false;
+    }
     return true;
   }
 
