@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "api/state.h"
+#include "runtime/progress/progress.h"
 
 namespace gpurun::api {
 
@@ -102,6 +103,7 @@ constexpr std::uint64_t kAlongsideYieldPolls = 256;
 constexpr std::int64_t kAlongsideMaxBytes = 1024;
 
 std::uint64_t yield_polls_for(const core::Request* r) {
+  if (progress::engine().policy() != progress::WaitPolicy::kYield) return 0;  // count unused
   bool message = r->kind == core::RequestKind::kSend || r->kind == core::RequestKind::kRecv;
   if (!message || r->comm == nullptr || r->datatype == nullptr) return 0;
   if (r->count * static_cast<std::int64_t>(r->datatype->size()) > kAlongsideMaxBytes) return 0;

@@ -1,24 +1,21 @@
 #include "coll/shm/core_groups.h"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <map>
 #include <utility>
 
+#include "runtime/topo/cpu_set.h"
+
 namespace gpurun::coll::shm {
 
 Seat own_seat(bool mapped) {
   Seat seat{.mapped = mapped ? 1 : 0};
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0 || CPU_COUNT(&set) == 0) return seat;
-  seat.cpus = CPU_COUNT(&set);
+  auto set = topo::CpuSet::of_calling_thread();
+  if (!set.ok() || set->empty()) return seat;
+  seat.cpus = static_cast<std::int64_t>(set->size());
   if (seat.cpus >= sysconf(_SC_NPROCESSORS_ONLN)) return seat;
-  std::uint64_t key = 1469598103934665603ULL;  // FNV-1a over the CPU numbers
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-    if (CPU_ISSET(cpu, &set)) key = (key ^ static_cast<std::uint64_t>(cpu + 1)) * 1099511628211ULL;
-  seat.cpu_key = static_cast<std::int64_t>(key | 1);  // never 0
+  seat.cpu_key = static_cast<std::int64_t>(set->key());  // never 0
   return seat;
 }
 
