@@ -152,6 +152,13 @@ class Pml {
     const transport::Endpoint* endpoint = routes_[comm.group().job_rank(rank)].endpoint;
     return endpoint != nullptr && endpoint->peer_alongside();
   }
+  // The process id of rank `rank` of `comm` when this rank may copy from its memory by CMA
+  // (transport::Endpoint::cma_pid); 0 otherwise.
+  int cma_pid(const core::Communicator& comm, int rank) const {
+    if (rank < 0 || rank >= comm.size()) return 0;
+    const transport::Endpoint* endpoint = routes_[comm.group().job_rank(rank)].endpoint;
+    return endpoint != nullptr ? endpoint->cma_pid() : 0;
+  }
 
  private:
   struct QueuedAck {

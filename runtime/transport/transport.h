@@ -127,6 +127,10 @@ class Endpoint {
   // this rank waits for it (ranks bound to the same CPUs take turns on them). False when not
   // known.
   virtual bool peer_alongside() const { return false; }
+  // The peer's process id when this rank may copy from and to the peer's memory by CMA
+  // (runtime/transport/shm/cma.h; the transport uses CMA and reached the peer with it); 0
+  // otherwise.
+  virtual int cma_pid() const { return 0; }
 };
 
 // What an endpoint whose peer (job rank `peer`) left answers from then on.

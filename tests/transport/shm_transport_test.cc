@@ -175,10 +175,14 @@ TEST(ShmTransport, CmaSingleCopyWhenForced) {
   {
     Pair pair;
     EXPECT_TRUE(pair.side[1].transport->cma_enabled());
+    // The peer's process id, for the collectives that read a peer's buffer by CMA themselves
+    // (both sides of the pair are this process).
+    EXPECT_EQ(pair.side[1].to_peer->cma_pid(), ::getpid());
   }
   ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("off").ok());
   Pair pair;
   EXPECT_FALSE(pair.side[1].transport->cma_enabled());
+  EXPECT_EQ(pair.side[1].to_peer->cma_pid(), 0);
   ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
 }
 

@@ -13,6 +13,7 @@
 #include "runtime/base/log.h"
 #include "runtime/progress/progress.h"
 #include "runtime/topo/cpu_set.h"
+#include "runtime/transport/shm/cma.h"
 #include "runtime/transport/shm/params.h"
 
 namespace gpurun::transport::shm {
@@ -50,22 +51,6 @@ constexpr std::uint64_t kCmaReceiverCopiesAllMax = 256 << 10;
 std::uint64_t cma_split(std::uint64_t wanted) {
   if (wanted < kCmaSplitMin) return wanted;
   return (wanted / 2 + 4095) & ~std::uint64_t{4095};  // page-aligned halves pin fewer pages
-}
-
-// Copies `length` bytes between this process and `pid` with process_vm_readv/writev.
-Status cma_copy(int pid, bool write, std::byte* local_at, std::uint64_t remote_at,
-                std::size_t length) {
-  std::size_t done = 0;
-  while (done < length) {
-    iovec local{local_at + done, length - done};
-    iovec remote{reinterpret_cast<void*>(remote_at + done), length - done};
-    ssize_t n = write ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
-                      : process_vm_readv(pid, &local, 1, &remote, 1, 0);
-    if (n <= 0)
-      return errno_status(write ? "process_vm_writev" : "process_vm_readv", errno);
-    done += static_cast<std::size_t>(n);
-  }
-  return ok_status();
 }
 
 // Packets a poll takes from one peer before it looks at the next: keeps one busy sender from

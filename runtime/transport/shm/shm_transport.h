@@ -66,6 +66,7 @@ class ShmEndpoint final : public Endpoint {
   // nothing is to be done (the offer's slot stays taken).
   bool forget_offers() override { return true; }
   bool peer_alongside() const override { return peer_alongside_; }
+  int cma_pid() const override { return cma_ ? peer_pid_ : 0; }
   // The peer's doorbell, in its inbox mapped here (others that post to the peer through
   // shared memory ring it too: coll/shm's flags).
   progress::Doorbell* peer_doorbell() const { return peer_doorbell_; }

@@ -1,0 +1,22 @@
+// CMA (cross-memory attach): copies between this process's memory and another process's on
+// the same host with process_vm_readv/writev, one copy by the kernel, no shared buffer. The
+// other process must let this one read it (same user; Yama's ptrace scope may forbid it: the
+// shm transport checks each peer when it connects, Endpoint::cma_pid).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/base/status.h"
+
+namespace gpurun::transport::shm {
+
+// Copies `length` bytes between `local` and address `remote` of process `pid`: from the other
+// process into `local` (read), or from `local` into it (write).
+Status cma_copy(int pid, bool write, std::byte* local, std::uint64_t remote, std::size_t length);
+
+inline Status cma_read(int pid, void* local, std::uint64_t remote, std::size_t length) {
+  return cma_copy(pid, false, static_cast<std::byte*>(local), remote, length);
+}
+
+}  // namespace gpurun::transport::shm
