@@ -254,7 +254,10 @@ std::string algorithm_name(const Notice& n) {
   return std::string(all[n.algorithm]->name);
 }
 
-bool is_shm(const Notice& n) { return algorithm_name(n) == "shm"; }
+bool is_shm(const Notice& n) {
+  std::string name = algorithm_name(n);
+  return name == "shm" || name == "cma";
+}
 
 const char* memory_name(std::int32_t kind) {
   switch (static_cast<accel::MemoryKind>(kind)) {

@@ -117,6 +117,8 @@ Status member_failed(const Received& r, const Notice& mine);
 // Names for messages: "bcast", "communicator creation"; the algorithm, "shm".
 std::string call_name(const Notice& n);
 std::string algorithm_name(const Notice& n);
+// Whether the call runs on the communicator's shared segment (coll/shm: "shm", or its
+// single-copy form "cma"), whose own count check meets any other member there.
 bool is_shm(const Notice& n);
 const char* memory_name(std::int32_t kind);
 

@@ -66,7 +66,9 @@ std::vector<Candidate> Selector::candidates(Collective collective, const CommSha
 Result<const Algorithm*> Selector::pick(std::span<const Candidate> candidates, const Args& args,
                                         std::int64_t bytes, const Algorithm* instead_of) {
   auto left_out = [&](const Algorithm& a, const Args& call) {
-    return &a == instead_of || coll::left_out(a, call);
+    bool same_fallback = instead_of != nullptr && instead_of->falls_back != nullptr &&
+                         a.falls_back == instead_of->falls_back;
+    return &a == instead_of || same_fallback || coll::left_out(a, call);
   };
   const Algorithm* refused_forced = nullptr;
   for (const Candidate& c : candidates) {

@@ -36,7 +36,8 @@ class Selector {
 
   std::vector<Candidate> candidates(Collective collective, const CommShape& shape);
   // The algorithm for `args`, whose selection size is `bytes`; never `instead_of` (the
-  // algorithm a call falls back from) when given.
+  // algorithm a call falls back from) when given, nor another that falls back for the same
+  // reason (Algorithm::falls_back: the shared-memory ones, when their segment failed).
   Result<const Algorithm*> pick(std::span<const Candidate> candidates, const Args& args,
                                 std::int64_t bytes, const Algorithm* instead_of = nullptr);
 

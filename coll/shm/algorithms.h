@@ -27,6 +27,11 @@ std::unique_ptr<ShmOp> make_allreduce(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_allgather(Arena& arena, const Args& args);
 // alltoall and alltoallv (Args::sendcounts, sdispls, recvcounts, rdispls).
 std::unique_ptr<ShmOp> make_alltoall(Arena& arena, const Args& args);
+// The "cma" algorithms: single copy by CMA straight from the writers' buffers where every
+// member reaches every other (coll/shm/cma.h), else as the slot algorithms above.
+std::unique_ptr<ShmOp> make_bcast_cma(Arena& arena, const Args& args);
+std::unique_ptr<ShmOp> make_allgather_cma(Arena& arena, const Args& args);
+std::unique_ptr<ShmOp> make_alltoall_cma(Arena& arena, const Args& args);
 // gather and gatherv (Args::recvcounts, Args::rdispls at the root).
 std::unique_ptr<ShmOp> make_gather(Arena& arena, const Args& args);
 // scatter and scatterv (Args::sendcounts, Args::sdispls at the root).

@@ -15,24 +15,31 @@
 // for that rank, reports a difference and reads no more than both allow. Always in rounds,
 // never in the flag lines: a rank whose receive counts differ from the others' (an erroneous
 // call) would then wait for a line that they never write, while only it sees the difference.
+// Single copy (the "cma" algorithm, allgather only): each rank publishes where its block lies
+// (coll/shm/cma.h: its send buffer, or its block of the receive buffer in place; a packed copy
+// for a non-contiguous type), copies it across, reads every other block from its owner's
+// buffer by CMA (the next rank's first), posts that it is done and returns once everyone has.
 // Requirements: the members share memory (one host); host buffers; any datatypes.
 // Cost: p ranks, blocks of n bytes: (n / half + 1) x 2 hops (allgatherv: one hop for blocks in
 // their heads); each rank copies n in, its own n across and (p - 1) n out, all at once
 // (copying its own block out of its slot after the wait took twice as long: osu_allgather
-// -np 2, 64K 5.0 -> 2.4 us, 4K 0.46 -> 0.28).
+// -np 2, 64K 5.0 -> 2.4 us, 4K 0.46 -> 0.28). Single copy: 2 hops; each rank copies its own
+// n and reads (p - 1) n by CMA.
 #include <algorithm>
 #include <vector>
 
 #include "coll/shm/algorithms.h"
 #include "coll/shm/buffer.h"
+#include "coll/shm/cma.h"
 
 namespace gpurun::coll::shm {
 namespace {
 
 class Allgather final : public ShmOp {
  public:
-  Allgather(Arena& arena, const Args& args)
+  Allgather(Arena& arena, const Args& args, bool cma)
       : ShmOp(arena, args),
+        cma_(cma && args.collective == Collective::kAllgather),
         v_(args.collective == Collective::kAllgatherv),
         blocks_(blocks_of(args.recvbuf, args.recvtype, arena.size(), args.recvcount,
                           v_ ? args.recvcounts : nullptr, args.rdispls)),
@@ -49,17 +56,20 @@ class Allgather final : public ShmOp {
   void plan() override {
     chunks_.chunk = arena_.slot_bytes() / 2 / kLineBytes * kLineBytes;
     rounds_ = chunks_.rounds(most_);
+    direct_ = cma_ && arena_.cma() && arena_.size() > 1;
   }
   // A restart takes every block whole again, whatever a mismatch of an earlier start cut.
   void reset() override {
     round_ = 0;
     posted_ = false;
+    read_ = false;
     cursor_ = 0;
     if (!lines_) heads_.reset(blocks_);  // the rounds' counts (lines: send_'s)
   }
   bool run() override {
     if (!v_ && most_ == 0) return true;
     if (lines_) return run_lines();
+    if (direct_) return run_direct();
     for (; round_ < rounds_; ++round_) {
       if (!posted_ && !put_round()) return false;
       if (!get_round()) return false;
@@ -85,6 +95,39 @@ class Allgather final : public ShmOp {
       }
       if (!arena_.line_ready(cursor_, seq_)) return false;
       block(cursor_).unpack(0, arena_.line(cursor_, seq_).data, send_.bytes());
+    }
+    arena_.learn_all_started(seq_);
+    return true;
+  }
+  bool run_direct() {
+    int me = arena_.rank();
+    if (!posted_) {
+      if (!arena_.line_writable(seq_)) return false;
+      put_source(arena_.line(me, seq_), source_of({send_}, false, copy_));
+      post_line();
+      arena_.line_written(seq_, Arena::kAllReaders);
+      posted_ = true;
+      if (!in_place_) copy_stream(send_, block(me), 0, send_.bytes());
+    }
+    if (!read_) {
+      if (!counts_checked()) return false;
+      if (mismatched()) return true;
+      if (!read_sources()) return false;
+      arena_.post(step_value(seq_, kReadStep));
+      read_ = true;
+    }
+    return arena_.all_reached(step_value(seq_, kReadStep));
+  }
+  // Every other rank's block from its buffer, the next rank's first.
+  bool read_sources() {
+    int me = arena_.rank(), p = arena_.size();
+    for (; cursor_ < p - 1; ++cursor_) {
+      int r = (me + 1 + cursor_) % p;
+      if (!arena_.line_ready(r, seq_)) return false;
+      Status st = read_block(arena_.cma_pid(r), get_source(arena_.line(r, seq_)).base, block(r),
+                             send_.bytes(), scratch_);
+      if (!st.ok())
+        fail(std::move(st.prepend("allgather: reading the block of rank " + std::to_string(r))));
     }
     arena_.learn_all_started(seq_);
     return true;
@@ -125,6 +168,8 @@ class Allgather final : public ShmOp {
     return true;
   }
 
+  bool cma_;             // single copy by CMA asked for (the "cma" algorithm)
+  bool direct_ = false;  // ... and possible: every member reaches every other
   bool v_;
   std::vector<Buffer> blocks_;
   Buffer send_;
@@ -139,12 +184,19 @@ class Allgather final : public ShmOp {
   std::uint64_t round_ = 0;
   bool posted_ = false;
   int cursor_ = 0;
+  bool read_ = false;               // CMA: this rank has read the others' blocks
+  std::vector<std::byte> copy_;     // CMA: this rank's block, packed, when published so
+  std::vector<std::byte> scratch_;  // CMA: a block on its way to a non-contiguous buffer
 };
 
 }  // namespace
 
 std::unique_ptr<ShmOp> make_allgather(Arena& arena, const Args& args) {
-  return std::make_unique<Allgather>(arena, args);
+  return std::make_unique<Allgather>(arena, args, false);
+}
+
+std::unique_ptr<ShmOp> make_allgather_cma(Arena& arena, const Args& args) {
+  return std::make_unique<Allgather>(arena, args, true);
 }
 
 }  // namespace gpurun::coll::shm

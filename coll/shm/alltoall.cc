@@ -24,11 +24,17 @@
 // rank), reports a difference and reads no more than both allow. Never in the flag lines:
 // only the ranks whose counts differ see the difference, and the others would wait for a line
 // never written.
+// Single copy (the "cma" algorithm, alltoall only): each rank publishes where its send blocks
+// lie (coll/shm/cma.h), copies its own block across, and reads its block from every other
+// rank's send buffer by CMA, starting with the next rank so that not everyone reads the same
+// source at once; it then posts that it is done and returns once everyone has (they read its
+// buffer). In place, or with a non-contiguous send type, the rank publishes a packed copy.
 // Requirements: the members share memory (one host); host buffers; any datatypes; the slot
 // holds at least one 64-byte chunk per rank (p <= slot / 128).
 // Cost: p ranks, blocks of n bytes, c = half / p: (n / c + 1) x 2 hops; each rank copies
 // (p - 1) n in, (p - 1) n out and its own n once (osu_alltoall -np 4 on 2 cores: 2p - 1
-// copies of n instead of 2p).
+// copies of n instead of 2p). Single copy: 2 hops; each rank copies its own n and reads
+// (p - 1) n by CMA (p - 1 system calls).
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -36,6 +42,7 @@
 
 #include "coll/shm/algorithms.h"
 #include "coll/shm/buffer.h"
+#include "coll/shm/cma.h"
 
 namespace gpurun::coll::shm {
 namespace {
@@ -47,8 +54,9 @@ std::uint64_t chunk_for(const Arena& arena, std::uint64_t block) {
 
 class Alltoall final : public ShmOp {
  public:
-  Alltoall(Arena& arena, const Args& args)
+  Alltoall(Arena& arena, const Args& args, bool cma)
       : ShmOp(arena, args),
+        cma_(cma && args.collective == Collective::kAlltoall),
         v_(args.collective == Collective::kAlltoallv),
         recvs_(blocks_of(args.recvbuf, args.recvtype, arena.size(), args.recvcount,
                          v_ ? args.recvcounts : nullptr, args.rdispls)),
@@ -71,15 +79,18 @@ class Alltoall final : public ShmOp {
       chunks_.chunk = chunk_for(arena_, block_);
     }
     rounds_ = chunks_.rounds(block_);
+    direct_ = cma_ && arena_.cma() && arena_.size() > 1;
   }
   void reset() override {
     round_ = 0;
     posted_ = false;
+    read_ = false;
     cursor_ = 0;
   }
   bool run() override {
     if (!v_ && block_ == 0) return true;
     if (!v_ && block_ * arena_.size() <= kInlineBytes) return run_lines();
+    if (direct_) return run_direct();
     for (; round_ < rounds_; ++round_) {
       if (!posted_ && !put_round()) return false;
       if (!get_round()) return false;
@@ -106,6 +117,41 @@ class Alltoall final : public ShmOp {
     for (int r = 0; r < arena_.size(); ++r)
       if (r != me) recv(r).unpack(0, arena_.line(r, seq_).data + me * block_, block_);
     if (!in_place_) copy_stream(send(me), recv(me), 0, block_);
+    arena_.learn_all_started(seq_);
+    return true;
+  }
+  bool run_direct() {
+    int me = arena_.rank();
+    if (!posted_) {
+      if (!arena_.line_writable(seq_)) return false;
+      put_source(arena_.line(me, seq_), source_of(sends_, in_place_, copy_));
+      post_line();
+      arena_.line_written(seq_, Arena::kAllReaders);
+      posted_ = true;
+      if (!in_place_) copy_stream(send(me), recv(me), 0, block_);
+    }
+    if (!read_) {
+      if (!counts_checked()) return false;
+      if (mismatched()) return true;
+      if (!read_sources()) return false;
+      arena_.post(step_value(seq_, kReadStep));
+      read_ = true;
+    }
+    return arena_.all_reached(step_value(seq_, kReadStep));
+  }
+  // Its block from every other rank's send blocks, the next rank first.
+  bool read_sources() {
+    int me = arena_.rank(), p = arena_.size();
+    for (; cursor_ < p - 1; ++cursor_) {
+      int r = (me + 1 + cursor_) % p;
+      if (!arena_.line_ready(r, seq_)) return false;
+      Source from = get_source(arena_.line(r, seq_));
+      Status st =
+          read_block(arena_.cma_pid(r), from.base + static_cast<std::uint64_t>(me) * from.stride,
+                     recv(r), block_, scratch_);
+      if (!st.ok())
+        fail(std::move(st.prepend("alltoall: reading the block of rank " + std::to_string(r))));
+    }
     arena_.learn_all_started(seq_);
     return true;
   }
@@ -186,6 +232,8 @@ class Alltoall final : public ShmOp {
     return true;
   }
 
+  bool cma_;             // single copy by CMA asked for (the "cma" algorithm)
+  bool direct_ = false;  // ... and possible: every member reaches every other
   bool v_;
   std::vector<Buffer> recvs_;
   std::vector<Buffer> sends_;
@@ -199,13 +247,20 @@ class Alltoall final : public ShmOp {
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
   bool posted_ = false;
-  int cursor_ = 0;  // alltoallv: the next source whose head round 0 waits for
+  int cursor_ = 0;     // alltoallv: the next source whose head round 0 waits for; CMA: read
+  bool read_ = false;  // CMA: this rank has read its blocks
+  std::vector<std::byte> copy_;     // CMA: this rank's send blocks, packed, when published so
+  std::vector<std::byte> scratch_;  // CMA: a block on its way to a non-contiguous buffer
 };
 
 }  // namespace
 
 std::unique_ptr<ShmOp> make_alltoall(Arena& arena, const Args& args) {
-  return std::make_unique<Alltoall>(arena, args);
+  return std::make_unique<Alltoall>(arena, args, false);
+}
+
+std::unique_ptr<ShmOp> make_alltoall_cma(Arena& arena, const Args& args) {
+  return std::make_unique<Alltoall>(arena, args, true);
 }
 
 }  // namespace gpurun::coll::shm

@@ -213,12 +213,14 @@ void Arena::finish_setup() {
   segment_ = setup_->take_segment();
   map(segment_->base(), setup_->layout());
   set_core_groups(setup_->core_groups());
+  set_cma_pids(setup_->cma_pids());
   setup_.reset();
   bells_.assign(size_, nullptr);
   for (int r = 0; r < size_; ++r)
     if (r != rank_) bells_[r] = doorbell_of(group_->job_rank(r));
-  GPURUN_LOG(debug, coll, "shared collective segment of communicator %u: %d ranks, slot %zu",
-             context_id_, size_, layout_.slot_bytes);
+  GPURUN_LOG(debug, coll,
+             "shared collective segment of communicator %u: %d ranks, slot %zu, CMA %s",
+             context_id_, size_, layout_.slot_bytes, cma() ? "between all" : "not between all");
 }
 
 }  // namespace gpurun::coll::shm

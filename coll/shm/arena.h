@@ -25,6 +25,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coll/shm/layout.h"
@@ -96,6 +97,12 @@ class Arena {
   int core_group(int r) const { return groups_.empty() ? r : groups_[static_cast<std::size_t>(r)]; }
   bool grouped() const { return grouped_; }
   void set_core_groups(std::vector<int> groups);
+  // Whether every rank may copy from every other member's memory by CMA, as the setup found
+  // (runtime/transport/shm/cma.h), and rank r's process id for it. Set by the setup (and by
+  // unit tests: their thread ranks read one process, their own).
+  bool cma() const { return !cma_pids_.empty(); }
+  int cma_pid(int r) const { return cma_pids_[static_cast<std::size_t>(r)]; }
+  void set_cma_pids(std::vector<int> pids) { cma_pids_ = std::move(pids); }
 
   // --- flags ---
   // Publishes this rank's flag line for collective `seq` (its data written before), with its
@@ -242,6 +249,7 @@ class Arena {
   std::vector<TreeChild> children_;
   std::vector<int> groups_;  // empty: every rank a group of its own
   bool grouped_ = false;
+  std::vector<int> cma_pids_;  // empty: no CMA between the members
 
   std::uint64_t issued_ = 0;     // sequence numbers given out
   std::uint64_t posted_ = 0;     // this rank's step counter

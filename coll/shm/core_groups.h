@@ -19,6 +19,9 @@ struct Seat {
   std::int64_t mapped = 0;   // 1: the rank mapped the segment (setup's agreement)
   std::int64_t cpu_key = 0;  // 0: bound to the whole machine, or not known
   std::int64_t cpus = 0;
+  // Also exchanged by the setup, for the algorithms that copy by CMA (Arena::cma_pid):
+  std::int64_t pid = 0;  // the rank's process id
+  std::int64_t cma = 0;  // 1: the rank may copy from every other member's memory by CMA
 };
 
 // This rank's seat.

@@ -105,6 +105,13 @@ class ShmOp : public Operation {
   void fail_source(int source, const std::string& who, std::uint64_t theirs,
                    std::uint64_t expected);
 
+  // For an algorithm that reads the sources' own buffers (CMA, coll/shm/cma.h), which must
+  // know that their counts agree with this rank's before it reads: compares those not compared
+  // yet; false while one is not published. Once true, mismatched() says whether one differs
+  // (the failure is recorded: this rank reads nothing and ends).
+  bool counts_checked() { return check_counts(); }
+  bool mismatched() const { return mismatch_; }
+
   // Publishes this rank's flag line with its byte count (readers check it there for free).
   void post_line() {
     bool small = counts_.publish && counts_.bytes <= kMaxLineCount;

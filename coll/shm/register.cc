@@ -1,6 +1,6 @@
-// The shared-memory algorithms in the registry of coll/algorithm.h, all named "shm", with the
-// conditions under which each can run (see algorithms.h). Each algorithm's file starts with
-// its idea, requirements and cost.
+// The shared-memory algorithms in the registry of coll/algorithm.h, named "shm" (and "cma" for
+// their single-copy forms), with the conditions under which each can run (see algorithms.h).
+// Each algorithm's file starts with its idea, requirements and cost.
 #include "coll/shm/algorithms.h"
 #include "coll/shm/arenas.h"
 
@@ -45,13 +45,15 @@ Result<std::unique_ptr<Operation>> create(const Args& args) {
 }  // namespace
 }  // namespace gpurun::coll::shm
 
-#define GPURUN_REGISTER_SHM(id, collective_id, usable_fn, make_fn, summary_text)  \
-  GPURUN_REGISTER_ALGORITHM(                                                      \
-      id, .name = "shm", .collective = ::gpurun::coll::Collective::collective_id, \
-      .usable = ::gpurun::coll::shm::usable_fn,                                   \
-      .create = ::gpurun::coll::shm::create<::gpurun::coll::shm::make_fn>,        \
-      .summary = summary_text, .falls_back = ::gpurun::coll::shm::segment_failed, \
+#define GPURUN_REGISTER_SHM_AS(id, name_text, collective_id, usable_fn, make_fn, summary_text) \
+  GPURUN_REGISTER_ALGORITHM(                                                                   \
+      id, .name = name_text, .collective = ::gpurun::coll::Collective::collective_id,          \
+      .usable = ::gpurun::coll::shm::usable_fn,                                                \
+      .create = ::gpurun::coll::shm::create<::gpurun::coll::shm::make_fn>,                     \
+      .summary = summary_text, .falls_back = ::gpurun::coll::shm::segment_failed,              \
       .release = ::gpurun::coll::shm::release_comm)
+#define GPURUN_REGISTER_SHM(id, collective_id, usable_fn, make_fn, summary_text) \
+  GPURUN_REGISTER_SHM_AS(id, "shm", collective_id, usable_fn, make_fn, summary_text)
 
 GPURUN_REGISTER_SHM(shm_barrier, kBarrier, usable_any, make_barrier,
                     "flags in a shared segment: one cache-line hop (flat), or up a tree of "
@@ -102,3 +104,14 @@ GPURUN_REGISTER_SHM(shm_reduce_scatter_block, kReduceScatterBlock, usable_reduce
                     make_reduce_scatter,
                     "every rank writes all blocks into its slot; each combines its own block "
                     "from all slots straight into its buffer (contiguous types)")
+
+// Single copy by CMA (coll/shm/cma.h), named "cma"; as "shm" where a member cannot reach another.
+GPURUN_REGISTER_SHM_AS(cma_bcast, "cma", kBcast, usable_any, make_bcast_cma,
+                       "the root publishes where its data lies in the shared segment; every "
+                       "rank reads it from there by CMA (one copy); as shm without CMA")
+GPURUN_REGISTER_SHM_AS(cma_allgather, "cma", kAllgather, usable_any, make_allgather_cma,
+                       "each rank publishes where its block lies; every rank reads each block "
+                       "from its owner's buffer by CMA (one copy); as shm without CMA")
+GPURUN_REGISTER_SHM_AS(cma_alltoall, "cma", kAlltoall, usable_per_rank_chunks, make_alltoall_cma,
+                       "each rank publishes where its send blocks lie; every rank reads its block "
+                       "from each send buffer by CMA (one copy); as shm without CMA")

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "coll/shm/arena.h"
+#include "pml/pml.h"
 #include "runtime/base/log.h"
 #include "runtime/transport/shm/params.h"
 
@@ -26,6 +27,21 @@ std::string segment_name() {
 }
 
 }  // namespace
+
+bool Setup::reaches_all_by_cma() const {
+  for (int r = 0; r < layout_.size; ++r)
+    if (r != rank_ && pml_.cma_pid(*team_.comm, r) == 0) return false;
+  return true;
+}
+
+std::vector<int> Setup::cma_pids() const {
+  std::vector<int> pids;
+  for (const Seat& s : seats_) {
+    if (s.cma != 1) return {};
+    pids.push_back(static_cast<int>(s.pid));
+  }
+  return pids;
+}
 
 Setup::Setup(pml::Pml& pml, const core::Communicator& comm, std::size_t slot_bytes)
     : pml_(pml), team_{.comm = &comm, .members = {}, .tag = kSetupTag}, rank_(comm.rank()) {
@@ -74,6 +90,8 @@ bool Setup::progress() {
     if (!bcast_->done()) return false;
     if (rank_ != 0 && bcast_->status().ok()) attach();
     seat_ = own_seat(segment_ != nullptr);
+    seat_.pid = getpid();
+    seat_.cma = reaches_all_by_cma() ? 1 : 0;
     seats_.resize(static_cast<std::size_t>(layout_.size));
     allgather_ = coll::allgather(pml_, team_, &seat_, sizeof(Seat), seats_.data());
   }

@@ -44,11 +44,15 @@ class Setup {
   const Layout& layout() const { return layout_; }
   // Once finished without error: each rank's core group (core_groups.h).
   const std::vector<int>& core_groups() const { return groups_; }
+  // Once finished without error: each rank's process id when every rank may copy from every
+  // other's memory by CMA (pml::Pml::cma_pid), else empty.
+  std::vector<int> cma_pids() const;
 
  private:
   static constexpr std::size_t kDescriptorBytes = 256;
   void create(std::size_t slot_bytes);
   void attach();
+  bool reaches_all_by_cma() const;
 
   pml::Pml& pml_;
   coll::Team team_;

@@ -3,6 +3,9 @@
 gpurun_unit_test(coll_shm_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/shm_movement_test.cc
   LIBS gpurun_coll_shm)
+gpurun_unit_test(coll_shm_cma_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/shm_cma_test.cc
+  LIBS gpurun_coll_shm)
 gpurun_unit_test(coll_shm_reduction_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/shm_reduction_test.cc
           ${CMAKE_CURRENT_LIST_DIR}/shm_reduce_scatter_test.cc

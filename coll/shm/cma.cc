@@ -1,0 +1,35 @@
+#include "coll/shm/cma.h"
+
+#include "runtime/transport/shm/cma.h"
+
+namespace gpurun::coll::shm {
+
+Source source_of(const std::vector<Buffer>& blocks, bool must_copy, std::vector<std::byte>& copy) {
+  bool direct = !must_copy;
+  for (const Buffer& b : blocks) direct = direct && b.contiguous();
+  auto address = [](const Buffer& b) { return reinterpret_cast<std::uint64_t>(b.packed(0)); };
+  if (direct && blocks.size() > 1) {
+    std::uint64_t stride = address(blocks[1]) - address(blocks[0]);
+    for (std::size_t i = 2; i < blocks.size() && direct; ++i)
+      direct = address(blocks[i]) - address(blocks[i - 1]) == stride;
+    if (direct) return Source{address(blocks[0]), stride};
+  } else if (direct && blocks.size() == 1) {
+    return Source{address(blocks[0]), 0};
+  }
+  std::uint64_t block = blocks.empty() ? 0 : blocks[0].bytes();
+  copy.resize(block * blocks.size());
+  for (std::size_t i = 0; i < blocks.size(); ++i) blocks[i].pack(0, copy.data() + i * block, block);
+  return Source{reinterpret_cast<std::uint64_t>(copy.data()), block};
+}
+
+Status read_block(int pid, std::uint64_t remote, const Buffer& into, std::uint64_t bytes,
+                  std::vector<std::byte>& scratch) {
+  if (bytes == 0) return ok_status();
+  if (into.contiguous()) return transport::shm::cma_read(pid, into.packed(0), remote, bytes);
+  scratch.resize(bytes);
+  Status st = transport::shm::cma_read(pid, scratch.data(), remote, bytes);
+  if (st.ok()) into.unpack(0, scratch.data(), bytes);
+  return st;
+}
+
+}  // namespace gpurun::coll::shm

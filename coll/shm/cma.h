@@ -1,0 +1,51 @@
+// Single copy by CMA inside the shared-memory collectives: instead of copying its blocks into
+// its slot for the others to copy out, a rank publishes where its blocks lie (a Source, in its
+// flag line), and every reader copies its block straight from the writer's buffer into its
+// own with process_vm_readv (runtime/transport/shm/cma.h): one copy of each byte where the
+// slots take two, and no round per slot's worth of data. The writer waits until its readers
+// have posted that they are done before it returns, since its buffer is the caller's again.
+//
+// The algorithms that offer this run it where the setup found that every member may read
+// every other's memory by CMA (Arena::cma, agreed by all), and through the slots otherwise.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "coll/shm/buffer.h"
+#include "coll/shm/layout.h"
+#include "runtime/base/status.h"
+
+namespace gpurun::coll::shm {
+
+// Where a writer's blocks lie in its process: block i at base + i * stride, packed.
+struct Source {
+  std::uint64_t base = 0;
+  std::uint64_t stride = 0;
+};
+
+// The step a reader posts once it has read every block it takes in collective `seq`.
+inline constexpr std::uint64_t kReadStep = 1;
+
+// The blocks as the writer publishes them: where they lie when each is contiguous and they
+// follow each other at one stride (a single block: any), else packed into `copy` (also with
+// `must_copy`: MPI_IN_PLACE, where the writer's buffer takes the others' blocks meanwhile).
+Source source_of(const std::vector<Buffer>& blocks, bool must_copy, std::vector<std::byte>& copy);
+
+inline void put_source(FlagLine& line, const Source& s) {
+  static_assert(sizeof(Source) <= kInlineBytes);
+  std::memcpy(line.data, &s, sizeof s);
+}
+inline Source get_source(const FlagLine& line) {
+  Source s;
+  std::memcpy(&s, line.data, sizeof s);
+  return s;
+}
+
+// Copies `bytes` bytes at `remote` in process `pid` into the stream of `into` (through
+// `scratch` when `into` is not contiguous).
+Status read_block(int pid, std::uint64_t remote, const Buffer& into, std::uint64_t bytes,
+                  std::vector<std::byte>& scratch);
+
+}  // namespace gpurun::coll::shm

@@ -1,0 +1,206 @@
+// The single-copy ("cma") forms of the shared-memory bcast, allgather and alltoall, ranks as
+// threads (which read each other's memory by CMA through their own process id): 1 to 9 ranks,
+// counts 1, 7, 1K and 64K, a contiguous and a strided type, in place and not, each collective
+// started three times on one operation, ranks arriving in any order. The blocks must move
+// without touching the slots; without CMA between all members the same operations go through
+// the slots; and a read that CMA refuses fails the call on the reading rank with a message,
+// while every rank ends.
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+
+#include "tests/coll/shm_data_test.h"
+#include "tests/coll/shm_test_harness.h"
+
+namespace gpurun::coll::shm::testing {
+namespace {
+
+struct Case {
+  int size;
+  std::int64_t count;
+  bool strided;
+  bool in_place;
+};
+
+std::string name_of(const ::testing::TestParamInfo<Case>& info) {
+  const Case& c = info.param;
+  std::string name = "p";
+  name += std::to_string(c.size) + "_n" + std::to_string(c.count);
+  name += c.strided ? "_strided" : "_int";
+  name += c.in_place ? "_inplace" : "";
+  return name;
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (int size = 1; size <= 9; ++size)
+    for (std::int64_t count : {1, 7, 1024})
+      for (bool strided : {false, true})
+        for (bool in_place : {false, true}) out.push_back({size, count, strided, in_place});
+  for (int size : {2, 3}) out.push_back({size, 1 << 16, false, false});
+  return out;
+}
+
+constexpr std::size_t kSlot = 16384;
+constexpr int kStarts = 3;
+int tag(int rank, int start) { return rank + 1000 * start; }
+
+// Every arena of `team` reads the others by CMA under process id `pid` (this process's: the
+// thread ranks share its memory).
+void give_cma(Team& team, int rank, int pid) {
+  team.arena(rank).set_cma_pids(std::vector<int>(static_cast<std::size_t>(team.size()), pid));
+}
+
+// Whether rank r's slot still holds nothing but zeros (the team's memory starts zeroed).
+bool slot_untouched(Team& team, int r) {
+  const std::byte* slot = team.arena(r).slot(r);
+  return std::all_of(slot, slot + team.arena(r).slot_bytes(),
+                     [](std::byte b) { return b == std::byte{0}; });
+}
+
+class ShmCma : public ::testing::TestWithParam<Case> {
+ protected:
+  const core::Datatype& type() const { return GetParam().strided ? strided_type() : int32_type(); }
+  // Blocks beyond a flag line go by CMA: the slots stay as they were.
+  void expect_slots_untouched(Team& team) {
+    const Case& c = GetParam();
+    if (c.size == 1 || c.count * static_cast<std::int64_t>(type().size()) * c.size <= 56) return;
+    for (int r = 0; r < c.size; ++r) EXPECT_TRUE(slot_untouched(team, r)) << "slot of " << r;
+  }
+};
+
+TEST_P(ShmCma, Bcast) {
+  const Case& c = GetParam();
+  Team team(c.size, kSlot);
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    for (int root = 0; root < c.size; ++root) {
+      IntArray data(type(), c.count);
+      Args args{.collective = Collective::kBcast,
+                .recvbuf = data.data(),
+                .count = c.count,
+                .type = &type(),
+                .root = root};
+      auto op = make_bcast_cma(team.arena(rank), args);
+      team.ready(rank);
+      give_cma(team, rank, getpid());
+      for (int start = 0; start < kStarts; ++start) {
+        data.fill(rank == root ? tag(root, start) : rank + 100);
+        arrive_late(random);
+        run_to_end(*op);
+        EXPECT_TRUE(data.holds(0, tag(root, start), 0)) << "rank " << rank << " root " << root;
+        EXPECT_TRUE(data.holes_intact());
+      }
+    }
+  });
+  expect_slots_untouched(team);
+}
+
+TEST_P(ShmCma, Allgather) {
+  const Case& c = GetParam();
+  Team team(c.size, kSlot);
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    IntArray send(type(), c.count);
+    IntArray recv(type(), c.count, c.size);
+    Args args{.collective = Collective::kAllgather,
+              .sendbuf = send.data(),
+              .recvbuf = recv.data(),
+              .in_place = c.in_place,
+              .count = c.count,
+              .type = &type(),
+              .recvcount = c.count,
+              .recvtype = &type()};
+    auto op = make_allgather_cma(team.arena(rank), args);
+    team.ready(rank);
+    give_cma(team, rank, getpid());
+    for (int start = 0; start < kStarts; ++start) {
+      send.fill(tag(rank, start));
+      recv.fill(rank + 100, c.size);
+      if (c.in_place)
+        for (std::int64_t i = 0; i < recv.ints(); ++i)
+          recv.at(rank, i) = value(tag(rank, start), 0, i);
+      arrive_late(random);
+      run_to_end(*op);
+      for (int r = 0; r < c.size; ++r)
+        EXPECT_TRUE(recv.holds(r, tag(r, start), 0)) << "block " << r;
+      EXPECT_TRUE(recv.holes_intact());
+    }
+  });
+  expect_slots_untouched(team);
+}
+
+// Runs an alltoall of `count` elements per block on every rank of `team` (each rank's arena
+// prepared by `prepare`), checks the blocks, and returns each rank's status.
+std::vector<Status> alltoall(Team& team, const core::Datatype& type, std::int64_t count,
+                             bool in_place, const std::function<void(int)>& prepare) {
+  std::vector<Status> statuses(static_cast<std::size_t>(team.size()));
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    IntArray send(type, count, team.size());
+    IntArray recv(type, count, team.size());
+    IntArray& source = in_place ? recv : send;
+    Args args{.collective = Collective::kAlltoall,
+              .sendbuf = source.data(),
+              .recvbuf = recv.data(),
+              .in_place = in_place,
+              .count = count,
+              .type = &type,
+              .recvcount = count,
+              .recvtype = &type};
+    auto op = make_alltoall_cma(team.arena(rank), args);
+    team.ready(rank);
+    prepare(rank);
+    for (int start = 0; start < kStarts; ++start) {
+      recv.fill(rank + 100, team.size());
+      source.fill(tag(rank, start), team.size());
+      arrive_late(random);
+      EXPECT_TRUE(op->start().ok());
+      while (!op->progress()) std::this_thread::yield();
+      statuses[static_cast<std::size_t>(rank)] = op->status();
+      if (!op->status().ok()) continue;
+      for (int r = 0; r < team.size(); ++r)
+        EXPECT_TRUE(recv.holds(r, tag(r, start), rank)) << "block " << r << " at " << rank;
+      EXPECT_TRUE(recv.holes_intact());
+    }
+  });
+  return statuses;
+}
+
+TEST_P(ShmCma, Alltoall) {
+  const Case& c = GetParam();
+  Team team(c.size, kSlot);
+  auto statuses = alltoall(team, type(), c.count, c.in_place,
+                           [&](int rank) { give_cma(team, rank, getpid()); });
+  for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << s.to_string();
+  expect_slots_untouched(team);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shm, ShmCma, ::testing::ValuesIn(cases()), name_of);
+
+// Without CMA between all members (the setup found none), the cma algorithms run through the
+// slots, with the same results.
+TEST(ShmCmaFallback, WithoutCmaTheBlocksGoThroughTheSlots) {
+  Team team(3, kSlot);
+  auto statuses = alltoall(team, int32_type(), 1024, false, [](int) {});
+  for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << s.to_string();
+  EXPECT_FALSE(slot_untouched(team, 0));
+}
+
+// A read that CMA refuses (here: a process that does not exist) fails the call on every rank
+// that read, naming the collective and the source, and every rank still ends.
+TEST(ShmCmaFailure, ARefusedReadFailsTheCallAndNobodyWaits) {
+  Team team(3, kSlot);
+  auto statuses = alltoall(team, int32_type(), 1024, false, [&](int rank) {
+    give_cma(team, rank, 0x7ffffff0);  // above any pid_max
+  });
+  for (const Status& s : statuses) {
+    EXPECT_FALSE(s.ok());
+    EXPECT_NE(s.to_string().find("alltoall: reading the block of rank"), std::string::npos)
+        << s.to_string();
+  }
+}
+
+}  // namespace
+}  // namespace gpurun::coll::shm::testing
