@@ -103,7 +103,7 @@ class Allgather final : public ShmOp {
     int me = arena_.rank();
     if (!posted_) {
       if (!arena_.line_writable(seq_)) return false;
-      put_source(arena_.line(me, seq_), source_of({send_}, false, copy_));
+      put_source(arena_.line(me, seq_), seq_, source_of({send_}, false, copy_));
       post_line();
       arena_.line_written(seq_, Arena::kAllReaders);
       posted_ = true;
@@ -124,8 +124,12 @@ class Allgather final : public ShmOp {
     for (; cursor_ < p - 1; ++cursor_) {
       int r = (me + 1 + cursor_) % p;
       if (!arena_.line_ready(r, seq_)) return false;
-      Status st = read_block(arena_.cma_pid(r), get_source(arena_.line(r, seq_)).base, block(r),
-                             send_.bytes(), scratch_);
+      Source from;
+      if (!get_source(arena_.line(r, seq_), seq_, from)) {
+        fail(no_source("allgather", r));
+        continue;
+      }
+      Status st = read_block(arena_.cma_pid(r), from.base, block(r), send_.bytes(), scratch_);
       if (!st.ok())
         fail(std::move(st.prepend("allgather: reading the block of rank " + std::to_string(r))));
     }

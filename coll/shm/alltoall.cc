@@ -124,7 +124,7 @@ class Alltoall final : public ShmOp {
     int me = arena_.rank();
     if (!posted_) {
       if (!arena_.line_writable(seq_)) return false;
-      put_source(arena_.line(me, seq_), source_of(sends_, in_place_, copy_));
+      put_source(arena_.line(me, seq_), seq_, source_of(sends_, in_place_, copy_));
       post_line();
       arena_.line_written(seq_, Arena::kAllReaders);
       posted_ = true;
@@ -145,7 +145,11 @@ class Alltoall final : public ShmOp {
     for (; cursor_ < p - 1; ++cursor_) {
       int r = (me + 1 + cursor_) % p;
       if (!arena_.line_ready(r, seq_)) return false;
-      Source from = get_source(arena_.line(r, seq_));
+      Source from;
+      if (!get_source(arena_.line(r, seq_), seq_, from)) {
+        fail(no_source("alltoall", r));
+        continue;
+      }
       Status st =
           read_block(arena_.cma_pid(r), from.base + static_cast<std::uint64_t>(me) * from.stride,
                      recv(r), block_, scratch_);

@@ -1,5 +1,7 @@
 #include "coll/shm/cma.h"
 
+#include <string>
+
 #include "runtime/transport/shm/cma.h"
 
 namespace gpurun::coll::shm {
@@ -20,6 +22,13 @@ Source source_of(const std::vector<Buffer>& blocks, bool must_copy, std::vector<
   copy.resize(block * blocks.size());
   for (std::size_t i = 0; i < blocks.size(); ++i) blocks[i].pack(0, copy.data() + i * block, block);
   return Source{reinterpret_cast<std::uint64_t>(copy.data()), block};
+}
+
+Status no_source(const char* collective, int rank) {
+  return Status(ErrorCode::kInvalidArgument,
+                std::string(collective) + ": rank " + std::to_string(rank) +
+                    " runs another algorithm for this call: the ranks' counts or datatypes do "
+                    "not match");
 }
 
 Status read_block(int pid, std::uint64_t remote, const Buffer& into, std::uint64_t bytes,

@@ -25,6 +25,11 @@ struct Source {
   std::uint64_t stride = 0;
 };
 
+// Marks a flag line that holds what a single-copy algorithm published for collective `seq`,
+// so that a reader never takes a member's line written by another algorithm (the ranks' counts
+// chose different ones: an erroneous call) for an address.
+inline std::uint64_t line_check(std::uint64_t seq) { return 0x676d612d'63686b00ull ^ seq; }
+
 // The step a reader posts once it has read every block it takes in collective `seq`.
 inline constexpr std::uint64_t kReadStep = 1;
 
@@ -33,15 +38,21 @@ inline constexpr std::uint64_t kReadStep = 1;
 // `must_copy`: MPI_IN_PLACE, where the writer's buffer takes the others' blocks meanwhile).
 Source source_of(const std::vector<Buffer>& blocks, bool must_copy, std::vector<std::byte>& copy);
 
-inline void put_source(FlagLine& line, const Source& s) {
-  static_assert(sizeof(Source) <= kInlineBytes);
+inline void put_source(FlagLine& line, std::uint64_t seq, const Source& s) {
+  std::uint64_t check = line_check(seq);
+  static_assert(sizeof(Source) + sizeof check <= kInlineBytes);
   std::memcpy(line.data, &s, sizeof s);
+  std::memcpy(line.data + sizeof s, &check, sizeof check);
 }
-inline Source get_source(const FlagLine& line) {
-  Source s;
+// False when the line holds no source published for collective `seq`.
+inline bool get_source(const FlagLine& line, std::uint64_t seq, Source& s) {
+  std::uint64_t check = 0;
   std::memcpy(&s, line.data, sizeof s);
-  return s;
+  std::memcpy(&check, line.data + sizeof s, sizeof check);
+  return check == line_check(seq);
 }
+// The failure of a reader that found no source in member `rank`'s line.
+Status no_source(const char* collective, int rank);
 
 // Copies `bytes` bytes at `remote` in process `pid` into the stream of `into` (through
 // `scratch` when `into` is not contiguous).

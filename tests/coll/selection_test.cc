@@ -456,12 +456,14 @@ TEST(Engine, TwoRanksMoveMediumBcastsByCmaWhereTheHostSaysItWins) {
     reset_engine();
     return call.selected();
   };
-  EXPECT_EQ(name(topo::HostCopy::kCma), "binomial");
+  EXPECT_EQ(name(topo::HostCopy::kCma), "cma");  // 64K: read and written by CMA, in halves
   EXPECT_EQ(name(topo::HostCopy::kPipeline), "shm");
   EXPECT_EQ(name(std::nullopt), "shm");
   call.args.count = 4096;  // 16K: the root's buffer read by CMA, or shm's slot
   EXPECT_EQ(name(topo::HostCopy::kCma), "cma");
   EXPECT_EQ(name(topo::HostCopy::kPipeline), "shm");
+  call.args.count = 1 << 18;  // 1M: binomial's one message, copied by CMA from both sides
+  EXPECT_EQ(name(topo::HostCopy::kCma), "binomial");
   set_host_copy(std::nullopt);
   reset_engine();
 }

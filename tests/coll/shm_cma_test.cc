@@ -1,6 +1,6 @@
 // The single-copy ("cma") forms of the shared-memory bcast, allgather and alltoall, ranks as
 // threads (which read each other's memory by CMA through their own process id): 1 to 9 ranks,
-// counts 1, 7, 1K and 64K, a contiguous and a strided type, in place and not, each collective
+// counts 1, 7, 1K, 16K and 64K, a contiguous and a strided type, in place and not, each collective
 // started three times on one operation, ranks arriving in any order. The blocks must move
 // without touching the slots; without CMA between all members the same operations go through
 // the slots; and a read that CMA refuses fails the call on the reading rank with a message,
@@ -38,7 +38,10 @@ std::vector<Case> cases() {
     for (std::int64_t count : {1, 7, 1024})
       for (bool strided : {false, true})
         for (bool in_place : {false, true}) out.push_back({size, count, strided, in_place});
+  // Large: two ranks split a bcast, the reader's half written by the root (strided: read
+  // whole by the reader, whose buffer takes no write).
   for (int size : {2, 3}) out.push_back({size, 1 << 16, false, false});
+  out.push_back({2, 1 << 14, true, false});
   return out;
 }
 

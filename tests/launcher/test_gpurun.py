@@ -442,11 +442,11 @@ class JobEnvironment(GpurunTest):
         self.assertEqual(ranks, launcher * 2, r.stderr)
 
     def test_collectives_and_eager_limit_follow_the_copy(self):
-        # coll/tuning.json: a 64K bcast of two ranks goes by binomial's one message where CMA
-        # wins, through the shared segment's pipeline where it does not; and messages above 8K
-        # go by rendezvous there (api/wiring.cc), above 16K elsewhere.
+        # coll/tuning.json: a 64K bcast of two ranks goes by CMA straight between the buffers
+        # (cma) where CMA wins, through the shared segment's pipeline where it does not; and
+        # messages above 8K go by rendezvous there (api/wiring.cc), above 16K elsewhere.
         env = dict(self.env, GPURUN_LOG_LEVEL="warn,coll:debug,transport:info")
-        for copy, algorithm, eager in (("cma", "binomial", 8192), ("pipeline", "shm", 16384)):
+        for copy, algorithm, eager in (("cma", "cma", 8192), ("pipeline", "shm", 16384)):
             r = self.run_gpurun("-np", "2", RANK, "bcast", "65536",
                                 env=dict(env, GPURUN_TOPO_COPY=copy))
             self.assertEqual(r.returncode, 0, r.stderr)

@@ -18,5 +18,8 @@ Status cma_copy(int pid, bool write, std::byte* local, std::uint64_t remote, std
 inline Status cma_read(int pid, void* local, std::uint64_t remote, std::size_t length) {
   return cma_copy(pid, false, static_cast<std::byte*>(local), remote, length);
 }
+inline Status cma_write(int pid, const void* local, std::uint64_t remote, std::size_t length) {
+  return cma_copy(pid, true, static_cast<std::byte*>(const_cast<void*>(local)), remote, length);
+}
 
 }  // namespace gpurun::transport::shm
