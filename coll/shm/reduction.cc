@@ -29,7 +29,7 @@ std::uint64_t direct_max(int size) {
 
 }  // namespace
 
-Reduction::Reduction(Arena& arena, const Args& args, int root)
+Reduction::Reduction(Arena& arena, const Args& args, int root, bool cma)
     : ShmOp(arena, args),
       root_(root),
       prefix_(args.collective == Collective::kScan     ? Prefix::kInclusive
@@ -45,7 +45,8 @@ Reduction::Reduction(Arena& arena, const Args& args, int root)
       own_in_buffer_(!args.in_place && in_.contiguous()),
       count_(args.count),
       element_(args.type->size()),
-      bytes_(in_.bytes()) {
+      bytes_(in_.bytes()),
+      cma_(cma && root >= 0 && args.collective == Collective::kReduce) {
   if (bytes_ <= kInlineBytes) {
     way_ = Way::kLines;
   } else if (prefix_ != Prefix::kNone || bytes_ <= direct_max(arena.size())) {
@@ -56,6 +57,7 @@ Reduction::Reduction(Arena& arena, const Args& args, int root)
 }
 
 void Reduction::plan() {
+  if (cma_ && way_ != Way::kLines && arena_.cma() && arena_.size() == 2) way_ = Way::kCma;
   if (way_ == Way::kShares && root_ >= 0 && op_->commutative() && arena_.grouped()) {
     way_ = Way::kGroups;
     plan_groups();
@@ -63,7 +65,9 @@ void Reduction::plan() {
   // A non-root of a reduce that only posts its operand (flat lines, direct) checks nobody's
   // count: waiting for every member's would make it wait for the slowest, when the root,
   // which checks them all, reports a mismatch. In the shares it waits for the others' data.
-  bool posts_only = way_ == Way::kDirect || (way_ == Way::kLines && arena_.flat());
+  // So in cma, where it compares the root's byte count in the root's line itself.
+  bool posts_only =
+      way_ == Way::kDirect || way_ == Way::kCma || (way_ == Way::kLines && arena_.flat());
   if (root_ >= 0 && !is_root() && posts_only) check_no_sources();
   half_ = arena_.slot_bytes() / 2;
   chunk_ = static_cast<std::int64_t>(half_) / element_;
@@ -87,6 +91,8 @@ bool Reduction::run() {
       return run_shares();
     case Way::kGroups:
       return run_groups();
+    case Way::kCma:
+      return run_cma();
   }
   return true;
 }
@@ -232,6 +238,10 @@ bool Reduction::copy_shares() {
 
 std::unique_ptr<ShmOp> make_reduce(Arena& arena, const Args& args) {
   return std::make_unique<Reduction>(arena, args, args.root);
+}
+
+std::unique_ptr<ShmOp> make_reduce_cma(Arena& arena, const Args& args) {
+  return std::make_unique<Reduction>(arena, args, args.root, true);
 }
 
 std::unique_ptr<ShmOp> make_allreduce(Arena& arena, const Args& args) {

@@ -12,6 +12,9 @@
 //   The chunk of a round stays in the cache between the three steps.
 // - core groups (a reduce larger than direct, commutative op, ranks that share cores): each
 //   group's leader combines its members' chunks, and the root the leaders' (reduction_groups.cc).
+// - cma (the "cma" algorithm: a reduce of two ranks larger than the lines, where they reach
+//   each other by CMA): each rank combines a part of the vector straight from the other's
+//   buffer, the other rank writing its part into the root's (reduction_cma.cc).
 //
 // Scan and exscan: rank r combines the operands of ranks 0 to r (scan) or r - 1 (exscan; rank
 // 0 gets nothing), by the flag lines (whatever the team: a rank waits for every line and
@@ -32,11 +35,12 @@ namespace gpurun::coll::shm {
 
 class Reduction final : public ShmOp {
  public:
-  // `root` < 0: allreduce.
-  Reduction(Arena& arena, const Args& args, int root);
+  // `root` < 0: allreduce. `cma`: a reduce of two ranks by CMA where it can (the "cma"
+  // algorithm), else as without.
+  Reduction(Arena& arena, const Args& args, int root, bool cma = false);
 
  private:
-  enum class Way : std::uint8_t { kLines, kDirect, kShares, kGroups };
+  enum class Way : std::uint8_t { kLines, kDirect, kShares, kGroups, kCma };
   enum class Prefix : std::uint8_t { kNone, kInclusive, kExclusive };  // none, scan, exscan
 
   void plan() override;
@@ -63,6 +67,13 @@ class Reduction final : public ShmOp {
   bool run_groups();
   bool put_member();
   bool combine_group();
+  // reduction_cma.cc
+  bool run_cma();
+  bool cma_root_share();
+  bool cma_other_share();
+  void cma_read_operand(int rank, std::byte* into, std::uint64_t from, std::size_t length);
+  // The elements at the head of the vector that the root combines (two thirds).
+  std::int64_t cma_root_elements() const { return count_ - count_ / 3; }
 
   bool is_root() const { return root_ < 0 || arena_.rank() == root_; }
   // The lines go up a tree only in a reduction of a whole large team.
@@ -99,6 +110,7 @@ class Reduction final : public ShmOp {
   std::int64_t chunk_ = 0;  // elements of a full round
   std::uint64_t rounds_ = 0;
   Way way_;
+  bool cma_;  // the "cma" algorithm: a reduce of two ranks by CMA where it can
 
   std::uint64_t round_ = 0;
   int phase_ = 0;                          // within a round (or the lines' steps)
@@ -106,6 +118,8 @@ class Reduction final : public ShmOp {
   int leader_ = -1;                        // core groups: this rank's group's leader
   std::vector<int> sources_;               // core groups: what this rank combines
   alignas(16) std::byte acc_[kLineBytes];  // the lines' partial result
+  std::vector<std::byte> scratch_;         // cma: the other's operand on its way
+  std::vector<std::byte> mine_copy_;       // cma: this rank's part, combined over
 };
 
 }  // namespace gpurun::coll::shm

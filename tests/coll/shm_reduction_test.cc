@@ -161,7 +161,8 @@ class ShmReduction : public ::testing::TestWithParam<Case> {
   }
   // Runs `make`'s operation three times on every rank and checks the result at `root`
   // (every rank when root < 0). `prefix`: kScan or kExscan, run by make_allreduce with root -1.
-  void run(Factory make, int root, Collective prefix = Collective::kCount);
+  // `cma`: the ranks read each other's memory by CMA (their own process).
+  void run(Factory make, int root, Collective prefix = Collective::kCount, bool cma = false);
   bool matches(const std::vector<std::byte>& got, const std::vector<std::byte>& expected) const;
 
   std::unique_ptr<core::Op> user_op_;
@@ -169,7 +170,7 @@ class ShmReduction : public ::testing::TestWithParam<Case> {
   static constexpr std::byte kGuard{0x5a};
 };
 
-void ShmReduction::run(Factory make, int root, Collective prefix) {
+void ShmReduction::run(Factory make, int root, Collective prefix, bool cma) {
   const Case& c = GetParam();
   Team team(c.size, c.count >= (1 << 20) ? 512 * 1024 : 16384);
   if (c.cores > 0) {
@@ -198,7 +199,7 @@ void ShmReduction::run(Factory make, int root, Collective prefix) {
               .root = root < 0 ? 0 : root};
     auto operation = make(team.arena(rank), args);
     team.ready(rank);  // after the operation was made
-    team.ready(rank);  // after the operation was made
+    if (cma) team.arena(rank).set_cma_pids(std::vector<int>(c.size, getpid()));
     for (int start = 0; start < kStarts; ++start) {
       std::vector<std::byte> mine = make_operand(rank, start);
       std::copy_n(mine.begin(), bytes, (in_place ? recv : send).begin());
@@ -248,6 +249,13 @@ TEST_P(ShmReduction, Allreduce) { run(make_allreduce, -1); }
 
 TEST_P(ShmReduction, Reduce) {
   for (int root = 0; root < GetParam().size; ++root) run(make_reduce, root);
+}
+
+// The cma algorithm: two ranks combine a part each straight from the other's buffer, in rank
+// order (the affine op is not commutative); other team sizes take the slot ways.
+TEST_P(ShmReduction, ReduceByCma) {
+  for (int root = 0; root < GetParam().size; ++root)
+    run(make_reduce_cma, root, Collective::kCount, /*cma=*/true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shm, ShmReduction, ::testing::ValuesIn(cases()), name_of);
