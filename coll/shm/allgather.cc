@@ -62,8 +62,8 @@ class Allgather final : public ShmOp {
   void reset() override {
     round_ = 0;
     posted_ = false;
-    read_ = false;
     cursor_ = 0;
+    cma_state_ = {};
     if (!lines_) heads_.reset(blocks_);  // the rounds' counts (lines: send_'s)
   }
   bool run() override {
@@ -101,40 +101,14 @@ class Allgather final : public ShmOp {
   }
   bool run_direct() {
     int me = arena_.rank();
-    if (!posted_) {
-      if (!arena_.line_writable(seq_)) return false;
-      put_source(arena_.line(me, seq_), seq_, source_of({send_}, false, copy_));
-      post_line();
-      arena_.line_written(seq_, Arena::kAllReaders);
-      posted_ = true;
-      if (!in_place_) copy_stream(send_, block(me), 0, send_.bytes());
-    }
-    if (!read_) {
-      if (!counts_checked()) return false;
-      if (mismatched()) return true;
-      if (!read_sources()) return false;
-      arena_.post(step_value(seq_, kReadStep));
-      read_ = true;
-    }
-    return arena_.all_reached(step_value(seq_, kReadStep));
-  }
-  // Every other rank's block from its buffer, the next rank's first.
-  bool read_sources() {
-    int me = arena_.rank(), p = arena_.size();
-    for (; cursor_ < p - 1; ++cursor_) {
-      int r = (me + 1 + cursor_) % p;
-      if (!arena_.line_ready(r, seq_)) return false;
-      Source from;
-      if (!get_source(arena_.line(r, seq_), seq_, from)) {
-        fail(no_source("allgather", r));
-        continue;
-      }
-      Status st = read_block(arena_.cma_pid(r), from.base, block(r), send_.bytes(), scratch_);
-      if (!st.ok())
-        fail(std::move(st.prepend("allgather: reading the block of rank " + std::to_string(r))));
-    }
-    arena_.learn_all_started(seq_);
-    return true;
+    return exchange_by_cma(
+        cma_state_, "allgather", [&] { return source_of({send_}, false, copy_); },
+        [&] {
+          if (!in_place_) copy_stream(send_, block(me), 0, send_.bytes());
+        },
+        [&](int r, const Source& from) {
+          return read_block(arena_.cma_pid(r), from.base, block(r), send_.bytes(), scratch_);
+        });
   }
   // Where chunk k of `rank`'s block lies, for a block of `bytes` (the writer's count).
   std::byte* data(int rank, std::uint64_t k, std::uint64_t bytes) const {
@@ -188,7 +162,7 @@ class Allgather final : public ShmOp {
   std::uint64_t round_ = 0;
   bool posted_ = false;
   int cursor_ = 0;
-  bool read_ = false;               // CMA: this rank has read the others' blocks
+  CmaExchange cma_state_;           // CMA: where this rank is
   std::vector<std::byte> copy_;     // CMA: this rank's block, packed, when published so
   std::vector<std::byte> scratch_;  // CMA: a block on its way to a non-contiguous buffer
 };

@@ -84,8 +84,8 @@ class Alltoall final : public ShmOp {
   void reset() override {
     round_ = 0;
     posted_ = false;
-    read_ = false;
     cursor_ = 0;
+    cma_state_ = {};
   }
   bool run() override {
     if (!v_ && block_ == 0) return true;
@@ -122,42 +122,16 @@ class Alltoall final : public ShmOp {
   }
   bool run_direct() {
     int me = arena_.rank();
-    if (!posted_) {
-      if (!arena_.line_writable(seq_)) return false;
-      put_source(arena_.line(me, seq_), seq_, source_of(sends_, in_place_, copy_));
-      post_line();
-      arena_.line_written(seq_, Arena::kAllReaders);
-      posted_ = true;
-      if (!in_place_) copy_stream(send(me), recv(me), 0, block_);
-    }
-    if (!read_) {
-      if (!counts_checked()) return false;
-      if (mismatched()) return true;
-      if (!read_sources()) return false;
-      arena_.post(step_value(seq_, kReadStep));
-      read_ = true;
-    }
-    return arena_.all_reached(step_value(seq_, kReadStep));
-  }
-  // Its block from every other rank's send blocks, the next rank first.
-  bool read_sources() {
-    int me = arena_.rank(), p = arena_.size();
-    for (; cursor_ < p - 1; ++cursor_) {
-      int r = (me + 1 + cursor_) % p;
-      if (!arena_.line_ready(r, seq_)) return false;
-      Source from;
-      if (!get_source(arena_.line(r, seq_), seq_, from)) {
-        fail(no_source("alltoall", r));
-        continue;
-      }
-      Status st =
-          read_block(arena_.cma_pid(r), from.base + static_cast<std::uint64_t>(me) * from.stride,
-                     recv(r), block_, scratch_);
-      if (!st.ok())
-        fail(std::move(st.prepend("alltoall: reading the block of rank " + std::to_string(r))));
-    }
-    arena_.learn_all_started(seq_);
-    return true;
+    return exchange_by_cma(
+        cma_state_, "alltoall", [&] { return source_of(sends_, in_place_, copy_); },
+        [&] {
+          if (!in_place_) copy_stream(send(me), recv(me), 0, block_);
+        },
+        [&](int r, const Source& from) {
+          return read_block(arena_.cma_pid(r),
+                            from.base + static_cast<std::uint64_t>(me) * from.stride, recv(r),
+                            block_, scratch_);
+        });
   }
   const Buffer& send(int r) const { return sends_[static_cast<std::size_t>(r)]; }
   const Buffer& recv(int r) const { return recvs_[static_cast<std::size_t>(r)]; }
@@ -251,8 +225,8 @@ class Alltoall final : public ShmOp {
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
   bool posted_ = false;
-  int cursor_ = 0;     // alltoallv: the next source whose head round 0 waits for; CMA: read
-  bool read_ = false;  // CMA: this rank has read its blocks
+  int cursor_ = 0;                  // alltoallv: the next source whose head round 0 waits for
+  CmaExchange cma_state_;           // CMA: where this rank is
   std::vector<std::byte> copy_;     // CMA: this rank's send blocks, packed, when published so
   std::vector<std::byte> scratch_;  // CMA: a block on its way to a non-contiguous buffer
 };

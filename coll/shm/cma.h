@@ -51,6 +51,14 @@ inline bool get_source(const FlagLine& line, std::uint64_t seq, Source& s) {
   std::memcpy(&check, line.data + sizeof s, sizeof check);
   return check == line_check(seq);
 }
+// Where a rank is in the single-copy exchange of allgather and alltoall
+// (ShmOp::exchange_by_cma).
+struct CmaExchange {
+  bool posted = false;  // its line is up
+  bool read = false;    // it has read the others' blocks
+  int cursor = 0;       // the others read so far
+};
+
 // The failure of a reader that found no source in member `rank`'s line.
 Status no_source(const char* collective, int rank);
 

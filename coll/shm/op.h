@@ -11,6 +11,7 @@
 #include "coll/shm/arena.h"
 #include "coll/shm/buffer.h"
 #include "coll/shm/check.h"
+#include "coll/shm/cma.h"
 #include "coll/signature.h"
 #include "runtime/base/status.h"
 
@@ -112,6 +113,32 @@ class ShmOp : public Operation {
   bool counts_checked() { return check_counts(); }
   bool mismatched() const { return mismatch_; }
 
+  // The single-copy exchange of allgather and alltoall (coll/shm/cma.h), `x` keeping its place
+  // between calls: publishes make_source() in this rank's line, runs own() (this rank's block,
+  // while the others catch up), reads every other member's block once the counts agree
+  // (read(r, its source) -> Status, the next rank first; `collective` names the call in
+  // errors), posts that it is done, and waits until every member has. False until then.
+  template <class MakeSource, class Own, class Read>
+  bool exchange_by_cma(CmaExchange& x, const char* collective, MakeSource make_source, Own own,
+                       Read read) {
+    if (!x.posted) {
+      if (!arena_.line_writable(seq_)) return false;
+      put_source(arena_.line(arena_.rank(), seq_), seq_, make_source());
+      post_line();
+      arena_.line_written(seq_, Arena::kAllReaders);
+      x.posted = true;
+      own();
+    }
+    if (!x.read) {
+      if (!counts_checked()) return false;
+      if (mismatched()) return true;
+      if (!read_sources(x, collective, read)) return false;
+      arena_.post(step_value(seq_, kReadStep));
+      x.read = true;
+    }
+    return arena_.all_reached(step_value(seq_, kReadStep));
+  }
+
   // Publishes this rank's flag line with its byte count (readers check it there for free).
   void post_line() {
     bool small = counts_.publish && counts_.bytes <= kMaxLineCount;
@@ -122,6 +149,24 @@ class ShmOp : public Operation {
   std::uint64_t seq_ = 0;  // this start's sequence number in the arena
 
  private:
+  template <class Read>
+  bool read_sources(CmaExchange& x, const char* collective, Read& read) {
+    int me = arena_.rank(), p = arena_.size();
+    for (; x.cursor < p - 1; ++x.cursor) {
+      int r = (me + 1 + x.cursor) % p;
+      if (!arena_.line_ready(r, seq_)) return false;
+      Source from;
+      if (!get_source(arena_.line(r, seq_), seq_, from)) {
+        fail(no_source(collective, r));
+        continue;
+      }
+      if (Status st = read(r, from); !st.ok())
+        fail(std::move(st.prepend(std::string(collective) + ": reading the block of rank " +
+                                  std::to_string(r))));
+    }
+    arena_.learn_all_started(seq_);
+    return true;
+  }
   static bool is_rooted(Collective c) {
     return c == Collective::kBcast || c == Collective::kReduce || c == Collective::kGather ||
            c == Collective::kGatherv || c == Collective::kScatter || c == Collective::kScatterv;
