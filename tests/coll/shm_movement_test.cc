@@ -7,6 +7,7 @@
 
 #include "runtime/progress/progress.h"
 #include "tests/coll/shm_data_test.h"
+#include "tests/coll/shm_movement_checks.h"
 #include "tests/coll/shm_test_harness.h"
 
 namespace gpurun::coll::shm::testing {
@@ -47,66 +48,20 @@ std::vector<Case> cases() {
 class ShmMovement : public ::testing::TestWithParam<Case> {
  protected:
   const core::Datatype& type() const { return GetParam().strided ? strided_type() : int32_type(); }
-  static constexpr int kStarts = 3;
-  // Each start sends other data, so that data left over from an earlier start shows.
-  static int tag(int rank, int start) { return rank + 1000 * start; }
+  static constexpr int kStarts = kMovementStarts;
+  static int tag(int rank, int start) { return movement_tag(rank, start); }
 };
 
 TEST_P(ShmMovement, Bcast) {
   const Case& c = GetParam();
   Team team(c.size, c.slot);
-  team.run([&](int rank) {
-    std::mt19937 random(rank);
-    for (int root = 0; root < c.size; ++root) {
-      IntArray data(type(), c.count);
-      Args args{.collective = Collective::kBcast,
-                .recvbuf = data.data(),
-                .count = c.count,
-                .type = &type(),
-                .root = root};
-      auto op = make_bcast(team.arena(rank), args);
-      team.ready(rank);  // after the operation was made
-      for (int start = 0; start < kStarts; ++start) {
-        data.fill(rank == root ? tag(root, start) : rank + 100);
-        arrive_late(random);
-        run_to_end(*op);
-        EXPECT_TRUE(data.holds(0, tag(root, start), 0)) << "rank " << rank << " root " << root;
-        EXPECT_TRUE(data.holes_intact());
-      }
-    }
-  });
+  check_bcast(team, type(), c.count, make_bcast, [](int) {});
 }
 
 TEST_P(ShmMovement, Allgather) {
   const Case& c = GetParam();
   Team team(c.size, c.slot);
-  team.run([&](int rank) {
-    std::mt19937 random(rank);
-    IntArray send(type(), c.count);
-    IntArray recv(type(), c.count, c.size);
-    Args args{.collective = Collective::kAllgather,
-              .sendbuf = send.data(),
-              .recvbuf = recv.data(),
-              .in_place = c.in_place,
-              .count = c.count,
-              .type = &type(),
-              .recvcount = c.count,
-              .recvtype = &type()};
-    auto op = make_allgather(team.arena(rank), args);
-    team.ready(rank);  // after the operation was made
-    for (int start = 0; start < kStarts; ++start) {
-      send.fill(tag(rank, start));
-      recv.fill(rank + 100, c.size);
-      if (c.in_place)
-        for (std::int64_t i = 0; i < recv.ints(); ++i)
-          recv.at(rank, i) = value(tag(rank, start), 0, i);
-      arrive_late(random);
-      run_to_end(*op);
-      for (int r = 0; r < c.size; ++r)
-        EXPECT_TRUE(recv.holds(r, tag(r, start), 0)) << "block " << r;
-      EXPECT_TRUE(recv.holes_intact());
-    }
-  });
+  check_allgather(team, type(), c.count, c.in_place, make_allgather, [](int) {});
 }
 
 // Blocks of different sizes (rank r sends count + r % 3 elements; count 0: r % 2), each at the

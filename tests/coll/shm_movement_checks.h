@@ -1,0 +1,76 @@
+// Bcast and allgather checks shared by the shared-memory movement tests (ranks as threads):
+// each runs the collective from every root (bcast) kStarts times on one operation, ranks
+// arriving in any order, and checks every rank's data and the holes of strided types.
+// `prepare(rank)` runs once the rank's arena is mapped (a test that gives it CMA, say).
+#pragma once
+
+#include <functional>
+
+#include "tests/coll/shm_data_test.h"
+#include "tests/coll/shm_test_harness.h"
+
+namespace gpurun::coll::shm::testing {
+
+inline constexpr int kMovementStarts = 3;
+// Each start sends other data, so that data left over from an earlier start shows.
+inline int movement_tag(int rank, int start) { return rank + 1000 * start; }
+
+inline void check_bcast(Team& team, const core::Datatype& type, std::int64_t count, Factory make,
+                        const std::function<void(int)>& prepare) {
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    for (int root = 0; root < team.size(); ++root) {
+      IntArray data(type, count);
+      Args args{.collective = Collective::kBcast,
+                .recvbuf = data.data(),
+                .count = count,
+                .type = &type,
+                .root = root};
+      auto op = make(team.arena(rank), args);
+      team.ready(rank);  // after the operation was made
+      prepare(rank);
+      for (int start = 0; start < kMovementStarts; ++start) {
+        data.fill(rank == root ? movement_tag(root, start) : rank + 100);
+        arrive_late(random);
+        run_to_end(*op);
+        EXPECT_TRUE(data.holds(0, movement_tag(root, start), 0))
+            << "rank " << rank << " root " << root;
+        EXPECT_TRUE(data.holes_intact());
+      }
+    }
+  });
+}
+
+inline void check_allgather(Team& team, const core::Datatype& type, std::int64_t count,
+                            bool in_place, Factory make, const std::function<void(int)>& prepare) {
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    IntArray send(type, count);
+    IntArray recv(type, count, team.size());
+    Args args{.collective = Collective::kAllgather,
+              .sendbuf = send.data(),
+              .recvbuf = recv.data(),
+              .in_place = in_place,
+              .count = count,
+              .type = &type,
+              .recvcount = count,
+              .recvtype = &type};
+    auto op = make(team.arena(rank), args);
+    team.ready(rank);  // after the operation was made
+    prepare(rank);
+    for (int start = 0; start < kMovementStarts; ++start) {
+      send.fill(movement_tag(rank, start));
+      recv.fill(rank + 100, team.size());
+      if (in_place)
+        for (std::int64_t i = 0; i < recv.ints(); ++i)
+          recv.at(rank, i) = value(movement_tag(rank, start), 0, i);
+      arrive_late(random);
+      run_to_end(*op);
+      for (int r = 0; r < team.size(); ++r)
+        EXPECT_TRUE(recv.holds(r, movement_tag(r, start), 0)) << "block " << r;
+      EXPECT_TRUE(recv.holes_intact());
+    }
+  });
+}
+
+}  // namespace gpurun::coll::shm::testing
