@@ -31,7 +31,7 @@ std::unique_ptr<ShmOp> make_alltoall(Arena& arena, const Args& args);
 // member reaches every other (coll/shm/cma.h), else as the slot algorithms above.
 std::unique_ptr<ShmOp> make_bcast_cma(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_allgather_cma(Arena& arena, const Args& args);
-std::unique_ptr<ShmOp> make_alltoall_cma(Arena& arena, const Args& args);
+std::unique_ptr<ShmOp> make_alltoall_cma(Arena& arena, const Args& args);  // and alltoallv
 // reduce of two ranks (others: as make_reduce).
 std::unique_ptr<ShmOp> make_reduce_cma(Arena& arena, const Args& args);
 // gather and gatherv (Args::recvcounts, Args::rdispls at the root).

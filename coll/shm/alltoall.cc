@@ -24,11 +24,13 @@
 // rank), reports a difference and reads no more than both allow. Never in the flag lines:
 // only the ranks whose counts differ see the difference, and the others would wait for a line
 // never written.
-// Single copy (the "cma" algorithm, alltoall only): each rank publishes where its send blocks
-// lie (coll/shm/cma.h), copies its own block across, and reads its block from every other
-// rank's send buffer by CMA, starting with the next rank so that not everyone reads the same
-// source at once; it then posts that it is done and returns once everyone has (they read its
-// buffer). In place, or with a non-contiguous send type, the rank publishes a packed copy.
+// Single copy (the "cma" algorithm): each rank publishes where its send blocks lie
+// (coll/shm/cma.h), copies its own block across, and reads its block from every other rank's
+// send buffer by CMA, starting with the next rank so that not everyone reads the same source at
+// once; it then posts that it is done and returns once everyone has (they read its buffer). In
+// place, or with a non-contiguous send type, the rank publishes a packed copy. Alltoallv lists
+// each block's place and count at the start of the slot, and blocks up to 4K travel in the
+// slot itself (run_direct_v).
 // Requirements: the members share memory (one host); host buffers; any datatypes; the slot
 // holds at least one 64-byte chunk per rank (p <= slot / 128).
 // Cost: p ranks, blocks of n bytes, c = half / p: (n / c + 1) x 2 hops; each rank copies
@@ -56,7 +58,7 @@ class Alltoall final : public ShmOp {
  public:
   Alltoall(Arena& arena, const Args& args, bool cma)
       : ShmOp(arena, args),
-        cma_(cma && args.collective == Collective::kAlltoall),
+        cma_(cma),
         v_(args.collective == Collective::kAlltoallv),
         recvs_(blocks_of(args.recvbuf, args.recvtype, arena.size(), args.recvcount,
                          v_ ? args.recvcounts : nullptr, args.rdispls)),
@@ -90,7 +92,7 @@ class Alltoall final : public ShmOp {
   bool run() override {
     if (!v_ && block_ == 0) return true;
     if (!v_ && block_ * arena_.size() <= kInlineBytes) return run_lines();
-    if (direct_) return run_direct();
+    if (direct_) return v_ ? run_direct_v() : run_direct();
     for (; round_ < rounds_; ++round_) {
       if (!posted_ && !put_round()) return false;
       if (!get_round()) return false;
@@ -132,6 +134,75 @@ class Alltoall final : public ShmOp {
                             from.base + static_cast<std::uint64_t>(me) * from.stride, recv(r),
                             block_, scratch_);
         });
+  }
+  // Alltoallv by CMA: each rank lists at the start of its slot where its block for each rank
+  // lies and how long it is: a small one copied into the slot after the list (a cache-line hop
+  // is cheaper than a system call), a larger one in its send buffer (or a packed copy); each
+  // reader takes its entry, compares the count with its own and copies from the slot or by CMA.
+  bool run_direct_v() {
+    int me = arena_.rank();
+    if (!cma_state_.posted && !arena_.parts_writable(0, Arena::kParts)) return false;
+    return exchange_by_cma(
+        cma_state_, "alltoallv",
+        [&] {
+          write_entries();
+          return Source{};
+        },
+        [&] {
+          check_own_counts();
+          if (!in_place_) copy_stream(send(me), recv(me), 0, taken(me));
+        },
+        [&](int r, const Source&) { return read_entry(r); });
+  }
+  static constexpr std::uint64_t kInSlot = std::uint64_t{1} << 63;  // Entry::where: slot offset
+  struct Entry {
+    std::uint64_t where;  // an address in the writer's process, or kInSlot | offset in its slot
+    std::uint64_t bytes;
+  };
+  std::uint64_t entries_bytes() const {
+    return (arena_.size() * sizeof(Entry) + kLineBytes - 1) / kLineBytes * kLineBytes;
+  }
+  // The largest block that travels in the slot: up to 4K, as the slot allows for every rank.
+  std::uint64_t in_slot_max() const {
+    std::uint64_t room = (arena_.slot_bytes() - entries_bytes()) / arena_.size();
+    return std::min<std::uint64_t>(4096, room / kLineBytes * kLineBytes);
+  }
+  void write_entries() {
+    int me = arena_.rank();
+    auto* entries = reinterpret_cast<Entry*>(arena_.slot(me));
+    std::uint64_t at = entries_bytes(), small = in_slot_max(), packed = 0;
+    auto by_address = [&](int r) { return !in_place_ && send(r).contiguous(); };
+    for (int r = 0; r < arena_.size(); ++r)
+      if (r != me && send(r).bytes() > small && !by_address(r)) packed += send(r).bytes();
+    copy_.resize(packed);
+    packed = 0;
+    for (int r = 0; r < arena_.size(); ++r) {
+      if (r == me) continue;
+      std::uint64_t n = send(r).bytes();
+      if (n <= small) {
+        send(r).pack(0, arena_.slot(me) + at, n);
+        entries[r] = Entry{kInSlot | at, n};
+        at += (n + kLineBytes - 1) / kLineBytes * kLineBytes;
+      } else if (by_address(r)) {
+        entries[r] = Entry{reinterpret_cast<std::uint64_t>(send(r).packed(0)), n};
+      } else {
+        send(r).pack(0, copy_.data() + packed, n);
+        entries[r] = Entry{reinterpret_cast<std::uint64_t>(copy_.data() + packed), n};
+        packed += n;
+      }
+    }
+    arena_.parts_written(0, Arena::kParts, step_value(seq_, kReadStep), Arena::kAllReaders);
+  }
+  Status read_entry(int r) {
+    Entry e = reinterpret_cast<const Entry*>(arena_.slot(r))[arena_.rank()];
+    std::uint64_t expected = recv(r).bytes();
+    std::uint64_t& got = got_[static_cast<std::size_t>(r)];
+    got = std::min(e.bytes, expected);
+    if (e.bytes != expected) fail_source(r, "rank " + std::to_string(r), e.bytes, expected);
+    if ((e.where & kInSlot) == 0)
+      return read_block(arena_.cma_pid(r), e.where, recv(r), got, scratch_);
+    recv(r).unpack(0, arena_.slot(r) + (e.where & ~kInSlot), got);
+    return ok_status();
   }
   const Buffer& send(int r) const { return sends_[static_cast<std::size_t>(r)]; }
   const Buffer& recv(int r) const { return recvs_[static_cast<std::size_t>(r)]; }
@@ -237,7 +308,7 @@ std::unique_ptr<ShmOp> make_alltoall(Arena& arena, const Args& args) {
   return std::make_unique<Alltoall>(arena, args, false);
 }
 
-std::unique_ptr<ShmOp> make_alltoall_cma(Arena& arena, const Args& args) {
+std::unique_ptr<ShmOp> make_alltoall_cma(Arena& arena, const Args& args) {  // and alltoallv
   return std::make_unique<Alltoall>(arena, args, true);
 }
 

@@ -154,7 +154,14 @@ class ShmOp : public Operation {
     int me = arena_.rank(), p = arena_.size();
     for (; x.cursor < p - 1; ++x.cursor) {
       int r = (me + 1 + x.cursor) % p;
-      if (!arena_.line_ready(r, seq_)) return false;
+      if (!arena_.line_ready(r, seq_)) {
+        // A member that passed the call without a line ran another algorithm for it.
+        if (!arena_.reached(r, step_value(seq_, kEndStep))) return false;
+        if (!arena_.line_ready(r, seq_)) {
+          fail(no_source(collective, r));
+          continue;
+        }
+      }
       Source from;
       if (!get_source(arena_.line(r, seq_), seq_, from)) {
         fail(no_source(collective, r));

@@ -115,6 +115,10 @@ GPURUN_REGISTER_SHM_AS(cma_allgather, "cma", kAllgather, usable_any, make_allgat
 GPURUN_REGISTER_SHM_AS(cma_alltoall, "cma", kAlltoall, usable_per_rank_chunks, make_alltoall_cma,
                        "each rank publishes where its send blocks lie; every rank reads its block "
                        "from each send buffer by CMA (one copy); as shm without CMA")
+GPURUN_REGISTER_SHM_AS(cma_alltoallv, "cma", kAlltoallv, usable_per_rank_chunks, make_alltoall_cma,
+                       "each rank lists where its send blocks lie (blocks up to 4K in its slot); "
+                       "every rank copies its block from the slot or the send buffer by CMA; as "
+                       "shm without CMA")
 GPURUN_REGISTER_SHM_AS(cma_reduce, "cma", kReduce, usable_reduction, make_reduce_cma,
                        "two ranks: the root combines two thirds straight from the other's "
                        "buffer by CMA while the other combines the rest and writes it into the "

@@ -1,4 +1,4 @@
-// The single-copy ("cma") forms of the shared-memory bcast, allgather and alltoall, ranks as
+// The single-copy ("cma") forms of the shared-memory bcast, allgather, alltoall(v), ranks as
 // threads (which read each other's memory by CMA through their own process id): 1 to 9 ranks,
 // counts 1, 7, 1K, 16K and 64K, a contiguous and a strided type, in place and not, each collective
 // started three times on one operation, ranks arriving in any order. The blocks must move
@@ -134,6 +134,57 @@ TEST_P(ShmCma, Alltoall) {
                            [&](int rank) { give_cma(team, rank, getpid()); });
   for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << s.to_string();
   expect_slots_untouched(team);
+}
+
+// Ranks i and j exchange count + (i + j) % 3 elements each way (count 1: (i + j) % 2), each
+// block at the start of a room of count + 3 elements whose rest must stay untouched: blocks up
+// to 4K travel in the slot, larger ones by CMA (counts 1024 and 3000 mix both).
+TEST_P(ShmCma, Alltoallv) {
+  const Case& c = GetParam();
+  std::int64_t count = c.count == 1024 ? 3000 : c.count;
+  const std::int64_t room = count + 3;
+  auto pair = [&](int i, int j) { return count > 1 ? count + (i + j) % 3 : (i + j) % 2; };
+  Team team(c.size, 65536);
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    std::vector<std::int64_t> counts, displs;
+    for (int r = 0; r < c.size; ++r) {
+      counts.push_back(pair(rank, r));
+      displs.push_back(r * room);
+    }
+    IntArray send(type(), room, c.size);
+    IntArray recv(type(), room, c.size);
+    IntArray& source = c.in_place ? recv : send;
+    const std::int64_t per = recv.ints() / room;  // ints per element
+    Args args{.collective = Collective::kAlltoallv,
+              .sendbuf = source.data(),
+              .recvbuf = recv.data(),
+              .in_place = c.in_place,
+              .type = &type(),
+              .recvtype = &type(),
+              .sendcounts = counts.data(),
+              .sdispls = displs.data(),
+              .recvcounts = counts.data(),
+              .rdispls = displs.data()};
+    auto op = make_alltoall_cma(team.arena(rank), args);
+    team.ready(rank);
+    give_cma(team, rank, getpid());
+    for (int start = 0; start < kStarts; ++start) {
+      recv.fill(rank + 100, c.size);
+      source.fill(tag(rank, start), c.size);
+      arrive_late(random);
+      run_to_end(*op);
+      for (int r = 0; r < c.size; ++r) {
+        int rest = c.in_place ? tag(rank, start) : rank + 100;
+        bool ok = true;
+        for (std::int64_t i = 0; i < recv.ints(); ++i)
+          ok &= recv.at(r, i) ==
+                (i < counts[r] * per ? value(tag(r, start), rank, i) : value(rest, r, i));
+        EXPECT_TRUE(ok) << "block " << r << ", start " << start;
+      }
+      EXPECT_TRUE(recv.holes_intact());
+    }
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(Shm, ShmCma, ::testing::ValuesIn(cases()), name_of);
