@@ -1,10 +1,11 @@
-// Bcast and allgather checks shared by the shared-memory movement tests (ranks as threads):
-// each runs the collective from every root (bcast) kStarts times on one operation, ranks
+// Bcast, allgather and alltoallv checks shared by the shared-memory movement tests (ranks as
+// threads): each runs the collective from every root (bcast) kStarts times on one operation, ranks
 // arriving in any order, and checks every rank's data and the holes of strided types.
 // `prepare(rank)` runs once the rank's arena is mapped (a test that gives it CMA, say).
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include "tests/coll/shm_data_test.h"
 #include "tests/coll/shm_test_harness.h"
@@ -68,6 +69,54 @@ inline void check_allgather(Team& team, const core::Datatype& type, std::int64_t
       run_to_end(*op);
       for (int r = 0; r < team.size(); ++r)
         EXPECT_TRUE(recv.holds(r, movement_tag(r, start), 0)) << "block " << r;
+      EXPECT_TRUE(recv.holes_intact());
+    }
+  });
+}
+
+// Ranks i and j exchange count + (i + j) % 3 elements each way (count 0: (i + j) % 2), each
+// block at the start of a room of count + 3 elements whose rest must stay untouched.
+inline void check_alltoallv(Team& team, const core::Datatype& type, std::int64_t count,
+                            bool in_place, Factory make, const std::function<void(int)>& prepare) {
+  const std::int64_t room = count + 3;
+  auto pair = [&](int i, int j) { return count != 0 ? count + (i + j) % 3 : (i + j) % 2; };
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    std::vector<std::int64_t> counts, displs;
+    for (int r = 0; r < team.size(); ++r) {
+      counts.push_back(pair(rank, r));
+      displs.push_back(r * room);
+    }
+    IntArray send(type, room, team.size());
+    IntArray recv(type, room, team.size());
+    IntArray& source = in_place ? recv : send;
+    const std::int64_t per = recv.ints() / room;  // ints per element
+    Args args{.collective = Collective::kAlltoallv,
+              .sendbuf = source.data(),
+              .recvbuf = recv.data(),
+              .in_place = in_place,
+              .type = &type,
+              .recvtype = &type,
+              .sendcounts = counts.data(),
+              .sdispls = displs.data(),
+              .recvcounts = counts.data(),
+              .rdispls = displs.data()};
+    auto op = make(team.arena(rank), args);
+    team.ready(rank);  // after the operation was made
+    prepare(rank);
+    for (int start = 0; start < kMovementStarts; ++start) {
+      recv.fill(rank + 100, team.size());
+      source.fill(movement_tag(rank, start), team.size());
+      arrive_late(random);
+      run_to_end(*op);
+      for (int r = 0; r < team.size(); ++r) {
+        int rest = in_place ? movement_tag(rank, start) : rank + 100;
+        bool ok = true;
+        for (std::int64_t i = 0; i < recv.ints(); ++i)
+          ok &= recv.at(r, i) ==
+                (i < counts[r] * per ? value(movement_tag(r, start), rank, i) : value(rest, r, i));
+        EXPECT_TRUE(ok) << "block " << r << ", start " << start;
+      }
       EXPECT_TRUE(recv.holes_intact());
     }
   });

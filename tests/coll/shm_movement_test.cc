@@ -142,53 +142,11 @@ TEST_P(ShmMovement, Alltoall) {
   });
 }
 
-// Ranks i and j exchange count + (i + j) % 3 elements each way (count 0: (i + j) % 2), each
-// block at the start of a room of count + 3 elements whose rest must stay untouched.
 TEST_P(ShmMovement, Alltoallv) {
   const Case& c = GetParam();
-  std::int64_t count = c.count >= (1 << 20) ? c.count / 16 : c.count;
-  const std::int64_t room = count + 3;
-  auto pair = [&](int i, int j) { return count != 0 ? count + (i + j) % 3 : (i + j) % 2; };
   Team team(c.size, c.slot);
-  team.run([&](int rank) {
-    std::mt19937 random(rank);
-    std::vector<std::int64_t> counts, displs;
-    for (int r = 0; r < c.size; ++r) {
-      counts.push_back(pair(rank, r));
-      displs.push_back(r * room);
-    }
-    IntArray send(type(), room, c.size);
-    IntArray recv(type(), room, c.size);
-    IntArray& source = c.in_place ? recv : send;
-    const std::int64_t per = recv.ints() / room;  // ints per element
-    Args args{.collective = Collective::kAlltoallv,
-              .sendbuf = source.data(),
-              .recvbuf = recv.data(),
-              .in_place = c.in_place,
-              .type = &type(),
-              .recvtype = &type(),
-              .sendcounts = counts.data(),
-              .sdispls = displs.data(),
-              .recvcounts = counts.data(),
-              .rdispls = displs.data()};
-    auto op = make_alltoall(team.arena(rank), args);
-    team.ready(rank);  // after the operation was made
-    for (int start = 0; start < kStarts; ++start) {
-      recv.fill(rank + 100, c.size);
-      source.fill(tag(rank, start), c.size);
-      arrive_late(random);
-      run_to_end(*op);
-      for (int r = 0; r < c.size; ++r) {
-        int rest = c.in_place ? tag(rank, start) : rank + 100;
-        bool ok = true;
-        for (std::int64_t i = 0; i < recv.ints(); ++i)
-          ok &= recv.at(r, i) ==
-                (i < counts[r] * per ? value(tag(r, start), rank, i) : value(rest, r, i));
-        EXPECT_TRUE(ok) << "block " << r << ", start " << start;
-      }
-      EXPECT_TRUE(recv.holes_intact());
-    }
-  });
+  check_alltoallv(team, type(), c.count >= (1 << 20) ? c.count / 16 : c.count, c.in_place,
+                  make_alltoall, [](int) {});
 }
 
 TEST_P(ShmMovement, Gather) {
