@@ -15,10 +15,12 @@
 // for that rank, reports a difference and reads no more than both allow. Always in rounds,
 // never in the flag lines: a rank whose receive counts differ from the others' (an erroneous
 // call) would then wait for a line that they never write, while only it sees the difference.
-// Single copy (the "cma" algorithm, allgather only): each rank publishes where its block lies
+// Single copy (the "cma" algorithm): each rank publishes where its block lies
 // (coll/shm/cma.h: its send buffer, or its block of the receive buffer in place; a packed copy
 // for a non-contiguous type), copies it across, reads every other block from its owner's
 // buffer by CMA (the next rank's first), posts that it is done and returns once everyone has.
+// Allgatherv puts its block's count and place in an entry line at the start of its slot, and
+// a small block in the entry or the slot (run_direct_v).
 // Requirements: the members share memory (one host); host buffers; any datatypes.
 // Cost: p ranks, blocks of n bytes: (n / half + 1) x 2 hops (allgatherv: one hop for blocks in
 // their heads); each rank copies n in, its own n across and (p - 1) n out, all at once
@@ -39,7 +41,7 @@ class Allgather final : public ShmOp {
  public:
   Allgather(Arena& arena, const Args& args, bool cma)
       : ShmOp(arena, args),
-        cma_(cma && args.collective == Collective::kAllgather),
+        cma_(cma),
         v_(args.collective == Collective::kAllgatherv),
         blocks_(blocks_of(args.recvbuf, args.recvtype, arena.size(), args.recvcount,
                           v_ ? args.recvcounts : nullptr, args.rdispls)),
@@ -69,7 +71,7 @@ class Allgather final : public ShmOp {
   bool run() override {
     if (!v_ && most_ == 0) return true;
     if (lines_) return run_lines();
-    if (direct_) return run_direct();
+    if (direct_) return v_ ? run_direct_v() : run_direct();
     for (; round_ < rounds_; ++round_) {
       if (!posted_ && !put_round()) return false;
       if (!get_round()) return false;
@@ -109,6 +111,59 @@ class Allgather final : public ShmOp {
         [&](int r, const Source& from) {
           return read_block(arena_.cma_pid(r), from.base, block(r), send_.bytes(), scratch_);
         });
+  }
+  // The half of `rank`'s slot that its entry lines (and small blocks) take in this collective:
+  // back-to-back collectives alternate halves, so a writer seldom waits for the readers of
+  // the one before.
+  std::byte* entries_of(int rank) const {
+    return arena_.slot(rank) + (seq_ % 2) * (arena_.slot_bytes() / 2);
+  }
+  int first_part() const { return static_cast<int>(seq_ % 2) * 2; }
+  // Allgatherv by CMA: the first line of each rank's slot is its entry line for every reader
+  // (coll/shm/cma.h EntryLine): a small block in the entry or the slot, a larger one by CMA
+  // from where it lies. Each reader compares the count with its receive count for that rank;
+  // a writer that gave an address waits at the end for every reader.
+  bool run_direct_v() {
+    int me = arena_.rank();
+    if (!cma_state_.posted) {
+      if (!arena_.parts_writable(first_part(), 2)) return false;
+      write_entry();
+      cma_state_.posted = true;
+      if (!in_place_) copy_stream(send_, block(me), 0, std::min(send_.bytes(), block(me).bytes()));
+    }
+    if (!cma_state_.read) {
+      auto entry_of = [&](int r) -> const EntryLine& {
+        return *reinterpret_cast<const EntryLine*>(entries_of(r));
+      };
+      if (!read_entries(cma_state_, "allgatherv", entry_of,
+                        [&](int r, const EntryLine& e) { return take(r, e); }))
+        return false;
+      arena_.post(step_value(seq_, kReadStep));
+      cma_state_.read = true;
+    }
+    return !addressed_ || arena_.all_reached(step_value(seq_, kReadStep));
+  }
+  void write_entry() {
+    int me = arena_.rank();
+    std::uint64_t at = kLineBytes, n = send_.bytes();
+    std::uint64_t small = in_slot_max(arena_.slot_bytes() / 2, 1, arena_.grouped());
+    const std::byte* address = nullptr;
+    if (n > small && send_.contiguous()) {
+      address = send_.packed(0);  // in place: its block of the receive buffer, which nobody writes
+    } else if (n > small) {
+      copy_.resize(n);
+      send_.pack(0, copy_.data(), n);
+      address = copy_.data();
+    }
+    addressed_ = put_entry(*reinterpret_cast<EntryLine*>(entries_of(me)), seq_, send_, n,
+                           entries_of(me), at, small, address);
+    arena_.parts_written(first_part(), 2, step_value(seq_, kReadStep), Arena::kAllReaders);
+  }
+  Status take(int r, const EntryLine& e) {
+    std::uint64_t expected = block(r).bytes();
+    if (e.bytes != expected) fail_source(r, "rank " + std::to_string(r), e.bytes, expected);
+    return take_entry(e, entries_of(r), arena_.slot_bytes() / 2, arena_.cma_pid(r), block(r),
+                      std::min(e.bytes, expected), scratch_);
   }
   // Where chunk k of `rank`'s block lies, for a block of `bytes` (the writer's count).
   std::byte* data(int rank, std::uint64_t k, std::uint64_t bytes) const {
@@ -163,6 +218,7 @@ class Allgather final : public ShmOp {
   bool posted_ = false;
   int cursor_ = 0;
   CmaExchange cma_state_;           // CMA: where this rank is
+  bool addressed_ = false;          // CMA allgatherv: the readers copy this rank's block by CMA
   std::vector<std::byte> copy_;     // CMA: this rank's block, packed, when published so
   std::vector<std::byte> scratch_;  // CMA: a block on its way to a non-contiguous buffer
 };

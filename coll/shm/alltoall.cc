@@ -136,25 +136,31 @@ class Alltoall final : public ShmOp {
                             block_, scratch_);
         });
   }
-  // Alltoallv by CMA: the first p lines of each rank's slot are its entries, one per
-  // destination, each with the block's count and where it lies, and the collective's number
-  // stored last: a block of up to kEntryData bytes in the entry itself (one hop, as the slots'
-  // heads), one of up to in_slot_max() in the slot after the entries (hops are cheaper than a
-  // system call there), a larger one in the send buffer (or a packed copy), which the reader
-  // copies by CMA.
-  // Each reader compares the count with its own; the writer waits at the end only for the
-  // readers it gave an address.
+  // The half of `rank`'s slot that its entry lines (and small blocks) take in this collective:
+  // back-to-back collectives alternate halves, so a writer seldom waits for the readers of
+  // the one before.
+  std::byte* entries_of(int rank) const {
+    return arena_.slot(rank) + (seq_ % 2) * (arena_.slot_bytes() / 2);
+  }
+  int first_part() const { return static_cast<int>(seq_ % 2) * 2; }
+  // Alltoallv by CMA: the first p lines of each rank's slot are its entry lines, one per
+  // destination (coll/shm/cma.h EntryLine): small blocks in the entry or the slot, larger ones
+  // by CMA. Each reader compares the count with its own; the writer waits at the end only for
+  // the readers it gave an address.
   bool run_direct_v() {
     int me = arena_.rank();
     if (!cma_state_.posted) {
-      if (!arena_.parts_writable(0, Arena::kParts)) return false;
+      if (!arena_.parts_writable(first_part(), 2)) return false;
       write_entries();
       cma_state_.posted = true;
       check_own_counts();
       if (!in_place_) copy_stream(send(me), recv(me), 0, taken(me));
     }
     if (!cma_state_.read) {
-      if (!read_entries()) return false;
+      auto entry_of = [&](int r) -> const EntryLine& { return entry(r, me); };
+      if (!read_entries(cma_state_, "alltoallv", entry_of,
+                        [&](int r, const EntryLine& e) { return take(r, e); }))
+        return false;
       arena_.post(step_value(seq_, kReadStep));
       cma_state_.read = true;
     }
@@ -164,106 +170,43 @@ class Alltoall final : public ShmOp {
         return false;
     return true;
   }
-  static constexpr std::size_t kEntryData = 32;
-  struct alignas(kLineBytes) Entry {
-    std::atomic<std::uint64_t> seq;  // stored last
-    std::uint64_t check;             // line_check(seq): not a stale block's data (cma.h)
-    std::uint64_t bytes;
-    std::uint64_t where;  // kInEntry, kInSlot | offset in the slot, or an address
-    std::byte data[kEntryData];
-  };
-  static_assert(sizeof(Entry) == kLineBytes);
-  static constexpr std::uint64_t kInSlot = std::uint64_t{1} << 63;
-  static constexpr std::uint64_t kInEntry = kInSlot | 1;  // no line-aligned offset is odd
-  Entry& entry(int writer, int reader) const {
-    return reinterpret_cast<Entry*>(arena_.slot(writer))[reader];
-  }
-  // The largest block that travels in the slot, as the slot allows for every rank: 4K, or 32K
-  // where ranks take turns on cores, whose readers copy by CMA one after the other
-  // (osu_alltoallv, medians of 5 interleaved runs, us: -np 2 8K 1.4 by CMA vs 1.9 in the slot;
-  // -np 4 on 2 cores 8K 6.3 in the slot vs 9.8 by CMA, 32K 15.0 vs 16.1-16.5, 64K 27.2 by CMA
-  // vs 31.5).
-  static constexpr std::uint64_t kInSlotMax = 4096;
-  static constexpr std::uint64_t kInSlotMaxShared = 32768;
-  std::uint64_t in_slot_max() const {
-    std::uint64_t room = arena_.slot_bytes() / arena_.size() - kLineBytes;
-    return std::min(arena_.grouped() ? kInSlotMaxShared : kInSlotMax,
-                    room / kLineBytes * kLineBytes);
+  EntryLine& entry(int writer, int reader) const {
+    return reinterpret_cast<EntryLine*>(entries_of(writer))[reader];
   }
   void write_entries() {
-    int me = arena_.rank();
-    std::uint64_t at = arena_.size() * kLineBytes, small = in_slot_max(), packed = 0;
+    int me = arena_.rank(), p = arena_.size();
+    std::uint64_t at = p * kLineBytes, packed = 0;
+    std::uint64_t small = in_slot_max(arena_.slot_bytes() / 2, p, arena_.grouped());
     auto by_address = [&](int r) { return !in_place_ && send(r).contiguous(); };
-    for (int r = 0; r < arena_.size(); ++r)
+    for (int r = 0; r < p; ++r)
       if (r != me && send(r).bytes() > small && !by_address(r)) packed += send(r).bytes();
     copy_.resize(packed);
     packed = 0;
-    addressed_.assign(static_cast<std::size_t>(arena_.size()), false);
+    addressed_.assign(static_cast<std::size_t>(p), false);
     waited_ = 0;
-    for (int r = 0; r < arena_.size(); ++r) {
+    for (int r = 0; r < p; ++r) {
       if (r == me) continue;
-      Entry& e = entry(me, r);
       std::uint64_t n = send(r).bytes();
-      e.check = line_check(seq_);
-      e.bytes = n;
-      if (n <= kEntryData) {
-        send(r).pack(0, e.data, n);
-        e.where = kInEntry;
-      } else if (n <= small) {
-        send(r).pack(0, arena_.slot(me) + at, n);
-        e.where = kInSlot | at;
-        at += (n + kLineBytes - 1) / kLineBytes * kLineBytes;
-      } else {
-        const std::byte* from = by_address(r) ? send(r).packed(0) : copy_.data() + packed;
-        if (!by_address(r)) send(r).pack(0, copy_.data() + packed, n);
-        packed += by_address(r) ? 0 : n;
-        e.where = reinterpret_cast<std::uint64_t>(from);
-        addressed_[static_cast<std::size_t>(r)] = true;
+      const std::byte* address = nullptr;
+      if (n > small && by_address(r)) {
+        address = send(r).packed(0);
+      } else if (n > small) {
+        send(r).pack(0, copy_.data() + packed, n);
+        address = copy_.data() + packed;
+        packed += n;
       }
-      e.seq.store(seq_, std::memory_order_release);
+      addressed_[static_cast<std::size_t>(r)] =
+          put_entry(entry(me, r), seq_, send(r), n, entries_of(me), at, small, address);
     }
-    arena_.parts_written(0, Arena::kParts, step_value(seq_, kReadStep), Arena::kAllReaders);
+    arena_.parts_written(first_part(), 2, step_value(seq_, kReadStep), Arena::kAllReaders);
   }
-  // Every other rank's entry for this rank, the next rank's first. A writer that passed the
-  // call without one ran another algorithm for it.
-  bool read_entries() {
-    int me = arena_.rank(), p = arena_.size();
-    for (; cma_state_.cursor < p - 1; ++cma_state_.cursor) {
-      int r = (me + 1 + cma_state_.cursor) % p;
-      if (!entry_ready(r)) {
-        if (!arena_.reached(r, step_value(seq_, kEndStep))) return false;
-        if (!entry_ready(r)) {
-          fail(no_source("alltoallv", r));
-          continue;
-        }
-      }
-      if (Status st = read_entry(r); !st.ok())
-        fail(std::move(st.prepend("alltoallv: reading the block of rank " + std::to_string(r))));
-    }
-    arena_.learn_all_started(seq_);
-    return true;
-  }
-  bool entry_ready(int writer) const {
-    const Entry& e = entry(writer, arena_.rank());
-    return e.seq.load(std::memory_order_acquire) == seq_ && e.check == line_check(seq_);
-  }
-  Status read_entry(int r) {
-    const Entry& e = entry(r, arena_.rank());
+  Status take(int r, const EntryLine& e) {
     std::uint64_t expected = recv(r).bytes();
     std::uint64_t& got = got_[static_cast<std::size_t>(r)];
     got = std::min(e.bytes, expected);
     if (e.bytes != expected) fail_source(r, "rank " + std::to_string(r), e.bytes, expected);
-    if (e.where == kInEntry) {
-      recv(r).unpack(0, e.data, got);
-    } else if ((e.where & kInSlot) != 0) {
-      std::uint64_t at = e.where & ~kInSlot;
-      if (at > arena_.slot_bytes() || got > arena_.slot_bytes() - at)
-        return Status(ErrorCode::kInternal, "its entry points outside its slot");
-      recv(r).unpack(0, arena_.slot(r) + at, got);
-    } else {
-      return read_block(arena_.cma_pid(r), e.where, recv(r), got, scratch_);
-    }
-    return ok_status();
+    return take_entry(e, entries_of(r), arena_.slot_bytes() / 2, arena_.cma_pid(r), recv(r), got,
+                      scratch_);
   }
   const Buffer& send(int r) const { return sends_[static_cast<std::size_t>(r)]; }
   const Buffer& recv(int r) const { return recvs_[static_cast<std::size_t>(r)]; }

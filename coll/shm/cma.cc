@@ -1,5 +1,6 @@
 #include "coll/shm/cma.h"
 
+#include <algorithm>
 #include <string>
 
 #include "runtime/transport/shm/cma.h"
@@ -22,6 +23,46 @@ Source source_of(const std::vector<Buffer>& blocks, bool must_copy, std::vector<
   copy.resize(block * blocks.size());
   for (std::size_t i = 0; i < blocks.size(); ++i) blocks[i].pack(0, copy.data() + i * block, block);
   return Source{reinterpret_cast<std::uint64_t>(copy.data()), block};
+}
+
+std::uint64_t in_slot_max(std::size_t slot_bytes, int blocks, bool shared_cores) {
+  std::uint64_t room = slot_bytes / static_cast<std::size_t>(blocks) - kLineBytes;
+  return std::min<std::uint64_t>(shared_cores ? 32768 : 4096, room / kLineBytes * kLineBytes);
+}
+
+bool put_entry(EntryLine& e, std::uint64_t seq, const Buffer& block, std::uint64_t bytes,
+               std::byte* slot, std::uint64_t& at, std::uint64_t small, const std::byte* address) {
+  e.check = line_check(seq);
+  e.bytes = bytes;
+  bool by_address = false;
+  if (bytes <= kEntryData) {
+    block.pack(0, e.data, bytes);
+    e.where = kInEntry;
+  } else if (bytes <= small) {
+    block.pack(0, slot + at, bytes);
+    e.where = kInSlot | at;
+    at += (bytes + kLineBytes - 1) / kLineBytes * kLineBytes;
+  } else {
+    e.where = reinterpret_cast<std::uint64_t>(address);
+    by_address = true;
+  }
+  e.seq.store(seq, std::memory_order_release);
+  return by_address;
+}
+
+Status take_entry(const EntryLine& e, const std::byte* slot, std::size_t slot_bytes, int pid,
+                  const Buffer& into, std::uint64_t got, std::vector<std::byte>& scratch) {
+  if (e.where == kInEntry) {
+    into.unpack(0, e.data, got);
+  } else if ((e.where & kInSlot) != 0) {
+    std::uint64_t at = e.where & ~kInSlot;
+    if (at > slot_bytes || got > slot_bytes - at)
+      return Status(ErrorCode::kInternal, "its entry points outside its slot");
+    into.unpack(0, slot + at, got);
+  } else {
+    return read_block(pid, e.where, into, got, scratch);
+  }
+  return ok_status();
 }
 
 Status no_source(const char* collective, int rank) {

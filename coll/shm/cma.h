@@ -9,6 +9,7 @@
 // every other's memory by CMA (Arena::cma, agreed by all), and through the slots otherwise.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -58,6 +59,44 @@ struct CmaExchange {
   bool read = false;    // it has read the others' blocks
   int cursor = 0;       // the others read so far
 };
+
+// An entry line in a writer's slot: one block for one reader (alltoallv) or all (allgatherv),
+// with its count and where it lies, and the collective's number stored last (its check beside
+// it, so that a stale block's data is never taken for an entry): a block of up to kEntryData
+// bytes travels in the entry itself (one hop), one of up to a few KiB in the writer's slot (a
+// hop per line is cheaper than a system call there), a larger one stays where it lies and the
+// reader copies it by CMA.
+inline constexpr std::size_t kEntryData = 32;
+struct alignas(kLineBytes) EntryLine {
+  std::atomic<std::uint64_t> seq;  // stored last
+  std::uint64_t check;             // line_check(seq)
+  std::uint64_t bytes;
+  std::uint64_t where;  // kInEntry, kInSlot | offset in the slot, or an address
+  std::byte data[kEntryData];
+};
+static_assert(sizeof(EntryLine) == kLineBytes);
+inline constexpr std::uint64_t kInSlot = std::uint64_t{1} << 63;
+inline constexpr std::uint64_t kInEntry = kInSlot | 1;  // no line-aligned offset is odd
+
+// The largest block that travels in a slot of `slot_bytes`, `blocks` of them after `blocks`
+// entry lines: 4K, or 32K where ranks take turns on cores (`shared_cores`), whose readers copy
+// by CMA one after the other (osu_alltoallv, medians of 5 interleaved runs, us: -np 2 8K 1.4 by
+// CMA vs 1.9 in the slot; -np 4 on 2 cores 8K 6.3 in the slot vs 9.8 by CMA, 32K 15.0 vs
+// 16.1-16.5, 64K 27.2 by CMA vs 31.5).
+std::uint64_t in_slot_max(std::size_t slot_bytes, int blocks, bool shared_cores);
+
+// Fills entry `e` of collective `seq` with `block` (`bytes` of it): in the entry, or in `slot`
+// at `at` (which moves past it) up to `small` bytes, else at `address` (where the writer has
+// it, packed). Publishes the entry. True when the reader copies it from `address`.
+bool put_entry(EntryLine& e, std::uint64_t seq, const Buffer& block, std::uint64_t bytes,
+               std::byte* slot, std::uint64_t& at, std::uint64_t small, const std::byte* address);
+inline bool entry_ready(const EntryLine& e, std::uint64_t seq) {
+  return e.seq.load(std::memory_order_acquire) == seq && e.check == line_check(seq);
+}
+// Copies `got` bytes of the block that `e` describes into `into`: from the entry, from the
+// writer's `slot` (of `slot_bytes`), or by CMA from the writer's process `pid`.
+Status take_entry(const EntryLine& e, const std::byte* slot, std::size_t slot_bytes, int pid,
+                  const Buffer& into, std::uint64_t got, std::vector<std::byte>& scratch);
 
 // The failure of a reader that found no source in member `rank`'s line.
 Status no_source(const char* collective, int rank);

@@ -139,6 +139,29 @@ class ShmOp : public Operation {
     return arena_.all_reached(step_value(seq_, kReadStep));
   }
 
+  // Single copy from entry lines (coll/shm/cma.h): for every other member, the next rank's
+  // first, waits for entry_of(r) of this collective and runs take(r, entry) -> Status; a member
+  // that passed the call without one ran another algorithm for it. False while one is missing.
+  template <class EntryOf, class Take>
+  bool read_entries(CmaExchange& x, const char* collective, EntryOf entry_of, Take take) {
+    int me = arena_.rank(), p = arena_.size();
+    for (; x.cursor < p - 1; ++x.cursor) {
+      int r = (me + 1 + x.cursor) % p;
+      if (!entry_ready(entry_of(r), seq_)) {
+        if (!arena_.reached(r, step_value(seq_, kEndStep))) return false;
+        if (!entry_ready(entry_of(r), seq_)) {
+          fail(no_source(collective, r));
+          continue;
+        }
+      }
+      if (Status st = take(r, entry_of(r)); !st.ok())
+        fail(std::move(st.prepend(std::string(collective) + ": reading the block of rank " +
+                                  std::to_string(r))));
+    }
+    arena_.learn_all_started(seq_);
+    return true;
+  }
+
   // Publishes this rank's flag line with its byte count (readers check it there for free).
   void post_line() {
     bool small = counts_.publish && counts_.bytes <= kMaxLineCount;

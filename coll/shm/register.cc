@@ -112,6 +112,10 @@ GPURUN_REGISTER_SHM_AS(cma_bcast, "cma", kBcast, usable_any, make_bcast_cma,
 GPURUN_REGISTER_SHM_AS(cma_allgather, "cma", kAllgather, usable_any, make_allgather_cma,
                        "each rank publishes where its block lies; every rank reads each block "
                        "from its owner's buffer by CMA (one copy); as shm without CMA")
+GPURUN_REGISTER_SHM_AS(cma_allgatherv, "cma", kAllgatherv, usable_any, make_allgather_cma,
+                       "each rank's block with its count in an entry line (up to 4K in its "
+                       "slot); every rank copies each block from the slot or its owner's buffer "
+                       "by CMA; as shm without CMA")
 GPURUN_REGISTER_SHM_AS(cma_alltoall, "cma", kAlltoall, usable_per_rank_chunks, make_alltoall_cma,
                        "each rank publishes where its send blocks lie; every rank reads its block "
                        "from each send buffer by CMA (one copy); as shm without CMA")

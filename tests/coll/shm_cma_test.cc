@@ -1,4 +1,4 @@
-// The single-copy ("cma") forms of the shared-memory bcast, allgather, alltoall(v), ranks as
+// The single-copy ("cma") forms of the shared-memory bcast, allgather(v), alltoall(v), ranks as
 // threads (which read each other's memory by CMA through their own process id): 1 to 9 ranks,
 // counts 1, 7, 1K, 16K and 64K, a contiguous and a strided type, in place and not, each collective
 // started three times on one operation, ranks arriving in any order. The blocks must move
@@ -134,6 +134,15 @@ TEST_P(ShmCma, Alltoall) {
                            [&](int rank) { give_cma(team, rank, getpid()); });
   for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << s.to_string();
   expect_slots_untouched(team);
+}
+
+// Blocks up to 32 B travel in the writer's entry, up to 4K in its slot, larger ones by CMA
+// (counts 1, 7 and 3000 cover the three).
+TEST_P(ShmCma, Allgatherv) {
+  const Case& c = GetParam();
+  Team team(c.size, 65536);
+  check_allgatherv(team, type(), c.count == 1024 ? 3000 : c.count, c.in_place, make_allgather_cma,
+                   [&](int rank) { give_cma(team, rank, getpid()); });
 }
 
 // Blocks up to 32 B travel in the writer's entry, up to 4K in its slot, larger ones by CMA

@@ -1,4 +1,4 @@
-// Bcast, allgather and alltoallv checks shared by the shared-memory movement tests (ranks as
+// Bcast, allgather(v) and alltoallv checks shared by the shared-memory movement tests (ranks as
 // threads): each runs the collective from every root (bcast) kStarts times on one operation, ranks
 // arriving in any order, and checks every rank's data and the holes of strided types.
 // `prepare(rank)` runs once the rank's arena is mapped (a test that gives it CMA, say).
@@ -69,6 +69,52 @@ inline void check_allgather(Team& team, const core::Datatype& type, std::int64_t
       run_to_end(*op);
       for (int r = 0; r < team.size(); ++r)
         EXPECT_TRUE(recv.holds(r, movement_tag(r, start), 0)) << "block " << r;
+      EXPECT_TRUE(recv.holes_intact());
+    }
+  });
+}
+
+// Blocks of different sizes (rank r sends count + r % 3 elements; count 0: r % 2), each at the
+// start of a room of count + 3 elements whose rest must stay untouched.
+inline void check_allgatherv(Team& team, const core::Datatype& type, std::int64_t count,
+                             bool in_place, Factory make, const std::function<void(int)>& prepare) {
+  const std::int64_t room = count + 3;
+  std::vector<std::int64_t> counts, displs;
+  for (int r = 0; r < team.size(); ++r) {
+    counts.push_back(count != 0 ? count + r % 3 : r % 2);
+    displs.push_back(r * room);
+  }
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    IntArray send(type, counts[rank]);
+    IntArray recv(type, room, team.size());
+    const std::int64_t per = recv.ints() / room;  // ints per element
+    Args args{.collective = Collective::kAllgatherv,
+              .sendbuf = send.data(),
+              .recvbuf = recv.data(),
+              .in_place = in_place,
+              .count = counts[rank],
+              .type = &type,
+              .recvtype = &type,
+              .recvcounts = counts.data(),
+              .rdispls = displs.data()};
+    auto op = make(team.arena(rank), args);
+    team.ready(rank);  // after the operation was made
+    prepare(rank);
+    for (int start = 0; start < kMovementStarts; ++start) {
+      send.fill(movement_tag(rank, start));
+      recv.fill(rank + 100, team.size());
+      for (std::int64_t i = 0; in_place && i < counts[rank] * per; ++i)
+        recv.at(rank, i) = value(movement_tag(rank, start), 0, i);
+      arrive_late(random);
+      run_to_end(*op);
+      for (int r = 0; r < team.size(); ++r) {
+        bool ok = true;
+        for (std::int64_t i = 0; i < recv.ints(); ++i)
+          ok &= recv.at(r, i) == (i < counts[r] * per ? value(movement_tag(r, start), 0, i)
+                                                      : value(rank + 100, r, i));
+        EXPECT_TRUE(ok) << "block " << r << ", start " << start;
+      }
       EXPECT_TRUE(recv.holes_intact());
     }
   });
