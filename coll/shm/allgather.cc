@@ -112,13 +112,6 @@ class Allgather final : public ShmOp {
           return read_block(arena_.cma_pid(r), from.base, block(r), send_.bytes(), scratch_);
         });
   }
-  // The half of `rank`'s slot that its entry lines (and small blocks) take in this collective:
-  // back-to-back collectives alternate halves, so a writer seldom waits for the readers of
-  // the one before.
-  std::byte* entries_of(int rank) const {
-    return arena_.slot(rank) + (seq_ % 2) * (arena_.slot_bytes() / 2);
-  }
-  int first_part() const { return static_cast<int>(seq_ % 2) * 2; }
   // Allgatherv by CMA: the first line of each rank's slot is its entry line for every reader
   // (coll/shm/cma.h EntryLine): a small block in the entry or the slot, a larger one by CMA
   // from where it lies. Each reader compares the count with its receive count for that rank;
@@ -126,7 +119,7 @@ class Allgather final : public ShmOp {
   bool run_direct_v() {
     int me = arena_.rank();
     if (!cma_state_.posted) {
-      if (!arena_.parts_writable(first_part(), 2)) return false;
+      if (!arena_.parts_writable(entry_half_parts(), 2)) return false;
       write_entry();
       cma_state_.posted = true;
       if (!in_place_) copy_stream(send_, block(me), 0, std::min(send_.bytes(), block(me).bytes()));
@@ -157,7 +150,7 @@ class Allgather final : public ShmOp {
     }
     addressed_ = put_entry(*reinterpret_cast<EntryLine*>(entries_of(me)), seq_, send_, n,
                            entries_of(me), at, small, address);
-    arena_.parts_written(first_part(), 2, step_value(seq_, kReadStep), Arena::kAllReaders);
+    arena_.parts_written(entry_half_parts(), 2, step_value(seq_, kReadStep), Arena::kAllReaders);
   }
   Status take(int r, const EntryLine& e) {
     std::uint64_t expected = block(r).bytes();

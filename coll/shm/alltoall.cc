@@ -136,13 +136,6 @@ class Alltoall final : public ShmOp {
                             block_, scratch_);
         });
   }
-  // The half of `rank`'s slot that its entry lines (and small blocks) take in this collective:
-  // back-to-back collectives alternate halves, so a writer seldom waits for the readers of
-  // the one before.
-  std::byte* entries_of(int rank) const {
-    return arena_.slot(rank) + (seq_ % 2) * (arena_.slot_bytes() / 2);
-  }
-  int first_part() const { return static_cast<int>(seq_ % 2) * 2; }
   // Alltoallv by CMA: the first p lines of each rank's slot are its entry lines, one per
   // destination (coll/shm/cma.h EntryLine): small blocks in the entry or the slot, larger ones
   // by CMA. Each reader compares the count with its own; the writer waits at the end only for
@@ -150,7 +143,7 @@ class Alltoall final : public ShmOp {
   bool run_direct_v() {
     int me = arena_.rank();
     if (!cma_state_.posted) {
-      if (!arena_.parts_writable(first_part(), 2)) return false;
+      if (!arena_.parts_writable(entry_half_parts(), 2)) return false;
       write_entries();
       cma_state_.posted = true;
       check_own_counts();
@@ -198,7 +191,7 @@ class Alltoall final : public ShmOp {
       addressed_[static_cast<std::size_t>(r)] =
           put_entry(entry(me, r), seq_, send(r), n, entries_of(me), at, small, address);
     }
-    arena_.parts_written(first_part(), 2, step_value(seq_, kReadStep), Arena::kAllReaders);
+    arena_.parts_written(entry_half_parts(), 2, step_value(seq_, kReadStep), Arena::kAllReaders);
   }
   Status take(int r, const EntryLine& e) {
     std::uint64_t expected = recv(r).bytes();

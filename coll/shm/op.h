@@ -162,6 +162,14 @@ class ShmOp : public Operation {
     return true;
   }
 
+  // The half of `rank`'s slot that its entry lines (coll/shm/cma.h) and small blocks take in
+  // this collective, and its first part: back-to-back collectives alternate halves, so that a
+  // writer seldom waits for the readers of the one before.
+  std::byte* entries_of(int rank) const {
+    return arena_.slot(rank) + (seq_ % 2) * (arena_.slot_bytes() / 2);
+  }
+  int entry_half_parts() const { return static_cast<int>(seq_ % 2) * 2; }
+
   // Publishes this rank's flag line with its byte count (readers check it there for free).
   void post_line() {
     bool small = counts_.publish && counts_.bytes <= kMaxLineCount;
