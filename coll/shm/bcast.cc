@@ -136,7 +136,7 @@ class Bcast final : public ShmOp {
       arena_.line_written(seq_, root_);
       posted_ = true;
     }
-    if (!counts_checked()) return false;
+    if (!check_counts()) return false;
     if (mismatched()) return true;
     if (!arena_.line_ready(root_, seq_)) return false;
     Source root;

@@ -52,8 +52,8 @@ inline bool get_source(const FlagLine& line, std::uint64_t seq, Source& s) {
   std::memcpy(&check, line.data + sizeof s, sizeof check);
   return check == line_check(seq);
 }
-// Where a rank is in the single-copy exchange of allgather and alltoall
-// (ShmOp::exchange_by_cma).
+// Where a rank is in a single-copy exchange (ShmOp::exchange_by_cma for allgather and
+// alltoall, ShmOp::read_entries for their v forms).
 struct CmaExchange {
   bool posted = false;  // its line is up
   bool read = false;    // it has read the others' blocks

@@ -106,11 +106,10 @@ class ShmOp : public Operation {
   void fail_source(int source, const std::string& who, std::uint64_t theirs,
                    std::uint64_t expected);
 
-  // For an algorithm that reads the sources' own buffers (CMA, coll/shm/cma.h), which must
-  // know that their counts agree with this rank's before it reads: compares those not compared
-  // yet; false while one is not published. Once true, mismatched() says whether one differs
-  // (the failure is recorded: this rank reads nothing and ends).
-  bool counts_checked() { return check_counts(); }
+  // Compares the sources' counts with this rank's (those published so far); true once all
+  // are compared or one differs (mismatched(): the failure is recorded). An algorithm that
+  // reads the sources' own buffers (CMA, coll/shm/cma.h) calls it before it reads.
+  bool check_counts();
   bool mismatched() const { return mismatch_; }
 
   // The single-copy exchange of allgather and alltoall (coll/shm/cma.h), `x` keeping its place
@@ -130,7 +129,7 @@ class ShmOp : public Operation {
       own();
     }
     if (!x.read) {
-      if (!counts_checked()) return false;
+      if (!check_counts()) return false;
       if (mismatched()) return true;
       if (!read_sources(x, collective, read)) return false;
       arena_.post(step_value(seq_, kReadStep));
@@ -144,22 +143,9 @@ class ShmOp : public Operation {
   // that passed the call without one ran another algorithm for it. False while one is missing.
   template <class EntryOf, class Take>
   bool read_entries(CmaExchange& x, const char* collective, EntryOf entry_of, Take take) {
-    int me = arena_.rank(), p = arena_.size();
-    for (; x.cursor < p - 1; ++x.cursor) {
-      int r = (me + 1 + x.cursor) % p;
-      if (!entry_ready(entry_of(r), seq_)) {
-        if (!arena_.reached(r, step_value(seq_, kEndStep))) return false;
-        if (!entry_ready(entry_of(r), seq_)) {
-          fail(no_source(collective, r));
-          continue;
-        }
-      }
-      if (Status st = take(r, entry_of(r)); !st.ok())
-        fail(std::move(st.prepend(std::string(collective) + ": reading the block of rank " +
-                                  std::to_string(r))));
-    }
-    arena_.learn_all_started(seq_);
-    return true;
+    return for_each_source(
+        x, collective, [&](int r) { return entry_ready(entry_of(r), seq_); },
+        [&](int r) { return take(r, entry_of(r)); });
   }
 
   // The half of `rank`'s slot that its entry lines (coll/shm/cma.h) and small blocks take in
@@ -180,25 +166,34 @@ class ShmOp : public Operation {
   std::uint64_t seq_ = 0;  // this start's sequence number in the arena
 
  private:
+  // Every other member's source line, read by read(r, its source) -> Status.
   template <class Read>
   bool read_sources(CmaExchange& x, const char* collective, Read& read) {
+    return for_each_source(
+        x, collective, [&](int r) { return arena_.line_ready(r, seq_); },
+        [&](int r) {
+          Source from;
+          if (get_source(arena_.line(r, seq_), seq_, from)) return read(r, from);
+          fail(no_source(collective, r));
+          return ok_status();
+        });
+  }
+  // For every other member, the next rank's first: once ready(r), runs take(r) -> Status (its
+  // failure recorded, naming the block); a member that passed the call while not ready ran
+  // another algorithm for it. False while one is not ready; `x.cursor` keeps the place.
+  template <class Ready, class Take>
+  bool for_each_source(CmaExchange& x, const char* collective, Ready ready, Take take) {
     int me = arena_.rank(), p = arena_.size();
     for (; x.cursor < p - 1; ++x.cursor) {
       int r = (me + 1 + x.cursor) % p;
-      if (!arena_.line_ready(r, seq_)) {
-        // A member that passed the call without a line ran another algorithm for it.
+      if (!ready(r)) {
         if (!arena_.reached(r, step_value(seq_, kEndStep))) return false;
-        if (!arena_.line_ready(r, seq_)) {
+        if (!ready(r)) {
           fail(no_source(collective, r));
           continue;
         }
       }
-      Source from;
-      if (!get_source(arena_.line(r, seq_), seq_, from)) {
-        fail(no_source(collective, r));
-        continue;
-      }
-      if (Status st = read(r, from); !st.ok())
+      if (Status st = take(r); !st.ok())
         fail(std::move(st.prepend(std::string(collective) + ": reading the block of rank " +
                                   std::to_string(r))));
     }
@@ -211,9 +206,6 @@ class ShmOp : public Operation {
   }
   // Publishes this rank's count; false: its entry is not free yet.
   bool publish_count();
-  // Compares the sources' counts with this rank's (those published so far); true once all
-  // are compared or one differs (mismatch_).
-  bool check_counts();
   void count_error(int source, std::uint64_t theirs);
   // `who` has `theirs` bytes for this rank where `expected` were expected: MPI_ERR_TRUNCATE
   // when more, MPI_ERR_ARG when less.

@@ -76,7 +76,7 @@ bool Reduction::run_cma() {
 // Elements [0, h) of the result, at the root. False while the other's count or line is missing.
 bool Reduction::cma_root_share() {
   int other = 1 - arena_.rank();
-  if (!counts_checked()) return false;
+  if (!check_counts()) return false;
   if (mismatched()) return true;
   if (!arena_.line_ready(other, seq_)) return false;
   ReduceLine line = line_of(arena_.line(other, seq_));
