@@ -63,8 +63,7 @@ class Bcast final : public ShmOp {
     chunks_ = (data_.bytes() + chunk_ - 1) / chunk_;
     direct_ = cma_ && arena_.cma() && arena_.size() > 1;
     split_ = direct_ && arena_.size() == 2 && data_.bytes() >= kSplitMin;
-    // Page-aligned halves pin fewer pages.
-    half_ = std::min(data_.bytes(), (data_.bytes() / 2 + 4095) & ~std::uint64_t{4095});
+    half_ = transport::shm::cma_half(data_.bytes());
   }
   void reset() override {
     next_ = 0;

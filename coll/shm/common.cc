@@ -10,9 +10,10 @@ namespace {
 constexpr std::string_view kName = "shm";
 
 // The operation of what selection runs for `args` without "shm" (coll/engine.h; nor "cma",
-// which falls back for the same reason), for a collective that has to run without the segment: the members that already know that the
-// segment failed select it for the same call, so the two meet. It takes this call's tag; the
-// setup's messages had their own (coll/shm/setup.h), so the two never mix.
+// which falls back for the same reason), for a collective that has to run without the
+// segment: the members that already know that the segment failed select it for the same
+// call, so the two meet. It takes this call's tag; the setup's messages had their own
+// (coll/shm/setup.h), so the two never mix.
 std::unique_ptr<Operation> make_fallback(const Args& args) {
   const Algorithm* shm = Registry::find(args.collective, kName);
   if (shm == nullptr) return nullptr;

@@ -15,6 +15,13 @@ namespace gpurun::transport::shm {
 // process into `local` (read), or from `local` into it (write).
 Status cma_copy(int pid, bool write, std::byte* local, std::uint64_t remote, std::size_t length);
 
+// The first of two halves of `length` bytes that two processes copy at once, in whole pages
+// (page-aligned halves pin fewer pages); at most `length`.
+inline std::uint64_t cma_half(std::uint64_t length) {
+  std::uint64_t half = (length / 2 + 4095) & ~std::uint64_t{4095};
+  return half < length ? half : length;
+}
+
 inline Status cma_read(int pid, void* local, std::uint64_t remote, std::size_t length) {
   return cma_copy(pid, false, static_cast<std::byte*>(local), remote, length);
 }

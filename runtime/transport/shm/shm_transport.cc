@@ -50,7 +50,7 @@ constexpr std::uint64_t kCmaReceiverCopiesAllMax = 256 << 10;
 
 std::uint64_t cma_split(std::uint64_t wanted) {
   if (wanted < kCmaSplitMin) return wanted;
-  return (wanted / 2 + 4095) & ~std::uint64_t{4095};  // page-aligned halves pin fewer pages
+  return cma_half(wanted);
 }
 
 // Packets a poll takes from one peer before it looks at the next: keeps one busy sender from
