@@ -365,6 +365,34 @@ TEST_P(NetConformance, ManyOutstanding) {
   EXPECT_TRUE(pair.progress_until([&] { return pair.received(0).size() == std::size_t{kCount}; }));
 }
 
+// An offer the receiver leaves waiting holds up none after it: the receiver may match a later
+// message first (another tag) and wait for it before it takes the earlier one.
+TEST_P(NetConformance, LaterOfferCompletesWhileEarlierWaits) {
+  NetPair pair(GetParam());
+  constexpr std::size_t kSize = 3 << 20;
+  std::vector<std::byte> src[2] = {pattern(kSize, 21), pattern(kSize, 22)};
+  std::vector<std::byte> dst[2] = {std::vector<std::byte>(kSize), std::vector<std::byte>(kSize)};
+  Done offered[2], pulled[2];
+  BulkCookie cookies[2];
+  for (int i = 0; i < 2; ++i) {
+    auto cookie = pair.to_peer(0).offer(contiguous(src[i], kSize), offered[i].completion());
+    ASSERT_TRUE(cookie.ok()) << cookie.status().to_string();
+    cookies[i] = exchange_cookie(pair, 0, *cookie);
+  }
+  ASSERT_TRUE(
+      pair.to_peer(1).pull(cookies[1], contiguous(dst[1], kSize), pulled[1].completion()).ok());
+  ASSERT_TRUE(pair.progress_until([&] { return offered[1].called && pulled[1].called; }))
+      << "the later offer waits for the earlier one";
+  EXPECT_FALSE(offered[0].called) << "done before the receiver pulled";
+  ASSERT_TRUE(
+      pair.to_peer(1).pull(cookies[0], contiguous(dst[0], kSize), pulled[0].completion()).ok());
+  ASSERT_TRUE(pair.progress_until([&] { return offered[0].called && pulled[0].called; }));
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_TRUE(offered[i].status.ok() && pulled[i].status.ok()) << i;
+    EXPECT_EQ(dst[i], src[i]) << "offer " << i;
+  }
+}
+
 // Offers interleaved with packets of every size: a packet sent right after an offer (which
 // may ride with it) keeps its place among the others, and every offer can be pulled, also one
 // that no packet followed.

@@ -7,6 +7,18 @@ param::Param<param::Size> g_max_packet(
     "Largest packet (and so the default eager limit) on ucx; larger messages go by UCX "
     "rendezvous, whose handshakes cost about 10 us over TCP (osu_latency between two test "
     "hosts, 16K: 2.5 us eager, 13 us by rendezvous; osu_bw 16K: 2.9 vs 0.8 GB/s).");
+param::Param<param::Size> g_piece_size(
+    "GPURUN_UCX_PIECE_SIZE", param::Size{131072},
+    "Host data larger than this moves as several UCX rendezvous of this size at once (0: as "
+    "one); UCX over TCP moves large rendezvous slowly (ucx_perftest ucp_am_bw between two "
+    "test hosts, 8 outstanding: 128K 5.5 GB/s, 1M 2.1 GB/s).",
+    param::Level::kAdvanced);
+param::Param<int> g_piece_window(
+    "GPURUN_UCX_PIECE_WINDOW", 8,
+    "Pieces of offered data in flight to one peer, besides the first piece of each offer: "
+    "more at once slow UCX over TCP down (osu_bw 1M between two test hosts, 3 runs: a window "
+    "of 8 4.9-5.8 GB/s, 32 3.1-6.0, none 2.0-2.4).",
+    param::Level::kAdvanced);
 param::Param<int> g_send_queue(
     "GPURUN_UCX_SEND_QUEUE", 256,
     "Packets to one peer that UCX may hold (copied) while the network is busy before a send "
@@ -26,6 +38,8 @@ param::Param<std::string> g_library(
 
 const param::Param<param::Size>& max_packet() { return g_max_packet; }
 const param::Param<int>& send_queue() { return g_send_queue; }
+const param::Param<param::Size>& piece_size() { return g_piece_size; }
+const param::Param<int>& piece_window() { return g_piece_window; }
 const param::Param<bool>& peer_failure() { return g_peer_failure; }
 
 }  // namespace gpurun::transport::ucx::params

@@ -11,6 +11,8 @@ namespace gpurun::transport::ucx::params {
 
 const param::Param<param::Size>& max_packet();  // GPURUN_UCX_MAX_PACKET
 const param::Param<int>& send_queue();          // GPURUN_UCX_SEND_QUEUE
+const param::Param<param::Size>& piece_size();  // GPURUN_UCX_PIECE_SIZE
+const param::Param<int>& piece_window();        // GPURUN_UCX_PIECE_WINDOW
 const param::Param<bool>& peer_failure();       // GPURUN_UCX_PEER_FAILURE
 const param::Param<std::string>& library();     // GPURUN_UCX_LIBRARY
 

@@ -145,6 +145,9 @@ UcxTransport::UcxTransport(const Config& config, PacketHandler handler)
   immediate_.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
   immediate_.flags = UCP_AM_SEND_FLAG_EAGER;
   send_queue_ = std::max(1, params::send_queue().get());
+  piece_size_ = config.piece_size.value_or(params::piece_size().get().bytes);
+  piece_size_ = std::min<std::size_t>(piece_size_, std::uint32_t{1} << 31);  // BulkHeader
+  piece_window_ = std::max(1, config.piece_window.value_or(params::piece_window().get()));
   caps_.name = "ucx";
   caps_.reach = Reach::kNetwork;
   caps_.max_packet = static_cast<std::size_t>(params::max_packet().get().bytes);
@@ -321,6 +324,7 @@ int UcxTransport::progress() {
   }
   if (offers_waiting_ > 0) [[unlikely]]
     send_waiting_offers();
+  if (opened_offers_ > 0) send_opened_pieces();
   if (!to_close_.empty()) [[unlikely]]
     close_forgotten();
   if (!deferred_.empty()) [[unlikely]]
@@ -340,7 +344,8 @@ int UcxTransport::run_deferred() {
 }
 
 bool UcxTransport::quiescent() const {
-  if (in_flight_ > 0 || offers_waiting_ > 0 || !deferred_.empty()) return false;
+  if (in_flight_ > 0 || offers_waiting_ > 0 || opened_offers_ > 0 || !deferred_.empty())
+    return false;
   if (flushed_ == sends_) return true;
   if (flush_running_) return false;
   // Sends UCX completed at once may still sit in its buffers (a busy socket): flush them out
@@ -401,7 +406,7 @@ UcxTransport::~UcxTransport() {
   if (worker_ != nullptr) {
     for (Inbound& in : inbound_)
       for (auto& [id, arrival] : in.arrivals)
-        if (arrival.arrived) api().am_data_release(worker_, arrival.desc);
+        for (const Piece& piece : arrival.waiting) api().am_data_release(worker_, piece.desc);
     cancel_small();
     close_endpoints();
     for (int i = 0; i < 1000 && api().worker_progress(worker_) != 0; ++i) {

@@ -11,7 +11,8 @@
 // UCP_AM_SEND_FLAG_RNDV, so only UCX's request-to-send travels; the receiver keeps the
 // descriptor UCX hands it, and pull() receives the data into the user's buffer with
 // ucp_am_recv_data_nbx (zero-copy where UCX can). Non-contiguous data and truncated pulls go
-// through a UCP generic datatype that calls the Data's pack/unpack.
+// through a UCP generic datatype that calls the Data's pack/unpack. Host data larger than
+// GPURUN_UCX_PIECE_SIZE goes as several such messages (pieces) at once (ucx_bulk.cc).
 // offer() only prepares that message: the next packet to the same peer (the pml's
 // request-to-send, which carries the cookie) rides in its UCX header, so a rendezvous costs
 // one message, not two (ucx_bulk.cc). progress() sends an offer that no packet followed.
@@ -25,6 +26,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -40,6 +42,9 @@ struct Config {
   // The job runs on one host: unless UCX_NET_DEVICES says otherwise, UCX uses the loopback
   // device only, so that nothing listens on an outside address (DESIGN.md decision 9).
   bool loopback_only = false;
+  // Pieces of offered host data: GPURUN_UCX_PIECE_SIZE and GPURUN_UCX_PIECE_WINDOW unless set.
+  std::optional<std::size_t> piece_size;
+  std::optional<int> piece_window;
 };
 
 // The UCX header of a packet.
@@ -50,12 +55,15 @@ struct WireHeader {
 };
 static_assert(sizeof(WireHeader) == 24);
 
-// The UCX header of offered bulk data.
+// The UCX header of offered bulk data: one piece of an offer.
 struct BulkHeader {
-  std::int32_t rank;  // the sender's job rank
-  std::uint32_t reserved;
-  std::uint64_t id;  // the offer's number on the sender's endpoint (BulkCookie::id)
+  std::int32_t rank;         // the sender's job rank
+  std::uint32_t piece;       // this piece's number; it starts at piece * piece_size
+  std::uint64_t id;          // the offer's number on the sender's endpoint (BulkCookie::id)
+  std::uint32_t pieces;      // of the offer, at least 1
+  std::uint32_t piece_size;  // bytes in each piece but the last (0: one piece)
 };
+static_assert(sizeof(BulkHeader) == 24);
 
 // A packet of at most this much payload rides in the UCX header of the offer before it.
 inline constexpr std::size_t kCarriedPayloadMax = 64;
@@ -110,6 +118,7 @@ Status ucx_error(const std::string& what, ucs_status_t status);
 struct GenericState {
   Data data;
   std::size_t length = 0;  // bytes on the wire (offered, or arriving)
+  std::size_t base = 0;    // where they start in the data's packed stream (a piece's offset)
 };
 
 struct SmallReceive {  // a posted receive of small packets
@@ -125,27 +134,45 @@ struct QueuedPacket {  // a packet UCX holds while the network is busy
   std::vector<std::byte> payload;
 };
 
-struct SendOp : GenericState {  // offered bulk data
+struct SendOp : GenericState {  // a piece of offered bulk data
   UcxTransport* transport = nullptr;
   int peer = -1;
-  OfferHeader header{};  // UCX reads it until the send completes
+  OfferHeader header{};    // UCX reads it until the send completes
+  SendOp* lead = nullptr;  // the offer's first piece, which holds what follows
   Completion done;
+  std::uint32_t pieces_left = 0;  // not completed yet
+  std::uint32_t next_piece = 0;   // the next one to send
+  bool windowed = false;          // counts in the window (UcxEndpoint::pieces_in_flight_)
+  // The lead: whether its first piece completed (the peer receives the offer), and its
+  // pieces sent before that still in flight, which count in the window from then on.
+  bool opened = false;
+  std::uint32_t early_in_flight = 0;
+  Status status;  // the first failure of a piece
 };
 
-struct RecvOp : GenericState {  // bulk data being received
+struct RecvOp : GenericState {  // a piece of bulk data being received
   UcxTransport* transport = nullptr;
   int peer = -1;
-  Completion done;
+  std::uint64_t id = 0;  // the offer's
 };
 
-// Bulk data that arrived before its pull, or a pull waiting for its data.
-struct Arrival {
-  void* desc = nullptr;  // UCX's descriptor, when arrived
+// A piece of offered bulk data that arrived before its pull.
+struct Piece {
+  void* desc = nullptr;  // UCX's descriptor
   std::size_t length = 0;
-  bool arrived = false;
+  std::uint32_t number = 0;
+};
+
+// Offered bulk data whose pieces arrived before its pull, or a pull and what it received.
+struct Arrival {
+  std::vector<Piece> waiting;    // pieces that came before the pull
+  std::uint32_t pieces = 0;      // of the offer (0: none came yet)
+  std::uint32_t piece_size = 0;  // BulkHeader::piece_size
+  std::uint32_t finished = 0;    // pieces received (or dropped: beyond a truncated pull)
   bool pulled = false;
   Data data;  // the pull's, when pulled
   Completion done;
+  Status status;  // the first failure of a piece
 };
 
 // What arrives from one peer.
@@ -172,6 +199,16 @@ class UcxEndpoint final : public Endpoint {
   Status send_queued(const WireHeader& header, const void* payload, std::size_t length);
   // Sends the waiting offer, carrying the packet `wire` (with its payload) when not null.
   Status send_offer(const WireHeader* wire, const void* payload, std::size_t length);
+  // Sends one piece of an offer with `header_length` bytes of its header; UCS_OK when UCX
+  // took it (the piece then completes later or was deferred), else why it could not.
+  ucs_status_t send_piece(SendOp* piece, std::size_t header_length);
+  // Sends the next piece of the offer that `lead` heads; false when it failed, which ended
+  // the offer.
+  bool send_next_piece(SendOp* lead, bool windowed);
+  // The first piece of an offer completed with `outcome`: the peer receives the offer. Its
+  // pieces sent early count in the window from now on; those not sent yet may go
+  // (UcxTransport::send_opened_pieces), or never do when the first failed.
+  void open(SendOp* lead, const Status& outcome);
   ucs_status_ptr_t send_small(const WireHeader& wire, const void* payload, std::size_t length);
   static void on_queued_sent(void* request, ucs_status_t status, void* user_data);
   static void on_error(void* arg, ucp_ep_h ep, ucs_status_t status);
@@ -186,6 +223,10 @@ class UcxEndpoint final : public Endpoint {
   Status failed_;                 // set when UCX reports the connection broken, or the peer left
   bool forgotten_ = false;        // the peer left (forget_offers)
   int offers_in_flight_ = 0;      // offers sent that UCX has not completed
+  // Offers whose first piece completed (the peer is receiving them) with pieces left to send,
+  // and those pieces in flight.
+  std::deque<SendOp*> opened_;
+  int pieces_in_flight_ = 0;
 };
 
 class UcxTransport final : public Transport {
@@ -223,8 +264,19 @@ class UcxTransport final : public Transport {
 
   void receive_packet(const WireHeader& header, const std::byte* payload, std::size_t length);
   void deliver_early(int rank, Inbound& in);
-  // Receives arrived bulk data (UCX descriptor `desc`, `length` bytes) into `data`.
-  void receive_bulk(int peer, void* desc, std::size_t length, const Data& data, Completion done);
+  // Receives a piece of the pulled offer `id` from `peer` into the pull's data.
+  void receive_piece(int peer, std::uint64_t id, const Piece& piece);
+  // A piece of the offer `id` from `peer` was received: the pull completes with its last.
+  void piece_received(int peer, std::uint64_t id, Status status);
+  // A piece of an offer left or failed (`deferred`: outside progress(), so its completion
+  // waits for the next one): the offer completes with its last.
+  void piece_sent(SendOp* piece, Status status, bool deferred);
+  // Sets the pieces of the offer that `lead` heads (the lead is the first); returns how many.
+  std::uint32_t cut_into_pieces(SendOp* lead) const;
+  // Sends pieces of opened offers while fewer than GPURUN_UCX_PIECE_WINDOW are in flight.
+  void send_opened_pieces();
+  // The offer that `lead` heads ends with the pieces sent so far; returns how many are not.
+  std::uint32_t drop_unsent_pieces(SendOp* lead);
   Status check_memory(accel::MemoryKind kind, int peer) const;
   void set_memory_type(ucp_request_param_t& param, accel::MemoryKind kind) const;
   void send_waiting_offers();  // those no packet followed
@@ -248,6 +300,9 @@ class UcxTransport final : public Transport {
   std::vector<std::unique_ptr<SmallReceive>> small_;     // the posted receives of small packets
   std::vector<SmallReceive*> small_repost_;              // completed, to post again
   int send_queue_ = 0;                                   // GPURUN_UCX_SEND_QUEUE
+  std::size_t piece_size_ = 0;                           // GPURUN_UCX_PIECE_SIZE
+  int piece_window_ = 0;                                 // GPURUN_UCX_PIECE_WINDOW
+  int opened_offers_ = 0;                                // in the endpoints' opened_ lists
   Pool<QueuedPacket> queued_;
   Pool<SendOp> send_ops_;
   Pool<RecvOp> recv_ops_;
