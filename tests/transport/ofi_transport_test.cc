@@ -1,5 +1,6 @@
 // The ofi transport through the network conformance suite over libfabric's tcp provider on
-// loopback, and the provider and domain choice against fixed offer lists.
+// loopback (once more with bulk data in small pieces), and the provider and domain choice
+// against fixed offer lists.
 #include "runtime/transport/ofi/ofi_transport.h"
 
 #include "tests/transport/net_conformance.h"
@@ -13,8 +14,21 @@ Result<std::unique_ptr<Transport>> create_ofi(int rank, int size, PacketHandler 
   return std::unique_ptr<Transport>(std::move(t));
 }
 
+// Bulk data in pieces of 4K, 4 in flight: every bulk test moves many pieces.
+Result<std::unique_ptr<Transport>> create_ofi_pieces(int rank, int size, PacketHandler handler) {
+  ofi::Config config{.rank = rank,
+                     .size = size,
+                     .loopback_only = true,
+                     .piece_size = std::size_t{4096},
+                     .piece_window = 4};
+  GPURUN_ASSIGN_OR_RETURN(auto t, ofi::OfiTransport::create(config, handler));
+  return std::unique_ptr<Transport>(std::move(t));
+}
+
 INSTANTIATE_TEST_SUITE_P(Ofi, NetConformance,
-                         ::testing::Values(NetSetup{"ofi_tcp", create_ofi, ""}), setup_name);
+                         ::testing::Values(NetSetup{"ofi_tcp", create_ofi, ""},
+                                           NetSetup{"ofi_tcp_pieces", create_ofi_pieces, ""}),
+                         setup_name);
 
 TEST(OfiTransport, ChoosesTcpOnLoopbackForOneHost) {
   auto t = ofi::OfiTransport::create(ofi::Config{.rank = 0, .size = 1, .loopback_only = true},

@@ -1,5 +1,12 @@
 // Bulk data on ofi, moved when the receiver asks: offer() records, pull() posts the receive
 // and sends a CTS, the sender's answer is one tagged message into the posted buffer.
+//
+// Pieces: host data larger than GPURUN_OFI_PIECE_SIZE moves as tagged messages of that size,
+// each with a tag of its own (the offer's id plus the piece's number: an offer takes as many
+// ids as it may have pieces). The receiver posts a receive for each piece before its CTS; the
+// sender keeps GPURUN_OFI_PIECE_WINDOW of them in flight to the peer, all into posted
+// receives, so that no piece waits for anything but the network. Over libfabric's tcp one
+// message of 1M moves at about 2.1 GB/s between two test hosts, pieces of 128K at 5 and more.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -18,6 +25,10 @@ struct CtsPayload {
   std::uint32_t reserved;
   std::uint64_t wanted;  // bytes the receiver takes (a truncating receive wants fewer)
 };
+
+std::uint32_t pieces_of(std::size_t length, std::size_t piece_size) {
+  return static_cast<std::uint32_t>((length + piece_size - 1) / piece_size);
+}
 
 Status host_only(const Data& data, int peer) {
   if (accel::is_host(data.kind)) return ok_status();
@@ -39,9 +50,12 @@ Result<BulkCookie> OfiEndpoint::offer(const Data& data, Completion done) {
   op->done = done;
   op->length = data.size;
   op->tag = t.bulk_tag(t.config_.rank, next_offer_);
+  op->piece_size = t.piece_size_of(data);
   offers_.emplace(next_offer_, op);
   ++t.in_flight_;  // the peer still needs this memory
-  return BulkCookie{next_offer_++, 0};
+  BulkCookie cookie{next_offer_, op->piece_size};
+  next_offer_ += op->piece_size == 0 ? 1 : pieces_of(data.size, op->piece_size);
+  return cookie;
 }
 
 bool OfiEndpoint::forget_offers() {
@@ -73,8 +87,9 @@ Status OfiEndpoint::pull(const BulkCookie& cookie, const Data& data, Completion 
   op->length = data.size;
   op->tag = t.bulk_tag(peer_, cts.id);
   if (data.contiguous == nullptr) op->bounce.resize(data.size);
+  op->piece_size = cookie.address > 0 && data.size > cookie.address ? cookie.address : 0;
   // The receive is posted (or queued to be) before the CTS leaves, so the data always finds it.
-  Status st = t.start_bulk(op);
+  Status st = op->piece_size > 0 ? t.post_pieces(op) : t.start_bulk(op);
   if (!st.ok()) {
     t.release_bulk(op);
     return st.prepend("ofi: cannot receive data from rank " + std::to_string(peer_));
@@ -111,6 +126,10 @@ void OfiTransport::handle_control(int rank, const PacketHeader& header, const st
   if (op->data.contiguous == nullptr) {
     op->bounce.resize(op->length);
     op->data.pack(op->data.context, 0, op->bounce.data(), op->length);
+  }
+  if (op->piece_size > 0 && op->length > op->piece_size) {
+    start_pieces(op);
+    return;
   }
   Status st = start_bulk(op);
   if (!st.ok()) {
@@ -162,15 +181,22 @@ void OfiTransport::release_bulk(BulkOp* op) {
   op->mr = nullptr;
   op->bounce = std::vector<std::byte>();  // large, and rarely the same size again
   op->done = Completion{};
+  op->lead = nullptr;
+  op->offset = 0;
+  op->piece_size = 0;
+  op->status = ok_status();
   free_bulk_.push_back(op);
 }
 
 Status OfiTransport::start_bulk(BulkOp* op) {
   bool send = op->kind == Op::Kind::kBulkSend;
-  void* buffer = op->bounce.empty() ? op->data.contiguous : op->bounce.data();
+  BulkOp* owner = op->lead != nullptr ? op->lead : op;  // whose buffer and registration
+  void* buffer = static_cast<std::byte*>(owner->bounce.empty() ? owner->data.contiguous
+                                                               : owner->bounce.data()) +
+                 op->offset;
   void* desc = nullptr;
-  if (op->mr != nullptr) {
-    desc = fi_mr_desc(op->mr);
+  if (owner->mr != nullptr) {
+    desc = fi_mr_desc(owner->mr);
   } else {
     GPURUN_TRY(register_buffer(buffer, op->length, send ? FI_SEND : FI_RECV, &op->mr, &desc));
   }
@@ -195,6 +221,107 @@ void OfiTransport::finish_bulk(BulkOp* op, Status status) {
   release_bulk(op);
   ++delivered_;
   done(std::move(status));
+}
+
+// ---- pieces ------------------------------------------------------------------------------
+
+std::size_t OfiTransport::piece_size_of(const Data& data) const {
+  return piece_size_ > 0 && data.size > piece_size_ ? piece_size_ : 0;
+}
+
+void OfiTransport::end_bulk(BulkOp* op, Status status) {
+  if (op->lead != nullptr)
+    piece_done(op, std::move(status));
+  else
+    finish_bulk(op, std::move(status));
+}
+
+BulkOp* OfiTransport::make_piece(BulkOp* lead, std::uint32_t number) {
+  BulkOp* piece = take_bulk();
+  piece->kind = lead->kind;
+  piece->endpoint = lead->endpoint;
+  piece->lead = lead;
+  piece->offset = std::size_t{number} * lead->piece_size;
+  piece->length = std::min(lead->piece_size, lead->length - piece->offset);
+  // The offer's id plus the piece's number, in the id's 32 bits.
+  piece->tag =
+      (lead->tag & ~std::uint64_t{0xffffffff}) | ((lead->tag + number) & std::uint64_t{0xffffffff});
+  return piece;
+}
+
+// One registration of the whole buffer serves every piece (where the provider needs one).
+Status OfiTransport::post_pieces(BulkOp* lead) {
+  void* buffer = lead->bounce.empty() ? lead->data.contiguous : lead->bounce.data();
+  void* desc = nullptr;
+  GPURUN_TRY(register_buffer(buffer, lead->length, FI_RECV, &lead->mr, &desc));
+  lead->pieces = pieces_of(lead->length, lead->piece_size);
+  lead->pieces_left = lead->pieces;
+  lead->status = ok_status();
+  for (std::uint32_t k = 0; k < lead->pieces; ++k) {
+    BulkOp* piece = make_piece(lead, k);
+    Status st = start_bulk(piece);
+    if (st.ok()) {
+      ++in_flight_;
+      continue;
+    }
+    release_bulk(piece);
+    if (k == 0) return st;
+    // The sender sends what was not posted; it stays with the provider. The pull fails.
+    lead->status = st;
+    lead->pieces_left -= lead->pieces - k;
+    break;
+  }
+  return ok_status();
+}
+
+void OfiTransport::start_pieces(BulkOp* lead) {
+  void* buffer = lead->bounce.empty() ? lead->data.contiguous : lead->bounce.data();
+  void* desc = nullptr;
+  Status st = register_buffer(buffer, lead->length, FI_SEND, &lead->mr, &desc);
+  if (!st.ok()) {
+    --in_flight_;
+    finish_bulk(lead, std::move(st));
+    return;
+  }
+  lead->pieces = pieces_of(lead->length, lead->piece_size);
+  lead->next_piece = 0;
+  lead->pieces_left = lead->pieces;
+  lead->status = ok_status();
+  lead->endpoint->sending_.push_back(lead);
+  send_pieces(*lead->endpoint);
+}
+
+void OfiTransport::send_pieces(OfiEndpoint& ep) {
+  while (ep.pieces_in_flight_ < piece_window_ && !ep.sending_.empty()) {
+    BulkOp* lead = ep.sending_.front();
+    std::uint32_t k = lead->next_piece++;
+    if (lead->next_piece == lead->pieces) ep.sending_.pop_front();
+    BulkOp* piece = make_piece(lead, k);
+    ++in_flight_;
+    ++ep.pieces_in_flight_;
+    Status st = start_bulk(piece);
+    if (st.ok()) continue;
+    // This piece and those after it never leave: the transfer ends with those sent.
+    --in_flight_;
+    if (lead->next_piece < lead->pieces) ep.sending_.pop_front();
+    lead->pieces_left -= lead->pieces - lead->next_piece;
+    lead->next_piece = lead->pieces;
+    piece_done(piece, std::move(st));
+  }
+}
+
+void OfiTransport::piece_done(BulkOp* piece, Status status) {
+  BulkOp* lead = piece->lead;
+  OfiEndpoint& ep = *piece->endpoint;
+  bool send = piece->kind == Op::Kind::kBulkSend;
+  release_bulk(piece);
+  if (!status.ok() && lead->status.ok()) lead->status = std::move(status);
+  if (send) --ep.pieces_in_flight_;
+  if (--lead->pieces_left == 0) {
+    --in_flight_;  // the lead's own count: the offer's or the pull's
+    finish_bulk(lead, std::move(lead->status));
+  }
+  if (send) send_pieces(ep);
 }
 
 }  // namespace gpurun::transport::ofi

@@ -61,6 +61,8 @@ OfiTransport::OfiTransport(const Config& config, PacketHandler handler)
   caps_.reach = Reach::kNetwork;
   caps_.max_packet = static_cast<std::size_t>(params::max_packet().get().bytes);
   caps_.model = kModel;
+  piece_size_ = config.piece_size.value_or(params::piece_size().get().bytes);
+  piece_window_ = std::max(1, config.piece_window.value_or(params::piece_window().get()));
 }
 
 Result<std::unique_ptr<OfiTransport>> OfiTransport::create(const Config& config,
@@ -237,7 +239,7 @@ void OfiTransport::complete(Op* op, std::size_t length, Status status) {
     case Op::Kind::kBulkSend:
     case Op::Kind::kBulkRecv:
       --in_flight_;
-      finish_bulk(static_cast<BulkOp*>(op), std::move(status));
+      end_bulk(static_cast<BulkOp*>(op), std::move(status));
       break;
   }
 }
@@ -305,7 +307,7 @@ int OfiTransport::retry() {
     Status st = start_bulk(op);  // queues it again on -FI_EAGAIN
     if (!st.ok()) {
       --in_flight_;
-      finish_bulk(op, std::move(st));
+      end_bulk(op, std::move(st));
     }
   }
   events += static_cast<int>(n - retry_.size());

@@ -30,6 +30,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,9 @@ struct Config {
   // address (DESIGN.md decision 9).
   bool loopback_only = false;
   std::string nic;  // the NIC the launcher placed this rank near ("eth0", "mlx5_0"), or empty
+  // Pieces of bulk data: GPURUN_OFI_PIECE_SIZE and GPURUN_OFI_PIECE_WINDOW unless set.
+  std::optional<std::size_t> piece_size;
+  std::optional<int> piece_window;
 };
 
 struct WireHeader {
@@ -80,6 +84,15 @@ struct BulkOp : Op {
   std::size_t length = 0;         // bytes posted (a pull: what the receiver wants)
   std::vector<std::byte> bounce;  // the packed bytes of non-contiguous data
   fid_mr* mr = nullptr;
+  // Pieces (ofi_bulk.cc): a piece's transfer (its lead) and place in the lead's buffer; the
+  // lead's piece size (0: it moves whole), pieces, the next to send and those not completed.
+  BulkOp* lead = nullptr;
+  std::size_t offset = 0;
+  std::size_t piece_size = 0;
+  std::uint32_t pieces = 0;
+  std::uint32_t next_piece = 0;
+  std::uint32_t pieces_left = 0;
+  Status status;  // the lead's: the first failure of a piece
 };
 
 // A transport control packet waiting for a free send buffer.
@@ -106,6 +119,8 @@ class OfiEndpoint final : public Endpoint {
   std::uint32_t next_seq_ = 0;               // of the next packet to the peer
   std::uint32_t next_offer_ = 0;             // id of the next offer to the peer
   std::map<std::uint32_t, BulkOp*> offers_;  // offered to the peer, not yet asked for
+  std::deque<BulkOp*> sending_;              // asked for, with pieces left to send
+  int pieces_in_flight_ = 0;                 // sent to the peer, not completed
   Status failed_;
 };
 
@@ -145,6 +160,14 @@ class OfiTransport final : public Transport {
   void receive_packet(PacketBuffer* buffer, std::size_t length);
   void deliver_early(int rank);
   void finish_bulk(BulkOp* op, Status status);
+  void end_bulk(BulkOp* op, Status status);           // a piece (piece_done) or a whole transfer
+  std::size_t piece_size_of(const Data& data) const;  // 0: it moves whole
+  // Posts the receives of the pieces of a pull; fails when none could be posted.
+  Status post_pieces(BulkOp* lead);
+  void start_pieces(BulkOp* lead);    // the sender's, once asked for
+  void send_pieces(OfiEndpoint& ep);  // while fewer than the window are in flight
+  BulkOp* make_piece(BulkOp* lead, std::uint32_t number);
+  void piece_done(BulkOp* piece, Status status);
   int read_error();
   int retry();
   std::uint64_t bulk_tag(int sender, std::uint32_t id) const;
@@ -175,7 +198,9 @@ class OfiTransport final : public Transport {
     std::map<std::uint32_t, std::vector<std::byte>> early;  // packets that overtook others
   };
   std::vector<Inbound> inbound_;  // by job rank
-  int in_flight_ = 0;             // packet sends, offers and pulls not completed
+  int in_flight_ = 0;             // packet sends, offers and pulls (and pieces) not completed
+  std::size_t piece_size_ = 0;    // GPURUN_OFI_PIECE_SIZE
+  int piece_window_ = 0;          // GPURUN_OFI_PIECE_WINDOW
   int delivered_ = 0;
 };
 
