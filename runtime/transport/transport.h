@@ -35,8 +35,8 @@ struct Caps {
   std::string name;  // "self", "shm", "ucx", "ofi", "cuda_ipc": the one name used everywhere
   Reach reach = Reach::kHost;
   bool host_memory = true;
-  bool device_memory = false;   // moves CUDA device memory without staging
-  std::size_t max_packet = 0;   // largest packet payload
+  bool device_memory = false;  // moves CUDA device memory without staging
+  std::size_t max_packet = 0;  // largest packet payload
   Model model{};
 };
 
@@ -44,9 +44,9 @@ struct Caps {
 inline constexpr std::uint8_t kTransportTypes = 0xf0;
 
 struct PacketHeader {
-  std::uint8_t type;   // the pml's message type
+  std::uint8_t type;  // the pml's message type
   std::uint8_t flags;
-  std::uint16_t aux;   // type-specific
+  std::uint16_t aux;  // type-specific
   std::uint32_t context;
   std::int32_t tag;
   std::int32_t source;  // the sender's rank in the communicator
@@ -81,8 +81,8 @@ struct PacketHandler {
 
 // Where bulk data comes from or goes: one contiguous block, or a packer over a typed buffer.
 struct Data {
-  std::size_t size = 0;          // bytes in packed form
-  void* contiguous = nullptr;    // the bytes when they are one block, else nullptr
+  std::size_t size = 0;        // bytes in packed form
+  void* contiguous = nullptr;  // the bytes when they are one block, else nullptr
   // Copies [offset, offset + length) of the packed stream out of / into the typed buffer.
   // Calls come with increasing offsets.
   std::size_t (*pack)(void* context, std::size_t offset, void* dst, std::size_t length) = nullptr;
@@ -101,6 +101,14 @@ struct Completion {
 };
 
 // Identifies offered data across processes; travels inside a pml packet.
+// Network transports cut large bulk data into pieces (ucx, ofi): the piece size a knob asks
+// for, at least 4K so that a small value cannot make a message into millions of transfers
+// (0: data moves whole).
+inline constexpr std::uint64_t kMinPieceSize = 4096;
+inline std::uint64_t piece_size_from(std::uint64_t asked) {
+  return asked == 0 || asked >= kMinPieceSize ? asked : kMinPieceSize;
+}
+
 struct BulkCookie {
   std::uint64_t id = 0;
   std::uint64_t address = 0;  // transport-specific (e.g. the sender's buffer address)

@@ -393,6 +393,14 @@ TEST_P(NetConformance, LaterOfferCompletesWhileEarlierWaits) {
   }
 }
 
+// A piece size asked for by a knob: 0 keeps data whole, anything else is at least 4K.
+TEST(PieceSize, ZeroOrAtLeastFourK) {
+  EXPECT_EQ(piece_size_from(0), 0u);
+  EXPECT_EQ(piece_size_from(1), kMinPieceSize);
+  EXPECT_EQ(piece_size_from(4095), kMinPieceSize);
+  EXPECT_EQ(piece_size_from(131072), 131072u);
+}
+
 // Offers interleaved with packets of every size: a packet sent right after an offer (which
 // may ride with it) keeps its place among the others, and every offer can be pulled, also one
 // that no packet followed.

@@ -61,7 +61,7 @@ OfiTransport::OfiTransport(const Config& config, PacketHandler handler)
   caps_.reach = Reach::kNetwork;
   caps_.max_packet = static_cast<std::size_t>(params::max_packet().get().bytes);
   caps_.model = kModel;
-  piece_size_ = config.piece_size.value_or(params::piece_size().get().bytes);
+  piece_size_ = piece_size_from(config.piece_size.value_or(params::piece_size().get().bytes));
   piece_window_ = std::max(1, config.piece_window.value_or(params::piece_window().get()));
 }
 

@@ -16,7 +16,8 @@ param::Param<param::Size> g_max_packet(
     "tagged messages that the receiver posts for.");
 param::Param<param::Size> g_piece_size(
     "GPURUN_OFI_PIECE_SIZE", param::Size{131072},
-    "Host data larger than this moves as tagged messages of this size (0: as one): over "
+    "Host data larger than this moves as tagged messages of this size (0: as one; at "
+    "least 4K): over "
     "libfabric's tcp one large message moves at half the speed of several smaller ones "
     "(osu_bw 1M between two test hosts: 2.1 GB/s whole).",
     param::Level::kAdvanced);

@@ -171,21 +171,31 @@ bool UcxEndpoint::send_next_piece(SendOp* lead, bool windowed) {
   return false;
 }
 
+// Only the endpoints listed since the last call: a piece completed there (room in the window)
+// or an offer opened. One whose window is still full leaves the list until its next piece
+// completes.
 void UcxTransport::send_opened_pieces() {
-  for (auto& ep : endpoints_) {
-    if (opened_offers_ == 0) return;
-    if (!ep) continue;
-    while (!ep->opened_.empty() && ep->pieces_in_flight_ < piece_window_) {
-      SendOp* lead = ep->opened_.front();
+  for (std::size_t i = 0; i < to_pump_.size(); ++i) {
+    UcxEndpoint& ep = *to_pump_[i];
+    ep.listed_ = false;
+    while (!ep.opened_.empty() && ep.pieces_in_flight_ < piece_window_) {
+      SendOp* lead = ep.opened_.front();
       // The lead stays until its last piece completes; a failure drops the pieces unsent.
       bool last = lead->next_piece + 1 == lead->header.bulk.pieces;
-      bool sent = ep->send_next_piece(lead, true);
+      bool sent = ep.send_next_piece(lead, true);
       if (last || !sent) {
-        ep->opened_.pop_front();
+        ep.opened_.pop_front();
         --opened_offers_;
       }
     }
   }
+  to_pump_.clear();
+}
+
+void UcxTransport::list_for_pieces(UcxEndpoint& ep) {
+  if (ep.listed_ || ep.opened_.empty()) return;
+  ep.listed_ = true;
+  to_pump_.push_back(&ep);
 }
 
 void UcxEndpoint::open(SendOp* lead, const Status& outcome) {
@@ -195,6 +205,7 @@ void UcxEndpoint::open(SendOp* lead, const Status& outcome) {
   if (outcome.ok() && !forgotten_ && !transport_->closing_) {
     opened_.push_back(lead);
     ++transport_->opened_offers_;
+    transport_->list_for_pieces(*this);
   } else {
     lead->pieces_left -= transport_->drop_unsent_pieces(lead);
   }
@@ -299,6 +310,7 @@ void UcxTransport::on_offer_sent(void* request, ucs_status_t status, void* user_
   } else {
     ep.open(lead, outcome);
   }
+  t->list_for_pieces(ep);  // room in its window
   t->piece_sent(op, std::move(outcome), false);
 }
 

@@ -145,7 +145,7 @@ UcxTransport::UcxTransport(const Config& config, PacketHandler handler)
   immediate_.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
   immediate_.flags = UCP_AM_SEND_FLAG_EAGER;
   send_queue_ = std::max(1, params::send_queue().get());
-  piece_size_ = config.piece_size.value_or(params::piece_size().get().bytes);
+  piece_size_ = piece_size_from(config.piece_size.value_or(params::piece_size().get().bytes));
   piece_size_ = std::min<std::size_t>(piece_size_, std::uint32_t{1} << 31);  // BulkHeader
   piece_window_ = std::max(1, config.piece_window.value_or(params::piece_window().get()));
   caps_.name = "ucx";
@@ -324,7 +324,7 @@ int UcxTransport::progress() {
   }
   if (offers_waiting_ > 0) [[unlikely]]
     send_waiting_offers();
-  if (opened_offers_ > 0) send_opened_pieces();
+  if (!to_pump_.empty()) send_opened_pieces();
   if (!to_close_.empty()) [[unlikely]]
     close_forgotten();
   if (!deferred_.empty()) [[unlikely]]

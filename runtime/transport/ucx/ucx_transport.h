@@ -227,6 +227,7 @@ class UcxEndpoint final : public Endpoint {
   // and those pieces in flight.
   std::deque<SendOp*> opened_;
   int pieces_in_flight_ = 0;
+  bool listed_ = false;  // in UcxTransport::to_pump_
 };
 
 class UcxTransport final : public Transport {
@@ -275,6 +276,7 @@ class UcxTransport final : public Transport {
   std::uint32_t cut_into_pieces(SendOp* lead) const;
   // Sends pieces of opened offers while fewer than GPURUN_UCX_PIECE_WINDOW are in flight.
   void send_opened_pieces();
+  void list_for_pieces(UcxEndpoint& ep);  // for the next send_opened_pieces()
   // The offer that `lead` heads ends with the pieces sent so far; returns how many are not.
   std::uint32_t drop_unsent_pieces(SendOp* lead);
   Status check_memory(accel::MemoryKind kind, int peer) const;
@@ -303,6 +305,7 @@ class UcxTransport final : public Transport {
   std::size_t piece_size_ = 0;                           // GPURUN_UCX_PIECE_SIZE
   int piece_window_ = 0;                                 // GPURUN_UCX_PIECE_WINDOW
   int opened_offers_ = 0;                                // in the endpoints' opened_ lists
+  std::vector<UcxEndpoint*> to_pump_;  // endpoints that may send pieces of opened offers now
   Pool<QueuedPacket> queued_;
   Pool<SendOp> send_ops_;
   Pool<RecvOp> recv_ops_;
