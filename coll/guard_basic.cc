@@ -33,6 +33,9 @@ std::vector<Watch>& watches() {
   static auto* list = new std::vector<Watch>;
   return *list;
 }
+// watches().size(), where the progress engine reads it: it polls the creations only while some
+// are watched.
+std::size_t g_watched = 0;
 
 int poll_creations(void*);
 
@@ -96,7 +99,7 @@ bool watch_creation(BasicCollective& collective, pml::Pml& pml, const Team& team
   guard::remember(*g, mine);
   static bool poller_added = false;  // a program that creates no communicator runs no poller
   if (!poller_added) {
-    progress::engine().add(poll_creations, nullptr, "coll-guard");
+    progress::engine().add(poll_creations, nullptr, "coll-guard", &g_watched);
     poller_added = true;
   }
   watches().push_back(Watch{.collective = &collective,
@@ -104,6 +107,7 @@ bool watch_creation(BasicCollective& collective, pml::Pml& pml, const Team& team
                             .mine = mine,
                             .since = clock::now_ns(),
                             .blocking = team.blocking});
+  g_watched = watches().size();
   return true;
 }
 
@@ -114,6 +118,7 @@ void unwatch_creation(BasicCollective& collective, ErrorCode error) {
     if (all[i].blocked) guard::unblock();
     guard::mark_done(*all[i].comm, all[i].mine.tag, error);
     all.erase(all.begin() + static_cast<std::ptrdiff_t>(i));
+    g_watched = all.size();
     return;
   }
 }

@@ -69,7 +69,10 @@ Pml::~Pml() = default;
 
 transport::PacketHandler Pml::handler() { return transport::PacketHandler{on_packet_thunk, this}; }
 
-void Pml::add_transport(transport::Transport* transport) { transports_.push_back(transport); }
+void Pml::add_transport(transport::Transport* transport) {
+  transports_.push_back(transport);
+  pending_words_.push_back(transport->pending_word());
+}
 
 void Pml::set_route(int rank, transport::Endpoint* endpoint, std::size_t eager_limit,
                     const char* transport_name) {
@@ -408,7 +411,10 @@ void Pml::give_up(std::span<const void* const> owners, bool detach) {
 
 int Pml::progress() {
   int events = 0;
-  for (transport::Transport* t : transports_) events += t->progress();
+  for (std::size_t i = 0; i < transports_.size(); ++i) {
+    const std::size_t* pending = pending_words_[i];
+    if (pending == nullptr || *pending != 0) events += transports_[i]->progress();
+  }
   if (!busy_routes_.empty()) [[unlikely]] events += flush_routes();
   return events;
 }

@@ -238,6 +238,7 @@ class Pml {
   std::vector<Route> routes_;
   std::vector<int> busy_routes_;
   std::vector<transport::Transport*> transports_;
+  std::vector<const std::size_t*> pending_words_;  // transports_[i]->pending_word()
   std::vector<std::unique_ptr<MatchQueues>> contexts_;
   std::vector<std::unique_ptr<Unexpected>> unexpected_pool_;
   std::vector<std::byte> scratch_;  // packing buffer for non-contiguous eager sends

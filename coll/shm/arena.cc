@@ -20,6 +20,7 @@ std::vector<progress::Doorbell*>& doorbells() {
 }  // namespace
 
 std::size_t queued_everywhere() { return g_queued; }
+const std::size_t* queued_word() { return &g_queued; }
 
 std::size_t new_slot_bytes() {
   std::uint64_t bytes = params::slot_size().get().bytes;

@@ -37,7 +37,7 @@ Arena& arena_of(const core::Communicator& comm) {
   // the same context id gets a new one.
   if (slot == nullptr || !slot->serves(comm)) {
     static const bool polled = [] {
-      progress::engine().add(poll_arenas, nullptr, "coll_shm");
+      progress::engine().add(poll_arenas, nullptr, "coll_shm", queued_word());
       return true;
     }();
     (void)polled;

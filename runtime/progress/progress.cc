@@ -61,8 +61,8 @@ Engine& engine() {
   return *e;
 }
 
-void Engine::add(PollFn fn, void* context, std::string name) {
-  pollers_.push_back(Poller{fn, context, std::move(name)});
+void Engine::add(PollFn fn, void* context, std::string name, const std::size_t* pending) {
+  pollers_.push_back(Poller{fn, context, pending, std::move(name)});
 }
 
 void Engine::configure(bool oversubscribed, Doorbell* own_doorbell) {

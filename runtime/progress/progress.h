@@ -22,6 +22,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -56,12 +57,15 @@ using PollFn = int (*)(void* context);  // returns how many events it handled
 
 class Engine {
  public:
-  // Registers a poller; at setup time only.
-  void add(PollFn fn, void* context, std::string name);
+  // Registers a poller; at setup time only. A poller with a `pending` word is called only
+  // while that word is not zero: its owner counts there the work it has in hand, and the
+  // engine skips it with a load instead of a call when it has none.
+  void add(PollFn fn, void* context, std::string name, const std::size_t* pending = nullptr);
   // Runs every poller once. Returns the number of events handled.
   int poll() {
     int events = 0;
-    for (const Poller& p : pollers_) events += p.fn(p.context);
+    for (const Poller& p : pollers_)
+      if (p.pending == nullptr || *p.pending != 0) events += p.fn(p.context);
     return events;
   }
   // Polls until done() returns true, applying the wait policy.
@@ -86,6 +90,7 @@ class Engine {
   struct Poller {
     PollFn fn;
     void* context;
+    const std::size_t* pending;
     std::string name;
   };
   // What a waiting thread does between polls that found nothing.

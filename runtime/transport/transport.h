@@ -158,6 +158,9 @@ class Transport {
   // Delivers arrived packets to the handler and moves bulk transfers along. Returns how many
   // events it handled.
   virtual int progress() = 0;
+  // A word that is 0 while progress() has nothing to do (or nullptr: call it always). The pml
+  // reads it on every poll instead of calling a transport that waits for its own sends.
+  virtual const std::size_t* pending_word() const { return nullptr; }
   // Whether this process may leave: no peer still needs anything of it (its memory, data it
   // owes). MPI_Finalize makes progress until every transport says so.
   virtual bool quiescent() const { return true; }

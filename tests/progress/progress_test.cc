@@ -13,5 +13,30 @@ TEST(SpareCpu, OnlyWhenTheRankMayMoveAndTheHostHasMoreCpusThanRanks) {
   EXPECT_FALSE(spare_cpu(2, 2, 4));   // ranks outnumber CPUs
 }
 
+// A poller that counts its calls and reports one event per call.
+int count_call(void* context) {
+  ++*static_cast<int*>(context);
+  return 1;
+}
+
+TEST(Engine, PollerWithPendingWordRunsOnlyWhileTheWordIsNotZero) {
+  Engine engine;
+  int always = 0;
+  int watched = 0;
+  std::size_t pending = 0;
+  engine.add(count_call, &always, "always");
+  engine.add(count_call, &watched, "watched", &pending);
+  EXPECT_EQ(engine.poll(), 1);  // nothing pending: only the poller without a word ran
+  EXPECT_EQ(always, 1);
+  EXPECT_EQ(watched, 0);
+  pending = 3;
+  EXPECT_EQ(engine.poll(), 2);
+  EXPECT_EQ(watched, 1);
+  pending = 0;
+  engine.poll();
+  EXPECT_EQ(always, 3);
+  EXPECT_EQ(watched, 1);
+}
+
 }  // namespace
 }  // namespace gpurun::progress

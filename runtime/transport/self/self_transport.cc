@@ -25,6 +25,7 @@ Result<Endpoint*> SelfTransport::connect(int rank, std::span<const std::byte> /*
 Status SelfTransport::send(const PacketHeader& header, const void* payload, std::size_t length) {
   const auto* bytes = static_cast<const std::byte*>(payload);
   queue_.push_back(Queued{header, std::vector<std::byte>(bytes, bytes + length)});
+  queued_ = queue_.size();
   return ok_status();
 }
 
@@ -35,6 +36,7 @@ int SelfTransport::progress() {
   for (std::size_t n = queue_.size(); n > 0 && !queue_.empty(); --n) {
     Queued q = std::move(queue_.front());
     queue_.pop_front();
+    queued_ = queue_.size();
     handler_.fn(handler_.context, Packet{rank_, &q.header, q.payload.data(), q.payload.size()});
     ++events;
   }

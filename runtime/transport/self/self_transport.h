@@ -18,6 +18,7 @@ class SelfTransport final : public Transport, private Endpoint {
   std::vector<std::byte> address() const override { return {}; }
   Result<Endpoint*> connect(int rank, std::span<const std::byte> address) override;
   int progress() override;
+  const std::size_t* pending_word() const override { return &queued_; }
 
  private:
   Status send(const PacketHeader& header, const void* payload, std::size_t length) override;
@@ -36,6 +37,7 @@ class SelfTransport final : public Transport, private Endpoint {
   PacketHandler handler_;
   Caps caps_;
   std::deque<Queued> queue_;
+  std::size_t queued_ = 0;  // queue_.size()
   std::vector<Offer> offers_;
   std::vector<std::uint64_t> free_offers_;
 };
