@@ -119,6 +119,17 @@ class Arena {
   bool line_ready(int r, std::uint64_t seq) const {
     return (line(r, seq).flag.load(std::memory_order_acquire) & kSeqMask) >= seq;
   }
+  // line_ready(r, seq), waiting a little for it when r runs on another core and every rank
+  // that shares this rank's core has posted its line: r is then likely running and about to
+  // post, while giving up the core would make a rank that has nothing left to do here run first
+  // (and this one wait for its turn again). See kLineSpinLooks.
+  bool line_ready_soon(int r, std::uint64_t seq) const {
+    if (line_ready(r, seq)) return true;
+    if (!grouped_ || core_group(r) == core_group(rank_) || !own_core_posted(seq)) return false;
+    return spin_for_line(r, seq);
+  }
+  // How many times line_ready_soon waited (for the unit tests).
+  std::uint64_t line_spins() const { return line_spins_; }
   // The byte count member r posted with its flag line of collective `seq`, if it did.
   bool line_count(int r, std::uint64_t seq, std::uint64_t& bytes) const {
     std::uint64_t flag = line(r, seq).flag.load(std::memory_order_acquire);
@@ -249,6 +260,10 @@ class Arena {
   bool flat_ = true;
   int parent_ = -1;
   std::vector<TreeChild> children_;
+  bool own_core_posted(std::uint64_t seq) const;
+  bool spin_for_line(int r, std::uint64_t seq) const;
+  mutable std::uint64_t line_spins_ = 0;
+
   std::vector<int> groups_;  // empty: every rank a group of its own
   bool grouped_ = false;
   std::vector<int> cma_pids_;  // empty: no CMA between the members

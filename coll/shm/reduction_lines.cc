@@ -46,7 +46,7 @@ bool Reduction::lines_post() {
 bool Reduction::lines_flat() {
   if (!is_root()) return true;
   for (; cursor_ < arena_.size(); ++cursor_)
-    if (cursor_ != arena_.rank() && !arena_.line_ready(cursor_, seq_)) return false;
+    if (cursor_ != arena_.rank() && !arena_.line_ready_soon(cursor_, seq_)) return false;
   if (int last = last_operand(); last >= 0) {  // (none: rank 0 of an exscan)
     alignas(16) std::byte result[kLineBytes];
     combine_lines(0, last, result);

@@ -309,6 +309,55 @@ TEST_P(ShmBarrier, NobodyLeavesEarly) {
 
 INSTANTIATE_TEST_SUITE_P(Shm, ShmBarrier, ::testing::Range(1, 18));
 
+// The same with ranks r and r + 2 sharing a core (Arena::set_core_groups), where a rank whose
+// core partners have arrived waits a little for the others (Arena::line_ready_soon).
+TEST(ShmBarrierCores, NobodyLeavesEarlyWhenRanksShareCores) {
+  for (int size : {3, 4, 5}) {
+    Team team(size, 16384);
+    std::vector<int> groups(size);
+    for (int r = 0; r < size; ++r) groups[r] = r % 2;
+    for (int r = 0; r < size; ++r) team.arena(r).set_core_groups(groups);
+    std::atomic<int> arrived{0};
+    team.run([&](int rank) {
+      std::mt19937 random(rank);
+      auto op = make_barrier(team.arena(rank), Args{.collective = Collective::kBarrier});
+      team.ready(rank);
+      for (int round = 1; round <= 20; ++round) {
+        arrive_late(random);
+        arrived.fetch_add(1);
+        run_to_end(*op);
+        EXPECT_GE(arrived.load(), round * size) << "size " << size << " rank " << rank;
+        run_to_end(*op);
+      }
+    });
+  }
+}
+
+// line_ready_soon waits only for a rank on another core, and only once every rank that shares
+// the caller's core has posted its line; otherwise it answers line_ready at once.
+TEST(ShmLines, ReadySoonWaitsOnlyForOtherCoresOnceOwnCoreHasPosted) {
+  Team team(4, 16384);
+  for (int r = 0; r < 4; ++r) team.ready(r);
+  const std::uint64_t seq = 1;
+  Arena& zero = team.arena(0);
+  EXPECT_FALSE(zero.line_ready_soon(1, seq));  // no core groups: no waiting
+  EXPECT_EQ(zero.line_spins(), 0u);
+  for (int r = 0; r < 4; ++r) team.arena(r).set_core_groups({0, 1, 0, 1});  // 0 and 2 share
+  EXPECT_FALSE(zero.line_ready_soon(1, seq));  // rank 2 has not posted: no waiting
+  EXPECT_EQ(zero.line_spins(), 0u);
+  team.arena(2).post_line(seq);
+  EXPECT_TRUE(zero.line_ready_soon(2, seq));   // its own core's rank: posted
+  EXPECT_FALSE(zero.line_ready_soon(1, seq));  // now it waits for rank 1, in vain
+  EXPECT_EQ(zero.line_spins(), 1u);
+  team.arena(1).post_line(seq);
+  EXPECT_TRUE(zero.line_ready_soon(1, seq));  // ready at the first look: no waiting
+  EXPECT_FALSE(zero.line_ready_soon(3, seq));
+  EXPECT_EQ(zero.line_spins(), 2u);
+  Arena& two = team.arena(2);  // rank 0, its partner, has not posted
+  EXPECT_FALSE(two.line_ready_soon(3, seq));
+  EXPECT_EQ(two.line_spins(), 0u);
+}
+
 // With ranks outnumbering cores, rank 0 of a flat team posts its barrier line only after the
 // others (release) when a collective rooted at rank 0 followed the previous barrier, and at
 // once (flat) when a barrier did. The k-th collective of an arena has sequence number k.
