@@ -62,28 +62,35 @@ class BenchReport:
     def lower(self) -> bool:
         return self.metric["lower_is_better"]
 
+    def best_peer(self, size: int) -> str | None:
+        """The peer configuration with the best median at `size`."""
+        peers = [c for c in self.configs if c != GPURUN and size in self.med.get(c, {})]
+        if not peers:
+            return None
+        pick = min if self.lower else max
+        return pick(peers, key=lambda c: self.med[c][size])
+
     def ratio(self, size: int) -> float | None:
-        """gpurun over the best peer configuration, paired by round: in each repetition,
-        gpurun's value over the best peer value of the same round (runs next to each other in
-        time share the host's state), then the median over rounds. Falls back to the ratio of
-        medians when no round has both."""
+        """gpurun over the best peer configuration (best_peer: by median), paired by round: in
+        each repetition, gpurun's value over that configuration's value of the same round (runs
+        next to each other in time share the host's state), then the median over rounds.
+        Not the best peer value of each round: with several noisy peer configurations, the
+        luckiest of their runs in each round is better than any one configuration's typical
+        run. Falls back to the ratio of medians when no round has both."""
+        best = self.best_peer(size)
+        if best is None:
+            return None
         paired = []
         for rep in sorted({r.rep for rs in self.runs.values() for r in rs}):
             mine = self._value(GPURUN, rep, size)
-            peers = [v for c in self.configs if c != GPURUN
-                     for v in [self._value(c, rep, size)] if v is not None]
-            if mine is not None and peers:
-                best = min(peers) if self.lower else max(peers)
-                if best:
-                    paired.append(mine / best)
+            theirs = self._value(best, rep, size)
+            if mine is not None and theirs:
+                paired.append(mine / theirs)
         if paired:
             return statistics.median(paired)
         mine = self.med.get(GPURUN, {}).get(size)
-        peers = [m[size] for c, m in self.med.items() if c != GPURUN and size in m]
-        if mine is None or not peers:
-            return None
-        best = min(peers) if self.lower else max(peers)
-        return mine / best if best else None
+        theirs = self.med[best][size]
+        return mine / theirs if mine is not None and theirs else None
 
     def _value(self, config: str, rep: int, size: int) -> float | None:
         """The round's value, from an undisturbed run; from a disturbed one when every run of
@@ -94,6 +101,24 @@ class BenchReport:
             if r.rep == rep and r.ok and size in r.values and not (calm_only and r.disturbed):
                 return r.values[size]
         return None
+
+    def best_peer_note(self) -> str | None:
+        """Which peer configuration each size's ratio pairs with, runs of sizes merged."""
+        spans: list[list] = []  # [config, first size, last size]
+        for s in self.sizes:
+            best = self.best_peer(s)
+            if best is None:
+                continue
+            if spans and spans[-1][0] == best:
+                spans[-1][2] = s
+            else:
+                spans.append([best, s, s])
+        if not spans or GPURUN not in self.configs:
+            return None
+        name = {s: "—" if s < 0 else str(s) for s in self.sizes}
+        parts = [f"{c} ({name[a]}" + (f"-{name[b]}" if b != a else "") + ")" for c, a, b in spans]
+        return ("- best peer configuration (best median; the ratio pairs gpurun's runs with its "
+                "runs of the same round): " + ", ".join(parts))
 
     def hop_note(self) -> str | None:
         hops = sorted({(r.rep, r.hop_ns) for rs in self.runs.values() for r in rs
@@ -175,6 +200,9 @@ class BenchReport:
 
     def notes(self) -> list[str]:
         out = [f"- {name}: not available: {why}" for name, why in self.absent.items()]
+        best = self.best_peer_note()
+        if best:
+            out.append(best)
         hop = self.hop_note()
         if hop:
             out.append(hop)

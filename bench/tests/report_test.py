@@ -40,8 +40,17 @@ class PairedRatio(unittest.TestCase):
         runs += [run("loaded", 1, 4.0), run("loaded", 2, 0.1, disturbed=True),
                  run("loaded", 3, 0.1, disturbed=True)]
         rep = BenchReport("osu_x", CONFIGS, runs, {})
-        # Rounds 2 and 3 pair with "calm" (0.5), round 1 with "calm" too (2.0 < 4.0).
+        # "loaded"'s median counts its calm run only (4.0): "calm" (2.0) is the best peer.
         self.assertAlmostEqual(rep.ratio(8), 0.5)
+
+    def test_pairs_with_the_best_configuration_not_the_best_run_of_each_round(self):
+        # Equal gpurun runs; "calm" has the best median (1.0), "loaded" is better in round 2.
+        values = {"gpurun": [1.0, 1.0, 1.0], "calm": [0.8, 1.2, 1.0], "loaded": [1.2, 0.8, 1.1]}
+        runs = [run(c, rep + 1, v[rep]) for c, v in values.items() for rep in range(3)]
+        rep = BenchReport("osu_x", CONFIGS, runs, {})
+        self.assertEqual(rep.best_peer(8), "calm")
+        # Paired with "calm": 1.25, 0.83, 1.0. The best run of each round would give 1.25.
+        self.assertAlmostEqual(rep.ratio(8), 1.0)
 
 
 class OverlapTable(unittest.TestCase):
