@@ -116,7 +116,7 @@ class Alltoall final : public ShmOp {
       posted_ = true;
     }
     for (int r = 0; r < arena_.size(); ++r)
-      if (r != me && !arena_.line_ready(r, seq_)) return false;
+      if (r != me && !arena_.line_ready_soon(r, seq_)) return false;
     for (int r = 0; r < arena_.size(); ++r)
       if (r != me) recv(r).unpack(0, arena_.line(r, seq_).data + me * block_, block_);
     if (!in_place_) copy_stream(send(me), recv(me), 0, block_);
