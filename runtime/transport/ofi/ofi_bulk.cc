@@ -30,6 +30,11 @@ std::uint32_t pieces_of(std::size_t length, std::size_t piece_size) {
   return static_cast<std::uint32_t>((length + piece_size - 1) / piece_size);
 }
 
+// Where a transfer's bytes lie: the user's block, or the packed copy of non-contiguous data.
+std::byte* bytes_of(BulkOp* op) {
+  return static_cast<std::byte*>(op->bounce.empty() ? op->data.contiguous : op->bounce.data());
+}
+
 Status host_only(const Data& data, int peer) {
   if (accel::is_host(data.kind)) return ok_status();
   return Status(ErrorCode::kUnsupported,
@@ -191,9 +196,7 @@ void OfiTransport::release_bulk(BulkOp* op) {
 Status OfiTransport::start_bulk(BulkOp* op) {
   bool send = op->kind == Op::Kind::kBulkSend;
   BulkOp* owner = op->lead != nullptr ? op->lead : op;  // whose buffer and registration
-  void* buffer = static_cast<std::byte*>(owner->bounce.empty() ? owner->data.contiguous
-                                                               : owner->bounce.data()) +
-                 op->offset;
+  void* buffer = bytes_of(owner) + op->offset;
   void* desc = nullptr;
   if (owner->mr != nullptr) {
     desc = fi_mr_desc(owner->mr);
@@ -250,13 +253,18 @@ BulkOp* OfiTransport::make_piece(BulkOp* lead, std::uint32_t number) {
 }
 
 // One registration of the whole buffer serves every piece (where the provider needs one).
-Status OfiTransport::post_pieces(BulkOp* lead) {
-  void* buffer = lead->bounce.empty() ? lead->data.contiguous : lead->bounce.data();
+Status OfiTransport::begin_pieces(BulkOp* lead, std::uint64_t access) {
   void* desc = nullptr;
-  GPURUN_TRY(register_buffer(buffer, lead->length, FI_RECV, &lead->mr, &desc));
+  GPURUN_TRY(register_buffer(bytes_of(lead), lead->length, access, &lead->mr, &desc));
   lead->pieces = pieces_of(lead->length, lead->piece_size);
+  lead->next_piece = 0;
   lead->pieces_left = lead->pieces;
   lead->status = ok_status();
+  return ok_status();
+}
+
+Status OfiTransport::post_pieces(BulkOp* lead) {
+  GPURUN_TRY(begin_pieces(lead, FI_RECV));
   for (std::uint32_t k = 0; k < lead->pieces; ++k) {
     BulkOp* piece = make_piece(lead, k);
     Status st = start_bulk(piece);
@@ -275,18 +283,12 @@ Status OfiTransport::post_pieces(BulkOp* lead) {
 }
 
 void OfiTransport::start_pieces(BulkOp* lead) {
-  void* buffer = lead->bounce.empty() ? lead->data.contiguous : lead->bounce.data();
-  void* desc = nullptr;
-  Status st = register_buffer(buffer, lead->length, FI_SEND, &lead->mr, &desc);
+  Status st = begin_pieces(lead, FI_SEND);
   if (!st.ok()) {
     --in_flight_;
     finish_bulk(lead, std::move(st));
     return;
   }
-  lead->pieces = pieces_of(lead->length, lead->piece_size);
-  lead->next_piece = 0;
-  lead->pieces_left = lead->pieces;
-  lead->status = ok_status();
   lead->endpoint->sending_.push_back(lead);
   send_pieces(*lead->endpoint);
 }

@@ -162,6 +162,8 @@ class OfiTransport final : public Transport {
   void finish_bulk(BulkOp* op, Status status);
   void end_bulk(BulkOp* op, Status status);           // a piece (piece_done) or a whole transfer
   std::size_t piece_size_of(const Data& data) const;  // 0: it moves whole
+  // Registers a lead's buffer for `access` (FI_SEND, FI_RECV) and counts its pieces.
+  Status begin_pieces(BulkOp* lead, std::uint64_t access);
   // Posts the receives of the pieces of a pull; fails when none could be posted.
   Status post_pieces(BulkOp* lead);
   void start_pieces(BulkOp* lead);    // the sender's, once asked for

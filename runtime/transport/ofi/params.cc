@@ -16,14 +16,15 @@ param::Param<param::Size> g_max_packet(
     "tagged messages that the receiver posts for.");
 param::Param<param::Size> g_piece_size(
     "GPURUN_OFI_PIECE_SIZE", param::Size{131072},
-    "Host data larger than this moves as tagged messages of this size (0: as one; at "
-    "least 4K): over "
-    "libfabric's tcp one large message moves at half the speed of several smaller ones "
-    "(osu_bw 1M between two test hosts: 2.1 GB/s whole).",
+    "Host data larger than this moves as tagged messages of this size (0: as one; at least "
+    "4K): over libfabric's tcp one large message moves at half the speed of several smaller "
+    "ones (osu_bw 1M between two test hosts: 2.1 GB/s whole).",
     param::Level::kAdvanced);
-param::Param<int> g_piece_window("GPURUN_OFI_PIECE_WINDOW", 8,
-                                 "Pieces of bulk data in flight to one peer.",
-                                 param::Level::kAdvanced);
+param::Param<int> g_piece_window(
+    "GPURUN_OFI_PIECE_WINDOW", 8,
+    "Pieces of bulk data (GPURUN_OFI_PIECE_SIZE each) in flight to one peer, all into receives "
+    "the peer posted before asking for the data (at least 1).",
+    param::Level::kAdvanced);
 param::Param<int> g_send_buffers(
     "GPURUN_OFI_SEND_BUFFERS", 256,
     "Packets in flight from one rank (all peers together) before a send waits for progress.",

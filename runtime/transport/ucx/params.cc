@@ -10,9 +10,8 @@ param::Param<param::Size> g_max_packet(
 param::Param<param::Size> g_piece_size(
     "GPURUN_UCX_PIECE_SIZE", param::Size{131072},
     "Host data larger than this moves as several UCX rendezvous of this size at once (0: as "
-    "one; at least 4K); UCX over TCP moves large rendezvous slowly (ucx_perftest ucp_am_bw between "
-    "two "
-    "test hosts, 8 outstanding: 128K 5.5 GB/s, 1M 2.1 GB/s).",
+    "one; at least 4K); UCX over TCP moves large rendezvous slowly (ucx_perftest ucp_am_bw "
+    "between two test hosts, 8 outstanding: 128K 5.5 GB/s, 1M 2.1 GB/s).",
     param::Level::kAdvanced);
 param::Param<int> g_piece_window(
     "GPURUN_UCX_PIECE_WINDOW", 8,
