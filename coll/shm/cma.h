@@ -58,6 +58,7 @@ struct CmaExchange {
   bool posted = false;  // its line is up
   bool read = false;    // it has read the others' blocks
   int cursor = 0;       // the others read so far
+  int waited = 0;       // the members seen done with this rank's buffer so far
 };
 
 // An entry line in a writer's slot: one block for one reader (alltoallv) or all (allgatherv),

@@ -2,10 +2,12 @@
 // arena's order, and falls back to another algorithm should the arena's segment fail to set up.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "coll/algorithm.h"
 #include "coll/shm/arena.h"
@@ -117,9 +119,11 @@ class ShmOp : public Operation {
   // while the others catch up), reads every other member's block once the counts agree
   // (read(r, its source) -> Status, the next rank first; `collective` names the call in
   // errors), posts that it is done, and waits until every member has. False until then.
-  template <class MakeSource, class Own, class Read>
+  // `reads_buffer(r)`, when given, tells whether member r reads this rank's buffer: the end
+  // waits only for those (the others take what they need from elsewhere, this rank's slot).
+  template <class MakeSource, class Own, class Read, class ReadsBuffer = std::nullptr_t>
   bool exchange_by_cma(CmaExchange& x, const char* collective, MakeSource make_source, Own own,
-                       Read read) {
+                       Read read, ReadsBuffer reads_buffer = nullptr) {
     if (!x.posted) {
       if (!arena_.line_writable(seq_)) return false;
       put_source(arena_.line(arena_.rank(), seq_), seq_, make_source());
@@ -135,7 +139,15 @@ class ShmOp : public Operation {
       arena_.post(step_value(seq_, kReadStep));
       x.read = true;
     }
-    return arena_.all_reached(step_value(seq_, kReadStep));
+    if constexpr (std::is_null_pointer_v<ReadsBuffer>) {
+      return arena_.all_reached(step_value(seq_, kReadStep));
+    } else {
+      for (; x.waited < arena_.size(); ++x.waited)
+        if (x.waited != arena_.rank() && reads_buffer(x.waited) &&
+            !arena_.reached(x.waited, step_value(seq_, kReadStep)))
+          return false;
+      return true;
+    }
   }
 
   // Single copy from entry lines (coll/shm/cma.h): for every other member, the next rank's

@@ -156,6 +156,35 @@ TEST_P(ShmCma, Alltoallv) {
 
 INSTANTIATE_TEST_SUITE_P(Shm, ShmCma, ::testing::ValuesIn(cases()), name_of);
 
+// Ranks that share a core (here r and r + 2: Arena::set_core_groups) trade alltoall blocks of up
+// to 64K through their slots, filled before they post, so that a writer waits only for the
+// readers of its own buffer: the blocks arrive whole over three starts (the sources refilled
+// after each, while a partner may still be reading the slot), the slot of every rank with a
+// partner holds data and that of a rank alone stays untouched. Larger blocks go by CMA only.
+TEST(ShmCmaCores, PartnersOnOneCoreTradeBlocksThroughTheSlots) {
+  for (int size : {3, 4, 5}) {
+    for (std::int64_t count : {7, 1024, 16384, 32768}) {
+      for (bool in_place : {false, true}) {
+        SCOPED_TRACE("p" + std::to_string(size) + " n" + std::to_string(count) +
+                     (in_place ? " in place" : ""));
+        Team team(size, 1 << 20);
+        std::vector<int> groups;
+        for (int r = 0; r < size; ++r) groups.push_back(r % 2);
+        auto statuses = alltoall(team, int32_type(), count, in_place, [&](int rank) {
+          give_cma(team, rank, getpid());
+          team.arena(rank).set_core_groups(groups);
+        });
+        for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << s.to_string();
+        bool through_slots = count * 4 <= (64 << 10);
+        for (int r = 0; r < size; ++r) {
+          bool partnered = r + 2 < size || r >= 2;
+          EXPECT_EQ(slot_untouched(team, r), !(through_slots && partnered)) << "slot of " << r;
+        }
+      }
+    }
+  }
+}
+
 // Without CMA between all members (the setup found none), the cma algorithms run through the
 // slots, with the same results.
 TEST(ShmCmaFallback, WithoutCmaTheBlocksGoThroughTheSlots) {
