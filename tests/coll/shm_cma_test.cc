@@ -185,6 +185,36 @@ TEST(ShmCmaCores, PartnersOnOneCoreTradeBlocksThroughTheSlots) {
   }
 }
 
+// Bcast readers that share a core (r and r + 2 here) do not all read the root's buffer: the
+// root's core partners copy the message from its slot, and of two partners on another core the
+// first to arrive reads the root's buffer and passes the message on through its slot (a group
+// of three there reads the root's buffer each). Every root, three starts each, ranks arriving
+// in any order: the message arrives whole, the slot of every rank with a partner was used and
+// that of a rank alone was not. A message larger than half a slot goes by CMA only.
+TEST(ShmCmaCores, BcastReadersOnOneCorePassTheMessageOn) {
+  for (int size : {3, 4, 5, 6}) {
+    for (std::int64_t count : {1024, 16384, 200000}) {
+      for (bool strided : {false, true}) {
+        SCOPED_TRACE("p" + std::to_string(size) + " n" + std::to_string(count) +
+                     (strided ? " strided" : ""));
+        Team team(size, 1 << 20);
+        std::vector<int> groups;
+        for (int r = 0; r < size; ++r) groups.push_back(r % 2);
+        const core::Datatype& type = strided ? strided_type() : int32_type();
+        check_bcast(team, type, count, make_bcast_cma, [&](int rank) {
+          give_cma(team, rank, getpid());
+          team.arena(rank).set_core_groups(groups);
+        });
+        bool through_slots = count * static_cast<std::int64_t>(type.size()) + 64 <= (1 << 20) / 2;
+        for (int r = 0; r < size; ++r) {
+          bool partnered = r + 2 < size || r >= 2;
+          EXPECT_EQ(slot_untouched(team, r), !(through_slots && partnered)) << "slot of " << r;
+        }
+      }
+    }
+  }
+}
+
 // Without CMA between all members (the setup found none), the cma algorithms run through the
 // slots, with the same results.
 TEST(ShmCmaFallback, WithoutCmaTheBlocksGoThroughTheSlots) {
