@@ -156,6 +156,24 @@ TEST_P(ShmCma, Alltoallv) {
 
 INSTANTIATE_TEST_SUITE_P(Shm, ShmCma, ::testing::ValuesIn(cases()), name_of);
 
+// The core tests' teams: a slot of 1M, and ranks r and r + 2 sharing a core.
+constexpr std::size_t kCoreSlot = 1 << 20;
+bool has_core_partner(int rank, int size) { return rank + 2 < size || rank >= 2; }
+// Prepares `rank`'s arena: CMA to everyone, and the core groups.
+void share_cores(Team& team, int rank) {
+  give_cma(team, rank, getpid());
+  std::vector<int> groups;
+  for (int r = 0; r < team.size(); ++r) groups.push_back(r % 2);
+  team.arena(rank).set_core_groups(groups);
+}
+// The slot of every rank with a core partner was used when the data went `through_slots`,
+// and no other.
+void expect_partners_slots(Team& team, bool through_slots) {
+  for (int r = 0; r < team.size(); ++r)
+    EXPECT_EQ(slot_untouched(team, r), !(through_slots && has_core_partner(r, team.size())))
+        << "slot of " << r;
+}
+
 // Ranks that share a core (here r and r + 2: Arena::set_core_groups) trade alltoall blocks of up
 // to 64K through their slots, filled before they post, so that a writer waits only for the
 // readers of its own buffer: the blocks arrive whole over three starts (the sources refilled
@@ -167,19 +185,11 @@ TEST(ShmCmaCores, PartnersOnOneCoreTradeBlocksThroughTheSlots) {
       for (bool in_place : {false, true}) {
         SCOPED_TRACE("p" + std::to_string(size) + " n" + std::to_string(count) +
                      (in_place ? " in place" : ""));
-        Team team(size, 1 << 20);
-        std::vector<int> groups;
-        for (int r = 0; r < size; ++r) groups.push_back(r % 2);
-        auto statuses = alltoall(team, int32_type(), count, in_place, [&](int rank) {
-          give_cma(team, rank, getpid());
-          team.arena(rank).set_core_groups(groups);
-        });
+        Team team(size, kCoreSlot);
+        auto statuses = alltoall(team, int32_type(), count, in_place,
+                                 [&](int rank) { share_cores(team, rank); });
         for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << s.to_string();
-        bool through_slots = count * 4 <= (64 << 10);
-        for (int r = 0; r < size; ++r) {
-          bool partnered = r + 2 < size || r >= 2;
-          EXPECT_EQ(slot_untouched(team, r), !(through_slots && partnered)) << "slot of " << r;
-        }
+        expect_partners_slots(team, count * 4 <= (64 << 10));
       }
     }
   }
@@ -197,19 +207,11 @@ TEST(ShmCmaCores, BcastReadersOnOneCorePassTheMessageOn) {
       for (bool strided : {false, true}) {
         SCOPED_TRACE("p" + std::to_string(size) + " n" + std::to_string(count) +
                      (strided ? " strided" : ""));
-        Team team(size, 1 << 20);
-        std::vector<int> groups;
-        for (int r = 0; r < size; ++r) groups.push_back(r % 2);
+        Team team(size, kCoreSlot);
         const core::Datatype& type = strided ? strided_type() : int32_type();
-        check_bcast(team, type, count, make_bcast_cma, [&](int rank) {
-          give_cma(team, rank, getpid());
-          team.arena(rank).set_core_groups(groups);
-        });
-        bool through_slots = count * static_cast<std::int64_t>(type.size()) + 64 <= (1 << 20) / 2;
-        for (int r = 0; r < size; ++r) {
-          bool partnered = r + 2 < size || r >= 2;
-          EXPECT_EQ(slot_untouched(team, r), !(through_slots && partnered)) << "slot of " << r;
-        }
+        check_bcast(team, type, count, make_bcast_cma, [&](int rank) { share_cores(team, rank); });
+        auto bytes = static_cast<std::size_t>(count) * type.size();
+        expect_partners_slots(team, bytes + 64 <= kCoreSlot / 2);
       }
     }
   }
