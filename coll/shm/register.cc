@@ -108,7 +108,9 @@ GPURUN_REGISTER_SHM(shm_reduce_scatter_block, kReduceScatterBlock, usable_reduce
 // Single copy by CMA (coll/shm/cma.h), named "cma"; as "shm" where a member cannot reach another.
 GPURUN_REGISTER_SHM_AS(cma_bcast, "cma", kBcast, usable_any, make_bcast_cma,
                        "the root publishes where its data lies in the shared segment; every "
-                       "rank reads it from there by CMA (one copy); as shm without CMA")
+                       "rank reads it from there by CMA (one copy); where ranks share cores, one "
+                       "reader per core does and passes it on through its slot; as shm without "
+                       "CMA")
 GPURUN_REGISTER_SHM_AS(cma_allgather, "cma", kAllgather, usable_any, make_allgather_cma,
                        "each rank publishes where its block lies; every rank reads each block "
                        "from its owner's buffer by CMA (one copy); as shm without CMA")
@@ -116,9 +118,11 @@ GPURUN_REGISTER_SHM_AS(cma_allgatherv, "cma", kAllgatherv, usable_any, make_allg
                        "each rank's block with its count in an entry line (up to 4K in its "
                        "slot); every rank copies each block from the slot or its owner's buffer "
                        "by CMA; as shm without CMA")
-GPURUN_REGISTER_SHM_AS(cma_alltoall, "cma", kAlltoall, usable_per_rank_chunks, make_alltoall_cma,
-                       "each rank publishes where its send blocks lie; every rank reads its block "
-                       "from each send buffer by CMA (one copy); as shm without CMA")
+GPURUN_REGISTER_SHM_AS(
+    cma_alltoall, "cma", kAlltoall, usable_per_rank_chunks, make_alltoall_cma,
+    "each rank publishes where its send blocks lie; every rank reads its block "
+    "from each send buffer by CMA (one copy), but from the slot of a rank on its "
+    "core (blocks up to 64K); as shm without CMA")
 GPURUN_REGISTER_SHM_AS(cma_alltoallv, "cma", kAlltoallv, usable_per_rank_chunks, make_alltoall_cma,
                        "each rank lists where its send blocks lie (blocks up to 4K in its slot); "
                        "every rank copies its block from the slot or the send buffer by CMA; as "
