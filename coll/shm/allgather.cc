@@ -119,14 +119,14 @@ class Allgather final : public ShmOp {
   bool run_direct_v() {
     int me = arena_.rank();
     if (!cma_state_.posted) {
-      if (!arena_.parts_writable(entry_half_parts(), 2)) return false;
+      if (!arena_.parts_writable(slot_half_parts(), 2)) return false;
       write_entry();
       cma_state_.posted = true;
       if (!in_place_) copy_stream(send_, block(me), 0, std::min(send_.bytes(), block(me).bytes()));
     }
     if (!cma_state_.read) {
       auto entry_of = [&](int r) -> const EntryLine& {
-        return *reinterpret_cast<const EntryLine*>(entries_of(r));
+        return *reinterpret_cast<const EntryLine*>(slot_half(r));
       };
       if (!read_entries(cma_state_, "allgatherv", entry_of,
                         [&](int r, const EntryLine& e) { return take(r, e); }))
@@ -148,14 +148,14 @@ class Allgather final : public ShmOp {
       send_.pack(0, copy_.data(), n);
       address = copy_.data();
     }
-    addressed_ = put_entry(*reinterpret_cast<EntryLine*>(entries_of(me)), seq_, send_, n,
-                           entries_of(me), at, small, address);
-    arena_.parts_written(entry_half_parts(), 2, step_value(seq_, kReadStep), Arena::kAllReaders);
+    addressed_ = put_entry(*reinterpret_cast<EntryLine*>(slot_half(me)), seq_, send_, n,
+                           slot_half(me), at, small, address);
+    arena_.parts_written(slot_half_parts(), 2, step_value(seq_, kReadStep), Arena::kAllReaders);
   }
   Status take(int r, const EntryLine& e) {
     std::uint64_t expected = block(r).bytes();
     if (e.bytes != expected) fail_source(r, "rank " + std::to_string(r), e.bytes, expected);
-    return take_entry(e, entries_of(r), arena_.slot_bytes() / 2, arena_.cma_pid(r), block(r),
+    return take_entry(e, slot_half(r), arena_.slot_bytes() / 2, arena_.cma_pid(r), block(r),
                       std::min(e.bytes, expected), scratch_);
   }
   // Where chunk k of `rank`'s block lies, for a block of `bytes` (the writer's count).

@@ -144,10 +144,10 @@ class Alltoall final : public ShmOp {
   bool run_direct() {
     int me = arena_.rank();
     if (pairs_in_slot_ && !slot_written_) {
-      if (!arena_.parts_writable(entry_half_parts(), 2)) return false;
+      if (!arena_.parts_writable(slot_half_parts(), 2)) return false;
       for (int r = 0; r < arena_.size(); ++r)
-        if (r != me && in_slot(r)) send(r).pack(0, entries_of(me) + r * stride_, block_);
-      arena_.parts_written(entry_half_parts(), 2, step_value(seq_, kReadStep), Arena::kAllReaders);
+        if (r != me && in_slot(r)) send(r).pack(0, slot_half(me) + r * stride_, block_);
+      arena_.parts_written(slot_half_parts(), 2, step_value(seq_, kReadStep), Arena::kAllReaders);
       slot_written_ = true;
     }
     return exchange_by_cma(
@@ -157,7 +157,7 @@ class Alltoall final : public ShmOp {
         },
         [&](int r, const Source& from) {
           if (in_slot(r)) {
-            recv(r).unpack(0, entries_of(r) + me * stride_, block_);
+            recv(r).unpack(0, slot_half(r) + me * stride_, block_);
             return ok_status();
           }
           return read_block(arena_.cma_pid(r),
@@ -173,7 +173,7 @@ class Alltoall final : public ShmOp {
   bool run_direct_v() {
     int me = arena_.rank();
     if (!cma_state_.posted) {
-      if (!arena_.parts_writable(entry_half_parts(), 2)) return false;
+      if (!arena_.parts_writable(slot_half_parts(), 2)) return false;
       write_entries();
       cma_state_.posted = true;
       check_own_counts();
@@ -194,7 +194,7 @@ class Alltoall final : public ShmOp {
     return true;
   }
   EntryLine& entry(int writer, int reader) const {
-    return reinterpret_cast<EntryLine*>(entries_of(writer))[reader];
+    return reinterpret_cast<EntryLine*>(slot_half(writer))[reader];
   }
   void write_entries() {
     int me = arena_.rank(), p = arena_.size();
@@ -219,16 +219,16 @@ class Alltoall final : public ShmOp {
         packed += n;
       }
       addressed_[static_cast<std::size_t>(r)] =
-          put_entry(entry(me, r), seq_, send(r), n, entries_of(me), at, small, address);
+          put_entry(entry(me, r), seq_, send(r), n, slot_half(me), at, small, address);
     }
-    arena_.parts_written(entry_half_parts(), 2, step_value(seq_, kReadStep), Arena::kAllReaders);
+    arena_.parts_written(slot_half_parts(), 2, step_value(seq_, kReadStep), Arena::kAllReaders);
   }
   Status take(int r, const EntryLine& e) {
     std::uint64_t expected = recv(r).bytes();
     std::uint64_t& got = got_[static_cast<std::size_t>(r)];
     got = std::min(e.bytes, expected);
     if (e.bytes != expected) fail_source(r, "rank " + std::to_string(r), e.bytes, expected);
-    return take_entry(e, entries_of(r), arena_.slot_bytes() / 2, arena_.cma_pid(r), recv(r), got,
+    return take_entry(e, slot_half(r), arena_.slot_bytes() / 2, arena_.cma_pid(r), recv(r), got,
                       scratch_);
   }
   const Buffer& send(int r) const { return sends_[static_cast<std::size_t>(r)]; }

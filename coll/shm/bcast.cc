@@ -89,9 +89,11 @@ class Bcast final : public ShmOp {
     half_ = transport::shm::cma_half(data_.bytes());
     relayed_ = direct_ && !split_ && arena_.grouped() &&
                data_.bytes() + kLineBytes <= arena_.slot_bytes() / 2;
-    mates_.assign(static_cast<std::size_t>(arena_.size()), -1);
-    if (relayed_)
-      for (int r = 0; r < arena_.size(); ++r) mates_[static_cast<std::size_t>(r)] = relay_mate(r);
+    relay_mate_ = -1;
+    root_passes_ = false;
+    if (!relayed_) return;
+    mates_.resize(static_cast<std::size_t>(arena_.size()));
+    for (int r = 0; r < arena_.size(); ++r) mates_[static_cast<std::size_t>(r)] = relay_mate(r);
     relay_mate_ = mates_[static_cast<std::size_t>(arena_.rank())];
     root_passes_ = std::find(mates_.begin(), mates_.end(), kFromRoot) != mates_.end();
   }
@@ -260,12 +262,11 @@ class Bcast final : public ShmOp {
   }
   // The message into this rank's slot (the root's or a relay's), behind a head line.
   bool pass_on() {
-    int first = static_cast<int>(seq_ % 2) * 2;
-    if (!arena_.parts_writable(first, 2)) return false;
+    if (!arena_.parts_writable(slot_half_parts(), 2)) return false;
     std::byte* half = slot_half(arena_.rank());
     data_.pack(0, half + kLineBytes, data_.bytes());
     HeadedChunks::post_head(half, seq_, data_.bytes());
-    arena_.parts_written(first, 2, step_value(seq_, kTakenStep), Arena::kAllReaders);
+    arena_.parts_written(slot_half_parts(), 2, step_value(seq_, kTakenStep), Arena::kAllReaders);
     arena_.post(step_value(seq_, kPassedStep));
     return true;
   }
@@ -281,9 +282,6 @@ class Bcast final : public ShmOp {
     }
     arena_.post(step_value(seq_, kTakenStep));
     return true;
-  }
-  std::byte* slot_half(int rank) const {
-    return arena_.slot(rank) + (seq_ % 2) * (arena_.slot_bytes() / 2);
   }
   // Bytes [offset, offset + length) of the root's data at `from` into this rank's buffer.
   void read(std::uint64_t from, std::uint64_t offset, std::uint64_t length) {

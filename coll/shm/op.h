@@ -160,13 +160,14 @@ class ShmOp : public Operation {
         [&](int r) { return take(r, entry_of(r)); });
   }
 
-  // The half of `rank`'s slot that its entry lines (coll/shm/cma.h) and small blocks take in
-  // this collective, and its first part: back-to-back collectives alternate halves, so that a
-  // writer seldom waits for the readers of the one before.
-  std::byte* entries_of(int rank) const {
+  // The half of `rank`'s slot that this collective writes when it needs only half (entry lines
+  // of coll/shm/cma.h with small blocks, blocks for core partners, a relayed bcast's message),
+  // and its first part: back-to-back collectives alternate halves, so that a writer seldom
+  // waits for the readers of the one before.
+  std::byte* slot_half(int rank) const {
     return arena_.slot(rank) + (seq_ % 2) * (arena_.slot_bytes() / 2);
   }
-  int entry_half_parts() const { return static_cast<int>(seq_ % 2) * 2; }
+  int slot_half_parts() const { return static_cast<int>(seq_ % 2) * 2; }
 
   // Publishes this rank's flag line with its byte count (readers check it there for free).
   void post_line() {
