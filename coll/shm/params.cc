@@ -34,7 +34,7 @@ param::Param<std::optional<param::Size>> g_direct_max(
 param::Param<std::optional<param::Size>> g_chunk_size(
     "GPURUN_COLL_SHM_CHUNK_SIZE", std::nullopt,
     "Pipeline chunk of shared-memory bcast and scatter; auto: a quarter of the message, "
-    "between 8K and a quarter of the slot.",
+    "at least 8K and at most 128K (where ranks do not share cores) or a quarter of the slot.",
     param::Level::kAdvanced);
 param::Param<BarrierShape> g_barrier(
     "GPURUN_COLL_SHM_BARRIER", BarrierShape::kAuto,
