@@ -60,10 +60,10 @@ constexpr int kFromRoot = -2;
 
 // The largest chunk the pipeline picks by itself where every rank has a core: beyond, the
 // readers wait longer for the first chunk than the overlap gains (osu_bcast -np 2 on a 2-core
-// AMD EPYC, 11 interleaved runs, medians, us: 1M 24.6 with 256K chunks, 20.8 with 128K, 21.6
-// with 64K; 2M 47.8, 45.2, 46.5). Where ranks take turns on cores, fewer chunks mean fewer
-// turns, and a quarter slot stays the limit (-np 4 on 2 cores, 128K chunks against 256K, 5
-// runs: 1M 44.9 against 32.2 us, 4M 264 against 192).
+// AMD EPYC, 9 interleaved runs of the library with 256K and with 128K chunks, medians, us:
+// 512K 14.2 -> 11.9, 1M 32.5 -> 28.2, 2M 56.8 -> 54.4, 4M 105 -> 101). Where ranks take turns on
+// cores, fewer chunks mean fewer turns, and a quarter slot stays the limit (-np 4 on 2 cores, 128K
+// chunks against 256K, 5 runs: 1M 44.9 against 32.2 us, 4M 264 against 192).
 constexpr std::uint64_t kAutoChunkMax = 128 << 10;
 
 // The pipeline chunk for a message of `bytes`: the knob, or a quarter of the message (enough
