@@ -180,7 +180,7 @@ Op::PackedLoop Op::packed_loop(const Datatype& type) const {
   if (kernel.loop == nullptr || !type.contiguous() || type.size() == 0 ||
       type.size() % kernel.unit != 0 || !defined_for(type))
     return {};
-  return PackedLoop{kernel.loop, type.size() / kernel.unit, kernel.alignment};
+  return PackedLoop{kernel.loop, type.size() / kernel.unit, kernel.alignment, kernel.combine};
 }
 
 Status Op::apply_strided(const void* in, void* inout, std::int64_t count,

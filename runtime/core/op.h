@@ -90,6 +90,10 @@ class Op {
     void (*loop)(const void* in, void* inout, std::int64_t n) = nullptr;
     std::int64_t per_item = 1;
     std::int64_t alignment = 1;
+    // out = a op b over `n` basic elements, the three addresses multiples of `alignment`:
+    // one pass where a copy of b and `loop` would take two. Null for the pair types and
+    // half precision (copy, then `loop`).
+    void (*combine)(const void* a, const void* b, void* out, std::int64_t n) = nullptr;
   };
   PackedLoop packed_loop(const Datatype& type) const;
   // "MPI_SUM", or "user op".

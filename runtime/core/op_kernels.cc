@@ -262,6 +262,17 @@ GPURUN_VECTOR_CLONES void elementwise(const void* in, void* inout, std::int64_t 
   }
 }
 
+// out = a op b, where a reduction would otherwise copy b into out and then run elementwise()
+// over it (two passes over out instead of one).
+template <class F, class T>
+GPURUN_VECTOR_CLONES void elementwise_into(const void* a, const void* b, void* out,
+                                           std::int64_t n) {
+  const T* __restrict x = static_cast<const T*>(a);
+  const T* __restrict y = static_cast<const T*>(b);
+  T* __restrict z = static_cast<T*>(out);
+  for (std::int64_t i = 0; i < n; ++i) z[i] = F::f(x[i], y[i]);
+}
+
 // MINLOC/MAXLOC: the better value wins with its index; equal values keep the smaller index.
 template <class V, class I, std::size_t kIndexAt, std::size_t kStride, bool kMax>
 void pair_loc(const void* in, void* inout, std::int64_t n) {
@@ -295,7 +306,11 @@ constexpr Kernel pick_packed() {
     return {&pair_loc<V, I, sizeof(V), kUnit, K == OpKind::kMaxloc>, kUnit, 1};
   } else {
     using T = typename Tr::Type;
-    return {&elementwise<OpOf<K>, T>, sizeof(T), alignof(T)};
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, Bfloat16>) {
+      return {&elementwise<OpOf<K>, T>, sizeof(T), alignof(T)};
+    } else {
+      return {&elementwise<OpOf<K>, T>, sizeof(T), alignof(T), &elementwise_into<OpOf<K>, T>};
+    }
   }
 }
 

@@ -16,11 +16,15 @@ namespace gpurun::core {
 // inout[i] = in[i] op inout[i] for `n` basic elements (pairs: n pairs).
 using ReduceKernel = void (*)(const void* in, void* inout, std::int64_t n);
 
+// out[i] = a[i] op b[i] for `n` basic elements: `loop` with the result in a third buffer.
+using CombineKernel = void (*)(const void* a, const void* b, void* out, std::int64_t n);
+
 // A loop and what it assumes about its elements.
 struct Kernel {
-  ReduceKernel loop = nullptr;  // nullptr: the standard does not define the op on the type
-  std::int64_t unit = 0;        // bytes per element
-  std::int64_t alignment = 1;   // of element addresses (1: read byte-wise)
+  ReduceKernel loop = nullptr;      // nullptr: the standard does not define the op on the type
+  std::int64_t unit = 0;            // bytes per element
+  std::int64_t alignment = 1;       // of element addresses (1: read byte-wise)
+  CombineKernel combine = nullptr;  // the same into a third buffer (arrays of C types only)
 };
 
 // The loop of a predefined op (not MPI_REPLACE, MPI_NO_OP or a user op) on elements of `basic`
