@@ -27,6 +27,10 @@ std::uint64_t direct_max(int size) {
   return std::max<std::uint64_t>(4096, 32768 / static_cast<std::uint64_t>(size));
 }
 
+// The stream's chunk: small enough that the root starts combining soon after the other rank
+// starts copying, large enough that the hops per chunk stay a small part.
+constexpr std::uint64_t kStreamChunk = 128 << 10;
+
 }  // namespace
 
 Reduction::Reduction(Arena& arena, const Args& args, int root, bool cma)
@@ -58,6 +62,12 @@ Reduction::Reduction(Arena& arena, const Args& args, int root, bool cma)
 
 void Reduction::plan() {
   if (cma_ && way_ != Way::kLines && arena_.cma() && arena_.size() == 2) way_ = Way::kCma;
+  // (A chunk holds at least one element: a contiguous type larger than a quarter slot keeps
+  // the shares, whose chunk is a half.)
+  if (way_ == Way::kShares && stream_possible() &&
+      static_cast<std::uint64_t>(element_) <=
+          std::min(arena_.slot_bytes() / Arena::kParts, kStreamChunk))
+    way_ = Way::kStream;
   if (way_ == Way::kShares && root_ >= 0 && op_->commutative() && arena_.grouped()) {
     way_ = Way::kGroups;
     plan_groups();
@@ -66,11 +76,14 @@ void Reduction::plan() {
   // count: waiting for every member's would make it wait for the slowest, when the root,
   // which checks them all, reports a mismatch. In the shares it waits for the others' data.
   // So in cma, where it compares the root's byte count in the root's line itself.
-  bool posts_only =
-      way_ == Way::kDirect || way_ == Way::kCma || (way_ == Way::kLines && arena_.flat());
+  bool posts_only = way_ == Way::kDirect || way_ == Way::kCma || way_ == Way::kStream ||
+                    (way_ == Way::kLines && arena_.flat());
   if (root_ >= 0 && !is_root() && posts_only) check_no_sources();
   half_ = arena_.slot_bytes() / 2;
-  chunk_ = static_cast<std::int64_t>(half_) / element_;
+  std::uint64_t chunk_bytes = half_;
+  if (way_ == Way::kStream)
+    chunk_bytes = std::min(arena_.slot_bytes() / Arena::kParts, kStreamChunk);
+  chunk_ = static_cast<std::int64_t>(chunk_bytes) / element_;
   rounds_ = (count_ + chunk_ - 1) / chunk_;
 }
 
@@ -93,6 +106,8 @@ bool Reduction::run() {
       return run_groups();
     case Way::kCma:
       return run_cma();
+    case Way::kStream:
+      return run_stream();
   }
   return true;
 }
@@ -111,6 +126,20 @@ void Reduction::apply(const void* in, void* inout, std::int64_t count) {
   Status st = op_->apply(typed_at(in, *type_), typed_at(inout, *type_), count, *type_);
   if (!st.ok()) [[unlikely]]
     fail(std::move(st));
+}
+
+// out = a op b: in one pass where the op's loop has a form with a third buffer, else b is
+// copied into out first.
+void Reduction::combine_into(const void* a, const void* b, std::byte* out, std::int64_t count) {
+  auto mask = static_cast<std::uintptr_t>(loop_.alignment - 1);
+  auto bits = reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b) |
+              reinterpret_cast<std::uintptr_t>(out);
+  if (loop_.combine != nullptr && (bits & mask) == 0 && count > 0) {
+    loop_.combine(a, b, out, count * loop_.per_item);
+    return;
+  }
+  std::memcpy(out, b, static_cast<std::size_t>(count * element_));
+  apply(a, out, count);
 }
 
 std::int64_t Reduction::chunk_elements() const {

@@ -12,6 +12,9 @@
 //   The chunk of a round stays in the cache between the three steps.
 // - core groups (a reduce larger than direct, commutative op, ranks that share cores): each
 //   group's leader combines its members' chunks, and the root the leaders' (reduction_groups.cc).
+// - stream (a reduce of two ranks larger than direct, each on its own core): the other rank
+//   copies its operand into its slot a quarter at a time, chunks of up to kStreamChunk, while
+//   the root combines the chunks that have arrived into its output (reduction_stream.cc).
 // - cma (the "cma" algorithm: a reduce of two ranks larger than the lines, where they reach
 //   each other by CMA): each rank combines a part of the vector straight from the other's
 //   buffer, the other rank writing its part into the root's (reduction_cma.cc).
@@ -40,7 +43,7 @@ class Reduction final : public ShmOp {
   Reduction(Arena& arena, const Args& args, int root, bool cma = false);
 
  private:
-  enum class Way : std::uint8_t { kLines, kDirect, kShares, kGroups, kCma };
+  enum class Way : std::uint8_t { kLines, kDirect, kShares, kGroups, kCma, kStream };
   enum class Prefix : std::uint8_t { kNone, kInclusive, kExclusive };  // none, scan, exscan
 
   void plan() override;
@@ -67,6 +70,12 @@ class Reduction final : public ShmOp {
   bool run_groups();
   bool put_member();
   bool combine_group();
+  // reduction_stream.cc
+  bool stream_possible() const;
+  std::byte* quarter_of(int rank) const;  // the part of rank's slot that this round uses
+  bool run_stream();
+  bool put_stream();
+  bool take_stream();
   // reduction_cma.cc
   bool run_cma();
   bool cma_root_share();
@@ -92,6 +101,8 @@ class Reduction final : public ShmOp {
   int holder_of(int share) const;
   // inout = in op inout, both packed operands of `count` elements.
   void apply(const void* in, void* inout, std::int64_t count);
+  // out = a op b, all three packed, of `count` elements (out overlaps neither).
+  void combine_into(const void* a, const void* b, std::byte* out, std::int64_t count);
 
   int root_;  // < 0: allreduce, scan, exscan
   Prefix prefix_;
@@ -100,8 +111,8 @@ class Reduction final : public ShmOp {
   core::Op::PackedLoop loop_;  // op_'s loop on type_, when apply() may call it straight
   TypeHold hold_;
   OpHold hold_op_;
-  Buffer in_;   // this rank's operand
-  Buffer out_;  // where the result goes (unused on the non-roots of a reduce)
+  Buffer in_;           // this rank's operand
+  Buffer out_;          // where the result goes (unused on the non-roots of a reduce)
   bool own_in_buffer_;  // not in place, contiguous: this rank's operand is read where it lies
   std::int64_t count_;
   std::int64_t element_;  // bytes of one element

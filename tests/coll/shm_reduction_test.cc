@@ -1,7 +1,8 @@
 // The shared-memory reduce, allreduce, scan and exscan, ranks as threads, against a reference
 // computed here:
-// 1 to 9 ranks, counts 0, 1, 7, 1K (1M for a few), every way (flag lines, direct, shares;
-// flat and tree of flags; core groups, ranks r and r + cores sharing a core), MPI_SUM on ints
+// 1 to 9 ranks, counts 0, 1, 7, 1K (1M and 100003 for a few), every way (flag lines, direct,
+// shares; flat and tree of flags; core groups, ranks r and r + cores sharing a core; the
+// stream of a reduce of two ranks), MPI_SUM on ints
 // and doubles, a non-commutative user op, in place and not, every root, each operation
 // started three times back to back.
 #include <sched.h>
@@ -82,6 +83,10 @@ std::vector<Case> cases() {
     out.push_back({size, 1 << 20, Kind::kIntSum, false, "auto", 8});
     out.push_back({size, 1 << 20, Kind::kAffine, true, "auto", 8});
   }
+  // A reduce of two ranks as a stream through the quarters of the other's slot: many rounds
+  // around the four quarters, a short last chunk, in place and not, commutative or not.
+  for (Kind kind : {Kind::kIntSum, Kind::kDoubleSum, Kind::kAffine})
+    for (bool in_place : {false, true}) out.push_back({2, 100003, kind, in_place, "auto", 8});
   // Core groups: reduce with a commutative op beyond direct; the affine op keeps the shares.
   for (int size = 3; size <= 9; ++size)
     for (int cores : {2, 3})
@@ -279,6 +284,37 @@ TEST_P(ShmScan, ScanAndExscan) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shm, ShmScan, ::testing::ValuesIn(scan_cases()), name_of);
+
+// A reduce of two ranks whose elements are larger than a quarter slot (a contiguous type of
+// 6K in 16K slots) does not stream: a chunk would hold no element. Every root, sums checked.
+TEST(ShmReduce, TwoRanksWithElementsLargerThanAQuarterSlot) {
+  constexpr std::int64_t kInts = 1536, kCount = 5;
+  auto made = core::make_contiguous(kInts, int32_type());
+  ASSERT_TRUE(made.ok());
+  made.value()->commit();
+  const core::Datatype& big = *made.value();
+  for (int root = 0; root < 2; ++root) {
+    Team team(2, 16384);
+    team.run([&](int rank) {
+      std::vector<std::int32_t> in(kInts * kCount), out(in.size(), 0);
+      for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int32_t>(i * (rank + 2));
+      Args args{.collective = Collective::kReduce,
+                .sendbuf = in.data(),
+                .recvbuf = out.data(),
+                .count = kCount,
+                .type = &big,
+                .op = &core::Op::predefined(core::OpKind::kSum),
+                .root = root};
+      auto op = make_reduce(team.arena(rank), args);
+      team.ready(rank);
+      run_to_end(*op);
+      EXPECT_TRUE(op->ok()) << op->status().to_string();
+      if (rank != root) return;
+      for (std::size_t i = 0; i < out.size(); ++i)
+        ASSERT_EQ(out[i], static_cast<std::int32_t>(i * 5)) << "element " << i << " root " << root;
+    });
+  }
+}
 
 TEST(CoreGroups, RanksThatTakeTurnsOnTheirCpusShareAGroup) {
   auto seat = [](std::int64_t key, std::int64_t cpus) { return Seat{1, key, cpus}; };
