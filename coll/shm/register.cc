@@ -63,7 +63,9 @@ GPURUN_REGISTER_SHM(shm_bcast, kBcast, usable_any, make_bcast,
                     "rank copies out at once")
 GPURUN_REGISTER_SHM(shm_reduce, kReduce, usable_reduction, make_reduce,
                     "flag lines (<= 56 B), the root combining all slots, or each rank "
-                    "combining a share of every chunk (contiguous types)")
+                    "combining a share of every chunk; two ranks on their own cores: the "
+                    "other streams its operand through its slot, the root combining each "
+                    "chunk into its output (contiguous types)")
 GPURUN_REGISTER_SHM(shm_allreduce, kAllreduce, usable_reduction, make_allreduce,
                     "flag lines (<= 56 B), every rank combining all slots, or reduce-scatter "
                     "+ allgather through the slots (contiguous types)")
