@@ -88,6 +88,9 @@ class Arena {
   FlagLine& line(int r, std::uint64_t seq) const { return control(r)->line[seq % kFlagLines]; }
   std::byte* slot(int r) const { return layout_.slot(base_, r); }
   std::size_t slot_bytes() const { return layout_.slot_bytes; }
+  // Quarter k mod kParts of rank r's slot (the pipelines that run up to kParts chunks ahead).
+  std::size_t part_bytes() const { return layout_.slot_bytes / kParts; }
+  std::byte* part(int r, std::uint64_t k) const { return slot(r) + (k % kParts) * part_bytes(); }
   // Small collectives: whether each rank reads every member's flag line (flat), or they
   // combine up the tree of flags (coll/shm/tree.h).
   bool flat() const { return flat_; }

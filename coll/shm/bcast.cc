@@ -92,7 +92,7 @@ class Bcast final : public ShmOp {
 
  private:
   void plan() override {
-    chunk_ = chunk_for(data_.bytes(), arena_.slot_bytes() / Arena::kParts, arena_.grouped());
+    chunk_ = chunk_for(data_.bytes(), arena_.part_bytes(), arena_.grouped());
     chunks_ = (data_.bytes() + chunk_ - 1) / chunk_;
     direct_ = cma_ && arena_.cma() && arena_.size() > 1;
     split_ = direct_ && arena_.size() == 2 && data_.bytes() >= kSplitMin;
@@ -301,9 +301,7 @@ class Bcast final : public ShmOp {
                                                from + offset, length);
     if (!st.ok()) fail(std::move(st.prepend("bcast: reading the root's data")));
   }
-  std::byte* chunk_buffer(std::uint64_t k) const {
-    return arena_.slot(root_) + (k % Arena::kParts) * (arena_.slot_bytes() / Arena::kParts);
-  }
+  std::byte* chunk_buffer(std::uint64_t k) const { return arena_.part(root_, k); }
   std::size_t chunk_length(std::uint64_t k) const {
     return static_cast<std::size_t>(std::min(chunk_, data_.bytes() - k * chunk_));
   }

@@ -66,7 +66,7 @@ void Reduction::plan() {
   // the shares, whose chunk is a half.)
   if (way_ == Way::kShares && stream_possible() &&
       static_cast<std::uint64_t>(element_) <=
-          std::min(arena_.slot_bytes() / Arena::kParts, kStreamChunk))
+          std::min<std::uint64_t>(arena_.part_bytes(), kStreamChunk))
     way_ = Way::kStream;
   if (way_ == Way::kShares && root_ >= 0 && op_->commutative() && arena_.grouped()) {
     way_ = Way::kGroups;
@@ -82,7 +82,7 @@ void Reduction::plan() {
   half_ = arena_.slot_bytes() / 2;
   std::uint64_t chunk_bytes = half_;
   if (way_ == Way::kStream)
-    chunk_bytes = std::min(arena_.slot_bytes() / Arena::kParts, kStreamChunk);
+    chunk_bytes = std::min<std::uint64_t>(arena_.part_bytes(), kStreamChunk);
   chunk_ = static_cast<std::int64_t>(chunk_bytes) / element_;
   rounds_ = (count_ + chunk_ - 1) / chunk_;
 }

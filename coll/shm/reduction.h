@@ -72,7 +72,6 @@ class Reduction final : public ShmOp {
   bool combine_group();
   // reduction_stream.cc
   bool stream_possible() const;
-  std::byte* quarter_of(int rank) const;  // the part of rank's slot that this round uses
   bool run_stream();
   bool put_stream();
   bool take_stream();

@@ -19,18 +19,14 @@ bool Reduction::stream_possible() const {
          (op_->commutative() || root_ == 1);
 }
 
-std::byte* Reduction::quarter_of(int rank) const {
-  std::uint64_t quarter = arena_.slot_bytes() / Arena::kParts;
-  return arena_.slot(rank) + (round_ % Arena::kParts) * quarter;
-}
-
 bool Reduction::run_stream() { return is_root() ? take_stream() : put_stream(); }
 
 bool Reduction::put_stream() {
   for (; round_ < rounds_; ++round_) {
     int part = static_cast<int>(round_ % Arena::kParts);
     if (!arena_.parts_writable(part, 1)) return false;
-    in_.pack(round_ * chunk_ * element_, quarter_of(arena_.rank()), chunk_elements() * element_);
+    in_.pack(round_ * chunk_ * element_, arena_.part(arena_.rank(), round_),
+             chunk_elements() * element_);
     std::uint64_t step = step_value(seq_, round_ + 1);
     arena_.post(step);
     arena_.parts_written(part, 1, step, root_);
@@ -46,7 +42,7 @@ bool Reduction::take_stream() {
     if (!arena_.reached(other, step_value(seq_, round_ + 1))) return false;
     std::int64_t count = chunk_elements();
     std::uint64_t offset = round_ * chunk_ * element_;
-    const std::byte* theirs = quarter_of(other);
+    const std::byte* theirs = arena_.part(other, round_);
     std::byte* out = out_.packed(offset);
     if (!own_in_buffer_) {
       apply(theirs, out, count);
