@@ -29,7 +29,8 @@ param::Param<int> g_tree_radix(
 param::Param<std::optional<param::Size>> g_direct_max(
     "GPURUN_COLL_SHM_DIRECT_MAX", std::nullopt,
     "Largest shared-memory reduction that every rank computes whole from all slots; above it "
-    "each rank reduces a share and the others copy it. auto: by communicator size.",
+    "each rank reduces a share and the others copy it (a reduce of two ranks on their own "
+    "cores streams to the root instead). auto: by communicator size.",
     param::Level::kAdvanced);
 param::Param<std::optional<param::Size>> g_chunk_size(
     "GPURUN_COLL_SHM_CHUNK_SIZE", std::nullopt,
