@@ -62,7 +62,7 @@ def main() -> int:
     for r in rows:
         cells = [c.strip() for c in r.strip("|").split("|")]
         assert len(cells) == len(configs) + 2, r
-        assert all(re.fullmatch(r"\d+(\.\d\d)?\*?", c) for c in cells[1:-1]), r
+        assert all(re.fullmatch(r"(\d+(\.\d\d)?|0\.0*\d{3})\*?", c) for c in cells[1:-1]), r
     for name in ("osu_latency.png", "osu_barrier.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"{name} is not a PNG"
     assert re.search(r"\| — \| ", (out / "osu_barrier.md").read_text()), "barrier table"

@@ -53,6 +53,20 @@ class PairedRatio(unittest.TestCase):
         self.assertAlmostEqual(rep.ratio(8), 1.0)
 
 
+class Medians(unittest.TestCase):
+    def test_sub_microsecond_medians_keep_three_significant_digits(self):
+        runs = [run("gpurun", 1, 0.16), run("calm", 1, 0.1824), run("loaded", 1, 0.04123)]
+        table = BenchReport("osu_x", CONFIGS, runs, {}).table(None, None)
+        row = next(ln for ln in table.splitlines() if ln.startswith("| 8 |"))
+        self.assertEqual(row.strip("|").split("|")[1:4], [" 0.160 ", " 0.182 ", " 0.0412 "], table)
+
+    def test_larger_medians_keep_two_decimals_then_none(self):
+        for value, shown in ((2.5, "2.50"), (999.994, "999.99"), (1234.4, "1234"), (0.0, "0.00")):
+            table = BenchReport("osu_x", ["gpurun"], [run("gpurun", 1, value)], {}).table(None, None)
+            row = next(ln for ln in table.splitlines() if ln.startswith("| 8 |"))
+            self.assertEqual(row.strip("|").split("|")[1].strip(), shown, table)
+
+
 class OverlapTable(unittest.TestCase):
     def test_nonblocking_collectives_get_an_overlap_table(self):
         runs = [run("gpurun", 1, 3.0, overlap={8: 40.0}), run("calm", 1, 4.0, overlap={8: 20.0})]
