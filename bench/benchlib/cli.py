@@ -166,6 +166,8 @@ def run_all(args, usable, bindirs, skipped, gpu_ref, hop_probe) -> tuple[list, l
                 r.hop_ns = hop
                 runs.append(r)
                 flag = f", DISTURBED: {disturbance(r)}" if r.disturbed else ""
+                if r.slowed:
+                    flag += f", CPU {r.slowdown:.1f}x slower than at best"
                 log(f"[{rep}/{args.reps}] {bench:<16} {c.name:<14} {r.status} "
                     f"({r.wall_s:.1f} s{flag})")
         if gpu_ref:
@@ -175,12 +177,7 @@ def run_all(args, usable, bindirs, skipped, gpu_ref, hop_probe) -> tuple[list, l
 
 
 def disturbance(r: runner.Run) -> str:
-    why = []
-    if r.foreign > 0:
-        why.append(f"others used {r.foreign:.0%} of the CPUs")
-    if r.slowdown > runner.SLOW_FACTOR:
-        why.append(f"CPU {r.slowdown:.1f}x slower than at best")
-    return ", ".join(why)
+    return f"others used {r.foreign:.0%} of the CPUs"
 
 
 def merge_refs(refs: list[dict]) -> dict | None:
@@ -205,9 +202,9 @@ def write_index(args, out: Path, configs, left_out, reports, ref) -> Path:
              f"- command: bench/compare {' '.join(shlex.quote(a) for a in sys.argv[1:])}",
              f"- ranks: {args.np}; repetitions: {args.reps}, interleaved over configurations",
              "- a run is *disturbed* when other processes used more than "
-             f"{args.load_threshold:.0%} of the CPUs during it, or when a fixed piece of work "
-             f"timed around it ran over {runner.SLOW_FACTOR}x slower than at best (a busy "
-             "host); medians leave such runs out", "",
+             f"{args.load_threshold:.0%} of the CPUs during it; medians leave such runs out. "
+             f"A run around which a fixed piece of work ran over {runner.SLOW_FACTOR}x slower "
+             "than at best is marked *slowed* and kept (see bench/README.md)", "",
              "## Configurations", "",
              "Every configuration is pinned to loopback (UCX_NET_DEVICES=lo; Open MPI "
              "`*_tcp_if_include lo`, MPICH `-iface lo`); Open MPI may run as root.", ""]

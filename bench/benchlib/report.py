@@ -217,13 +217,15 @@ class BenchReport:
                 continue
             bad = [r for r in runs if not r.ok]
             dist = [r for r in runs if r.ok and r.disturbed]
+            slowed = [r for r in runs if r.ok and r.slowed]
             hung = [r for r in runs if r.ok and r.hung_at_exit]
             spread = self.spread(c)
             out.append(f"- {c}: {self.count[c]} run(s) in the medians"
                        + (f", spread between runs {spread:.0%}" if spread is not None else "")
                        + (f"; {len(dist)} disturbed by other load (others used up to "
-                          f"{max(r.foreign for r in dist):.0%} of the CPUs, CPU up to "
-                          f"{max(r.slowdown for r in dist):.1f}x slower)" if dist else "")
+                          f"{max(r.foreign for r in dist):.0%} of the CPUs)" if dist else "")
+                       + (f"; {len(slowed)} on a slowed CPU (up to "
+                          f"{max(r.slowdown for r in slowed):.1f}x; kept)" if slowed else "")
                        + (f"; {len(hung)} hung at exit after printing complete results "
                           "(killed at the timeout; their values count)" if hung else "")
                        + (f"; {len(bad)} failed: {bad[0].status}" if bad else ""))

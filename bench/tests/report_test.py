@@ -16,9 +16,10 @@ TIME = {"key": "latency_us", "title": "Latency(us)", "lower_is_better": True}
 CONFIGS = ["gpurun", "calm", "loaded"]
 
 
-def run(config, rep, value, disturbed=False, overlap=None):
+def run(config, rep, value, disturbed=False, overlap=None, slowed=False):
     return Run(config, "osu_x", rep, ok=True, status="ok", values={8: value}, metric=TIME,
-               disturbed=disturbed, overlap=overlap or {})
+               disturbed=disturbed, overlap=overlap or {}, slowed=slowed,
+               slowdown=1.8 if slowed else 1.0)
 
 
 def ratio_cell(table, size):
@@ -65,6 +66,17 @@ class Medians(unittest.TestCase):
             table = BenchReport("osu_x", ["gpurun"], [run("gpurun", 1, value)], {}).table(None, None)
             row = next(ln for ln in table.splitlines() if ln.startswith("| 8 |"))
             self.assertEqual(row.strip("|").split("|")[1].strip(), shown, table)
+
+
+    def test_slowed_runs_stay_in_the_median_disturbed_ones_leave(self):
+        runs = [run("gpurun", 1, 1.0), run("gpurun", 2, 5.0, slowed=True),
+                run("gpurun", 3, 4.0, slowed=True), run("gpurun", 4, 9.0, disturbed=True)]
+        rep = BenchReport("osu_x", ["gpurun"], runs, {})
+        self.assertEqual(rep.count["gpurun"], 3)
+        self.assertAlmostEqual(rep.med["gpurun"][8], 4.0)  # of 1, 5, 4; not 9
+        notes = rep.table(None, None)
+        self.assertIn("1 disturbed by other load", notes)
+        self.assertIn("2 on a slowed CPU (up to 1.8x; kept)", notes)
 
 
 class OverlapTable(unittest.TestCase):
