@@ -64,9 +64,9 @@ void Reduction::plan() {
   if (cma_ && way_ != Way::kLines && arena_.cma() && arena_.size() == 2) way_ = Way::kCma;
   // (A chunk holds at least one element: a contiguous type larger than a quarter slot keeps
   // the shares, whose chunk is a half.)
+  const std::uint64_t stream_chunk = std::min<std::uint64_t>(arena_.part_bytes(), kStreamChunk);
   if (way_ == Way::kShares && stream_possible() &&
-      static_cast<std::uint64_t>(element_) <=
-          std::min<std::uint64_t>(arena_.part_bytes(), kStreamChunk))
+      static_cast<std::uint64_t>(element_) <= stream_chunk)
     way_ = Way::kStream;
   if (way_ == Way::kShares && root_ >= 0 && op_->commutative() && arena_.grouped()) {
     way_ = Way::kGroups;
@@ -80,10 +80,7 @@ void Reduction::plan() {
                     (way_ == Way::kLines && arena_.flat());
   if (root_ >= 0 && !is_root() && posts_only) check_no_sources();
   half_ = arena_.slot_bytes() / 2;
-  std::uint64_t chunk_bytes = half_;
-  if (way_ == Way::kStream)
-    chunk_bytes = std::min<std::uint64_t>(arena_.part_bytes(), kStreamChunk);
-  chunk_ = static_cast<std::int64_t>(chunk_bytes) / element_;
+  chunk_ = static_cast<std::int64_t>(way_ == Way::kStream ? stream_chunk : half_) / element_;
   rounds_ = (count_ + chunk_ - 1) / chunk_;
 }
 
