@@ -166,8 +166,9 @@ int check_form(const Call& call, MPI_Comm comm, const CollForm& form) {
 }
 
 int run_operation(const Call& call, MPI_Comm comm, coll::Operation& operation) {
-  if (Status st = operation.start(); !st.ok()) return raise_status(call, comm, st);
-  wait_until([&operation] { return operation.progress(); });
+  bool done = false;
+  if (Status st = operation.start_blocking(done); !st.ok()) return raise_status(call, comm, st);
+  if (!done) wait_until([&operation] { return operation.progress(); });
   if (!operation.ok()) [[unlikely]]
     return raise_status(call, comm, operation.status());
   return MPI_SUCCESS;

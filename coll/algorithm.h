@@ -152,6 +152,14 @@ class Operation {
   virtual Status start() = 0;
   // Advances it without blocking; true once it is complete.
   virtual bool progress() = 0;
+  // Begins the operation of a blocking call and, where it can, runs it to its end here without
+  // the progress engine (a small shared-memory collective whose members are about to post):
+  // `done` tells whether it is complete (status() then says how); if not, the caller waits with
+  // progress() as after start(). Default: start().
+  virtual Status start_blocking(bool& done) {
+    done = false;
+    return start();
+  }
   // After completion: why it failed (ok when it succeeded).
   virtual Status status() const { return ok_status(); }
   // status().ok() without copying the status: what a blocking call asks after every call.

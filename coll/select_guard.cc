@@ -113,13 +113,17 @@ class Guard final : public Operation {
 
   Status start() override {
     if (!failure_.ok()) return failure_;  // a persistent call restarted after it failed
-    polls_ = 0;
-    stuck_since_ = 0;
-    told_ = false;
-    blocking_ = blocking_call_;
-    mine_.state = kWaiting;
-    remember();
+    begin();
     return active_->start();
+  }
+
+  Status start_blocking(bool& done) override {
+    done = false;
+    if (!failure_.ok()) return failure_;
+    begin();
+    Status st = active_->start_blocking(done);
+    if (done) finish();
+    return st;
   }
 
   bool progress() override {
@@ -144,7 +148,14 @@ class Guard final : public Operation {
   bool repeat(int tag) override { return runs_again() && active_->repeat(tag) && take_tag(tag); }
 
  private:
-  void remember() { guard::remember(comm_, mine_); }
+  void begin() {
+    polls_ = 0;
+    stuck_since_ = 0;
+    told_ = false;
+    blocking_ = blocking_call_;
+    mine_.state = kWaiting;
+    guard::remember(comm_, mine_);
+  }
   // Whether the operation may run a call again: it did not fail, nor end on the guard's word.
   bool runs_again() const { return failure_.ok() && !joined_ && !ended_; }
   bool take_tag(int tag) {
@@ -307,7 +318,7 @@ class Guard final : public Operation {
   bool told_ = false;
   const bool blocking_call_;  // a blocking call's operation (the kept one of its collective)
   bool blocking_;             // that, or MPI_Wait holds the process in it (waited())
-  bool blocked_ = false;  // this process is marked blocked in it (guard::block)
+  bool blocked_ = false;      // this process is marked blocked in it (guard::block)
   bool joined_ = false;
   bool ended_ = false;  // by end_with
 };

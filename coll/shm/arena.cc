@@ -173,8 +173,16 @@ void Arena::parts_written(int first, int count, std::uint64_t value, int reader)
 }
 
 std::uint64_t Arena::begin(ShmOp* op, int tag) {
+  enqueue(op);
+  return number(tag);
+}
+
+void Arena::enqueue(ShmOp* op) {
   queue_.push_back(op);
   ++g_queued;
+}
+
+std::uint64_t Arena::number(int tag) {
   std::uint64_t seq = issued_ + 1;
   if (tag >= 0) {
     auto t = static_cast<std::uint64_t>(tag);

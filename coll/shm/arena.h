@@ -205,6 +205,11 @@ class Arena {
   // that ran alone and more persistent starts than tags since can still put the members out
   // of step.)
   std::uint64_t begin(ShmOp* op, int tag);
+  // begin() in two: the next sequence number, and the place in the queue. A blocking call
+  // with nothing queued before it takes its number and runs at once (ShmOp::start_blocking),
+  // joining the queue only if it has to wait for long.
+  std::uint64_t number(int tag);
+  void enqueue(ShmOp* op);
   // What the collective that began after the last barrier was: whether it had rank 0 as its
   // root (a bcast, reduce, gather or scatter from rank 0). The barrier's rank 0 uses this as
   // its guess of what will follow the next barrier (coll/shm/barrier.cc). Before any barrier:

@@ -32,7 +32,39 @@ Status ShmOp::start() {
       return Status(ErrorCode::kInternal, "shared-memory collective without a segment to use");
     arena_.start_setup(*setup_pml_, *setup_comm_);
   }
-  seq_ = arena_.begin(this, tag_);
+  arena_.enqueue(this);
+  queued_ = true;
+  begin();
+  arena_.advance();
+  return ok_status();
+}
+
+// With nothing queued before it on a ready segment, the call steps here: the round trips of
+// the progress engine (the guard's, this operation's and the arena's progress, the engine's
+// pollers) were most of an 8-byte collective's instructions. Ranks that outnumber cores keep
+// the engine's waiting, which gives the core away.
+Status ShmOp::start_blocking(bool& done) {
+  done = false;
+  if (arena_.state() != Arena::State::kReady || arena_.busy() ||
+      progress::engine().policy() != progress::WaitPolicy::kSpin)
+    return start();
+  status_ = ok_status();
+  on_fallback_ = false;
+  begin();
+  for (int i = 0; i < kQuickSteps; ++i) {
+    if (step()) {
+      complete();
+      done = true;
+      return ok_status();
+    }
+  }
+  arena_.enqueue(this);  // a long wait: the engine's, with the other pollers
+  queued_ = true;
+  return ok_status();
+}
+
+void ShmOp::begin() {
+  seq_ = arena_.number(tag_);
   arena_.note_begin(barrier_, rooted_at_zero_);
   tag_ = -1;
   published_ = ran_ = mismatch_ = false;
@@ -40,9 +72,6 @@ Status ShmOp::start() {
   wait_looks_ = 0;
   reset();
   done_ = false;
-  queued_ = true;
-  arena_.advance();
-  return ok_status();
 }
 
 // When ranks outnumber cores, the ranks this one waits for are often not running: give them

@@ -35,6 +35,7 @@ class ShmOp : public Operation {
   ShmOp& operator=(const ShmOp&) = delete;
 
   Status start() final;
+  Status start_blocking(bool& done) final;
   bool progress() final;
   Status status() const final;
   bool ok() const final { return on_fallback_ ? fallback_->ok() : status_.ok(); }
@@ -68,6 +69,8 @@ class ShmOp : public Operation {
   // their counts) at one poll in this many only: each read takes the line from its writer,
   // whose next store then waits for it (see step()).
   static constexpr std::uint32_t kWaitCountLooks = 64;
+  // Steps a blocking call takes in start_blocking before it waits through the engine.
+  static constexpr int kQuickSteps = 64;
   // Sizes its rounds to the segment, before its first step: the slot size is rank 0's choice,
   // known only once the arena is set up, which may be after the operation was created.
   virtual void plan() {}
@@ -217,6 +220,8 @@ class ShmOp : public Operation {
     return c == Collective::kBcast || c == Collective::kReduce || c == Collective::kGather ||
            c == Collective::kGatherv || c == Collective::kScatter || c == Collective::kScatterv;
   }
+  // Takes the next sequence number and fresh state for a start.
+  void begin();
   // Publishes this rank's count; false: its entry is not free yet.
   bool publish_count();
   void count_error(int source, std::uint64_t theirs);

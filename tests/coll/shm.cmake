@@ -19,3 +19,6 @@ target_link_libraries(coll_test PRIVATE gpurun_transport gpurun_progress)
 gpurun_unit_test(coll_shm_mismatch_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/shm_mismatch_test.cc
   LIBS gpurun_coll_shm)
+gpurun_unit_test(coll_shm_blocking_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/shm_blocking_test.cc
+  LIBS gpurun_coll_shm)
