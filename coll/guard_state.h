@@ -66,7 +66,7 @@ struct CommGuard {
   std::vector<Received> received;
   std::array<Notice, kHistory> history{};  // this rank's calls, by tag % kHistory
   std::vector<Told> told;                  // the notices this rank sent
-  int unanswered = 0;  // waiting notices of calls this rank had not started when they came
+  int unanswered = 0;        // waiting notices of calls this rank had not started when they came
   std::int32_t latest = -1;  // the tag of the last call this rank started here
 };
 
@@ -85,6 +85,19 @@ inline void remember(CommGuard& g, const Notice& mine) {
   g.latest = mine.tag;
   if (g.unanswered != 0) [[unlikely]]
     answer_late(g, mine);
+}
+// The same for call `tag` of an operation made before, whose notice `base` is kept with a
+// stale tag: `base` is only read whole, never right after stores to some of its fields (a wide
+// load waits until such stores have left the store buffer, behind any store of the last
+// collective to a line another core shares: a cache-line hop on every call).
+inline void remember(CommGuard& g, const Notice& base, int tag) {
+  Notice& kept = g.history[static_cast<std::size_t>(tag) % kHistory];
+  kept = base;
+  kept.tag = tag;
+  kept.state = kWaiting;
+  g.latest = tag;
+  if (g.unanswered != 0) [[unlikely]]
+    answer_late(g, kept);
 }
 // This rank's call `tag` is over: completed, or failed with `error`.
 inline void mark_done(CommGuard& g, int tag, ErrorCode error = ErrorCode::kOk) {

@@ -93,7 +93,7 @@ class Guard final : public Operation {
         comm_(*shared_),
         blocking_call_(blocking),
         blocking_(blocking) {
-    mine_ = Notice{.tag = args.tag,
+    base_ = Notice{.tag = args.tag,
                    .collective = static_cast<std::int32_t>(args.collective),
                    .algorithm = index_of(algorithm),
                    .state = kWaiting,
@@ -153,26 +153,29 @@ class Guard final : public Operation {
     stuck_since_ = 0;
     told_ = false;
     blocking_ = blocking_call_;
-    mine_.state = kWaiting;
-    guard::remember(comm_, mine_);
+    guard::remember(comm_, base_, args_.tag);
+  }
+  // This call's notice (the slow paths'): base_ with the call's tag.
+  Notice mine() const {
+    Notice n = base_;
+    n.tag = args_.tag;
+    return n;
   }
   // Whether the operation may run a call again: it did not fail, nor end on the guard's word.
   bool runs_again() const { return failure_.ok() && !joined_ && !ended_; }
   bool take_tag(int tag) {
     args_.tag = tag;
-    mine_.tag = tag;
     return true;
   }
 
   void finish() {
-    mine_.state = kDone;
     if (blocked_) {
       blocked_ = false;
       guard::unblock();
     }
     // Failures that members must learn of are the guard's own (end_with); the status of every
     // call would cost a virtual call and a copy on the fast path.
-    guard::mark_done(comm_, mine_.tag, ended_ ? status().code() : ErrorCode::kOk);
+    guard::mark_done(comm_, args_.tag, ended_ ? status().code() : ErrorCode::kOk);
   }
 
   // The operation has not completed for a while: tell the others (once) and look at what
@@ -186,17 +189,17 @@ class Guard final : public Operation {
     if (now - stuck_since_ < wait_ns_) return false;
     if (!told_) {
       told_ = true;
-      guard::tell_others(comm_, mine_);
+      guard::tell_others(comm_, mine());
     }
     if (blocking_ && !blocked_) {  // (a nonblocking call's once MPI_Wait holds it)
       blocked_ = true;
-      guard::block(comm_, mine_);
+      guard::block(comm_, mine());
     }
     if (ended_ || joined_) return false;
     const Received* failed = nullptr;
     for (const Received& r : comm_.received) {
-      if (r.notice.tag != mine_.tag) continue;
-      if (r.notice.state == guard::kFailed && r.notice.collective == mine_.collective &&
+      if (r.notice.tag != args_.tag) continue;
+      if (r.notice.state == guard::kFailed && r.notice.collective == base_.collective &&
           like_mine(r.notice)) {
         failed = &r;
         continue;
@@ -206,7 +209,7 @@ class Guard final : public Operation {
     // A member that failed this call as this rank runs it (it found a deadlock, say; perhaps in
     // another algorithm) takes no further part. Members whose calls differ come first: their
     // messages say more.
-    if (failed != nullptr) return end_with(guard::member_failed(*failed, mine_));
+    if (failed != nullptr) return end_with(guard::member_failed(*failed, mine()));
     return false;
   }
 
@@ -215,17 +218,17 @@ class Guard final : public Operation {
   std::optional<bool> look_at(const Received& r) {
     const Notice& n = r.notice;
     if (n.state == guard::kNotStarted) {
-      std::optional<Status> deadlock = blocked_ ? guard::deadlock(comm_, r, mine_) : std::nullopt;
+      std::optional<Status> deadlock = blocked_ ? guard::deadlock(comm_, r, mine()) : std::nullopt;
       if (deadlock) return end_with(std::move(*deadlock));
       return std::nullopt;
     }
-    if (n.collective != mine_.collective) return end_with(guard::other_call(r, mine_));
-    bool same = n.algorithm == mine_.algorithm &&
-                (n.bytes == mine_.bytes || !counts_match(args_.collective));
-    if (same && n.root == mine_.root) return std::nullopt;
+    if (n.collective != base_.collective) return end_with(guard::other_call(r, mine()));
+    bool same = n.algorithm == base_.algorithm &&
+                (n.bytes == base_.bytes || !counts_match(args_.collective));
+    if (same && n.root == base_.root) return std::nullopt;
     if (same) return end_with(other_root(r));
     // A shared-memory operation stays: the other side joins it, or shm's count check decides.
-    if (is_shm(mine_) || falls_back_here(n)) return std::nullopt;
+    if (is_shm(base_) || falls_back_here(n)) return std::nullopt;
     if (is_shm(n) && join()) return false;
     return end_with(other_count(r));
   }
@@ -244,8 +247,8 @@ class Guard final : public Operation {
 
   // Whether a member's call `n` has this rank's size, root and memory kind.
   bool like_mine(const Notice& n) const {
-    return (n.bytes == mine_.bytes || !counts_match(args_.collective)) && n.root == mine_.root &&
-           n.memory == mine_.memory;
+    return (n.bytes == base_.bytes || !counts_match(args_.collective)) && n.root == base_.root &&
+           n.memory == base_.memory;
   }
 
   // Whether a member's call `n`, of the same size as this rank's with another algorithm, runs
@@ -269,7 +272,7 @@ class Guard final : public Operation {
     if (!next->start().ok()) return false;
     abandon(*args_.pml, std::exchange(active_, std::move(next)));
     joined_ = true;
-    GPURUN_LOG(debug, coll, "call with tag %d joins shm: another rank runs it there", mine_.tag);
+    GPURUN_LOG(debug, coll, "call with tag %d joins shm: another rank runs it there", args_.tag);
     return true;
   }
 
@@ -278,8 +281,8 @@ class Guard final : public Operation {
   Status other_root(const Received& r) const {
     return Status(ErrorCode::kInvalidRoot,
                   "rank " + std::to_string(r.source) + " runs this call (tag " +
-                      std::to_string(mine_.tag) + ") with root " + std::to_string(r.notice.root) +
-                      ", this rank with root " + std::to_string(mine_.root) +
+                      std::to_string(args_.tag) + ") with root " + std::to_string(r.notice.root) +
+                      ", this rank with root " + std::to_string(base_.root) +
                       ": every rank must pass the same root");
   }
 
@@ -290,19 +293,19 @@ class Guard final : public Operation {
     std::string text = "rank " + std::to_string(r.source) + " runs this call (tag " +
                        std::to_string(n.tag) + ") as " + what + " of " + std::to_string(n.bytes) +
                        " bytes with algorithm " + guard::algorithm_name(n) + ", this rank as " +
-                       what + " of " + std::to_string(mine_.bytes) + " bytes with " +
-                       guard::algorithm_name(mine_) +
+                       what + " of " + std::to_string(base_.bytes) + " bytes with " +
+                       guard::algorithm_name(base_) +
                        ": the ranks' counts or datatypes do not match (check the count, "
                        "datatype and root each rank passes)";
-    if (n.memory != mine_.memory && n.bytes == mine_.bytes) {
+    if (n.memory != base_.memory && n.bytes == base_.bytes) {
       text = "rank " + std::to_string(r.source) + " runs this call on " +
              guard::memory_name(n.memory) + " with algorithm " + guard::algorithm_name(n) +
-             ", this rank on " + guard::memory_name(mine_.memory) + " with " +
-             guard::algorithm_name(mine_) +
+             ", this rank on " + guard::memory_name(base_.memory) + " with " +
+             guard::algorithm_name(base_) +
              ": the two do not match (gpurun cannot mix these memory kinds in this collective; "
              "pass buffers of one kind on every rank)";
     }
-    return Status(n.bytes > mine_.bytes ? ErrorCode::kTruncated : ErrorCode::kInvalidArgument,
+    return Status(n.bytes > base_.bytes ? ErrorCode::kTruncated : ErrorCode::kInvalidArgument,
                   std::move(text));
   }
 
@@ -310,7 +313,7 @@ class Guard final : public Operation {
   Args args_;
   std::shared_ptr<CommGuard> shared_;  // outlives forget_guard while this call lives
   CommGuard& comm_;
-  Notice mine_;
+  Notice base_;
   Status failure_;
   std::uint64_t polls_ = 0;
   std::int64_t stuck_since_ = 0;
