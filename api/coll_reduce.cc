@@ -38,7 +38,12 @@ RepeatKey key_of(coll::Collective collective, const ReduceCall& a, int root) {
                        {a.recvbuf, a.count, a.datatype}, a.op, root);
 }
 
-int reduce(const Call& call, const ReduceCall& a, int root, const CollForm& form) {
+// Inlined into each entry point, like reduce_all: the ReduceCall then stays in registers. Out
+// of line, its caller stored its fields one by one and the callee read two at a time (the key
+// of api/coll_repeat.h), a load that waits until those stores have left the store buffer, behind
+// the last collective's stores to shared lines.
+[[gnu::always_inline]] inline int reduce(const Call& call, const ReduceCall& a, int root,
+                                         const CollForm& form) {
   GPURUN_COLL_ENTER(entry, a.comm);
   const RepeatKey key = key_of(coll::Collective::kReduce, a, root);
   const RepeatKey* repeat = repeat_key(form, key);
@@ -72,8 +77,9 @@ int reduce(const Call& call, const ReduceCall& a, int root, const CollForm& form
 
 // allreduce, scan, exscan and the reduce_scatters: every rank sends `send_count` and receives
 // `recv_count` elements; MPI_IN_PLACE as sendbuf anywhere.
-int reduce_all(const Call& call, const ReduceCall& a, coll::Collective collective,
-               const std::int64_t* recvcounts, const CollForm& form) {
+[[gnu::always_inline]] inline int reduce_all(const Call& call, const ReduceCall& a,
+                                             coll::Collective collective,
+                                             const std::int64_t* recvcounts, const CollForm& form) {
   GPURUN_COLL_ENTER(entry, a.comm);
   const RepeatKey key = key_of(collective, a, 0);
   const RepeatKey* repeat =
