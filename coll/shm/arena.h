@@ -210,15 +210,18 @@ class Arena {
   // joining the queue only if it has to wait for long.
   std::uint64_t number(int tag);
   void enqueue(ShmOp* op);
-  // What the collective that began after the last barrier was: whether it had rank 0 as its
-  // root (a bcast, reduce, gather or scatter from rank 0). The barrier's rank 0 uses this as
-  // its guess of what will follow the next barrier (coll/shm/barrier.cc). Before any barrier:
-  // true.
-  void note_begin(bool barrier, bool rooted_at_zero) {
-    if (after_barrier_) root_followed_barrier_ = rooted_at_zero;
+  // How a collective involves rank 0: not as its root (kNone), as its root (kRooted: bcast,
+  // reduce, gather, scatter), or as the root of a bcast or scatter of at most a flag line's
+  // data per rank (kSmallOut).
+  enum class AtZero : std::uint8_t { kNone, kRooted, kSmallOut };
+  // What the collective that began after the last barrier was, as AtZero. The barrier's rank 0
+  // uses this as its guess of what will follow the next barrier (coll/shm/barrier.cc). Before
+  // any barrier: kSmallOut.
+  void note_begin(bool barrier, AtZero at_zero) {
+    if (after_barrier_) followed_barrier_ = at_zero;
     after_barrier_ = barrier;
   }
-  bool root_followed_barrier() const { return root_followed_barrier_; }
+  AtZero followed_barrier() const { return followed_barrier_; }
   // Runs the queued collectives, head first, as far as they go; how many completed.
   int advance();
   bool busy() const { return !queue_.empty(); }
@@ -282,11 +285,11 @@ class Arena {
   std::uint64_t tag_epoch_ = 0;  // ... by this
   std::uint64_t entry_seq_[kCountEntries] = {};  // who last published in each count entry
   std::deque<ShmOp*> queue_;
-  bool after_barrier_ = false;         // the last collective begun was a barrier
-  bool root_followed_barrier_ = true;  // see note_begin()
-  std::uint64_t lower_bound_ = 0;      // no other member's counter is below this
-  std::uint64_t wait_value_ = 0;       // all_reached: the value of the last call ...
-  int wait_cursor_ = 0;                // ... and the members already seen there
+  bool after_barrier_ = false;                   // the last collective begun was a barrier
+  AtZero followed_barrier_ = AtZero::kSmallOut;  // see note_begin()
+  std::uint64_t lower_bound_ = 0;                // no other member's counter is below this
+  std::uint64_t wait_value_ = 0;                 // all_reached: the value of the last call ...
+  int wait_cursor_ = 0;                          // ... and the members already seen there
   Need line_need_[kFlagLines];
   Need part_need_[kParts];
 };

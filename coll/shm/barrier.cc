@@ -2,11 +2,11 @@
 //
 // Idea: each rank bumps its own flag line to the barrier's sequence number. Flat: every rank
 // waits until every member's line shows it. Release (flat teams whose ranks outnumber the
-// cores, GPURUN_COLL_SHM_BARRIER): rank 0 bumps its line only once every other member's line
-// shows the number, so that rank 0 is running when the barrier opens. Tree (teams above
-// GPURUN_COLL_SHM_FLAT_MAX): a rank bumps its line once the lines of its children in the tree
-// of flags show it, and waits for rank 0's (tree.h). No data moves and nothing resets: the
-// next collective uses the next number.
+// cores, and two ranks before a small bcast or scatter from rank 0; GPURUN_COLL_SHM_BARRIER):
+// rank 0 bumps its line only once every other member's line shows the number, so that rank 0
+// is running when the barrier opens. Tree (teams above GPURUN_COLL_SHM_FLAT_MAX): a rank bumps
+// its line once the lines of its children in the tree of flags show it, and waits for rank 0's
+// (tree.h). No data moves and nothing resets: the next collective uses the next number.
 // Why release when ranks outnumber cores: a flat barrier lets go first whichever ranks run at
 // the last arrival; a collective rooted at rank 0 that follows (bcast, reduce, gather) then
 // makes them wait until rank 0 gets a core again, a context switch or two each. With the
@@ -17,6 +17,15 @@
 // before any barrier), and stays flat when a barrier followed a barrier, since the release
 // costs a context switch more on rank 0's core (osu_barrier -np 4 on 2 cores: 1.05 us flat,
 // 1.59 us release).
+// Why release with two ranks on cores of their own, before a bcast or scatter from rank 0 of up
+// to 56 bytes (a flag line's; larger ones gained little or lost: 1M 21.8 -> 23.4 us): the
+// flat barrier lets rank 1 go a hop before rank 0 (rank 0's line was there when rank 1 came),
+// and rank 1 then waits for rank 0's data, posted a hop after rank 0 left, two hops in all,
+// which an osu-style loop (the call, then a barrier) times as the call's. After the release
+// both leave together and rank 0's data follows at once (osu_bcast -np 2 8 B, 7 interleaved
+// runs: 0.13 -> 0.09 us; osu_scatter 0.14 -> 0.09). Not before a reduce or gather to rank 0
+// (osu_reduce 0.18 -> 0.20, osu_gather 0.14 -> 0.17: there rank 0 waits for the others), nor
+// with more ranks on cores of their own (not measured: flat).
 // Requirements: the members share memory (one host).
 // Cost: flat, one cache-line hop (every rank reads p - 1 lines written at the same time);
 // release, two hops; tree, ceil(log_radix p) + 1 hops.
@@ -34,17 +43,19 @@ namespace {
 // followed the previous barrier), read once per operation. Whether the team is flat is known
 // only once the arena has its segment, which may be after the operation was made: arrive()
 // asks then.
+bool spinning() { return progress::engine().policy() == progress::WaitPolicy::kSpin; }
+
 BarrierShape shape_of(const Arena& arena) {
-  if (arena.size() <= 2 || arena.rank() != 0) return BarrierShape::kFlat;
+  if (arena.size() < 2 || arena.rank() != 0) return BarrierShape::kFlat;
   BarrierShape shape = params::barrier().get();
-  if (shape == BarrierShape::kAuto && progress::engine().policy() == progress::WaitPolicy::kSpin)
-    return BarrierShape::kFlat;
+  if (shape == BarrierShape::kAuto && spinning() && arena.size() > 2) return BarrierShape::kFlat;
   return shape;
 }
 
 class Barrier final : public ShmOp {
  public:
-  Barrier(Arena& arena, const Args& args) : ShmOp(arena, args), shape_(shape_of(arena)) {}
+  Barrier(Arena& arena, const Args& args)
+      : ShmOp(arena, args), shape_(shape_of(arena)), spinning_(spinning()) {}
 
  private:
   void reset() override {
@@ -52,7 +63,13 @@ class Barrier final : public ShmOp {
     cursor_ = 0;
     looks_ = 0;
     release_ = shape_ == BarrierShape::kRelease ||
-               (shape_ == BarrierShape::kAuto && arena_.root_followed_barrier());
+               (shape_ == BarrierShape::kAuto && releases_before(arena_.followed_barrier()));
+  }
+  // Ranks that outnumber cores: before any collective rooted at rank 0. Two ranks on cores of
+  // their own: before a small bcast or scatter from rank 0 (see the top of the file).
+  bool releases_before(Arena::AtZero next) const {
+    if (spinning_) return next == Arena::AtZero::kSmallOut;
+    return next != Arena::AtZero::kNone;
   }
   // Never this rank's own line: once the others have read it, a look at it takes a hop
   // (osu_barrier -np 2, 9 interleaved runs: 0.34 -> 0.25 us; the osu_* loops, which call a
@@ -117,6 +134,7 @@ class Barrier final : public ShmOp {
   }
 
   const BarrierShape shape_;
+  const bool spinning_;  // the wait policy spins: ranks on cores of their own
   bool release_ = false;
   bool posted_ = false;
   int cursor_ = 0;

@@ -65,7 +65,7 @@ Status ShmOp::start_blocking(bool& done) {
 
 void ShmOp::begin() {
   seq_ = arena_.number(tag_);
-  arena_.note_begin(barrier_, rooted_at_zero_);
+  arena_.note_begin(barrier_, at_zero_);
   tag_ = -1;
   published_ = ran_ = mismatch_ = false;
   check_cursor_ = 0;

@@ -29,7 +29,7 @@ class ShmOp : public Operation {
         tag_(args.tag),
         barrier_(args.collective == Collective::kBarrier),
         rooted_(is_rooted(args.collective)),
-        rooted_at_zero_(rooted_ && args.root == 0) {}
+        at_zero_(at_zero_of(args)) {}
   ~ShmOp() override;
   ShmOp(const ShmOp&) = delete;
   ShmOp& operator=(const ShmOp&) = delete;
@@ -216,6 +216,14 @@ class ShmOp : public Operation {
     arena_.learn_all_started(seq_);
     return true;
   }
+  static Arena::AtZero at_zero_of(const Args& args) {
+    if (!is_rooted(args.collective) || args.root != 0) return Arena::AtZero::kNone;
+    const core::Datatype* type = args.type != nullptr ? args.type : args.recvtype;
+    std::int64_t count = args.type != nullptr ? args.count : args.recvcount;
+    bool out = args.collective == Collective::kBcast || args.collective == Collective::kScatter;
+    bool small = type != nullptr && count * type->size() <= std::int64_t{kInlineBytes};
+    return out && small ? Arena::AtZero::kSmallOut : Arena::AtZero::kRooted;
+  }
   static bool is_rooted(Collective c) {
     return c == Collective::kBcast || c == Collective::kReduce || c == Collective::kGather ||
            c == Collective::kGatherv || c == Collective::kScatter || c == Collective::kScatterv;
@@ -239,8 +247,8 @@ class ShmOp : public Operation {
   CountCheck counts_;
   int tag_ = -1;  // the call's tag until its start takes it (-1: a restart)
   bool barrier_ = false;
-  bool rooted_ = false;          // a bcast, reduce, gather(v) or scatter(v)
-  bool rooted_at_zero_ = false;  // ... from rank 0
+  bool rooted_ = false;                           // a bcast, reduce, gather(v) or scatter(v)
+  Arena::AtZero at_zero_ = Arena::AtZero::kNone;  // ... from or to rank 0
   bool published_ = false;
   bool ran_ = false;
   bool mismatch_ = false;

@@ -42,7 +42,8 @@ param::Param<BarrierShape> g_barrier(
     "Shared-memory barrier of up to GPURUN_COLL_SHM_FLAT_MAX ranks: flat (every rank reads "
     "every member's flag), release (rank 0 gathers the arrivals, then releases the others), "
     "or auto (release when ranks outnumber cores and the collective after the previous "
-    "barrier was rooted at rank 0, flat otherwise).",
+    "barrier was rooted at rank 0, or in a team of two when it was a bcast or scatter of up to "
+    "56 bytes from rank 0; flat otherwise).",
     param::Level::kAdvanced);
 }  // namespace
 

@@ -392,5 +392,60 @@ TEST(ShmBarrierShape, RankZeroReleasesWhenARootedCollectiveFollowedTheLastBarrie
   progress::engine().configure(false, nullptr);
 }
 
+// Two ranks on cores of their own (the spinning wait policy): rank 0 releases only before a
+// bcast or scatter from rank 0 of at most a flag line's data, and stays flat before larger ones
+// and before a reduce to rank 0.
+TEST(ShmBarrierShape, TwoRanksReleaseOnlyBeforeASmallBcastFromRankZero) {
+  progress::engine().configure(/*oversubscribed=*/false, nullptr);
+  Team team(2, 16384);
+  std::atomic<int> stage{0};
+  team.run([&](int rank) {
+    std::vector<std::int32_t> data(256, rank == 0 ? 7 : 0);
+    std::int32_t one = 1, sum = 0;
+    auto barrier = make_barrier(team.arena(rank), Args{.collective = Collective::kBarrier});
+    auto bcast_of = [&](std::int64_t count) {
+      return make_bcast(team.arena(rank), Args{.collective = Collective::kBcast,
+                                               .recvbuf = data.data(),
+                                               .count = count,
+                                               .type = &int32_type(),
+                                               .root = 0});
+    };
+    auto small = bcast_of(2);  // 8 bytes
+    auto large = bcast_of(256);
+    auto reduce =
+        make_reduce(team.arena(rank), Args{.collective = Collective::kReduce,
+                                           .sendbuf = &one,
+                                           .recvbuf = &sum,
+                                           .count = 1,
+                                           .type = &int32_type(),
+                                           .op = &core::Op::predefined(core::OpKind::kSum),
+                                           .root = 0});
+    team.ready(rank);
+    // Barrier `seq`, the k-th checked: rank 0 starts it alone and tells whether its line went
+    // up before rank 1 came.
+    auto check = [&](std::uint64_t seq, int k, bool release) {
+      if (rank == 0) {
+        EXPECT_TRUE(barrier->start().ok());
+        for (int i = 0; i < 1000; ++i) barrier->progress();
+        EXPECT_EQ(team.arena(0).line_ready(0, seq), !release) << "barrier " << seq;
+        stage.store(k);
+        while (!barrier->progress()) std::this_thread::yield();
+      } else {
+        while (stage.load() < k) std::this_thread::yield();
+        run_to_end(*barrier);
+      }
+    };
+    run_to_end(*barrier);  // 1
+    run_to_end(*small);    // 2
+    check(3, 1, /*release=*/true);
+    run_to_end(*large);  // 4
+    check(5, 2, /*release=*/false);
+    run_to_end(*reduce);  // 6
+    check(7, 3, /*release=*/false);
+    EXPECT_EQ(data[255], 7);
+    if (rank == 0) EXPECT_EQ(sum, 2);
+  });
+}
+
 }  // namespace
 }  // namespace gpurun::coll::shm::testing
