@@ -350,6 +350,24 @@ TEST(ShmLines, ReadySoonWaitsOnlyForOtherCoresOnceOwnCoreHasPosted) {
   EXPECT_EQ(two.line_spins(), 0u);
 }
 
+// Barrier `seq`, the k-th so checked (k from 1): rank 0 starts it alone and tells whether its
+// line went up before the others came (flat) or not (release); then it lets them in (`stage`
+// to k) and runs it to the end. The others run it once `stage` is k.
+bool posted_alone(Team& team, int rank, ShmOp& barrier, std::uint64_t seq, int k,
+                  std::atomic<int>& stage) {
+  if (rank != 0) {
+    while (stage.load() < k) std::this_thread::yield();
+    run_to_end(barrier);
+    return false;
+  }
+  EXPECT_TRUE(barrier.start().ok());
+  for (int i = 0; i < 1000; ++i) barrier.progress();
+  bool posted = team.arena(0).line_ready(0, seq);
+  stage.store(k);
+  while (!barrier.progress()) std::this_thread::yield();
+  return posted;
+}
+
 // With ranks outnumbering cores, rank 0 of a flat team posts its barrier line only after the
 // others (release) when a collective rooted at rank 0 followed the previous barrier, and at
 // once (flat) when a barrier did. The k-th collective of an arena has sequence number k.
@@ -357,16 +375,6 @@ TEST(ShmBarrierShape, RankZeroReleasesWhenARootedCollectiveFollowedTheLastBarrie
   progress::engine().configure(/*oversubscribed=*/true, nullptr);  // the yielding wait policy
   Team team(3, 16384);
   std::atomic<int> stage{0};
-  // Rank 0 starts barrier `seq` alone and reports whether its line went up before the others
-  // came; then lets them in.
-  auto alone = [&](ShmOp& barrier, std::uint64_t seq) {
-    EXPECT_TRUE(barrier.start().ok());
-    for (int i = 0; i < 1000; ++i) barrier.progress();
-    bool posted = team.arena(0).line_ready(0, seq);
-    stage.fetch_add(1);
-    while (!barrier.progress()) std::this_thread::yield();
-    return posted;
-  };
   team.run([&](int rank) {
     std::int32_t value = rank == 0 ? 42 : 0;
     auto barrier = make_barrier(team.arena(rank), Args{.collective = Collective::kBarrier});
@@ -380,13 +388,8 @@ TEST(ShmBarrierShape, RankZeroReleasesWhenARootedCollectiveFollowedTheLastBarrie
     run_to_end(*bcast);    // 2: rooted at rank 0, after barrier 1
     EXPECT_EQ(value, 42);
     for (std::uint64_t seq : {3, 4}) {  // 3 follows a bcast from rank 0, 4 a barrier
-      if (rank == 0) {
-        bool posted = alone(*barrier, seq);
-        EXPECT_EQ(posted, seq == 4) << "barrier " << seq;
-      } else {
-        while (stage.load() < static_cast<int>(seq) - 2) std::this_thread::yield();
-        run_to_end(*barrier);
-      }
+      bool posted = posted_alone(team, rank, *barrier, seq, static_cast<int>(seq) - 2, stage);
+      if (rank == 0) EXPECT_EQ(posted, seq == 4) << "barrier " << seq;
     }
   });
   progress::engine().configure(false, nullptr);
@@ -421,27 +424,18 @@ TEST(ShmBarrierShape, TwoRanksReleaseOnlyBeforeASmallBcastFromRankZero) {
                                            .op = &core::Op::predefined(core::OpKind::kSum),
                                            .root = 0});
     team.ready(rank);
-    // Barrier `seq`, the k-th checked: rank 0 starts it alone and tells whether its line went
-    // up before rank 1 came.
-    auto check = [&](std::uint64_t seq, int k, bool release) {
-      if (rank == 0) {
-        EXPECT_TRUE(barrier->start().ok());
-        for (int i = 0; i < 1000; ++i) barrier->progress();
-        EXPECT_EQ(team.arena(0).line_ready(0, seq), !release) << "barrier " << seq;
-        stage.store(k);
-        while (!barrier->progress()) std::this_thread::yield();
-      } else {
-        while (stage.load() < k) std::this_thread::yield();
-        run_to_end(*barrier);
-      }
+    auto check = [&](std::uint64_t seq, bool release) {
+      int k = static_cast<int>(seq - 1) / 2;  // barriers 3, 5, 7
+      bool posted = posted_alone(team, rank, *barrier, seq, k, stage);
+      if (rank == 0) EXPECT_EQ(posted, !release) << "barrier " << seq;
     };
     run_to_end(*barrier);  // 1
     run_to_end(*small);    // 2
-    check(3, 1, /*release=*/true);
+    check(3, /*release=*/true);
     run_to_end(*large);  // 4
-    check(5, 2, /*release=*/false);
+    check(5, /*release=*/false);
     run_to_end(*reduce);  // 6
-    check(7, 3, /*release=*/false);
+    check(7, /*release=*/false);
     EXPECT_EQ(data[255], 7);
     if (rank == 0) EXPECT_EQ(sum, 2);
   });
