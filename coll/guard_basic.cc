@@ -96,7 +96,7 @@ bool watch_creation(BasicCollective& collective, pml::Pml& pml, const Team& team
       .algorithm = team.call_kind >= 0 ? team.call_kind : static_cast<std::int32_t>(kind),
       .state = guard::kWaiting,
       .bytes = static_cast<std::int64_t>(team.call_kind >= 0 ? team.call_bytes : bytes)};
-  guard::remember(*g, mine);
+  guard::remember(*g, mine, mine.tag);
   static bool poller_added = false;  // a program that creates no communicator runs no poller
   if (!poller_added) {
     progress::engine().add(poll_creations, nullptr, "coll-guard", &g_watched);

@@ -78,18 +78,12 @@ std::shared_ptr<CommGuard> of(pml::Pml& pml, const core::Communicator& comm);
 // Answers the notices of members that asked about call `mine` before this rank started it.
 void answer_late(CommGuard& g, const Notice& mine);
 
-// This rank starts call `mine` (state kWaiting): kept for the members that ask about it, and
+// This rank starts call `tag` (state kWaiting): kept for the members that ask about it, and
 // sent at once to those that already did. Inline: every collective call runs it.
-inline void remember(CommGuard& g, const Notice& mine) {
-  g.history[static_cast<std::size_t>(mine.tag) % kHistory] = mine;
-  g.latest = mine.tag;
-  if (g.unanswered != 0) [[unlikely]]
-    answer_late(g, mine);
-}
-// The same for call `tag` of an operation made before, whose notice `base` is kept with a
-// stale tag: `base` is only read whole, never right after stores to some of its fields (a wide
-// load waits until such stores have left the store buffer, behind any store of the last
-// collective to a line another core shares: a cache-line hop on every call).
+// `base` is the call's notice but for its tag and state: a kept operation's, made before, is
+// only read whole, never right after stores to some of its fields (a wide load waits until such
+// stores have left the store buffer, behind any store of the last collective to a line another
+// core shares: a cache-line hop on every call).
 inline void remember(CommGuard& g, const Notice& base, int tag) {
   Notice& kept = g.history[static_cast<std::size_t>(tag) % kHistory];
   kept = base;

@@ -172,11 +172,6 @@ void Arena::parts_written(int first, int count, std::uint64_t value, int reader)
   for (int p = first; p < first + count; ++p) part_need_[p] = Need{value, reader};
 }
 
-std::uint64_t Arena::begin(ShmOp* op, int tag) {
-  enqueue(op);
-  return number(tag);
-}
-
 void Arena::enqueue(ShmOp* op) {
   queue_.push_back(op);
   ++g_queued;

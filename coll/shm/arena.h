@@ -3,7 +3,7 @@
 // the order in which its collectives run.
 //
 // Ordering. Every member starts the collectives of a communicator in the same order, so each
-// takes the next sequence number (begin()) and they all agree on it. A collective's data moves
+// takes the next sequence number (number()) and they all agree on it. A collective's data moves
 // only once every earlier one of this arena has finished on this rank (they run from a queue,
 // head first, whichever of them the caller progresses), so the flags of two collectives never
 // mix; nonblocking collectives still overlap with everything else the rank does.
@@ -196,19 +196,17 @@ class Arena {
   void parts_written(int first, int count, std::uint64_t value, int reader);
 
   // --- ordering ---
-  // Gives `op` the next sequence number and queues it behind the collectives still running.
-  // `tag` (Args::tag, or -1 for a restart of a persistent collective) keeps the members in
-  // step when a call failed its argument checks on some of them only (MPI_Scatter with
-  // MPI_IN_PLACE off the root: the root's call runs alone): every call takes a tag on every
-  // member, so a call's sequence number is at least tag + 1, whatever collectives ran on this
-  // rank alone before. (Persistent starts between calls take numbers of their own; a call
-  // that ran alone and more persistent starts than tags since can still put the members out
-  // of step.)
-  std::uint64_t begin(ShmOp* op, int tag);
-  // begin() in two: the next sequence number, and the place in the queue. A blocking call
-  // with nothing queued before it takes its number and runs at once (ShmOp::start_blocking),
-  // joining the queue only if it has to wait for long.
+  // The next sequence number, for a collective about to start. `tag` (Args::tag, or -1 for a
+  // restart of a persistent collective) keeps the members in step when a call failed its
+  // argument checks on some of them only (MPI_Scatter with MPI_IN_PLACE off the root: the
+  // root's call runs alone): every call takes a tag on every member, so a call's sequence
+  // number is at least tag + 1, whatever collectives ran on this rank alone before.
+  // (Persistent starts between calls take numbers of their own; a call that ran alone and more
+  // persistent starts than tags since can still put the members out of step.)
   std::uint64_t number(int tag);
+  // Queues `op` behind the collectives still running. A blocking call with nothing queued
+  // before it takes its number and runs at once (ShmOp::start_blocking), joining the queue
+  // only if it has to wait for long.
   void enqueue(ShmOp* op);
   // How a collective involves rank 0: not as its root (kNone), as its root (kRooted: bcast,
   // reduce, gather, scatter), or as the root of a bcast or scatter of at most a flag line's
@@ -281,7 +279,7 @@ class Arena {
 
   std::uint64_t issued_ = 0;     // sequence numbers given out
   std::uint64_t posted_ = 0;     // this rank's step counter
-  std::uint64_t last_tag_ = 0;   // the last tag begin() took, extended past its wrap ...
+  std::uint64_t last_tag_ = 0;   // the last tag number() took, extended past its wrap ...
   std::uint64_t tag_epoch_ = 0;  // ... by this
   std::uint64_t entry_seq_[kCountEntries] = {};  // who last published in each count entry
   std::deque<ShmOp*> queue_;
