@@ -1,10 +1,13 @@
 // The real Driver: entry points of libcuda.so.1 looked up at run time with cuGetProcAddress,
-// at the versions of the toolkit this was built with (the driver answers with the newest
-// version it has at or below it). No -lcuda: where no driver exists, nothing breaks at start.
+// at the versions of the toolkit this was built with, or of the driver where it is older (asked
+// for a version newer than its own, cuGetProcAddress finds nothing; every call used here kept
+// its form from CUDA 12.0 on). No -lcuda: where no driver exists, nothing breaks at start.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <string>
 
 #include "cuda/ipc/driver.h"
 #include "runtime/base/log.h"
@@ -214,6 +217,22 @@ CUresult DlDriver::pointer_attributes(CUdeviceptr ptr, PointerAttributes* out) {
 
 #undef GPURUN_CALL
 
+// The CUDA version to look entry points up at: the toolkit's, or the driver's where it is older
+// (but at least 12.0). A driver that cannot tell (the toolkit's stub) is asked at the toolkit's,
+// and its cuInit then says what it is.
+Result<int> lookup_version(void* lib) {
+  auto get_version =
+      reinterpret_cast<decltype(&::cuDriverGetVersion)>(dlsym(lib, "cuDriverGetVersion"));
+  int driver = 0;
+  if (get_version == nullptr || get_version(&driver) != CUDA_SUCCESS || driver <= 0)
+    return CUDA_VERSION;
+  if (driver < 12000)
+    return Status(ErrorCode::kUnsupported, "the CUDA driver is older than CUDA 12 (it is " +
+                                               std::to_string(driver / 1000) + "." +
+                                               std::to_string(driver % 1000 / 10) + ")");
+  return std::min(driver, CUDA_VERSION);
+}
+
 Result<Driver*> load() {
   void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr)
@@ -223,14 +242,16 @@ Result<Driver*> load() {
   if (get_proc == nullptr)
     return Status(ErrorCode::kUnsupported,
                   "the CUDA driver is older than CUDA 12 (no cuGetProcAddress_v2)");
+  Result<int> version = lookup_version(lib);
+  if (!version.ok()) return version.status();
   EntryPoints e;
-#define GPURUN_LOOKUP_ENTRY(f)                                                                  \
-  {                                                                                             \
-    void* fn = nullptr;                                                                         \
-    CUdriverProcAddressQueryResult found{};                                                     \
-    if (get_proc(#f, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found) == CUDA_SUCCESS && \
-        found == CU_GET_PROC_ADDRESS_SUCCESS)                                                   \
-      e.f##_ = reinterpret_cast<decltype(e.f##_)>(fn);                                          \
+#define GPURUN_LOOKUP_ENTRY(f)                                                              \
+  {                                                                                         \
+    void* fn = nullptr;                                                                     \
+    CUdriverProcAddressQueryResult found{};                                                 \
+    if (get_proc(#f, &fn, *version, CU_GET_PROC_ADDRESS_DEFAULT, &found) == CUDA_SUCCESS && \
+        found == CU_GET_PROC_ADDRESS_SUCCESS)                                               \
+      e.f##_ = reinterpret_cast<decltype(e.f##_)>(fn);                                      \
   }
   GPURUN_CUDA_ENTRY_POINTS(GPURUN_LOOKUP_ENTRY)
 #undef GPURUN_LOOKUP_ENTRY

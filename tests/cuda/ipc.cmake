@@ -32,6 +32,21 @@ if(GPURUN_CUDA_STUB)
     ENVIRONMENT "LD_LIBRARY_PATH=${_stub_dir}" LABELS "unit")
 endif()
 
+# A driver older than the toolkit (CUDA 12.4): the loader must look its entry points up at its
+# version. The stand-in library is built as libcuda.so.1 in a folder of its own.
+add_library(gpurun_fake_cuda12_driver SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_cuda12_driver.c)
+target_include_directories(gpurun_fake_cuda12_driver PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+set_target_properties(gpurun_fake_cuda12_driver PROPERTIES
+  C_VISIBILITY_PRESET default OUTPUT_NAME cuda SOVERSION 1 LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests/cuda12_driver)
+add_executable(cuda_ipc_old_driver_test ${CMAKE_CURRENT_LIST_DIR}/ipc_old_driver_test.cc)
+target_link_libraries(cuda_ipc_old_driver_test PRIVATE gpurun_cuda_ipc GTest::gtest GTest::gtest_main)
+add_dependencies(cuda_ipc_old_driver_test gpurun_fake_cuda12_driver)
+set_target_properties(cuda_ipc_old_driver_test PROPERTIES
+  RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests/bin)
+add_test(NAME cuda_ipc.older_driver COMMAND cuda_ipc_old_driver_test)
+set_tests_properties(cuda_ipc.older_driver PROPERTIES
+  ENVIRONMENT "LD_LIBRARY_PATH=${PROJECT_BINARY_DIR}/tests/cuda12_driver" LABELS "unit")
+
 # On a GPU: two processes through the real driver (D-D, D-H, VMM, pools, churn, one GPU).
 add_executable(cuda_ipc_gpu_test ${CMAKE_CURRENT_LIST_DIR}/ipc_gpu_test.cc)
 target_link_libraries(cuda_ipc_gpu_test PRIVATE gpurun_cuda_ipc CUDA::cudart_static
