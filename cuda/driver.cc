@@ -218,8 +218,8 @@ void Driver::start() {
 }
 
 const Driver& Driver::process() {
-  static const Driver* driver = new Driver(
-      DriverOptions{.mode = params::mode().get(), .library = params::library().get()});
+  static const Driver* driver =
+      new Driver(DriverOptions{.mode = params::mode().get(), .library = params::library().get()});
   return *driver;
 }
 
@@ -227,7 +227,9 @@ void log_availability(const Driver& d) {
   if (d.usable()) {
     GPURUN_LOG(info, cuda, "cuda usable: driver %d.%d, devices %d%s", d.version() / 1000,
                d.version() % 1000 / 10, d.device_count(),
-               d.kernels_usable() ? "" : ", kernels unusable (driver older than the toolkit)");
+               d.kernels_usable()
+                   ? ""
+                   : ", kernels unusable (a driver of an older major version than the toolkit)");
   } else {
     GPURUN_LOG(info, cuda, "cuda unusable: %s", d.reason().c_str());
   }

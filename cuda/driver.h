@@ -133,8 +133,12 @@ class Driver {
   int device_count() const { return device_count_; }
   int version() const { return version_; }  // cuDriverGetVersion (13000 for 13.0); 0: unknown
   // Whether the kernels of this build can run: the CUDA runtime linked into gpurun needs a
-  // driver at least as new as the toolkit that built it.
-  bool kernels_usable() const { return usable() && version_ >= CUDA_VERSION; }
+  // driver of the toolkit's major version or newer (CUDA's minor version compatibility: a 13.2
+  // build runs on a 13.0 driver, a 13.x build on no 12.x one).
+  bool kernels_usable() const { return usable() && kernels_run_on(version_); }
+  static bool kernels_run_on(int driver_version) {
+    return driver_version / 1000 >= CUDA_VERSION / 1000;
+  }
   // Driver calls made while loading (cuInit, cuDriverGetVersion, cuDeviceGetCount).
   int calls_made() const { return calls_; }
   // Whether the library was opened at all.

@@ -45,6 +45,15 @@ TEST(Driver, ToolkitStubIsRefusedAfterCuInitAlone) {
   EXPECT_FALSE(driver.kernels_usable());
 }
 
+// The kernels need a driver of the toolkit's major version: an older minor one will do.
+TEST(Driver, KernelsRunOnDriversOfTheToolkitsMajorVersion) {
+  EXPECT_TRUE(Driver::kernels_run_on(CUDA_VERSION));
+  EXPECT_TRUE(Driver::kernels_run_on(CUDA_VERSION / 1000 * 1000));  // x.0
+  EXPECT_TRUE(Driver::kernels_run_on(CUDA_VERSION + 1000));
+  EXPECT_FALSE(Driver::kernels_run_on(CUDA_VERSION / 1000 * 1000 - 10));  // the last minor before
+  EXPECT_FALSE(Driver::kernels_run_on(0));                                // unknown
+}
+
 TEST(Driver, OnDoesNotMakeAStubUsable) {
   Driver driver(DriverOptions{.mode = Mode::kOn, .library = GPURUN_TEST_CUDA_STUB});
   EXPECT_EQ(driver.availability(), Availability::kStub);
