@@ -65,7 +65,6 @@ void bind_memory_and_streams(Binder& binder, DriverApi& api) {
   GPURUN_CU_BIND(mem_host_unregister, cuMemHostUnregister);
   GPURUN_CU_BIND(memcpy_async, cuMemcpyAsync);
   GPURUN_CU_BIND(memcpy_peer_async, cuMemcpyPeerAsync);
-  GPURUN_CU_BIND(memcpy_htod, cuMemcpyHtoD);
   GPURUN_CU_BIND(memset_d8_async, cuMemsetD8Async);
   GPURUN_CU_BIND(stream_create, cuStreamCreate);
   GPURUN_CU_BIND(stream_destroy, cuStreamDestroy);

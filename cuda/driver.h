@@ -57,7 +57,6 @@ struct DriverApi {
   decltype(&::cuMemHostUnregister) mem_host_unregister;
   decltype(&::cuMemcpyAsync) memcpy_async;
   decltype(&::cuMemcpyPeerAsync) memcpy_peer_async;
-  decltype(&::cuMemcpyHtoD) memcpy_htod;
   decltype(&::cuMemsetD8Async) memset_d8_async;
   decltype(&::cuStreamCreate) stream_create;
   decltype(&::cuStreamDestroy) stream_destroy;

@@ -1,6 +1,7 @@
 #include "cuda/layout_cache.h"
 
 #include <string>
+#include <vector>
 
 namespace gpurun::cuda {
 namespace {
@@ -13,7 +14,9 @@ constexpr std::int64_t kWideRun = 128;
 
 LayoutCache::LayoutCache(const DriverApi& api, Contexts& contexts, std::size_t capacity,
                          std::int64_t max_runs)
-    : api_(api), contexts_(contexts), capacity_(capacity == 0 ? 1 : capacity),
+    : api_(api),
+      contexts_(contexts),
+      capacity_(capacity == 0 ? 1 : capacity),
       max_runs_(max_runs) {}
 
 Result<std::shared_ptr<const DeviceLayout>> LayoutCache::get(const core::Datatype& type,
@@ -29,13 +32,16 @@ Result<std::shared_ptr<const DeviceLayout>> LayoutCache::get(const core::Datatyp
     }
   }
   GPURUN_ASSIGN_OR_RETURN(std::shared_ptr<const DeviceLayout> layout, build(type, device));
+  // Declared before the lock, so released after it: a layout's last release frees its device
+  // memory, which waits for the device.
+  std::vector<std::shared_ptr<const DeviceLayout>> evicted;
   std::lock_guard<std::mutex> lock(mutex_);
   auto [it, inserted] = entries_.try_emplace(key);
   if (!inserted) return it->second.layout;  // another thread built it first
   std::list<Key>& uses = uses_[device];
   uses.push_front(key);
   it->second = Entry{type.shared_layout(), layout, uses.begin()};
-  evict(device);
+  evicted = evict(device);
   return layout;
 }
 
@@ -48,11 +54,21 @@ Result<std::shared_ptr<const DeviceLayout>> LayoutCache::build(const core::Datat
   std::size_t bytes = flat.runs.size() * sizeof(kernels::Run);
   CUdeviceptr runs = 0;
   if (CUresult rc = api_.mem_alloc(&runs, bytes); rc != CUDA_SUCCESS)
-    return driver_error(api_, "cuMemAlloc of a datatype layout (" + std::to_string(bytes) +
-                                  " bytes)", rc);
-  if (CUresult rc = api_.memcpy_htod(runs, flat.runs.data(), bytes); rc != CUDA_SUCCESS) {
+    return driver_error(
+        api_, "cuMemAlloc of a datatype layout (" + std::to_string(bytes) + " bytes)", rc);
+  // On the device's own stream and waited for: a cuMemcpyHtoD from pageable memory runs on the
+  // legacy stream, which waits for the application's blocking streams, and may return before
+  // its data has landed, unordered with kernels on a non-blocking stream.
+  Result<CUstream> stream = contexts_.stream(device);
+  CUresult rc =
+      stream.ok()
+          ? api_.memcpy_async(runs, reinterpret_cast<CUdeviceptr>(flat.runs.data()), bytes, *stream)
+          : CUDA_ERROR_INVALID_HANDLE;
+  if (rc == CUDA_SUCCESS) rc = api_.stream_synchronize(*stream);
+  if (rc != CUDA_SUCCESS) {
     api_.mem_free(runs);
-    return driver_error(api_, "cuMemcpyHtoD of a datatype layout", rc);
+    if (!stream.ok()) return stream.status();
+    return driver_error(api_, "copying a datatype layout to the device", rc);
   }
   bool wide = flat.size / static_cast<std::int64_t>(flat.runs.size()) >= kWideRun;
   const DriverApi* api = &api_;
@@ -65,12 +81,16 @@ Result<std::shared_ptr<const DeviceLayout>> LayoutCache::build(const core::Datat
   });
 }
 
-void LayoutCache::evict(int device) {
+std::vector<std::shared_ptr<const DeviceLayout>> LayoutCache::evict(int device) {
+  std::vector<std::shared_ptr<const DeviceLayout>> evicted;
   std::list<Key>& uses = uses_[device];
   while (uses.size() > capacity_) {
-    entries_.erase(uses.back());
+    auto it = entries_.find(uses.back());
+    evicted.push_back(std::move(it->second.layout));
+    entries_.erase(it);
     uses.pop_back();
   }
+  return evicted;
 }
 
 }  // namespace gpurun::cuda

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "cuda/contexts.h"
 #include "cuda/device_layout.h"
@@ -25,9 +26,9 @@
 namespace gpurun::cuda {
 
 struct DeviceLayout {
-  FlatLayout flat;         // the host copy (to find a window's runs)
-  CUdeviceptr runs = 0;    // the device copy of flat.runs
-  bool wide = false;       // long runs: a warp per run
+  FlatLayout flat;       // the host copy (to find a window's runs)
+  CUdeviceptr runs = 0;  // the device copy of flat.runs
+  bool wide = false;     // long runs: a warp per run
 };
 
 class LayoutCache {
@@ -46,7 +47,9 @@ class LayoutCache {
     std::list<Key>::iterator use;
   };
   Result<std::shared_ptr<const DeviceLayout>> build(const core::Datatype& type, int device);
-  void evict(int device);
+  // Drops the least recently used layouts beyond the capacity; the caller releases them once
+  // it has let go of mutex_.
+  std::vector<std::shared_ptr<const DeviceLayout>> evict(int device);
 
   const DriverApi& api_;
   Contexts& contexts_;
