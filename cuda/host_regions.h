@@ -3,9 +3,11 @@
 // the same region is classified as host memory without a driver call (cuPointerGetAttributes
 // takes the driver's locks and costs as much as a whole small message on shared memory).
 //
-// Why a region is safe to remember: memory that CUDA maps for the device (cudaMalloc, managed
-// memory, VMM mappings) is mapped in whole 2 MiB-aligned chunks, so a 2 MiB region holding one
-// byte that CUDA does not know holds no device memory. Pinned and registered host memory is
+// Why a region is safe to remember: CUDA reserves its device address space (cudaMalloc,
+// managed memory, VMM mappings) in whole 2 MiB-aligned chunks that the host cannot read, so a
+// 2 MiB region holding a readable byte that CUDA does not know holds no device memory (the
+// caller checks that the byte is readable: an unknown address inside a reservation, the free
+// part of a chunk of small allocations, is not host memory). Pinned and registered host memory is
 // host memory too, but it is not entered here (it may share its region with CUDA mappings).
 // The one case this misses: host memory unmapped and its addresses then reused for a CUDA
 // mapping while the region is remembered. Callers drop regions that a device allocation is
@@ -67,7 +69,8 @@ class HostRegions {
   }
 
   void clear() {
-    for (std::size_t i = 0; slots_ && i <= mask_; ++i) slots_[i].store(0, std::memory_order_relaxed);
+    for (std::size_t i = 0; slots_ && i <= mask_; ++i)
+      slots_[i].store(0, std::memory_order_relaxed);
   }
 
  private:

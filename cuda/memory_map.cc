@@ -1,5 +1,10 @@
 #include "cuda/memory_map.h"
 
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 namespace gpurun::cuda {
 
 accel::MemoryInfo PointerInfo::memory() const {
@@ -35,14 +40,29 @@ PointerInfo MemoryMap::classify(const void* ptr) const {
   driver_calls_.fetch_add(1, std::memory_order_relaxed);
   // Unlike cuPointerGetAttribute, this call succeeds on pointers the driver does not know and
   // leaves the values zero.
-  CUresult rc = api_.pointer_get_attributes(4, attributes, values,
-                                            reinterpret_cast<CUdeviceptr>(ptr));
+  CUresult rc =
+      api_.pointer_get_attributes(4, attributes, values, reinterpret_cast<CUdeviceptr>(ptr));
   if (rc != CUDA_SUCCESS) return {};  // not cached: the next call asks again
   if (managed != 0 || type == CU_MEMORYTYPE_DEVICE)
     return classify_device(ptr, buffer_id, managed != 0, ordinal);
   if (type == CU_MEMORYTYPE_HOST) return {.kind = PointerKind::kPinned};
-  host_.insert(ptr);
+  // An address CUDA does not know may still lie in its device address space (the free part of
+  // a chunk of small allocations, just past an allocation's end: a zero-count message's
+  // buffer), where later allocations are device memory: only readable host memory is
+  // remembered. The host cannot read CUDA's reservations.
+  if (host_.enabled() && host_readable(ptr)) host_.insert(ptr);
   return {};
+}
+
+bool MemoryMap::host_readable(const void* ptr) {
+  char byte;
+  iovec local{&byte, 1};
+  iovec remote{const_cast<void*>(ptr), 1};
+  if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1) return true;
+  // EFAULT: not readable. A sandbox that refuses the call itself (ENOSYS, EPERM) leaves the
+  // question open: the region is remembered, as it was before this check, rather than every
+  // host buffer costing a driver call there.
+  return errno != EFAULT;
 }
 
 PointerInfo MemoryMap::classify_device(const void* ptr, std::uint64_t buffer_id, bool managed,

@@ -4,7 +4,9 @@
 //
 // A classification costs: a HostRegions hit, one relaxed load; otherwise one
 // cuPointerGetAttributes (memory type, buffer id, managed flag, device ordinal); for the first
-// pointer into a device allocation, one cuMemGetAddressRange more. No call creates a context.
+// pointer into a device allocation, one cuMemGetAddressRange more; for a pointer the driver does
+// not know, one process_vm_readv of a byte (host memory is remembered only where the host can
+// read it). No call creates a context.
 //
 // Thread-safety: every member may be called concurrently.
 #pragma once
@@ -32,14 +34,14 @@ enum class PointerKind : std::uint8_t {
 
 struct PointerInfo {
   PointerKind kind = PointerKind::kUnknown;
-  int device = -1;         // device and managed memory: the owning device
-  Allocation allocation;   // device and managed memory: the whole allocation
+  int device = -1;        // device and managed memory: the owning device
+  Allocation allocation;  // device and managed memory: the whole allocation
 
   accel::MemoryInfo memory() const;
 };
 
 struct MemoryMapConfig {
-  int host_regions = 64;             // GPURUN_CUDA_HOST_CACHE
+  int host_regions = 64;              // GPURUN_CUDA_HOST_CACHE
   std::size_t range_capacity = 4096;  // GPURUN_CUDA_RANGE_CACHE
 };
 
@@ -60,6 +62,9 @@ class MemoryMap {
  private:
   PointerInfo classify_device(const void* ptr, std::uint64_t buffer_id, bool managed,
                               int ordinal) const;
+  // Whether this process can read the byte at `ptr` (one system call, made on host-cache
+  // misses only).
+  static bool host_readable(const void* ptr);
 
   const DriverApi& api_;
   mutable HostRegions host_;

@@ -3,6 +3,7 @@
 #include "cuda/memory_map.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <vector>
 
@@ -28,17 +29,22 @@ class MemoryMapTest : public ::testing::Test {
     driver_.allocations = {
         {.base = kDeviceBase, .size = 4 * kMiB, .buffer_id = 11, .device = 0},
         {.base = kDeviceBase + 8 * kMiB, .size = 2 * kMiB, .buffer_id = 12, .device = 1},
-        {.base = kDeviceBase + 16 * kMiB, .size = 2 * kMiB, .buffer_id = 13, .managed = true,
+        {.base = kDeviceBase + 16 * kMiB,
+         .size = 2 * kMiB,
+         .buffer_id = 13,
+         .managed = true,
          .device = 0},
-        {.base = kDeviceBase + 32 * kMiB, .size = 64 * 1024, .buffer_id = 14,
+        {.base = kDeviceBase + 32 * kMiB,
+         .size = 64 * 1024,
+         .buffer_id = 14,
          .type = CU_MEMORYTYPE_HOST},
     };
   }
   void TearDown() override { FakeDriver::current = nullptr; }
 
   MemoryMap make(int host_regions = 64, std::size_t capacity = 16) {
-    return MemoryMap(api_, MemoryMapConfig{.host_regions = host_regions,
-                                           .range_capacity = capacity});
+    return MemoryMap(api_,
+                     MemoryMapConfig{.host_regions = host_regions, .range_capacity = capacity});
   }
 
   FakeDriver driver_;
@@ -131,10 +137,44 @@ TEST_F(MemoryMapTest, DriverErrorsAreHostAndNotRemembered) {
   EXPECT_EQ(driver_.attribute_calls, 2);
 }
 
+// A 2 MiB-aligned stretch of `bytes` of this process's address space, mapped with `prot`:
+// readable host memory, or (PROT_NONE) the kind of reservation CUDA makes for device memory.
+class Mapping {
+ public:
+  Mapping(std::size_t bytes, int prot) : length_(bytes + 2 * kMiB) {
+    void* p = mmap(nullptr, length_, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    EXPECT_NE(p, MAP_FAILED);
+    raw_ = p == MAP_FAILED ? nullptr : p;
+  }
+  ~Mapping() {
+    if (raw_ != nullptr) munmap(raw_, length_);
+  }
+  std::uintptr_t base() const {
+    return (reinterpret_cast<std::uintptr_t>(raw_) + 2 * kMiB - 1) / (2 * kMiB) * (2 * kMiB);
+  }
+
+ private:
+  std::size_t length_;
+  void* raw_ = nullptr;
+};
+
+// An address the driver does not know inside a reservation the host cannot read (the free part
+// of a chunk of small cudaMalloc allocations, or just past an allocation's end): device memory
+// allocated there later must be found, so the region is not remembered as host memory.
+TEST_F(MemoryMapTest, UnknownAddressTheHostCannotReadIsNotRememberedAsHost) {
+  MemoryMap map = make();
+  Mapping reservation(4 * kMiB, PROT_NONE);
+  std::uintptr_t chunk = reservation.base();
+  EXPECT_EQ(map.query(at(chunk + 4096)).kind, MemoryKind::kHost);
+  driver_.allocations.push_back({.base = chunk, .size = 2 * kMiB, .buffer_id = 31, .device = 0});
+  EXPECT_EQ(map.query(at(chunk + 8192)).kind, MemoryKind::kCudaDevice);
+}
+
 TEST_F(MemoryMapTest, DeviceMemoryFoundInARememberedHostRegionEvictsIt) {
   MemoryMap map = make();
-  // An address the driver does not know: its region is remembered as host.
-  std::uintptr_t reused = kDeviceBase + 64 * kMiB;
+  // An address the driver does not know, in readable memory: its region is remembered as host.
+  Mapping host(8 * kMiB, PROT_READ | PROT_WRITE);
+  std::uintptr_t reused = host.base();
   EXPECT_EQ(map.query(at(reused)).kind, MemoryKind::kHost);
   driver_.reset_counts();
   EXPECT_EQ(map.query(at(reused + 64)).kind, MemoryKind::kHost);
