@@ -54,6 +54,18 @@ PointerInfo MemoryMap::classify(const void* ptr) const {
   return {};
 }
 
+// CUDA's "synchronous" calls may return before the device has written device memory
+// (cudaMemset, a device-to-device cudaMemcpy), unordered with the copies that move a message on
+// other streams and in other processes. With SYNC_MEMOPS set they finish before returning, as a
+// program that sends the buffer next expects. Set once per allocation, when it is first seen
+// (a failure, VMM memory say, leaves the allocation as it was).
+void MemoryMap::synchronize_memops(std::uintptr_t base) const {
+  if (api_.pointer_set_attribute == nullptr) return;
+  unsigned int on = 1;
+  driver_calls_.fetch_add(1, std::memory_order_relaxed);
+  api_.pointer_set_attribute(&on, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, static_cast<CUdeviceptr>(base));
+}
+
 bool MemoryMap::host_readable(const void* ptr) {
   char byte;
   iovec local{&byte, 1};
@@ -88,6 +100,7 @@ PointerInfo MemoryMap::classify_device(const void* ptr, std::uint64_t buffer_id,
                                .kind = info.memory().kind,
                                .device = ordinal};
   ranges_.insert(info.allocation);
+  if (!managed) synchronize_memops(info.allocation.base);
   // A host region remembered where device memory now is: its host memory was unmapped and the
   // addresses reused. Forget it.
   host_.forget(info.allocation.base, info.allocation.size);

@@ -4,9 +4,10 @@
 //
 // A classification costs: a HostRegions hit, one relaxed load; otherwise one
 // cuPointerGetAttributes (memory type, buffer id, managed flag, device ordinal); for the first
-// pointer into a device allocation, one cuMemGetAddressRange more; for a pointer the driver does
-// not know, one process_vm_readv of a byte (host memory is remembered only where the host can
-// read it). No call creates a context.
+// pointer into a device allocation, one cuMemGetAddressRange and one cuPointerSetAttribute
+// (SYNC_MEMOPS, so that CUDA's synchronous calls on it finish first) more; for a pointer the
+// driver does not know, one process_vm_readv of a byte (host memory is remembered only where the
+// host can read it). No call creates a context.
 //
 // Thread-safety: every member may be called concurrently.
 #pragma once
@@ -62,6 +63,7 @@ class MemoryMap {
  private:
   PointerInfo classify_device(const void* ptr, std::uint64_t buffer_id, bool managed,
                               int ordinal) const;
+  void synchronize_memops(std::uintptr_t base) const;
   // Whether this process can read the byte at `ptr` (one system call, made on host-cache
   // misses only).
   static bool host_readable(const void* ptr);

@@ -45,6 +45,15 @@ CUresult get_range(CUdeviceptr* base, std::size_t* size, CUdeviceptr p) {
   return CUDA_SUCCESS;
 }
 
+CUresult set_attribute(const void* value, CUpointer_attribute attribute, CUdeviceptr p) {
+  FakeDriver& d = *FakeDriver::current;
+  const FakeAllocation* a = find(static_cast<std::uintptr_t>(p));
+  if (a == nullptr || attribute != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (*static_cast<const unsigned*>(value) != 0) d.synchronized.push_back(a->base);
+  return CUDA_SUCCESS;
+}
+
 }  // namespace
 
 FakeDriver* FakeDriver::current = nullptr;
@@ -53,6 +62,7 @@ DriverApi FakeDriver::api() const {
   DriverApi api{};
   api.pointer_get_attributes = &get_attributes;
   api.mem_get_address_range = &get_range;
+  api.pointer_set_attribute = &set_attribute;
   return api;
 }
 

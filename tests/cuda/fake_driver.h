@@ -1,6 +1,7 @@
 // A test double of the CUDA driver's pointer entry points: a list of fake allocations (no
 // memory behind them; nothing is dereferenced) answered by cuPointerGetAttributes and
-// cuMemGetAddressRange, with call counters. Single-threaded tests only.
+// cuMemGetAddressRange, with call counters, and cuPointerSetAttribute's SYNC_MEMOPS recorded.
+// Single-threaded tests only.
 #pragma once
 
 #include <cuda.h>
@@ -26,8 +27,10 @@ struct FakeDriver {
   int attribute_calls = 0;
   int range_calls = 0;
   CUresult fail_with = CUDA_SUCCESS;  // what cuPointerGetAttributes returns when not success
+  // The base of each allocation that CU_POINTER_ATTRIBUTE_SYNC_MEMOPS was set on, in order.
+  std::vector<std::uintptr_t> synchronized;
 
-  // The table: only the two pointer entry points are set (a call to any other would crash).
+  // The table: only the three pointer entry points are set (a call to any other would crash).
   DriverApi api() const;
   void reset_counts() { attribute_calls = range_calls = 0; }
   // Replaces the allocation at `base` (a cudaFree and a cudaMalloc at the same address).

@@ -88,6 +88,18 @@ TEST_F(MemoryMapTest, DevicePointerGivesKindDeviceAndAllocation) {
   EXPECT_EQ(driver_.range_calls, 0);
 }
 
+// CUDA's synchronous calls on device memory that is sent must have finished when they return:
+// each device allocation gets SYNC_MEMOPS once, when first seen; managed memory is left alone.
+TEST_F(MemoryMapTest, DeviceAllocationsAreSetToSynchronizeTheirMemoryOperationsOnce) {
+  MemoryMap map = make();
+  map.query(at(kDeviceBase + 100));
+  map.query(at(kDeviceBase + 3 * kMiB));
+  map.query(at(kDeviceBase + 8 * kMiB + 8));
+  map.query(at(kDeviceBase + 16 * kMiB));  // managed
+  EXPECT_EQ(driver_.synchronized,
+            (std::vector<std::uintptr_t>{kDeviceBase, kDeviceBase + 8 * kMiB}));
+}
+
 TEST_F(MemoryMapTest, DevicePointersAreNeverAnsweredFromTheHostCache) {
   MemoryMap map = make();
   for (int i = 0; i < 3; ++i)
