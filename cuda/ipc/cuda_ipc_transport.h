@@ -146,7 +146,8 @@ class CudaIpcTransport final : public transport::Transport {
   bool offer_refused(CudaIpcEndpoint& ep);
   void post_releases();
   int progress_offers();
-  Status send_fd(OfferOp& op);
+  Result<int> export_fd(OfferOp& op);
+  Status pass_fd(OfferOp& op, int fd);
   void fall_back(OfferOp& op);
   void finish_offer(OfferOp* op, Status status);
   void finish_read(OfferOp* op, SlotState state);

@@ -112,17 +112,25 @@ int CudaIpcTransport::progress_offers() {
       continue;
     }
     if (state == SlotState::kNeedFd) {
-      Status sent = send_fd(op);
-      if (sent.ok()) {
-        s.state.store(static_cast<std::uint32_t>(SlotState::kFdSent), std::memory_order_release);
-        op.ep->ring();
-        ++i;
-        continue;
+      // A buffer whose handle cannot be exported is staged alone; a socket that fails stages
+      // everything for that peer from then on.
+      Result<int> fd = export_fd(op);
+      if (fd.ok()) {
+        Status sent = pass_fd(op, *fd);
+        if (sent.ok()) {
+          s.state.store(static_cast<std::uint32_t>(SlotState::kFdSent), std::memory_order_release);
+          op.ep->ring();
+          ++i;
+          continue;
+        }
+        op.ep->refusal_ = "cannot pass an fd to rank " + std::to_string(op.ep->peer_rank_) + ": " +
+                          sent.to_string();
+        GPURUN_LOG(warn, transport, "cuda_ipc: %s; staging device buffers to it",
+                   op.ep->refusal_.c_str());
+      } else {
+        GPURUN_LOG(info, transport, "cuda_ipc: a device buffer for rank %d is staged: %s",
+                   op.ep->peer_rank_, fd.status().to_string().c_str());
       }
-      op.ep->refusal_ = "cannot pass an fd to rank " + std::to_string(op.ep->peer_rank_) + ": " +
-                        sent.to_string();
-      GPURUN_LOG(warn, transport, "cuda_ipc: %s; staging device buffers to it",
-                 op.ep->refusal_.c_str());
     }
     std::size_t before = offers_.size();
     fall_back(op);
@@ -131,14 +139,23 @@ int CudaIpcTransport::progress_offers() {
   return events;
 }
 
-Status CudaIpcTransport::send_fd(OfferOp& op) {
+Result<int> CudaIpcTransport::export_fd(OfferOp& op) {
+  Gpu::Scope scope(gpu_);
+  return exporter_.export_fd(table_->slot(op.ep->peer_index_, op.slot).descriptor);
+}
+
+// Passes `fd` (closed here) to the peer over its socket, connected on first use.
+Status CudaIpcTransport::pass_fd(OfferOp& op, int fd) {
   CudaIpcEndpoint& ep = *op.ep;
   if (!ep.fd_sender_) {
-    GPURUN_ASSIGN_OR_RETURN(ep.fd_sender_, FdSender::connect(ep.peer_socket_));
+    Result<std::unique_ptr<FdSender>> sender = FdSender::connect(ep.peer_socket_);
+    if (!sender.ok()) {
+      close(fd);
+      return sender.status();
+    }
+    ep.fd_sender_ = std::move(*sender);
   }
   const Descriptor& d = table_->slot(ep.peer_index_, op.slot).descriptor;
-  Gpu::Scope scope(gpu_);
-  GPURUN_ASSIGN_OR_RETURN(int fd, exporter_.export_fd(d));
   FdMessage message;
   message.rank = config_.rank;
   message.kind = static_cast<std::uint32_t>(d.kind);

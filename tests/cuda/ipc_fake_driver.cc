@@ -287,6 +287,11 @@ CUresult FakeDriver::mem_retain_allocation_handle(CUmemGenericAllocationHandle* 
 
 CUresult FakeDriver::mem_export_to_fd(int* fd, CUmemGenericAllocationHandle handle) {
   FAKE_CALL();
+  if (fail_export_ != CUDA_SUCCESS) {
+    CUresult r = fail_export_;
+    fail_export_ = CUDA_SUCCESS;
+    return r;
+  }
   Allocation* a = by_id(handle);
   if (a == nullptr || a->kind != FakeKind::kVmm) return CUDA_ERROR_NOT_PERMITTED;
   *fd = memfd_with(a->id);

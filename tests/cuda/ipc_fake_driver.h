@@ -46,6 +46,7 @@ class FakeDriver final : public Driver {
   int context_depth() const;  // this thread's pushed contexts
   void set_peer_access(int a, int b, bool can);
   void fail_next_open(CUresult result) { fail_open_ = result; }
+  void fail_next_export(CUresult result) { fail_export_ = result; }
 
   // --- Driver ---
   std::string error_string(CUresult result) override;
@@ -144,6 +145,7 @@ class FakeDriver final : public Driver {
   int copy_faults_ = 0;
   int fds_exported_ = 0;
   CUresult fail_open_ = CUDA_SUCCESS;
+  CUresult fail_export_ = CUDA_SUCCESS;
 };
 
 }  // namespace gpurun::cuda::ipc::testing

@@ -260,6 +260,26 @@ TEST_F(IpcPair, VmmWithoutShareableHandleIsStaged) {
   EXPECT_EQ(ipc_[0]->refusal(1), std::nullopt) << "one buffer's allocator, not the peer";
 }
 
+// A handle that cannot be exported (one buffer's allocation) stages that buffer alone: the
+// peer keeps mapping the next ones.
+TEST_F(IpcPair, AFailedExportStagesThatBufferOnly) {
+  connect();
+  constexpr std::size_t n = 65536;
+  void* src = gpu_.allocate(n, 0, FakeKind::kVmm);
+  void* dst = gpu_.allocate(n);
+  gpu_.fail_next_export(CUDA_ERROR_NOT_PERMITTED);
+  fill(src, n, 15);
+  transfer(device(src, n), device(dst, n));
+  EXPECT_TRUE(same(src, dst, n)) << "staged";
+  EXPECT_EQ(gpu_.fds_exported(), 0);
+  EXPECT_EQ(ipc_[0]->refusal(1), std::nullopt) << "one buffer, not the peer";
+  void* other = gpu_.allocate(n, 0, FakeKind::kVmm);
+  fill(other, n, 16);
+  transfer(device(other, n), device(dst, n));
+  EXPECT_TRUE(same(other, dst, n));
+  EXPECT_EQ(gpu_.fds_exported(), 1) << "the next buffer is mapped";
+}
+
 TEST_F(IpcPair, PoolBuffersAreImportedPerTransfer) {
   connect();
   constexpr std::size_t n = 65536;
