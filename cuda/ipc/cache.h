@@ -66,8 +66,11 @@ class ImportCache {
   void unpin(CacheEntry* entry);
   // The owner freed (peer, buffer id): its mapping goes (at the last unpin if pinned).
   bool release(int peer, std::uint64_t buffer_id);
-  // Every mapping of `peer` goes (the peer left).
+  // Every mapping of `peer` goes (the peer left, or its mappings block a new one).
   void release_peer(int peer);
+  // Mappings of `peer` but `buffer_id` that overlap [start, start + size) go: the peer freed
+  // their memory (live allocations never overlap).
+  void drop_overlapping(int peer, std::uint64_t buffer_id, std::uint64_t start, std::uint64_t size);
   void clear();
 
   std::size_t bytes() const { return bytes_; }
@@ -77,7 +80,6 @@ class ImportCache {
  private:
   using Lru = std::list<CacheEntry>;  // most recently used first
   using Key = std::pair<int, std::uint64_t>;
-  void drop_overlapping(int peer, std::uint64_t buffer_id, std::uint64_t start, std::uint64_t size);
   void drop(Lru::iterator it);
   void evict();
 

@@ -166,6 +166,7 @@ class CudaIpcTransport final : public transport::Transport {
   std::optional<std::string> check_device(CudaIpcEndpoint& ep, const Descriptor& d);
   void start_pull(PullOp& op);
   Status import_and_copy(PullOp& op, int fd);
+  Status open_legacy(const Descriptor& d, int peer, CUdeviceptr& mapped);
   Status map_cached(PullOp& op, int fd, bool& need_fd);
   Status map_pool(PullOp& op, int fd, bool& need_fd);
   Status start_copy(PullOp& op, CUdeviceptr src);

@@ -186,6 +186,25 @@ Status CudaIpcTransport::import_and_copy(PullOp& op, int fd) {
   return start_copy(op, base + op.descriptor.offset);
 }
 
+// Opens a legacy handle of `peer`. A mapping of memory the peer freed since, overlapping the
+// new range, makes the driver refuse the handle (CUDA_ERROR_ALREADY_MAPPED) when the peer has
+// reused the addresses: such mappings are closed first (the release notice that would have
+// closed them may have been dropped), and on that error every unused mapping of the peer is
+// closed and the handle tried once more.
+Status CudaIpcTransport::open_legacy(const Descriptor& d, int peer, CUdeviceptr& mapped) {
+  Driver& api = gpu_.api();
+  CUipcMemHandle handle;
+  std::memcpy(&handle, d.handle, sizeof handle);
+  cache_.drop_overlapping(peer, d.buffer_id, d.range_start, d.range_size);
+  CUresult r = api.ipc_open_mem_handle(&mapped, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  if (r == CUDA_ERROR_ALREADY_MAPPED) {
+    cache_.release_peer(peer);
+    r = api.ipc_open_mem_handle(&mapped, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  }
+  if (r != CUDA_SUCCESS) return cuda_status(api, "cuIpcOpenMemHandle", r);
+  return ok_status();
+}
+
 Status CudaIpcTransport::map_cached(PullOp& op, int fd, bool& need_fd) {
   const Descriptor& d = op.descriptor;
   int peer = op.ep->peer_rank_;
@@ -200,10 +219,7 @@ Status CudaIpcTransport::map_cached(PullOp& op, int fd, bool& need_fd) {
     Driver& api = gpu_.api();
     CUdeviceptr mapped = 0;
     if (d.kind == HandleKind::kLegacy) {
-      CUipcMemHandle handle;
-      std::memcpy(&handle, d.handle, sizeof handle);
-      CUresult r = api.ipc_open_mem_handle(&mapped, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
-      if (r != CUDA_SUCCESS) return cuda_status(api, "cuIpcOpenMemHandle", r);
+      GPURUN_TRY(open_legacy(d, peer, mapped));
     } else {
       if (fd < 0 && listener_)
         fd = listener_->take(peer, static_cast<std::uint32_t>(d.kind), d.buffer_id);

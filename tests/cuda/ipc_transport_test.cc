@@ -260,6 +260,29 @@ TEST_F(IpcPair, VmmWithoutShareableHandleIsStaged) {
   EXPECT_EQ(ipc_[0]->refusal(1), std::nullopt) << "one buffer's allocator, not the peer";
 }
 
+// A driver that refuses a legacy handle as already mapped (a stale mapping of memory the peer
+// freed, whose release notice was lost, overlaps it): the receiver closes the peer's unused
+// mappings and opens the handle again, and the buffer still goes by IPC.
+TEST_F(IpcPair, AlreadyMappedHandleIsOpenedAgainAfterTheStaleMappingsGo) {
+  connect();
+  constexpr std::size_t n = 65536;
+  void* a = gpu_.allocate(n);
+  void* b = gpu_.allocate(n);
+  void* dst = gpu_.allocate(n);
+  fill(a, n, 17);
+  transfer(device(a, n), device(dst, n));
+  ASSERT_EQ(ipc_[1]->cache().entries(), 1u);
+  gpu_.fail_next_open(CUDA_ERROR_ALREADY_MAPPED);
+  fill(b, n, 18);
+  transfer(device(b, n), device(dst, n));
+  EXPECT_TRUE(same(b, dst, n));
+  EXPECT_EQ(ipc_[1]->cache().entries(), 1u) << "a's mapping closed, b's kept";
+  fill(b, n, 19);
+  transfer(device(b, n), device(dst, n));
+  EXPECT_TRUE(same(b, dst, n));
+  EXPECT_EQ(ipc_[1]->cache().stats().hits, 1u) << "b went by IPC and stayed mapped";
+}
+
 // A handle that cannot be exported (one buffer's allocation) stages that buffer alone: the
 // peer keeps mapping the next ones.
 TEST_F(IpcPair, AFailedExportStagesThatBufferOnly) {
