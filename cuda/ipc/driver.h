@@ -39,6 +39,8 @@ class Driver {
 
   // --- pointers, devices, contexts ---
   virtual CUresult pointer_attributes(CUdeviceptr ptr, PointerAttributes* out) = 0;
+  // The mapped allocation holding `ptr` (for VMM memory, not the reservation around it).
+  virtual CUresult mem_get_address_range(CUdeviceptr* base, std::size_t* size, CUdeviceptr ptr) = 0;
   virtual CUresult device_get(CUdevice* device, int ordinal) = 0;
   virtual CUresult device_get_count(int* count) = 0;
   virtual CUresult device_get_uuid(CUuuid* uuid, CUdevice device) = 0;

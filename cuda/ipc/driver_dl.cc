@@ -19,7 +19,7 @@ namespace {
 // follows the mapping, the looked-up name does not).
 // clang-format off
 #define GPURUN_CUDA_ENTRY_POINTS(X)                                                                \
-  X(cuInit) X(cuGetErrorString) X(cuGetErrorName) X(cuPointerGetAttributes) X(cuDeviceGet)         \
+  X(cuInit) X(cuGetErrorString) X(cuGetErrorName) X(cuPointerGetAttributes) X(cuMemGetAddressRange) X(cuDeviceGet)         \
   X(cuDeviceGetCount) X(cuDeviceGetUuid) X(cuDeviceCanAccessPeer) X(cuDevicePrimaryCtxRetain)      \
   X(cuDevicePrimaryCtxRelease) X(cuCtxGetCurrent) X(cuCtxPushCurrent) X(cuCtxPopCurrent)           \
   X(cuCtxGetDevice) X(cuIpcGetMemHandle) X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle)              \
@@ -101,6 +101,9 @@ class DlDriver final : public Driver {
     return GPURUN_CALL(cuIpcCloseMemHandle, p);
   }
 
+  CUresult mem_get_address_range(CUdeviceptr* base, std::size_t* size, CUdeviceptr p) override {
+    return GPURUN_CALL(cuMemGetAddressRange, base, size, p);
+  }
   CUresult mem_retain_allocation_handle(CUmemGenericAllocationHandle* h, void* a) override {
     return GPURUN_CALL(cuMemRetainAllocationHandle, h, a);
   }

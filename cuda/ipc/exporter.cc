@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <iterator>
+#include <string>
 
 namespace gpurun::cuda::ipc {
 namespace {
@@ -21,7 +22,20 @@ Result<Descriptor> Exporter::describe(const void* ptr, std::size_t size) {
     return unsupported("not device memory");
   if (attrs.buffer_id == 0 || attrs.range_size == 0)
     return unsupported("the driver gives no buffer id or range for it");
+  // The pointer attributes' range is the address reservation, which for VMM memory may hold
+  // several mappings (an allocator that grows a segment): what is shared is the mapped
+  // allocation around the pointer, and the message must lie within it.
+  CUdeviceptr base = 0;
+  std::size_t mapped = 0;
+  if (api.mem_get_address_range(&base, &mapped, reinterpret_cast<CUdeviceptr>(ptr)) ==
+      CUDA_SUCCESS) {
+    attrs.range_start = base;
+    attrs.range_size = mapped;
+  }
   auto addr = reinterpret_cast<std::uint64_t>(ptr);
+  if (addr + size > attrs.range_start + attrs.range_size)
+    return unsupported("the buffer runs past the end of its allocation (" +
+                       std::to_string(attrs.range_size) + " bytes mapped at its start)");
   Descriptor d;
   auto it = entries_.find(attrs.buffer_id);
   if (it != entries_.end() && it->second.descriptor.range_start == attrs.range_start &&

@@ -159,8 +159,8 @@ CUresult FakeDriver::pointer_attributes(CUdeviceptr ptr, PointerAttributes* out)
     attrs.memory_type = CU_MEMORYTYPE_DEVICE;
     attrs.buffer_id = a->id;
     attrs.device = a->device;
-    attrs.range_start = base;
-    attrs.range_size = a->memory.size();
+    attrs.range_start = base - a->reserved_around;
+    attrs.range_size = a->memory.size() + 2 * a->reserved_around;
     attrs.legacy_ipc_capable = a->kind == FakeKind::kLegacy;
     if (a->kind == FakeKind::kVmm)
       attrs.allowed_handle_types = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
@@ -170,6 +170,34 @@ CUresult FakeDriver::pointer_attributes(CUdeviceptr ptr, PointerAttributes* out)
   }
   *out = attrs;
   return CUDA_SUCCESS;
+}
+
+CUresult FakeDriver::mem_get_address_range(CUdeviceptr* base, std::size_t* size, CUdeviceptr ptr) {
+  FAKE_CALL();
+  Allocation* a = find_alive(ptr, base);
+  if (a == nullptr) return CUDA_ERROR_NOT_FOUND;
+  *size = a->memory.size();
+  if (a->first_mapping != 0) {  // two mappings: the one holding ptr
+    if (ptr - *base < a->first_mapping) {
+      *size = a->first_mapping;
+    } else {
+      *base += a->first_mapping;
+      *size -= a->first_mapping;
+    }
+  }
+  return CUDA_SUCCESS;
+}
+
+void FakeDriver::split_mapping(void* ptr, std::size_t bytes) {
+  std::lock_guard lock(mutex_);
+  if (Allocation* a = find_alive(reinterpret_cast<CUdeviceptr>(ptr), nullptr))
+    a->first_mapping = bytes;
+}
+
+void FakeDriver::reserve_around(void* ptr, std::size_t padding) {
+  std::lock_guard lock(mutex_);
+  if (Allocation* a = find_alive(reinterpret_cast<CUdeviceptr>(ptr), nullptr))
+    a->reserved_around = padding;
 }
 
 CUresult FakeDriver::device_get(CUdevice* device, int ordinal) {

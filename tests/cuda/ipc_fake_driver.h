@@ -47,10 +47,17 @@ class FakeDriver final : public Driver {
   void set_peer_access(int a, int b, bool can);
   void fail_next_open(CUresult result) { fail_open_ = result; }
   void fail_next_export(CUresult result) { fail_export_ = result; }
+  // The allocation at `ptr` is mapped inside a reservation `padding` bytes larger on each side
+  // (pointer attributes' RANGE_START_ADDR and RANGE_SIZE then describe the reservation).
+  void reserve_around(void* ptr, std::size_t padding);
+  // The allocation at `ptr` is two mappings of one reservation, the first `bytes` long
+  // (cuMemGetAddressRange of a pointer into it says so; the memory stays one block here).
+  void split_mapping(void* ptr, std::size_t bytes);
 
   // --- Driver ---
   std::string error_string(CUresult result) override;
   CUresult pointer_attributes(CUdeviceptr ptr, PointerAttributes* out) override;
+  CUresult mem_get_address_range(CUdeviceptr* base, std::size_t* size, CUdeviceptr ptr) override;
   CUresult device_get(CUdevice* device, int ordinal) override;
   CUresult device_get_count(int* count) override;
   CUresult device_get_uuid(CUuuid* uuid, CUdevice device) override;
@@ -101,7 +108,9 @@ class FakeDriver final : public Driver {
     int device;
     FakeKind kind;
     bool alive = true;
-    int mappings = 0;  // imported mappings of it
+    int mappings = 0;                 // imported mappings of it
+    std::size_t reserved_around = 0;  // reserve_around()
+    std::size_t first_mapping = 0;    // split_mapping(); 0: one mapping
   };
   struct Mapping {  // an imported view at a fake address
     std::uint64_t allocation;

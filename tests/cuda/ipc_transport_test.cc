@@ -248,6 +248,36 @@ TEST_F(IpcPair, VmmBufferPassesItsFdOnce) {
   EXPECT_EQ(ipc_[1]->cache().stats().hits, 1u);
 }
 
+// VMM memory mapped inside a larger address reservation (an allocator that grows a segment):
+// the mapping around the buffer is what is exported and mapped, not the reservation.
+TEST_F(IpcPair, VmmMappingInsideALargerReservationGoesByIpc) {
+  connect();
+  constexpr std::size_t n = 65536;
+  void* src = gpu_.allocate(n, 0, FakeKind::kVmm);
+  gpu_.reserve_around(src, 2 << 20);
+  void* dst = gpu_.allocate(n);
+  fill(src, n, 20);
+  transfer(device(src, n), device(dst, n));
+  EXPECT_TRUE(same(src, dst, n));
+  EXPECT_EQ(gpu_.fds_exported(), 1);
+  EXPECT_EQ(ipc_[1]->cache().entries(), 1u);
+}
+
+// A buffer that runs from one mapping into the next cannot be mapped as one: it is staged.
+TEST_F(IpcPair, BufferAcrossTwoMappingsIsStaged) {
+  connect();
+  constexpr std::size_t n = 65536;
+  auto* src = static_cast<std::byte*>(gpu_.allocate(2 * n, 0, FakeKind::kVmm));
+  gpu_.split_mapping(src, n);
+  void* dst = gpu_.allocate(n);
+  fill(src, 2 * n, 21);
+  transfer(device(src + n / 2, n), device(dst, n));
+  EXPECT_TRUE(same(src + n / 2, dst, n));
+  EXPECT_EQ(gpu_.fds_exported(), 0);
+  EXPECT_EQ(ipc_[1]->cache().entries(), 0u);
+  EXPECT_EQ(ipc_[0]->refusal(1), std::nullopt);
+}
+
 TEST_F(IpcPair, VmmWithoutShareableHandleIsStaged) {
   connect();
   constexpr std::size_t n = 65536;
