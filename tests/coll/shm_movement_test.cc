@@ -389,7 +389,9 @@ TEST(ShmBarrierShape, RankZeroReleasesWhenARootedCollectiveFollowedTheLastBarrie
     EXPECT_EQ(value, 42);
     for (std::uint64_t seq : {3, 4}) {  // 3 follows a bcast from rank 0, 4 a barrier
       bool posted = posted_alone(team, rank, *barrier, seq, static_cast<int>(seq) - 2, stage);
-      if (rank == 0) EXPECT_EQ(posted, seq == 4) << "barrier " << seq;
+      if (rank == 0) {
+        EXPECT_EQ(posted, seq == 4) << "barrier " << seq;
+      }
     }
   });
   progress::engine().configure(false, nullptr);
@@ -427,7 +429,9 @@ TEST(ShmBarrierShape, TwoRanksReleaseOnlyBeforeASmallBcastFromRankZero) {
     auto check = [&](std::uint64_t seq, bool release) {
       int k = static_cast<int>(seq - 1) / 2;  // barriers 3, 5, 7
       bool posted = posted_alone(team, rank, *barrier, seq, k, stage);
-      if (rank == 0) EXPECT_EQ(posted, !release) << "barrier " << seq;
+      if (rank == 0) {
+        EXPECT_EQ(posted, !release) << "barrier " << seq;
+      }
     };
     run_to_end(*barrier);  // 1
     run_to_end(*small);    // 2
@@ -437,7 +441,9 @@ TEST(ShmBarrierShape, TwoRanksReleaseOnlyBeforeASmallBcastFromRankZero) {
     run_to_end(*reduce);  // 6
     check(7, /*release=*/false);
     EXPECT_EQ(data[255], 7);
-    if (rank == 0) EXPECT_EQ(sum, 2);
+    if (rank == 0) {
+      EXPECT_EQ(sum, 2);
+    }
   });
 }
 
