@@ -1,6 +1,7 @@
 // reduce_on_device of device.h: contiguous data and the predefined pair types in their C
 // layout are reduced in place by one kernel; other layouts are packed into device scratch
 // (both operands), reduced there and unpacked, all on one stream.
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -91,11 +92,11 @@ std::optional<DeviceElement> device_element(BasicType basic) {
   return pair_element(basic);
 }
 
-
 std::string no_device_text(const core::Datatype& type) {
   std::string name = type.predefined() ? type.name() : "this datatype";
-  return name + " has no device arithmetic (long double and binary128 types): reduce it on "
-                "the host, staging device buffers through host memory";
+  return name +
+         " has no device arithmetic (long double and binary128 types): reduce it on "
+         "the host, staging device buffers through host memory";
 }
 
 // The kernel launch for elements laid out one after the other (`stride` 0) or for the pair
@@ -123,8 +124,7 @@ Status reduce_strided(const Work& work, const ReduceArgs& a, DeviceType element)
   auto in = reinterpret_cast<std::uintptr_t>(a.in);
   auto inout = reinterpret_cast<std::uintptr_t>(a.inout);
   GPURUN_TRY(move_window(work, type, true, in, x, 0, total));
-  if (a.op->kind() == OpKind::kReplace)
-    return move_window(work, type, false, inout, x, 0, total);
+  if (a.op->kind() == OpKind::kReplace) return move_window(work, type, false, inout, x, 0, total);
   GPURUN_TRY(move_window(work, type, true, inout, y, 0, total));
   kernels::ReduceLaunch r{.type = element,
                           .in = reinterpret_cast<const void*>(x),
@@ -153,6 +153,18 @@ Status reduce_in_place(const Work& work, const ReduceArgs& a, const DeviceElemen
                           .inout = reinterpret_cast<void*>(shift(a.inout)),
                           .count = type.size() == unit ? a.count : a.count * (type.size() / unit)};
   return launch(work, static_cast<DeviceOp>(a.op->kind()), r);
+}
+
+// The kernels load whole elements: both operands must start on a multiple of the element's size
+// (16 bytes at most), as every allocation and array of the type does. Others (doubles from byte
+// 4 of a buffer) would fault on the device: they go through aligned scratch.
+bool elements_aligned(const ReduceArgs& a, const DeviceElement& element) {
+  auto align =
+      static_cast<std::uintptr_t>(std::min<std::int64_t>(kernels::type_size(element.type), 16));
+  auto lb = static_cast<std::uintptr_t>(a.type->true_lb());
+  std::uintptr_t in = reinterpret_cast<std::uintptr_t>(a.in) + lb;
+  std::uintptr_t inout = reinterpret_cast<std::uintptr_t>(a.inout) + lb;
+  return align <= 1 || (in | inout) % align == 0;
 }
 
 // The predefined pair types whose C struct has padding (MPI_DOUBLE_INT, MPI_SHORT_INT, ...):
@@ -203,11 +215,14 @@ Status reduce_on_device(const ReduceArgs& a) {
   if (!element) {  // MPI_REPLACE on a type without device arithmetic: only bytes move
     element = DeviceElement{DeviceType::kByte};
   }
-  if (a.type->contiguous()) {
+  if (a.type->contiguous() && elements_aligned(a, *element)) {
     GPURUN_TRY(reduce_in_place(work, a, *element));
   } else if (struct_pairs(*a.type, *element) && a.op->kind() != OpKind::kReplace) {
-    kernels::ReduceLaunch r{.type = element->type, .in = a.in, .inout = a.inout,
-                            .count = a.count, .stride = a.type->extent(),
+    kernels::ReduceLaunch r{.type = element->type,
+                            .in = a.in,
+                            .inout = a.inout,
+                            .count = a.count,
+                            .stride = a.type->extent(),
                             .index_at = element->index_at};
     GPURUN_TRY(launch(work, static_cast<DeviceOp>(a.op->kind()), r));
   } else {
