@@ -24,36 +24,43 @@ Result<Descriptor> Exporter::describe(const void* ptr, std::size_t size) {
     return unsupported("the driver gives no buffer id or range for it");
   // The pointer attributes' range is the address reservation, which for VMM memory may hold
   // several mappings (an allocator that grows a segment): what is shared is the mapped
-  // allocation around the pointer, and the message must lie within it.
-  CUdeviceptr base = 0;
-  std::size_t mapped = 0;
-  if (api.mem_get_address_range(&base, &mapped, reinterpret_cast<CUdeviceptr>(ptr)) ==
-      CUDA_SUCCESS) {
-    attrs.range_start = base;
-    attrs.range_size = mapped;
-  }
+  // allocation around the pointer (asked of the driver only when no export of it is known),
+  // and the message must lie within it.
   auto addr = reinterpret_cast<std::uint64_t>(ptr);
-  if (addr + size > attrs.range_start + attrs.range_size)
-    return unsupported("the buffer runs past the end of its allocation (" +
-                       std::to_string(attrs.range_size) + " bytes mapped at its start)");
   Descriptor d;
   auto it = entries_.find(attrs.buffer_id);
-  if (it != entries_.end() && it->second.descriptor.range_start == attrs.range_start &&
-      it->second.descriptor.range_size == attrs.range_size) {
+  if (it != entries_.end() && it->second.reservation_start == attrs.range_start &&
+      it->second.reservation_size == attrs.range_size &&
+      addr - it->second.descriptor.range_start < it->second.descriptor.range_size) {
     d = it->second.descriptor;
   } else {
+    std::uint64_t reservation_start = attrs.range_start, reservation_size = attrs.range_size;
+    CUdeviceptr base = 0;
+    std::size_t mapped = 0;
+    if (api.mem_get_address_range(&base, &mapped, reinterpret_cast<CUdeviceptr>(ptr)) ==
+        CUDA_SUCCESS) {
+      attrs.range_start = base;
+      attrs.range_size = mapped;
+    }
     if (it != entries_.end()) forget(attrs.buffer_id);
     forget_overlapping(attrs.range_start, attrs.range_size);
-    GPURUN_ASSIGN_OR_RETURN(d, export_new(attrs));
+    GPURUN_ASSIGN_OR_RETURN(d, export_new(attrs, reservation_start, reservation_size));
   }
+  if (addr + size > d.range_start + d.range_size)
+    return unsupported("the buffer runs past the end of its allocation (" +
+                       std::to_string(d.range_size) + " bytes mapped at its start)");
   d.offset = addr - d.range_start;
   d.size = size;
   return d;
 }
 
-Result<Descriptor> Exporter::export_new(const PointerAttributes& attrs) {
+Result<Descriptor> Exporter::export_new(const PointerAttributes& attrs,
+                                        std::uint64_t reservation_start,
+                                        std::uint64_t reservation_size) {
   Driver& api = gpu_.api();
   Entry e;
+  e.reservation_start = reservation_start;
+  e.reservation_size = reservation_size;
   Descriptor& d = e.descriptor;
   d.buffer_id = attrs.buffer_id;
   d.range_start = attrs.range_start;

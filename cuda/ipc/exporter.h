@@ -55,11 +55,14 @@ class Exporter {
 
  private:
   struct Entry {
-    Descriptor descriptor;  // offset and size unset
+    Descriptor descriptor;  // offset and size unset; its range is the mapped allocation
+    std::uint64_t reservation_start = 0;  // the pointer attributes' range (for VMM memory, the
+    std::uint64_t reservation_size = 0;   // reservation around the mapping)
     CUmemoryPool pool = nullptr;
     std::vector<std::uint32_t> peers;
   };
-  Result<Descriptor> export_new(const PointerAttributes& attrs);
+  Result<Descriptor> export_new(const PointerAttributes& attrs, std::uint64_t reservation_start,
+                                std::uint64_t reservation_size);
   void forget_overlapping(std::uint64_t start, std::uint64_t size);
   void forget(std::uint64_t buffer_id);
   Status fill_uuid(int ordinal, Descriptor& d);

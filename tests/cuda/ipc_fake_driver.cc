@@ -174,6 +174,7 @@ CUresult FakeDriver::pointer_attributes(CUdeviceptr ptr, PointerAttributes* out)
 
 CUresult FakeDriver::mem_get_address_range(CUdeviceptr* base, std::size_t* size, CUdeviceptr ptr) {
   FAKE_CALL();
+  ++range_queries_;
   Allocation* a = find_alive(ptr, base);
   if (a == nullptr) return CUDA_ERROR_NOT_FOUND;
   *size = a->memory.size();

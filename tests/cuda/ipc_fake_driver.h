@@ -43,7 +43,8 @@ class FakeDriver final : public Driver {
   int copy_faults() const { return copy_faults_; }
   long calls() const { return calls_; }
   int fds_exported() const { return fds_exported_; }
-  int context_depth() const;  // this thread's pushed contexts
+  int range_queries() const { return range_queries_; }  // cuMemGetAddressRange calls
+  int context_depth() const;                            // this thread's pushed contexts
   void set_peer_access(int a, int b, bool can);
   void fail_next_open(CUresult result) { fail_open_ = result; }
   void fail_next_export(CUresult result) { fail_export_ = result; }
@@ -155,6 +156,7 @@ class FakeDriver final : public Driver {
   int fds_exported_ = 0;
   CUresult fail_open_ = CUDA_SUCCESS;
   CUresult fail_export_ = CUDA_SUCCESS;
+  int range_queries_ = 0;
 };
 
 }  // namespace gpurun::cuda::ipc::testing

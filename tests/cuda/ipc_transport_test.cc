@@ -261,6 +261,11 @@ TEST_F(IpcPair, VmmMappingInsideALargerReservationGoesByIpc) {
   EXPECT_TRUE(same(src, dst, n));
   EXPECT_EQ(gpu_.fds_exported(), 1);
   EXPECT_EQ(ipc_[1]->cache().entries(), 1u);
+  int queries = gpu_.range_queries();
+  fill(src, n, 22);
+  transfer(device(src, n), device(dst, n));
+  EXPECT_TRUE(same(src, dst, n));
+  EXPECT_EQ(gpu_.range_queries(), queries) << "a known export costs no range query";
 }
 
 // A buffer that runs from one mapping into the next cannot be mapped as one: it is staged.
