@@ -64,7 +64,11 @@ struct Call {
 // call's name and this process's rank around it. Returns the error code to return.
 int raise(const Call& call, MPI_Comm comm, int error_class, const char* fmt, ...)
     __attribute__((format(printf, 4, 5)));
-// The same for an internal Status, mapped to its MPI error class.
+// The error code raise() builds, message and all, without running any error handler: for the
+// errors of MPI-IO, whose default handler is MPI_ERRORS_RETURN.
+int error_code(const Call& call, int error_class, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+// The same as raise() for an internal Status, mapped to its MPI error class.
 int raise_status(const Call& call, MPI_Comm comm, const Status& status);
 // The MPI error class for an internal error code.
 int error_class_of(ErrorCode code);

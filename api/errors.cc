@@ -203,6 +203,14 @@ int raise_status(const Call& call, MPI_Comm comm, const Status& status) {
   return raise(call, comm, error_class_of(status.code()), "%s", status.to_string().c_str());
 }
 
+int error_code(const Call& call, int error_class, const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  std::string message = with_context(call, fmt, args);
+  va_end(args);
+  return ring().store(error_class, message);
+}
+
 int outside_init(const Call& call) {
   const char* when = phase() == Phase::kBefore ? "before MPI_Init" : "after MPI_Finalize";
   std::string message = std::string(call.name) + " was called " + when +

@@ -50,6 +50,8 @@ typedef int MPI_Message;
 typedef int MPI_Info;
 typedef int MPI_Win;
 typedef int MPI_Session;
+/* MPI-IO files: a pointer to an incomplete struct, as MPICH's (gpurun opens none) */
+typedef struct ADIOI_FileD *MPI_File;
 
 /* The byte count is split in two: count_lo holds its low 32 bits; count_hi_and_cancelled holds
  * the bits above them shifted left by one, and the cancel flag in bit 0. Programs read only the
@@ -76,6 +78,7 @@ typedef struct MPI_Status {
 /* What MPI_Mprobe returns for a probe of MPI_PROC_NULL: a message with nothing in it */
 #define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
 #define MPI_SESSION_NULL ((MPI_Session)0x38000000)
+#define MPI_FILE_NULL ((MPI_File)0)
 
 /* ---- Predefined datatypes ----------------------------------------------------------------
  * A basic type's handle is 0x4c000000 | size << 8 | index, so the size in bytes can be read
@@ -335,9 +338,11 @@ int MPIR_Dup_fn(MPI_Comm comm, int keyval, void *extra_state, void *attribute_va
 typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...);
 typedef void(MPI_Win_errhandler_function)(MPI_Win *win, int *error_code, ...);
 typedef void(MPI_Session_errhandler_function)(MPI_Session *session, int *error_code, ...);
+typedef void(MPI_File_errhandler_function)(MPI_File *file, int *error_code, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
 typedef MPI_Session_errhandler_function MPI_Session_errhandler_fn;
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
 typedef void(MPI_Handler_function)(MPI_Comm *comm, int *error_code, ...);
 
 /* Generalized requests: MPI_Grequest_start */
@@ -455,6 +460,28 @@ typedef int(MPI_Datarep_extent_function)(MPI_Datatype datatype, MPI_Aint *extent
 #define MPI_WIN_FLAVOR_SHARED 4
 #define MPI_WIN_SEPARATE 1
 #define MPI_WIN_UNIFIED 2
+
+/* ---- MPI-IO ----------------------------------------------------------------------------------
+ * gpurun does not implement MPI-IO: every MPI_File_ call returns MPI_ERR_UNSUPPORTED_OPERATION.
+ * The constants are MPICH's, so that programs compile and binaries built against MPICH load. */
+
+/* Access modes of MPI_File_open; they combine with | */
+#define MPI_MODE_CREATE 1
+#define MPI_MODE_RDONLY 2
+#define MPI_MODE_WRONLY 4
+#define MPI_MODE_RDWR 8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN 32
+#define MPI_MODE_EXCL 64
+#define MPI_MODE_APPEND 128
+#define MPI_MODE_SEQUENTIAL 256
+
+/* Whence of MPI_File_seek(_shared), and the displacement of MPI_File_set_view that means "here" */
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+#define MPI_DISPLACEMENT_CURRENT (-54278278)
+#define MPI_MAX_DATAREP_STRING 128
 
 /* ---- Info objects and the sizes of string buffers ----------------------------------------- */
 

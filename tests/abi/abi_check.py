@@ -37,11 +37,6 @@ GPURUN_EXTENSIONS = frozenset([
 # MPICH names that gpurun's mpi.h leaves out on purpose, with the reason.
 OMITTED = [
     (r"MPI_T_\w+", "tools interface (MPI_T) is not provided"),
-    (r"MPI_MODE_(RDONLY|RDWR|WRONLY|CREATE|EXCL|DELETE_ON_CLOSE|UNIQUE_OPEN|APPEND|SEQUENTIAL)",
-     "MPI-IO is not provided"),
-    (r"MPI_SEEK_\w+|MPI_FILE_NULL|MPI_DISPLACEMENT_CURRENT|MPI_MAX_DATAREP_STRING",
-     "MPI-IO is not provided"),
-    (r"MPI_File|MPI_File_errhandler_f\w+", "MPI-IO is not provided"),
     (r"MPI_AINT_FMT_(DEC|HEX)_SPEC", "MPICH's own printf helpers, not MPI"),
     (r"MPI_INCLUDED|MPI_PROTO_H_INCLUDED|MPI_FILE_DEFINED", "MPICH's include guards"),
     (r"MPIX_ERR_\w+", "fault-tolerance extension (MPIX_Comm_revoke etc.) is not provided"),

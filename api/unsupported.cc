@@ -1,0 +1,213 @@
+// The calls of one-sided communication, dynamic processes, partitioned communication and
+// sessions, none of which gpurun implements (api/unsupported.h); MPI-IO's are in
+// api/unsupported_io.cc.
+#include "api/unsupported.h"
+
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "runtime/base/log.h"
+
+namespace gpurun::api {
+namespace {
+
+const char* feature_name(Feature feature) {
+  switch (feature) {
+    case Feature::kOneSided:
+      return "one-sided communication (MPI windows)";
+    case Feature::kDynamicProcesses:
+      return "dynamic process management (spawn, ports, name publishing, join)";
+    case Feature::kPartitioned:
+      return "partitioned communication";
+    case Feature::kSessions:
+      return "the sessions model (MPI_Init or MPI_Init_thread starts MPI)";
+    case Feature::kFileIo:
+      return "MPI-IO";
+  }
+  return "this feature";
+}
+
+// Whether `call` is reported for the first time (MPI-IO's warning comes once per call).
+bool first_report(const Call& call) {
+  static std::mutex mutex;
+  static auto* seen = new std::set<std::string>();
+  std::lock_guard lock(mutex);
+  return seen->insert(call.name).second;
+}
+
+}  // namespace
+
+int unsupported(const Call& call, MPI_Comm comm, Feature feature) {
+  const char* what = feature_name(feature);
+  if (feature != Feature::kFileIo) {
+    return raise(call, comm, MPI_ERR_UNSUPPORTED_OPERATION, "%s is not supported by gpurun", what);
+  }
+  if (first_report(call)) {
+    GPURUN_LOG(warn, init,
+               "%s: %s is not supported by gpurun; the call returns "
+               "MPI_ERR_UNSUPPORTED_OPERATION",
+               call.name, what);
+  }
+  return error_code(call, MPI_ERR_UNSUPPORTED_OPERATION, "%s is not supported by gpurun", what);
+}
+
+}  // namespace gpurun::api
+
+using gpurun::api::Feature;
+
+GPURUN_UNSUPPORTED(MPI_Accumulate, Feature::kOneSided, MPI_COMM_NULL, const void*, int,
+                   MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Accumulate_c, Feature::kOneSided, MPI_COMM_NULL, const void*, MPI_Count,
+                   MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Compare_and_swap, Feature::kOneSided, MPI_COMM_NULL, const void*,
+                   const void*, void*, MPI_Datatype, int, MPI_Aint, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Fetch_and_op, Feature::kOneSided, MPI_COMM_NULL, const void*, void*,
+                   MPI_Datatype, int, MPI_Aint, MPI_Op, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Get, Feature::kOneSided, MPI_COMM_NULL, void*, int, MPI_Datatype, int,
+                   MPI_Aint, int, MPI_Datatype, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Get_accumulate, Feature::kOneSided, MPI_COMM_NULL, const void*, int,
+                   MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op,
+                   MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Get_accumulate_c, Feature::kOneSided, MPI_COMM_NULL, const void*, MPI_Count,
+                   MPI_Datatype, void*, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count,
+                   MPI_Datatype, MPI_Op, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Get_c, Feature::kOneSided, MPI_COMM_NULL, void*, MPI_Count, MPI_Datatype,
+                   int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Put, Feature::kOneSided, MPI_COMM_NULL, const void*, int, MPI_Datatype, int,
+                   MPI_Aint, int, MPI_Datatype, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Put_c, Feature::kOneSided, MPI_COMM_NULL, const void*, MPI_Count,
+                   MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Raccumulate, Feature::kOneSided, MPI_COMM_NULL, const void*, int,
+                   MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request*)
+GPURUN_UNSUPPORTED(MPI_Raccumulate_c, Feature::kOneSided, MPI_COMM_NULL, const void*, MPI_Count,
+                   MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win,
+                   MPI_Request*)
+GPURUN_UNSUPPORTED(MPI_Rget, Feature::kOneSided, MPI_COMM_NULL, void*, int, MPI_Datatype, int,
+                   MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request*)
+GPURUN_UNSUPPORTED(MPI_Rget_accumulate, Feature::kOneSided, MPI_COMM_NULL, const void*, int,
+                   MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op,
+                   MPI_Win, MPI_Request*)
+GPURUN_UNSUPPORTED(MPI_Rget_accumulate_c, Feature::kOneSided, MPI_COMM_NULL, const void*, MPI_Count,
+                   MPI_Datatype, void*, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count,
+                   MPI_Datatype, MPI_Op, MPI_Win, MPI_Request*)
+GPURUN_UNSUPPORTED(MPI_Rget_c, Feature::kOneSided, MPI_COMM_NULL, void*, MPI_Count, MPI_Datatype,
+                   int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win, MPI_Request*)
+GPURUN_UNSUPPORTED(MPI_Rput, Feature::kOneSided, MPI_COMM_NULL, const void*, int, MPI_Datatype, int,
+                   MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request*)
+GPURUN_UNSUPPORTED(MPI_Rput_c, Feature::kOneSided, MPI_COMM_NULL, const void*, MPI_Count,
+                   MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win, MPI_Request*)
+GPURUN_UNSUPPORTED(MPI_Win_allocate, Feature::kOneSided, comm, MPI_Aint, int, MPI_Info,
+                   MPI_Comm comm, void*, MPI_Win*)
+GPURUN_UNSUPPORTED(MPI_Win_allocate_c, Feature::kOneSided, comm, MPI_Aint, MPI_Aint, MPI_Info,
+                   MPI_Comm comm, void*, MPI_Win*)
+GPURUN_UNSUPPORTED(MPI_Win_allocate_shared, Feature::kOneSided, comm, MPI_Aint, int, MPI_Info,
+                   MPI_Comm comm, void*, MPI_Win*)
+GPURUN_UNSUPPORTED(MPI_Win_allocate_shared_c, Feature::kOneSided, comm, MPI_Aint, MPI_Aint,
+                   MPI_Info, MPI_Comm comm, void*, MPI_Win*)
+GPURUN_UNSUPPORTED(MPI_Win_attach, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, void*, MPI_Aint)
+GPURUN_UNSUPPORTED(MPI_Win_call_errhandler, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, int)
+GPURUN_UNSUPPORTED(MPI_Win_complete, Feature::kOneSided, MPI_COMM_NULL, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Win_create, Feature::kOneSided, comm, void*, MPI_Aint, int, MPI_Info,
+                   MPI_Comm comm, MPI_Win*)
+GPURUN_UNSUPPORTED(MPI_Win_create_c, Feature::kOneSided, comm, void*, MPI_Aint, MPI_Aint, MPI_Info,
+                   MPI_Comm comm, MPI_Win*)
+GPURUN_UNSUPPORTED(MPI_Win_create_dynamic, Feature::kOneSided, comm, MPI_Info, MPI_Comm comm,
+                   MPI_Win*)
+GPURUN_UNSUPPORTED(MPI_Win_create_errhandler, Feature::kOneSided, MPI_COMM_NULL,
+                   MPI_Win_errhandler_function*, MPI_Errhandler*)
+GPURUN_UNSUPPORTED(MPI_Win_create_keyval, Feature::kOneSided, MPI_COMM_NULL,
+                   MPI_Win_copy_attr_function*, MPI_Win_delete_attr_function*, int*, void*)
+GPURUN_UNSUPPORTED(MPI_Win_delete_attr, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, int)
+GPURUN_UNSUPPORTED(MPI_Win_detach, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, const void*)
+GPURUN_UNSUPPORTED(MPI_Win_fence, Feature::kOneSided, MPI_COMM_NULL, int, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Win_flush, Feature::kOneSided, MPI_COMM_NULL, int, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Win_flush_all, Feature::kOneSided, MPI_COMM_NULL, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Win_flush_local, Feature::kOneSided, MPI_COMM_NULL, int, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Win_flush_local_all, Feature::kOneSided, MPI_COMM_NULL, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Win_free, Feature::kOneSided, MPI_COMM_NULL, MPI_Win*)
+GPURUN_UNSUPPORTED(MPI_Win_free_keyval, Feature::kOneSided, MPI_COMM_NULL, int*)
+GPURUN_UNSUPPORTED(MPI_Win_get_attr, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, int, void*, int*)
+GPURUN_UNSUPPORTED(MPI_Win_get_errhandler, Feature::kOneSided, MPI_COMM_NULL, MPI_Win,
+                   MPI_Errhandler*)
+GPURUN_UNSUPPORTED(MPI_Win_get_group, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, MPI_Group*)
+GPURUN_UNSUPPORTED(MPI_Win_get_info, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, MPI_Info*)
+GPURUN_UNSUPPORTED(MPI_Win_get_name, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, char*, int*)
+GPURUN_UNSUPPORTED(MPI_Win_lock, Feature::kOneSided, MPI_COMM_NULL, int, int, int, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Win_lock_all, Feature::kOneSided, MPI_COMM_NULL, int, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Win_post, Feature::kOneSided, MPI_COMM_NULL, MPI_Group, int, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Win_set_attr, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, int, void*)
+GPURUN_UNSUPPORTED(MPI_Win_set_errhandler, Feature::kOneSided, MPI_COMM_NULL, MPI_Win,
+                   MPI_Errhandler)
+GPURUN_UNSUPPORTED(MPI_Win_set_info, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, MPI_Info)
+GPURUN_UNSUPPORTED(MPI_Win_set_name, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, const char*)
+GPURUN_UNSUPPORTED(MPI_Win_shared_query, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, int, MPI_Aint*,
+                   int*, void*)
+GPURUN_UNSUPPORTED(MPI_Win_shared_query_c, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, int,
+                   MPI_Aint*, MPI_Aint*, void*)
+GPURUN_UNSUPPORTED(MPI_Win_start, Feature::kOneSided, MPI_COMM_NULL, MPI_Group, int, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Win_sync, Feature::kOneSided, MPI_COMM_NULL, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Win_test, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, int*)
+GPURUN_UNSUPPORTED(MPI_Win_unlock, Feature::kOneSided, MPI_COMM_NULL, int, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Win_unlock_all, Feature::kOneSided, MPI_COMM_NULL, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Win_wait, Feature::kOneSided, MPI_COMM_NULL, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Close_port, Feature::kDynamicProcesses, MPI_COMM_NULL, const char*)
+GPURUN_UNSUPPORTED(MPI_Comm_accept, Feature::kDynamicProcesses, comm, const char*, MPI_Info, int,
+                   MPI_Comm comm, MPI_Comm*)
+GPURUN_UNSUPPORTED(MPI_Comm_connect, Feature::kDynamicProcesses, comm, const char*, MPI_Info, int,
+                   MPI_Comm comm, MPI_Comm*)
+GPURUN_UNSUPPORTED(MPI_Comm_disconnect, Feature::kDynamicProcesses, MPI_COMM_NULL, MPI_Comm*)
+GPURUN_UNSUPPORTED(MPI_Comm_join, Feature::kDynamicProcesses, MPI_COMM_NULL, int, MPI_Comm*)
+GPURUN_UNSUPPORTED(MPI_Comm_spawn, Feature::kDynamicProcesses, comm, const char*, char**, int,
+                   MPI_Info, int, MPI_Comm comm, MPI_Comm*, int*)
+GPURUN_UNSUPPORTED(MPI_Comm_spawn_multiple, Feature::kDynamicProcesses, comm, int, char**, char***,
+                   const int*, const MPI_Info*, int, MPI_Comm comm, MPI_Comm*, int*)
+GPURUN_UNSUPPORTED(MPI_Lookup_name, Feature::kDynamicProcesses, MPI_COMM_NULL, const char*,
+                   MPI_Info, char*)
+GPURUN_UNSUPPORTED(MPI_Open_port, Feature::kDynamicProcesses, MPI_COMM_NULL, MPI_Info, char*)
+GPURUN_UNSUPPORTED(MPI_Publish_name, Feature::kDynamicProcesses, MPI_COMM_NULL, const char*,
+                   MPI_Info, const char*)
+GPURUN_UNSUPPORTED(MPI_Unpublish_name, Feature::kDynamicProcesses, MPI_COMM_NULL, const char*,
+                   MPI_Info, const char*)
+GPURUN_UNSUPPORTED(MPI_Parrived, Feature::kPartitioned, MPI_COMM_NULL, MPI_Request, int, int*)
+GPURUN_UNSUPPORTED(MPI_Pready, Feature::kPartitioned, MPI_COMM_NULL, int, MPI_Request)
+GPURUN_UNSUPPORTED(MPI_Pready_list, Feature::kPartitioned, MPI_COMM_NULL, int, int*, MPI_Request)
+GPURUN_UNSUPPORTED(MPI_Pready_range, Feature::kPartitioned, MPI_COMM_NULL, int, int, MPI_Request)
+GPURUN_UNSUPPORTED(MPI_Precv_init, Feature::kPartitioned, comm, void*, int, MPI_Count, MPI_Datatype,
+                   int, int, MPI_Comm comm, MPI_Info, MPI_Request*)
+GPURUN_UNSUPPORTED(MPI_Psend_init, Feature::kPartitioned, comm, const void*, int, MPI_Count,
+                   MPI_Datatype, int, int, MPI_Comm comm, MPI_Info, MPI_Request*)
+GPURUN_UNSUPPORTED(MPI_Comm_create_from_group, Feature::kSessions, MPI_COMM_NULL, MPI_Group,
+                   const char*, MPI_Info, MPI_Errhandler, MPI_Comm*)
+GPURUN_UNSUPPORTED(MPI_Group_from_session_pset, Feature::kSessions, MPI_COMM_NULL, MPI_Session,
+                   const char*, MPI_Group*)
+GPURUN_UNSUPPORTED(MPI_Intercomm_create_from_groups, Feature::kSessions, MPI_COMM_NULL, MPI_Group,
+                   int, MPI_Group, int, const char*, MPI_Info, MPI_Errhandler, MPI_Comm*)
+GPURUN_UNSUPPORTED(MPI_Session_call_errhandler, Feature::kSessions, MPI_COMM_NULL, MPI_Session, int)
+GPURUN_UNSUPPORTED(MPI_Session_finalize, Feature::kSessions, MPI_COMM_NULL, MPI_Session*)
+GPURUN_UNSUPPORTED(MPI_Session_get_errhandler, Feature::kSessions, MPI_COMM_NULL, MPI_Session,
+                   MPI_Errhandler*)
+GPURUN_UNSUPPORTED(MPI_Session_get_info, Feature::kSessions, MPI_COMM_NULL, MPI_Session, MPI_Info*)
+GPURUN_UNSUPPORTED(MPI_Session_get_nth_pset, Feature::kSessions, MPI_COMM_NULL, MPI_Session,
+                   MPI_Info, int, int*, char*)
+GPURUN_UNSUPPORTED(MPI_Session_get_num_psets, Feature::kSessions, MPI_COMM_NULL, MPI_Session,
+                   MPI_Info, int*)
+GPURUN_UNSUPPORTED(MPI_Session_get_pset_info, Feature::kSessions, MPI_COMM_NULL, MPI_Session,
+                   const char*, MPI_Info*)
+GPURUN_UNSUPPORTED(MPI_Session_set_errhandler, Feature::kSessions, MPI_COMM_NULL, MPI_Session,
+                   MPI_Errhandler)
+
+// The two calls of sessions that may come before MPI_Init: their error goes to the handler of a
+// program that has not started MPI, which ends it.
+extern "C" int PMPI_Session_init(MPI_Info, MPI_Errhandler, MPI_Session*) {
+  const gpurun::api::Call call{"MPI_Session_init"};
+  return gpurun::api::unsupported(call, MPI_COMM_NULL, Feature::kSessions);
+}
+
+extern "C" int PMPI_Session_create_errhandler(MPI_Session_errhandler_function*, MPI_Errhandler*) {
+  const gpurun::api::Call call{"MPI_Session_create_errhandler"};
+  return gpurun::api::unsupported(call, MPI_COMM_NULL, Feature::kSessions);
+}
+
+GPURUN_MPI_ALIAS(MPI_Session_init)
+GPURUN_MPI_ALIAS(MPI_Session_create_errhandler)

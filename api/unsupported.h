@@ -1,0 +1,35 @@
+// Calls of the MPI standard that gpurun does not implement, by feature: each is exported (so
+// that binaries built against MPICH load, and programs that only reference a call run) and
+// fails loudly when called, with MPI_ERR_UNSUPPORTED_OPERATION and a message that names the call,
+// the feature and the rank.
+#pragma once
+
+#include <mpi.h>
+
+#include "api/call.h"
+
+namespace gpurun::api {
+
+enum class Feature : std::uint8_t {
+  kOneSided,          // MPI_Win_*, MPI_Put, MPI_Get, MPI_Accumulate, ...
+  kDynamicProcesses,  // MPI_Comm_spawn, ports, name publishing, MPI_Comm_join
+  kPartitioned,       // MPI_Psend_init, MPI_Precv_init, MPI_Pready, MPI_Parrived
+  kSessions,          // MPI_Session_init and the calls built on sessions
+  kFileIo,            // MPI_File_*
+};
+
+// The error for `call`: through the error handler of `comm` (MPI_COMM_WORLD's for
+// MPI_COMM_NULL), except for MPI-IO, whose errors go to the files' default handler,
+// MPI_ERRORS_RETURN (the standard's): the code comes back and a warning says why, once per call.
+int unsupported(const Call& call, MPI_Comm comm, Feature feature);
+
+}  // namespace gpurun::api
+
+// PMPI_name and its MPI_name alias, with the parameter types of the standard's prototype (a
+// parameter named `comm` carries the communicator whose error handler runs).
+#define GPURUN_UNSUPPORTED(name, feature, comm, ...)        \
+  extern "C" int P##name(__VA_ARGS__) {                     \
+    GPURUN_API_ENTER(#name);                                \
+    return ::gpurun::api::unsupported(call, comm, feature); \
+  }                                                         \
+  GPURUN_MPI_ALIAS(name)

@@ -1,0 +1,91 @@
+/* The calls of features gpurun does not implement fail loudly: MPI_ERR_UNSUPPORTED_OPERATION,
+ * through the communicator's handler (MPI_ERRORS_RETURN here), with a message that names the
+ * call, the feature and the rank; MPI-IO returns its error without any handler being set, as
+ * the files' default handler is MPI_ERRORS_RETURN. Nothing is created: every output handle is
+ * left as it was. */
+#include <stdio.h>
+#include <string.h>
+
+#include "mtest.h"
+
+static int rank;
+
+static void expect_unsupported(int rc, const char *call, const char *feature) {
+  char rank_text[32];
+  snprintf(rank_text, sizeof rank_text, "rank %d", rank);
+  mtest_expect_error(rc, MPI_ERR_UNSUPPORTED_OPERATION, call, call);
+  mtest_expect_error(rc, MPI_ERR_UNSUPPORTED_OPERATION, call, feature);
+  mtest_expect_error(rc, MPI_ERR_UNSUPPORTED_OPERATION, call, rank_text);
+}
+
+static void one_sided(void) {
+  int buf[4] = {0};
+  MPI_Win win = MPI_WIN_NULL;
+  expect_unsupported(MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                    &win),
+                     "MPI_Win_create", "one-sided communication");
+  MTEST_CHECK(win == MPI_WIN_NULL, "MPI_Win_create changed its output to %#x", win);
+  void *base = NULL;
+  expect_unsupported(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win),
+                     "MPI_Win_allocate_shared", "one-sided communication");
+  expect_unsupported(MPI_Put(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, win), "MPI_Put",
+                     "one-sided communication");
+  expect_unsupported(MPI_Win_fence(0, win), "MPI_Win_fence", "one-sided communication");
+}
+
+static void dynamic_processes(void) {
+  MPI_Comm parent = MPI_COMM_WORLD, child = MPI_COMM_NULL;
+  MPI_Comm_get_parent(&parent);
+  MTEST_CHECK(parent == MPI_COMM_NULL, "MPI_Comm_get_parent gave %#x", parent);
+  char *argv[] = {NULL};
+  expect_unsupported(MPI_Comm_spawn("true", argv, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &child,
+                                    MPI_ERRCODES_IGNORE),
+                     "MPI_Comm_spawn", "dynamic process management");
+  MTEST_CHECK(child == MPI_COMM_NULL, "MPI_Comm_spawn changed its output to %#x", child);
+  char port[MPI_MAX_PORT_NAME];
+  expect_unsupported(MPI_Open_port(MPI_INFO_NULL, port), "MPI_Open_port",
+                     "dynamic process management");
+}
+
+static void partitioned_and_sessions(void) {
+  int buf[8];
+  MPI_Request req = MPI_REQUEST_NULL;
+  expect_unsupported(MPI_Psend_init(buf, 2, 4, MPI_INT, rank, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                    &req),
+                     "MPI_Psend_init", "partitioned communication");
+  MTEST_CHECK(req == MPI_REQUEST_NULL, "MPI_Psend_init changed its output to %#x", req);
+  MPI_Group world;
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  expect_unsupported(MPI_Comm_create_from_group(world, "tag", MPI_INFO_NULL, MPI_ERRORS_RETURN,
+                                                &comm),
+                     "MPI_Comm_create_from_group", "sessions");
+  MPI_Group_free(&world);
+}
+
+static void file_io(void) {
+  MPI_File fh = MPI_FILE_NULL;
+  /* No handler set for files: their default, MPI_ERRORS_RETURN, returns the error. */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  expect_unsupported(MPI_File_open(MPI_COMM_WORLD, "gpurun-never-created",
+                                   MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh),
+                     "MPI_File_open", "MPI-IO");
+  MTEST_CHECK(fh == MPI_FILE_NULL, "MPI_File_open changed its output");
+  expect_unsupported(MPI_File_delete("gpurun-never-created", MPI_INFO_NULL), "MPI_File_delete",
+                     "MPI-IO");
+  MTEST_CHECK(MPI_File_c2f(MPI_FILE_NULL) == 0 && MPI_File_f2c(0) == MPI_FILE_NULL,
+              "MPI_File_c2f/f2c do not map MPI_FILE_NULL to 0 and back");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  one_sided();
+  dynamic_processes();
+  partitioned_and_sessions();
+  file_io();
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  return mtest_finalize();
+}
