@@ -102,6 +102,14 @@ extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
   return MPI_SUCCESS;
 }
 
+// gpurun starts every process with its job (no MPI_Comm_spawn): none has a parent.
+extern "C" int PMPI_Comm_get_parent(MPI_Comm* parent) {
+  GPURUN_API_ENTER("MPI_Comm_get_parent");
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, parent);
+  *parent = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
 extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   GPURUN_API_ENTER("MPI_Comm_test_inter");
   GPURUN_CHECK_COMM(entry, comm);
@@ -154,6 +162,7 @@ GPURUN_MPI_ALIAS(MPI_Comm_set_name)
 GPURUN_MPI_ALIAS(MPI_Comm_get_name)
 GPURUN_MPI_ALIAS(MPI_Comm_set_info)
 GPURUN_MPI_ALIAS(MPI_Comm_get_info)
+GPURUN_MPI_ALIAS(MPI_Comm_get_parent)
 GPURUN_MPI_ALIAS(MPI_Comm_test_inter)
 GPURUN_MPI_ALIAS(MPI_Comm_remote_size)
 GPURUN_MPI_ALIAS(MPI_Comm_remote_group)

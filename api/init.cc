@@ -184,6 +184,13 @@ extern "C" int PMPI_Get_library_version(char* version, int* resultlen) {
   return MPI_SUCCESS;
 }
 
+// The hook of profiling tools, which intercept MPI_Pcontrol; the library itself has no profiling
+// levels to change, so every level is accepted, before MPI_Init too (as a tool's may be).
+extern "C" int PMPI_Pcontrol(const int level, ...) {
+  (void)level;
+  return MPI_SUCCESS;
+}
+
 GPURUN_MPI_ALIAS(MPI_Init)
 GPURUN_MPI_ALIAS(MPI_Init_thread)
 GPURUN_MPI_ALIAS(MPI_Finalize)
@@ -197,3 +204,4 @@ GPURUN_MPI_ALIAS(MPI_Wtick)
 GPURUN_MPI_ALIAS(MPI_Get_processor_name)
 GPURUN_MPI_ALIAS(MPI_Get_version)
 GPURUN_MPI_ALIAS(MPI_Get_library_version)
+GPURUN_MPI_ALIAS(MPI_Pcontrol)

@@ -1,7 +1,9 @@
-// Statuses and request queries: MPI_Get_count, MPI_Get_elements(_x), MPI_Status_set_elements(_x),
-// MPI_Status_set_cancelled, MPI_Test_cancelled, MPI_Request_get_status and MPI_Cancel.
+// Statuses and request queries: MPI_Status_c2f/f2c, MPI_Get_count, MPI_Get_elements(_x),
+// MPI_Status_set_elements(_x), MPI_Status_set_cancelled, MPI_Test_cancelled,
+// MPI_Request_get_status and MPI_Cancel.
 #include <climits>
 #include <cstdint>
+#include <cstring>
 
 #include "api/checks.h"
 #include "api/requests.h"
@@ -10,11 +12,12 @@
 namespace gpurun::api {
 namespace {
 
-#define GPURUN_CHECK_STATUS(status)                           \
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, status);               \
-  if ((status) == MPI_STATUS_IGNORE) [[unlikely]]             \
-  return raise(call, MPI_COMM_NULL, MPI_ERR_ARG,              \
-               "argument status is MPI_STATUS_IGNORE, which " \
+#define GPURUN_CHECK_STATUS(status)               \
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, status);   \
+  if ((status) == MPI_STATUS_IGNORE) [[unlikely]] \
+  return raise(call, MPI_COMM_NULL, MPI_ERR_ARG,  \
+               "argument " #status                \
+               " is MPI_STATUS_IGNORE, which "    \
                "holds nothing to read or write")
 
 // Elements of `type` in the status's bytes: whole elements (get_count) or basic elements
@@ -156,6 +159,28 @@ extern "C" int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
   return MPI_SUCCESS;
 }
 
+// A Fortran status is the C one's five fields in the same order (MPI_F_STATUS_SIZE).
+extern "C" int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
+  GPURUN_API_ENTER("MPI_Status_c2f");
+  GPURUN_CHECK_STATUS(c_status);
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, f_status);
+  if (f_status == MPI_F_STATUS_IGNORE)
+    return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "argument f_status is MPI_F_STATUS_IGNORE");
+  static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint));
+  std::memcpy(f_status, c_status, sizeof(MPI_Status));
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
+  GPURUN_API_ENTER("MPI_Status_f2c");
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, f_status);
+  if (f_status == MPI_F_STATUS_IGNORE)
+    return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "argument f_status is MPI_F_STATUS_IGNORE");
+  GPURUN_CHECK_STATUS(c_status);
+  std::memcpy(c_status, f_status, sizeof(MPI_Status));
+  return MPI_SUCCESS;
+}
+
 extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   GPURUN_API_ENTER("MPI_Request_get_status");
   return request_get_status(call, request, flag, status);
@@ -175,5 +200,7 @@ GPURUN_MPI_ALIAS(MPI_Status_set_elements)
 GPURUN_MPI_ALIAS(MPI_Status_set_elements_x)
 GPURUN_MPI_ALIAS(MPI_Status_set_cancelled)
 GPURUN_MPI_ALIAS(MPI_Test_cancelled)
+GPURUN_MPI_ALIAS(MPI_Status_c2f)
+GPURUN_MPI_ALIAS(MPI_Status_f2c)
 GPURUN_MPI_ALIAS(MPI_Request_get_status)
 GPURUN_MPI_ALIAS(MPI_Cancel)
