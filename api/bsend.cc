@@ -56,7 +56,10 @@ int bsend_start(const Call& call, MPI_Comm comm, const pml::SendArgs& args) {
     buffer.release(block);
     return MPI_SUCCESS;
   }
-  args.type->pack(args.buf, args.count, 0, block, bytes);
+  if (int rc = pack_to_host(call, comm, args, block); rc != MPI_SUCCESS) {
+    buffer.release(block);
+    return rc;
+  }
   core::Request* r = pml.requests().allocate();
   r->orphan = true;  // nobody waits for it: the pml releases it when it completes
   r->owner = block;

@@ -81,7 +81,13 @@ int startable(const Call& call, const char* arg, MPI_Request handle, core::Reque
 
 // A buffered start completes at once: the message is in the attached buffer (or gone).
 int start_buffered(const Call& call, core::Request* r) {
-  pml::SendArgs args{r->comm, r->buffer, r->count, r->datatype, r->peer, r->tag};
+  pml::SendArgs args{.comm = r->comm,
+                     .buf = r->buffer,
+                     .count = r->count,
+                     .type = r->datatype,
+                     .dest = r->peer,
+                     .tag = r->tag,
+                     .memory = r->memory};
   r->status = core::MessageStatus{};
   if (int rc = bsend_start(call, comm_handle_of(r), args); rc != MPI_SUCCESS) return rc;
   r->set_complete();

@@ -7,6 +7,7 @@
 // that it never aliases an MPI_Request handle. MPI_MESSAGE_NO_PROC is the message of a probe
 // of MPI_PROC_NULL.
 #include "api/checks.h"
+#include "api/memory.h"
 #include "api/pt2pt.h"
 #include "api/requests.h"
 #include "runtime/progress/progress.h"
@@ -188,8 +189,13 @@ int start_mrecv(const Call& call, const MrecvCall& a, MessageEntry* entry,
                 const core::Datatype* type, core::Request** out) {
   pml::Pml& pml = the_pml();
   core::Request* r = pml.requests().allocate();
-  pml::RecvArgs args{entry->comm,        a.buf, a.count, type, entry->message->source,
-                     entry->message->tag};
+  pml::RecvArgs args{.comm = entry->comm,
+                     .buf = a.buf,
+                     .count = a.count,
+                     .type = type,
+                     .source = entry->message->source,
+                     .tag = entry->message->tag,
+                     .memory = memory_of(a.buf)};
   MPI_Comm comm = entry->comm_handle;
   Status st = pml.mrecv(entry->message, args, r);
   messages().release(handle_index(*a.message));

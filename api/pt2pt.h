@@ -59,6 +59,11 @@ struct Resolved {
   accel::MemoryKind memory = accel::MemoryKind::kHost;
 };
 
+// Packs the message of `args` into the host bytes at `dst` (count * size of them): device memory
+// through the accelerator, contiguous types only (as everywhere in point-to-point; else
+// MPI_ERR_UNSUPPORTED_OPERATION). MPI_SUCCESS, or the error after the handler of `comm` ran.
+int pack_to_host(const Call& call, MPI_Comm comm, const pml::SendArgs& args, std::byte* dst);
+
 // Checks every argument of a send (check_send) or a receive (check_recv) and resolves the
 // handles into `out`. Returns MPI_SUCCESS, or the error after running the error handler.
 int check_send(const Call& call, const SendCall& args, Resolved* out);

@@ -1,29 +1,19 @@
 // MPI_Sendrecv and MPI_Sendrecv_replace (and their _c forms): a receive and a send run at once,
 // and the call returns when both are complete, so that ranks exchanging in a ring never wait
 // for each other's sends.
+#include "api/sendrecv.h"
+
 #include <memory>
 #include <new>
 
 #include "api/checks.h"
+#include "api/datatypes.h"
+#include "api/memory.h"
 #include "api/pt2pt.h"
 #include "api/requests.h"
 
 namespace gpurun::api {
 namespace {
-
-struct SendrecvCall {
-  const void* sendbuf;
-  MPI_Count sendcount;
-  MPI_Datatype sendtype;
-  int dest;
-  int sendtag;
-  void* recvbuf;
-  MPI_Count recvcount;
-  MPI_Datatype recvtype;
-  int source;
-  int recvtag;
-  MPI_Comm comm;
-};
 
 int check_sendrecv(const Call& call, const SendrecvCall& a, CommEntry** entry,
                    const core::Datatype** send_type, const core::Datatype** recv_type) {
@@ -43,6 +33,79 @@ int check_sendrecv(const Call& call, const SendrecvCall& a, CommEntry** entry,
   *recv_type = rtype;
   return MPI_SUCCESS;
 }
+
+int check_replace(const Call& call, const ReplaceCall& a, CommEntry** entry,
+                  const core::Datatype** out_type) {
+  GPURUN_CHECK_COMM(comm, a.comm);
+  GPURUN_CHECK_COUNT(a.comm, a.count);
+  GPURUN_CHECK_TYPE(a.comm, type, a.datatype);
+  GPURUN_CHECK_BUFFER(a.comm, a.buf, a.count, type);
+  GPURUN_CHECK_RANK(a.comm, comm, "dest", a.dest, false);
+  GPURUN_CHECK_TAG_ARG(a.comm, "sendtag", a.sendtag, false);
+  GPURUN_CHECK_RANK(a.comm, comm, "source", a.source, true);
+  GPURUN_CHECK_TAG_ARG(a.comm, "recvtag", a.recvtag, true);
+  *entry = comm;
+  *out_type = type;
+  return MPI_SUCCESS;
+}
+
+// The message of a replace, packed into `args->copy`, which the send then reads.
+int copy_for_replace(const Call& call, MPI_Comm comm, ExchangeArgs* args) {
+  pml::SendArgs& send = args->send;
+  auto bytes = static_cast<std::size_t>(send.count * send.type->size());
+  args->copy.reset(new (std::nothrow) std::byte[bytes == 0 ? 1 : bytes]);
+  if (!args->copy) {
+    return raise(call, comm, MPI_ERR_NO_MEM,
+                 "cannot allocate %zu bytes to hold the message while it is replaced", bytes);
+  }
+  if (int rc = pack_to_host(call, comm, send, args->copy.get()); rc != MPI_SUCCESS) return rc;
+  send.buf = args->copy.get();
+  send.count = static_cast<std::int64_t>(bytes);
+  send.type = find_datatype(MPI_BYTE);
+  send.memory = accel::MemoryKind::kHost;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int check_exchange(const Call& call, const SendrecvCall& a, ExchangeArgs* out) {
+  CommEntry* entry = nullptr;
+  const core::Datatype* stype = nullptr;
+  const core::Datatype* rtype = nullptr;
+  if (int rc = check_sendrecv(call, a, &entry, &stype, &rtype); rc != MPI_SUCCESS) return rc;
+  const core::Communicator* comm = entry->comm.get();
+  out->send = pml::SendArgs{.comm = comm,
+                            .buf = a.sendbuf,
+                            .count = a.sendcount,
+                            .type = stype,
+                            .dest = a.dest,
+                            .tag = a.sendtag,
+                            .memory = memory_of(a.sendbuf)};
+  out->recv = pml::RecvArgs{.comm = comm,
+                            .buf = a.recvbuf,
+                            .count = a.recvcount,
+                            .type = rtype,
+                            .source = a.source,
+                            .tag = a.recvtag,
+                            .memory = memory_of(a.recvbuf)};
+  out->has_send = a.dest != MPI_PROC_NULL;
+  out->has_recv = a.source != MPI_PROC_NULL;
+  return MPI_SUCCESS;
+}
+
+int check_replace_exchange(const Call& call, const ReplaceCall& a, ExchangeArgs* out) {
+  CommEntry* entry = nullptr;
+  const core::Datatype* type = nullptr;
+  if (int rc = check_replace(call, a, &entry, &type); rc != MPI_SUCCESS) return rc;
+  SendrecvCall both{a.buf,   a.count,    a.datatype, a.dest,    a.sendtag, a.buf,
+                    a.count, a.datatype, a.source,   a.recvtag, a.comm};
+  if (int rc = check_exchange(call, both, out); rc != MPI_SUCCESS) return rc;
+  if (out->has_send && the_pml().send_now(out->send)) out->has_send = false;  // gone already
+  if (!out->has_send) return MPI_SUCCESS;
+  return copy_for_replace(call, a.comm, out);
+}
+
+namespace {
 
 // Starts `op` on a new request (nullptr when there is nothing to start: MPI_PROC_NULL, or a
 // send that went out at once).
@@ -98,70 +161,19 @@ int exchange(const Call& call, MPI_Comm comm, const pml::SendArgs* send, const p
 }
 
 int sendrecv(const Call& call, const SendrecvCall& a, MPI_Status* status) {
-  CommEntry* entry = nullptr;
-  const core::Datatype* stype = nullptr;
-  const core::Datatype* rtype = nullptr;
-  if (int rc = check_sendrecv(call, a, &entry, &stype, &rtype); rc != MPI_SUCCESS) return rc;
+  ExchangeArgs args;
+  if (int rc = check_exchange(call, a, &args); rc != MPI_SUCCESS) return rc;
   GPURUN_CHECK_STATUS_OUT(a.comm, "status", status);
-  const core::Communicator* comm = entry->comm.get();
-  pml::SendArgs send{comm, a.sendbuf, a.sendcount, stype, a.dest, a.sendtag};
-  pml::RecvArgs recv{comm, a.recvbuf, a.recvcount, rtype, a.source, a.recvtag};
-  return exchange(call, a.comm, a.dest == MPI_PROC_NULL ? nullptr : &send,
-                  a.source == MPI_PROC_NULL ? nullptr : &recv, status);
+  return exchange(call, a.comm, args.has_send ? &args.send : nullptr,
+                  args.has_recv ? &args.recv : nullptr, status);
 }
 
-struct ReplaceCall {
-  void* buf;
-  MPI_Count count;
-  MPI_Datatype datatype;
-  int dest;
-  int sendtag;
-  int source;
-  int recvtag;
-  MPI_Comm comm;
-};
-
-int check_replace(const Call& call, const ReplaceCall& a, CommEntry** entry,
-                  const core::Datatype** out_type) {
-  GPURUN_CHECK_COMM(comm, a.comm);
-  GPURUN_CHECK_COUNT(a.comm, a.count);
-  GPURUN_CHECK_TYPE(a.comm, type, a.datatype);
-  GPURUN_CHECK_BUFFER(a.comm, a.buf, a.count, type);
-  GPURUN_CHECK_RANK(a.comm, comm, "dest", a.dest, false);
-  GPURUN_CHECK_TAG_ARG(a.comm, "sendtag", a.sendtag, false);
-  GPURUN_CHECK_RANK(a.comm, comm, "source", a.source, true);
-  GPURUN_CHECK_TAG_ARG(a.comm, "recvtag", a.recvtag, true);
-  *entry = comm;
-  *out_type = type;
-  return MPI_SUCCESS;
-}
-
-// The send goes from the user's buffer when it can leave at once; otherwise from a packed copy,
-// since the receive overwrites the buffer while the send may still read it.
 int sendrecv_replace(const Call& call, const ReplaceCall& a, MPI_Status* status) {
-  CommEntry* entry = nullptr;
-  const core::Datatype* type = nullptr;
-  if (int rc = check_replace(call, a, &entry, &type); rc != MPI_SUCCESS) return rc;
   GPURUN_CHECK_STATUS_OUT(a.comm, "status", status);
-  const core::Communicator* comm = entry->comm.get();
-  pml::SendArgs send{comm, a.buf, a.count, type, a.dest, a.sendtag};
-  pml::RecvArgs recv{comm, a.buf, a.count, type, a.source, a.recvtag};
-  bool sent = a.dest == MPI_PROC_NULL || the_pml().send_now(send);
-  std::unique_ptr<std::byte[]> copy;
-  if (!sent) {
-    auto bytes = static_cast<std::size_t>(a.count * type->size());
-    copy.reset(new (std::nothrow) std::byte[bytes == 0 ? 1 : bytes]);
-    if (!copy) {
-      return raise(call, a.comm, MPI_ERR_NO_MEM,
-                   "cannot allocate %zu bytes to hold the message while it is replaced", bytes);
-    }
-    type->pack(a.buf, a.count, 0, copy.get(), bytes);
-    send.buf = copy.get();
-    send.count = static_cast<std::int64_t>(bytes);
-    send.type = find_datatype(MPI_BYTE);
-  }
-  return exchange(call, a.comm, sent ? nullptr : &send, a.source == MPI_PROC_NULL ? nullptr : &recv,
-                  status);
+  ExchangeArgs args;
+  if (int rc = check_replace_exchange(call, a, &args); rc != MPI_SUCCESS) return rc;
+  return exchange(call, a.comm, args.has_send ? &args.send : nullptr,
+                  args.has_recv ? &args.recv : nullptr, status);
 }
 
 }  // namespace

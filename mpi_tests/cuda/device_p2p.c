@@ -1,7 +1,8 @@
 /* Point-to-point with device buffers (label gpu; 2 or 4 ranks, possibly sharing one GPU):
  * device to device, host to device and device to host, blocking, nonblocking and synchronous,
  * from 0 bytes to several MiB; a derived datatype in device memory; buffers from
- * cudaMallocAsync and cudaMallocManaged. Ranks pair up: 0 with 1, 2 with 3. */
+ * cudaMallocAsync and cudaMallocManaged; the exchanges, buffered sends and matched receives of
+ * device buffers. Ranks pair up: 0 with 1, 2 with 3. */
 #include "cuda_util.h"
 
 enum { kHost, kDevice };
@@ -130,6 +131,48 @@ static void allocators(int rank, int peer) {
   CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
+/* The calls that hold or exchange device buffers in their own way: MPI_Sendrecv,
+ * MPI_Sendrecv_replace, MPI_Isendrecv(_replace), MPI_Bsend and MPI_Mprobe + MPI_Mrecv. Both
+ * ranks send their pattern and receive the peer's into device memory. */
+static void exchanges(int rank, int peer, size_t bytes) {
+  int mine = (int)(bytes % 97) + rank, theirs = (int)(bytes % 97) + peer, n = (int)bytes;
+  for (int call = 0; call < 6; ++call) {
+    void *out = device_pattern(bytes, mine), *in = make_recv(kDevice, bytes);
+    void *checked = in;
+    MPI_Request r;
+    if (call == 0) {
+      MPI_Sendrecv(out, n, MPI_BYTE, peer, 1, in, n, MPI_BYTE, peer, 1, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+    } else if (call == 1) {
+      MPI_Sendrecv_replace(out, n, MPI_BYTE, peer, 2, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      checked = out;
+    } else if (call == 2) {
+      MPI_Isendrecv(out, n, MPI_BYTE, peer, 3, in, n, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    } else if (call == 3) {
+      MPI_Isendrecv_replace(out, n, MPI_BYTE, peer, 4, peer, 4, MPI_COMM_WORLD, &r);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+      checked = out;
+    } else {
+      int space = n + MPI_BSEND_OVERHEAD;
+      void *attached = malloc((size_t)space), *back;
+      MPI_Buffer_attach(attached, space);
+      if (call == 4) MPI_Bsend(out, n, MPI_BYTE, peer, 5, MPI_COMM_WORLD);
+      if (call == 5) MPI_Isend(out, n, MPI_BYTE, peer, 6, MPI_COMM_WORLD, &r);
+      MPI_Message msg;
+      MPI_Mprobe(peer, 5 + (call == 5), MPI_COMM_WORLD, &msg, MPI_STATUS_IGNORE);
+      MPI_Mrecv(in, n, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+      if (call == 5) MPI_Wait(&r, MPI_STATUS_IGNORE);
+      MPI_Buffer_detach(&back, &space);
+      free(back);
+    }
+    size_t wrong = pattern_errors(checked, bytes, theirs, 1);
+    MTEST_CHECK(wrong == 0, "call %d, %zu bytes: %zu bytes wrong", call, bytes, wrong);
+    release(kDevice, out);
+    release(kDevice, in);
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   if (!cuda_test_setup()) {
@@ -147,6 +190,7 @@ int main(int argc, char **argv) {
         exchange(rank, peer, pairs[p][0], pairs[p][1], kSizes[s]);
     derived(rank, peer);
     allocators(rank, peer);
+    for (size_t s = 0; s < sizeof kSizes / sizeof *kSizes; ++s) exchanges(rank, peer, kSizes[s]);
   }
   return mtest_finalize();
 }
