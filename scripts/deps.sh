@@ -12,6 +12,8 @@ PACKAGES=(
   nlohmann-json3-dev
   # peers: ABI reference, compatibility tests and benchmark comparison
   libmpich-dev mpich libopenmpi-dev openmpi-bin
+  # an application built for MPICH, run unchanged (tests/apps)
+  scalapack-mpi-test
   # Slurm tests and test hosts
   slurm-wlm munge iproute2 util-linux procps
   # benchmark plots and timing
