@@ -1,6 +1,6 @@
-// The calls of one-sided communication, dynamic processes, partitioned communication and
-// sessions, none of which gpurun implements (api/unsupported.h); MPI-IO's are in
-// api/unsupported_io.cc.
+// The calls of one-sided communication, dynamic processes, partitioned communication, sessions,
+// generalized requests, datatype attributes and Fortran 90 parameterized types, none of which
+// gpurun implements (api/unsupported.h); MPI-IO's are in api/unsupported_io.cc.
 #include "api/unsupported.h"
 
 #include <mutex>
@@ -24,6 +24,12 @@ const char* feature_name(Feature feature) {
       return "the sessions model (MPI_Init or MPI_Init_thread starts MPI)";
     case Feature::kFileIo:
       return "MPI-IO";
+    case Feature::kGeneralizedRequests:
+      return "generalized requests";
+    case Feature::kDatatypeAttributes:
+      return "attributes on datatypes";
+    case Feature::kFortran90Types:
+      return "Fortran 90 parameterized datatypes";
   }
   return "this feature";
 }
@@ -196,6 +202,26 @@ GPURUN_UNSUPPORTED(MPI_Session_get_pset_info, Feature::kSessions, MPI_COMM_NULL,
                    const char*, MPI_Info*)
 GPURUN_UNSUPPORTED(MPI_Session_set_errhandler, Feature::kSessions, MPI_COMM_NULL, MPI_Session,
                    MPI_Errhandler)
+
+GPURUN_UNSUPPORTED(MPI_Grequest_complete, Feature::kGeneralizedRequests, MPI_COMM_NULL, MPI_Request)
+GPURUN_UNSUPPORTED(MPI_Grequest_start, Feature::kGeneralizedRequests, MPI_COMM_NULL,
+                   MPI_Grequest_query_function*, MPI_Grequest_free_function*,
+                   MPI_Grequest_cancel_function*, void*, MPI_Request*)
+GPURUN_UNSUPPORTED(MPI_Type_create_keyval, Feature::kDatatypeAttributes, MPI_COMM_NULL,
+                   MPI_Type_copy_attr_function*, MPI_Type_delete_attr_function*, int*, void*)
+GPURUN_UNSUPPORTED(MPI_Type_delete_attr, Feature::kDatatypeAttributes, MPI_COMM_NULL, MPI_Datatype,
+                   int)
+GPURUN_UNSUPPORTED(MPI_Type_free_keyval, Feature::kDatatypeAttributes, MPI_COMM_NULL, int*)
+GPURUN_UNSUPPORTED(MPI_Type_get_attr, Feature::kDatatypeAttributes, MPI_COMM_NULL, MPI_Datatype,
+                   int, void*, int*)
+GPURUN_UNSUPPORTED(MPI_Type_set_attr, Feature::kDatatypeAttributes, MPI_COMM_NULL, MPI_Datatype,
+                   int, void*)
+GPURUN_UNSUPPORTED(MPI_Type_create_f90_complex, Feature::kFortran90Types, MPI_COMM_NULL, int, int,
+                   MPI_Datatype*)
+GPURUN_UNSUPPORTED(MPI_Type_create_f90_integer, Feature::kFortran90Types, MPI_COMM_NULL, int,
+                   MPI_Datatype*)
+GPURUN_UNSUPPORTED(MPI_Type_create_f90_real, Feature::kFortran90Types, MPI_COMM_NULL, int, int,
+                   MPI_Datatype*)
 
 // The two calls of sessions that may come before MPI_Init: their error goes to the handler of a
 // program that has not started MPI, which ends it.

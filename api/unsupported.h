@@ -11,11 +11,14 @@
 namespace gpurun::api {
 
 enum class Feature : std::uint8_t {
-  kOneSided,          // MPI_Win_*, MPI_Put, MPI_Get, MPI_Accumulate, ...
-  kDynamicProcesses,  // MPI_Comm_spawn, ports, name publishing, MPI_Comm_join
-  kPartitioned,       // MPI_Psend_init, MPI_Precv_init, MPI_Pready, MPI_Parrived
-  kSessions,          // MPI_Session_init and the calls built on sessions
-  kFileIo,            // MPI_File_*
+  kOneSided,             // MPI_Win_*, MPI_Put, MPI_Get, MPI_Accumulate, ...
+  kDynamicProcesses,     // MPI_Comm_spawn, ports, name publishing, MPI_Comm_join
+  kPartitioned,          // MPI_Psend_init, MPI_Precv_init, MPI_Pready, MPI_Parrived
+  kSessions,             // MPI_Session_init and the calls built on sessions
+  kFileIo,               // MPI_File_*
+  kGeneralizedRequests,  // MPI_Grequest_start, MPI_Grequest_complete
+  kDatatypeAttributes,   // MPI_Type_create_keyval, MPI_Type_set_attr, ...
+  kFortran90Types,       // MPI_Type_create_f90_integer, _real, _complex
 };
 
 // The error for `call`: through the error handler of `comm` (MPI_COMM_WORLD's for

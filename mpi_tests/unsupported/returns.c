@@ -63,6 +63,22 @@ static void partitioned_and_sessions(void) {
   MPI_Group_free(&world);
 }
 
+static void generalized_requests_and_types(void) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  expect_unsupported(MPI_Grequest_start(NULL, NULL, NULL, NULL, &req), "MPI_Grequest_start",
+                     "generalized requests");
+  MTEST_CHECK(req == MPI_REQUEST_NULL, "MPI_Grequest_start changed its output to %#x", req);
+  int keyval = MPI_KEYVAL_INVALID;
+  expect_unsupported(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN,
+                                            &keyval, NULL),
+                     "MPI_Type_create_keyval", "attributes on datatypes");
+  MTEST_CHECK(keyval == MPI_KEYVAL_INVALID, "MPI_Type_create_keyval changed its output");
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  expect_unsupported(MPI_Type_create_f90_real(6, 30, &t), "MPI_Type_create_f90_real",
+                     "Fortran 90");
+  MTEST_CHECK(t == MPI_DATATYPE_NULL, "MPI_Type_create_f90_real changed its output");
+}
+
 static void file_io(void) {
   MPI_File fh = MPI_FILE_NULL;
   /* No handler set for files: their default, MPI_ERRORS_RETURN, returns the error. */
@@ -85,6 +101,7 @@ int main(int argc, char **argv) {
   one_sided();
   dynamic_processes();
   partitioned_and_sessions();
+  generalized_requests_and_types();
   file_io();
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   return mtest_finalize();
