@@ -7,6 +7,7 @@
 //   MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY      int *const, distinct markers for graph weights
 //   MPI_F_STATUS_IGNORE, MPI_F_STATUSES_IGNORE        MPI_Fint *, markers for Fortran statuses
 //   MPI_F08_STATUS_IGNORE, MPI_F08_STATUSES_IGNORE    MPI_F08_status *, the same for mpi_f08
+//   MPI_T_PVAR_ALL_HANDLES  MPI_T_pvar_handle const, the marker of every handle of a session
 //   MPIR_Dup_fn   the function that MPI_DUP_FN, MPI_COMM_DUP_FN, MPI_TYPE_DUP_FN and
 //                 MPI_WIN_DUP_FN expand to
 #include "mpi.h"
@@ -23,6 +24,7 @@ MPI_Fint f_status_ignore_storage[MPI_F_STATUS_SIZE];
 MPI_Fint f_statuses_ignore_storage[MPI_F_STATUS_SIZE];
 MPI_F08_status f08_status_ignore_storage;
 MPI_F08_status f08_statuses_ignore_storage;
+char all_pvar_handles_storage;
 
 }  // namespace
 }  // namespace gpurun::api
@@ -38,6 +40,10 @@ MPI_Fint *MPI_F_STATUS_IGNORE = gpurun::api::f_status_ignore_storage;
 MPI_Fint *MPI_F_STATUSES_IGNORE = gpurun::api::f_statuses_ignore_storage;
 MPI_F08_status *MPI_F08_STATUS_IGNORE = &gpurun::api::f08_status_ignore_storage;
 MPI_F08_status *MPI_F08_STATUSES_IGNORE = &gpurun::api::f08_statuses_ignore_storage;
+
+// MPI_T has no performance variable, so no handle is ever this address.
+MPI_T_pvar_handle const MPI_T_PVAR_ALL_HANDLES =
+    reinterpret_cast<MPI_T_pvar_handle>(&gpurun::api::all_pvar_handles_storage);
 
 // The predefined "duplicate" attribute copy callback: the new object gets the same attribute
 // value (a copy of the pointer, not of what it points to).
