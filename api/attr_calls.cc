@@ -3,6 +3,7 @@
 #include "api/attr.h"
 #include "api/attr_table.h"
 #include "api/checks.h"
+#include "api/error_codes.h"
 
 namespace gpurun::api {
 namespace {
@@ -49,7 +50,7 @@ void* predefined_value(int keyval) {
       *(v = &values[4]) = job.universe_size;
       break;
     case MPI_LASTUSEDCODE:
-      *(v = &values[5]) = MPI_ERR_LASTCODE;
+      *(v = &values[5]) = last_used_code();  // MPI_ERR_LASTCODE until a user adds one
       break;
     case MPI_APPNUM:
       *(v = &values[6]) = job.appnum;

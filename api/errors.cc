@@ -2,7 +2,8 @@
 //
 // An error code is class + 128 * sequence: MPI_Error_class recovers the class, and
 // MPI_Error_string finds the message in a ring of the most recent errors (older codes fall
-// back to their class's text).
+// back to their class's text). Codes above MPI_ERR_LASTCODE are the ones users add
+// (api/error_codes.h).
 #include <unistd.h>
 
 #include <array>
@@ -13,13 +14,13 @@
 #include <string>
 
 #include "api/call.h"
+#include "api/error_codes.h"
 #include "api/state.h"
 
 namespace gpurun::api {
 namespace {
 
-constexpr int kClassModulus = 128;  // every class, MPIX ones included, is below 128
-constexpr int kLastCode = 0x3fffffff;
+constexpr int kLastCode = MPI_ERR_LASTCODE;
 
 struct ClassText {
   int error_class;
@@ -218,38 +219,49 @@ int outside_init(const Call& call) {
   return handle_error(MPI_COMM_NULL, MPI_ERR_OTHER, message);
 }
 
+int class_of_code(int code) {
+  if (code >= 0 && code <= kLastCode) return code % kClassModulus;
+  return added_class_of(code);
+}
+
+bool is_error_class(int code) {
+  if (code >= 0 && code < kClassModulus) return find_class(code) != nullptr;
+  return added_class_of(code) == code;
+}
+
+void error_text(int code, char* out) {
+  if (added_error_string(code, out, MPI_MAX_ERROR_STRING)) return;
+  if (ring().lookup(code, out, MPI_MAX_ERROR_STRING)) return;
+  if (const ClassText* c = find_class(code % kClassModulus)) {
+    std::snprintf(out, MPI_MAX_ERROR_STRING, "%s: %s", c->name, c->text);
+  } else {
+    std::snprintf(out, MPI_MAX_ERROR_STRING, "error code %d", code);
+  }
+}
+
 }  // namespace gpurun::api
 
 using gpurun::api::Call;
 
 extern "C" int PMPI_Error_class(int errorcode, int* errorclass) {
   const Call call{"MPI_Error_class"};
-  if (errorclass == nullptr)
-    return gpurun::api::raise(call, MPI_COMM_NULL, MPI_ERR_ARG,
-                              "argument errorclass is a null pointer");
-  if (errorcode < 0 || errorcode > gpurun::api::kLastCode)
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, errorclass);
+  int error_class = gpurun::api::class_of_code(errorcode);
+  if (error_class < 0)
     return gpurun::api::raise(call, MPI_COMM_NULL, MPI_ERR_ARG,
                               "argument errorcode %d is not an error code", errorcode);
-  *errorclass = errorcode % gpurun::api::kClassModulus;
+  *errorclass = error_class;
   return MPI_SUCCESS;
 }
 
 extern "C" int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   const Call call{"MPI_Error_string"};
-  if (string == nullptr || resultlen == nullptr)
-    return gpurun::api::raise(call, MPI_COMM_NULL, MPI_ERR_ARG,
-                              "argument string or resultlen is a null pointer");
-  if (errorcode < 0 || errorcode > gpurun::api::kLastCode)
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, string);
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, resultlen);
+  if (gpurun::api::class_of_code(errorcode) < 0)
     return gpurun::api::raise(call, MPI_COMM_NULL, MPI_ERR_ARG,
                               "argument errorcode %d is not an error code", errorcode);
-  if (!gpurun::api::ring().lookup(errorcode, string, MPI_MAX_ERROR_STRING)) {
-    const auto* c = gpurun::api::find_class(errorcode % gpurun::api::kClassModulus);
-    if (c != nullptr) {
-      std::snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", c->name, c->text);
-    } else {
-      std::snprintf(string, MPI_MAX_ERROR_STRING, "error code %d", errorcode);
-    }
-  }
+  gpurun::api::error_text(errorcode, string);
   *resultlen = static_cast<int>(std::strlen(string));
   return MPI_SUCCESS;
 }

@@ -106,6 +106,9 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen) GPURUN_API;
 int MPI_Error_class(int errorcode, int *errorclass) GPURUN_API;
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) GPURUN_API;
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) GPURUN_API;
+int MPI_Add_error_class(int *errorclass) GPURUN_API;
+int MPI_Add_error_code(int errorclass, int *errorcode) GPURUN_API;
+int MPI_Add_error_string(int errorcode, const char *string) GPURUN_API;
 
 /* Communicators */
 int MPI_Comm_rank(MPI_Comm comm, int *rank) GPURUN_API;
@@ -747,6 +750,9 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen) GPURUN_API;
 int PMPI_Error_class(int errorcode, int *errorclass) GPURUN_API;
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) GPURUN_API;
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) GPURUN_API;
+int PMPI_Add_error_class(int *errorclass) GPURUN_API;
+int PMPI_Add_error_code(int errorclass, int *errorcode) GPURUN_API;
+int PMPI_Add_error_string(int errorcode, const char *string) GPURUN_API;
 int PMPI_Comm_rank(MPI_Comm comm, int *rank) GPURUN_API;
 int PMPI_Comm_size(MPI_Comm comm, int *size) GPURUN_API;
 int PMPI_Barrier(MPI_Comm comm) GPURUN_API;

@@ -48,6 +48,20 @@ void mtest_expect_error(int rc, int error_class, const char *what, const char *n
   }
 }
 
+void mtest_expect_arg_error(int rc, int error_class, const char *call, const char *arg) {
+  int cls = MPI_SUCCESS, rank = -1, len = 0;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  MTEST_CHECK(cls == error_class, "%s(%s): class %d, expected %d", call, arg, cls, error_class);
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING], rank_text[32];
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  snprintf(rank_text, sizeof rank_text, "rank %d", rank);
+  MPI_Error_string(rc, text, &len);
+  MTEST_CHECK(strstr(text, call) && strstr(text, arg) && strstr(text, rank_text),
+              "%s(%s): message \"%s\" must name %s, %s and %s", call, arg, text, call, arg,
+              rank_text);
+}
+
 void mtest_expect_success_or(int rc, int a, int b, const char *what, const char *needle) {
   if (rc == MPI_SUCCESS) return;
   int cls;

@@ -14,6 +14,9 @@ void mtest_check(int ok, const char *file, int line, const char *cond, const cha
 /* Checks that `rc` has class `error_class` (MPI_SUCCESS included) and, for an error with
  * `needle` not NULL, that its message names `needle`; `what` says which call it was. */
 void mtest_expect_error(int rc, int error_class, const char *what, const char *needle);
+/* Checks that `rc` is an error of class `error_class` whose message names the call `call`, the
+ * argument `arg` and this process's rank ("rank N"), as every argument check must. */
+void mtest_expect_arg_error(int rc, int error_class, const char *call, const char *arg);
 /* For a call that may succeed or fail: when `rc` is an error, checks that its class is `a` or
  * `b` and that its message names `needle`. */
 void mtest_expect_success_or(int rc, int a, int b, const char *what, const char *needle);
