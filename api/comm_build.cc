@@ -83,7 +83,7 @@ Result<MPI_Comm> install(CommSpec spec, int id) {
   int rank = spec.group->rank_of(world_rank());
   auto entry = std::make_unique<CommEntry>();
   entry->comm = std::make_unique<core::Communicator>(spec.group, rank, id);
-  entry->errhandler = spec.errhandler;
+  entry->errhandler = std::move(spec.errhandler);
   entry->hints = std::move(spec.hints);
   entry->device_only = spec.device_only;
   entry->attributes = std::move(spec.attributes);

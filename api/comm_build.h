@@ -23,11 +23,11 @@ namespace gpurun::api {
 
 // What a new communicator starts with, besides its context id.
 struct CommSpec {
-  core::GroupPtr group;  // null: this process takes part in the creation but gets MPI_COMM_NULL
-  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  core::GroupPtr group;      // null: this process takes part in the creation but gets MPI_COMM_NULL
+  ErrhandlerRef errhandler;  // the parent's, which the new communicator inherits
   std::unique_ptr<core::Info> hints;
   bool device_only = false;  // set by the creation: every member asserted device memory only
-  std::vector<Attribute> attributes;  // copied already (by MPI_Comm_idup at its call)
+  std::vector<Attribute> attributes;         // copied already (by MPI_Comm_idup at its call)
   std::shared_ptr<const Topology> topology;  // api/topo.h; shared by MPI_Comm_dup
 };
 

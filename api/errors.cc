@@ -1,4 +1,5 @@
-// Error classes, error codes that carry their message, and error handlers.
+// Error classes, error codes that carry their message, and raising errors through the
+// communicator's error handler (api/errhandler.h).
 //
 // An error code is class + 128 * sequence: MPI_Error_class recovers the class, and
 // MPI_Error_string finds the message in a ring of the most recent errors (older codes fall
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "api/call.h"
+#include "api/errhandler.h"
 #include "api/error_codes.h"
 #include "api/state.h"
 
@@ -134,6 +136,23 @@ MessageRing& ring() {
   return *r;
 }
 
+std::string with_context(const Call& call, const char* fmt, va_list args) {
+  char text[MPI_MAX_ERROR_STRING];
+  std::vsnprintf(text, sizeof text, fmt, args);
+  std::string message = std::string(call.name) + ": " + text;
+  int rank = world_rank();
+  if (rank >= 0) message += " (rank " + std::to_string(rank) + ")";
+  return message;
+}
+
+int handle_error(MPI_Comm comm, int error_class, const std::string& message) {
+  int code = ring().store(error_class, message);
+  run_errhandler(comm, code, message);
+  return code;
+}
+
+}  // namespace
+
 [[noreturn]] void end_job(int error_class, const std::string& message) {
   // gpurun reports the end of the job itself; elsewhere the line comes from here.
   bool connected = phase() == Phase::kInitialized && state().bootstrap;
@@ -148,26 +167,6 @@ MessageRing& ring() {
   if (connected) state().bootstrap->abort(exit_code, "fatal error: " + message);
   _exit(exit_code);
 }
-
-std::string with_context(const Call& call, const char* fmt, va_list args) {
-  char text[MPI_MAX_ERROR_STRING];
-  std::vsnprintf(text, sizeof text, fmt, args);
-  std::string message = std::string(call.name) + ": " + text;
-  int rank = world_rank();
-  if (rank >= 0) message += " (rank " + std::to_string(rank) + ")";
-  return message;
-}
-
-int handle_error(MPI_Comm comm, int error_class, const std::string& message) {
-  int code = ring().store(error_class, message);
-  CommEntry* entry = phase() == Phase::kInitialized ? find_comm(comm) : nullptr;
-  if (entry == nullptr && phase() == Phase::kInitialized) entry = &state().world;
-  MPI_Errhandler handler = entry ? entry->errhandler : MPI_ERRORS_ARE_FATAL;
-  if (handler == MPI_ERRORS_RETURN) return code;
-  end_job(error_class, message);
-}
-
-}  // namespace
 
 int raise(const Call& call, MPI_Comm comm, int error_class, const char* fmt, ...) {
   va_list args;

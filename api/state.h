@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/errhandler.h"
 #include "api/handle.h"
 #include "pml/pml.h"
 #include "runtime/bootstrap/bootstrap.h"
@@ -85,13 +86,13 @@ struct Attribute {
 // A communicator as the API sees it: its identity (core) and the API layer's own state.
 struct CommEntry {
   std::unique_ptr<core::Communicator> comm;
-  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  ErrhandlerRef errhandler;           // MPI_ERRORS_ARE_FATAL until set or inherited
   std::string name;                   // MPI_Comm_set_name; empty until set
   std::vector<Attribute> attributes;  // in the order they were first set
   std::unique_ptr<core::Info> hints;  // MPI_Comm_set_info; null when none were given
   // Every member asserted device memory only (api/memory_kinds.h): coll::Args::device_only.
   bool device_only = false;
-  std::uint32_t coll_sequence = 0;    // collectives started on it, for their tags
+  std::uint32_t coll_sequence = 0;           // collectives started on it, for their tags
   std::shared_ptr<const Topology> topology;  // Cartesian or graph (api/topo.h); null: none
 
   // The tag of the next collective on this communicator. Every member starts collectives on a
