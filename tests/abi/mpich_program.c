@@ -4,6 +4,29 @@
 #include <stdio.h>
 #include <string.h>
 
+static int handled;
+
+static void on_error(MPI_Comm *comm, int *code, ...) {
+  if (*comm == MPI_COMM_WORLD && *code != MPI_SUCCESS) handled++;
+}
+
+/* A user error handler, and an added error class, through MPICH's handle values. */
+static int user_errors(void) {
+  int errors = 0, value, added, cls;
+  MPI_Errhandler eh;
+  MPI_Comm_create_errhandler(on_error, &eh);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+  MPI_Errhandler_free(&eh);
+  if (eh != MPI_ERRHANDLER_NULL) errors++;
+  int rc = MPI_Comm_rank(MPI_COMM_NULL, &value);
+  if (rc == MPI_SUCCESS || handled != 1) errors++;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Add_error_class(&added);
+  MPI_Error_class(added, &cls);
+  if (cls != added) errors++;
+  return errors;
+}
+
 int main(int argc, char **argv) {
   int rank, size, provided, cls, len, errors = 0;
   char library[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -15,6 +38,7 @@ int main(int argc, char **argv) {
   MPI_Error_class(rc, &cls);
   if (cls != MPI_ERR_COMM) errors++;
   if (provided != MPI_THREAD_FUNNELED) errors++;
+  errors += user_errors();
   MPI_Get_library_version(library, &len);
   MPI_Barrier(MPI_COMM_WORLD);
   printf("rank %d of %d: %s, %d errors, library %.6s\n", rank, size,
