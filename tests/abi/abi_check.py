@@ -7,7 +7,8 @@
              status structs, and the signatures of the functions both headers declare
   symbols    libmpi exports every function the headers declare (MPI_ weak, PMPI_ strong),
              declares every MPI_/PMPI_ function it exports, and exports nothing else but
-             api/abi_globals.cc's symbols and gpurun_* hooks
+             api/abi_globals.cc's symbols and gpurun_* hooks; every MPI_/PMPI_ symbol that
+             MPICH's library exports, libmpi exports too
 
 Each check prints what it compared and exits 1 with the list of differences on failure.
 """
@@ -280,6 +281,14 @@ def check_symbols(args):
         check.fail("api/abi_globals.cc defines %s, which no header declares" % name)
     for name in sorted(globals_ - set(exported)):
         check.fail("api/abi_globals.cc defines %s, which the library does not export" % name)
+    # A binary built against MPICH may refer to any MPI symbol MPICH's library exports; each must
+    # resolve here (an unimplemented call exists and fails loudly, api/unsupported.h), else such
+    # a binary does not load, or dies in the dynamic linker at the call.
+    mpich_exports = exported_symbols(args, args.mpich_lib)
+    for name in sorted(mpich_exports):
+        if re.match(r"P?MPI_", name) and name not in exported:
+            check.fail("%s is exported by MPICH's library but not by gpurun's: a binary built "
+                       "against MPICH that refers to it cannot run" % name)
     for name, kind in sorted(exported.items()):
         if name in functions or name in variables or name in globals_:
             continue
