@@ -5,13 +5,14 @@
  * MPICH's field layout, so programs compiled against MPICH run unchanged on gpurun's library.
  * tests/abi compares every constant and type here with the installed MPICH header.
  *
- * Left out on purpose: the tools interface (MPI_T_*), MPI-IO (MPI_File, MPI_MODE_RDONLY and the
- * other file modes, MPI_SEEK_*), MPICH's own macros (MPICH_*, MPIR_*), and the MPICH extensions
- * whose functions gpurun does not provide (MPIX_ERR_* of fault tolerance, MPIX_Grequest_*): a
- * program that tests for them with #ifdef must not find them. Function prototypes live in
- * mpi_proto.h, included at the end, and list exactly what the library implements; the MPIX
- * extensions gpurun provides (GPU support queries, MPIX_BFLOAT16) are in mpix.h, included after
- * it, as MPICH declares its MPIX_ functions in mpi.h. */
+ * Left out on purpose: MPICH's own macros (MPICH_*, MPIR_*) and the MPICH extensions whose
+ * functions gpurun does not provide (MPIX_ERR_* of fault tolerance, MPIX_Grequest_*): a program
+ * that tests for them with #ifdef must not find them. Function prototypes live in mpi_proto.h
+ * (what the library implements) and mpi_proto_unsupported.h (the calls of features it does not
+ * implement, which return MPI_ERR_UNSUPPORTED_OPERATION; their constants and types are here, so
+ * that programs built for MPICH compile and load), both included at the end; the MPIX extensions
+ * gpurun provides (GPU support queries, MPIX_BFLOAT16) are in mpix.h, included after them, as
+ * MPICH declares its MPIX_ functions in mpi.h. */
 #ifndef GPURUN_MPI_H_INCLUDED
 #define GPURUN_MPI_H_INCLUDED
 
@@ -695,6 +696,7 @@ extern MPI_F08_status *MPI_F08_STATUSES_IGNORE GPURUN_API;
 #endif
 
 #include "mpi_proto.h"
+#include "mpi_proto_unsupported.h"
 #include "mpix.h"
 
 #endif
