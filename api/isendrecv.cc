@@ -102,29 +102,7 @@ int isendrecv_replace(const Call& call, const ReplaceCall& a, MPI_Request* reque
 
 using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
 
-#define GPURUN_ISENDRECV_FN(name, count_type)                                                      \
-  extern "C" int P##name(const void* sendbuf, count_type sendcount, MPI_Datatype sendtype,         \
-                         int dest, int sendtag, void* recvbuf, count_type recvcount,               \
-                         MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,            \
-                         MPI_Request* request) {                                                   \
-    GPURUN_API_ENTER(#name);                                                                       \
-    return isendrecv(call,                                                                         \
-                     SendrecvCall{sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, \
-                                  recvtype, source, recvtag, comm},                                \
-                     request);                                                                     \
-  }                                                                                                \
-  GPURUN_MPI_ALIAS(name)
-#define GPURUN_IREPLACE_FN(name, count_type)                                                     \
-  extern "C" int P##name(void* buf, count_type count, MPI_Datatype datatype, int dest,           \
-                         int sendtag, int source, int recvtag, MPI_Comm comm,                    \
-                         MPI_Request* request) {                                                 \
-    GPURUN_API_ENTER(#name);                                                                     \
-    return isendrecv_replace(                                                                    \
-        call, ReplaceCall{buf, count, datatype, dest, sendtag, source, recvtag, comm}, request); \
-  }                                                                                              \
-  GPURUN_MPI_ALIAS(name)
-
-GPURUN_ISENDRECV_FN(MPI_Isendrecv, int)
-GPURUN_ISENDRECV_FN(MPI_Isendrecv_c, MPI_Count)
-GPURUN_IREPLACE_FN(MPI_Isendrecv_replace, int)
-GPURUN_IREPLACE_FN(MPI_Isendrecv_replace_c, MPI_Count)
+GPURUN_SENDRECV_ENTRY(MPI_Isendrecv, int, isendrecv, MPI_Request*)
+GPURUN_SENDRECV_ENTRY(MPI_Isendrecv_c, MPI_Count, isendrecv, MPI_Request*)
+GPURUN_REPLACE_ENTRY(MPI_Isendrecv_replace, int, isendrecv_replace, MPI_Request*)
+GPURUN_REPLACE_ENTRY(MPI_Isendrecv_replace_c, MPI_Count, isendrecv_replace, MPI_Request*)

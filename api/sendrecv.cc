@@ -66,14 +66,10 @@ int copy_for_replace(const Call& call, MPI_Comm comm, ExchangeArgs* args) {
   return MPI_SUCCESS;
 }
 
-}  // namespace
-
-int check_exchange(const Call& call, const SendrecvCall& a, ExchangeArgs* out) {
-  CommEntry* entry = nullptr;
-  const core::Datatype* stype = nullptr;
-  const core::Datatype* rtype = nullptr;
-  if (int rc = check_sendrecv(call, a, &entry, &stype, &rtype); rc != MPI_SUCCESS) return rc;
-  const core::Communicator* comm = entry->comm.get();
+// The pml's arguments of both halves, from checked arguments.
+void fill_exchange(const CommEntry& entry, const SendrecvCall& a, const core::Datatype* stype,
+                   const core::Datatype* rtype, ExchangeArgs* out) {
+  const core::Communicator* comm = entry.comm.get();
   out->send = pml::SendArgs{.comm = comm,
                             .buf = a.sendbuf,
                             .count = a.sendcount,
@@ -90,6 +86,16 @@ int check_exchange(const Call& call, const SendrecvCall& a, ExchangeArgs* out) {
                             .memory = memory_of(a.recvbuf)};
   out->has_send = a.dest != MPI_PROC_NULL;
   out->has_recv = a.source != MPI_PROC_NULL;
+}
+
+}  // namespace
+
+int check_exchange(const Call& call, const SendrecvCall& a, ExchangeArgs* out) {
+  CommEntry* entry = nullptr;
+  const core::Datatype* stype = nullptr;
+  const core::Datatype* rtype = nullptr;
+  if (int rc = check_sendrecv(call, a, &entry, &stype, &rtype); rc != MPI_SUCCESS) return rc;
+  fill_exchange(*entry, a, stype, rtype, out);
   return MPI_SUCCESS;
 }
 
@@ -99,7 +105,7 @@ int check_replace_exchange(const Call& call, const ReplaceCall& a, ExchangeArgs*
   if (int rc = check_replace(call, a, &entry, &type); rc != MPI_SUCCESS) return rc;
   SendrecvCall both{a.buf,   a.count,    a.datatype, a.dest,    a.sendtag, a.buf,
                     a.count, a.datatype, a.source,   a.recvtag, a.comm};
-  if (int rc = check_exchange(call, both, out); rc != MPI_SUCCESS) return rc;
+  fill_exchange(*entry, both, type, type, out);
   if (out->has_send && the_pml().send_now(out->send)) out->has_send = false;  // gone already
   if (!out->has_send) return MPI_SUCCESS;
   return copy_for_replace(call, a.comm, out);
@@ -181,29 +187,7 @@ int sendrecv_replace(const Call& call, const ReplaceCall& a, MPI_Status* status)
 
 using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
 
-#define GPURUN_SENDRECV_FN(name, count_type)                                                      \
-  extern "C" int P##name(const void* sendbuf, count_type sendcount, MPI_Datatype sendtype,        \
-                         int dest, int sendtag, void* recvbuf, count_type recvcount,              \
-                         MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,           \
-                         MPI_Status* status) {                                                    \
-    GPURUN_API_ENTER(#name);                                                                      \
-    return sendrecv(call,                                                                         \
-                    SendrecvCall{sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, \
-                                 recvtype, source, recvtag, comm},                                \
-                    status);                                                                      \
-  }                                                                                               \
-  GPURUN_MPI_ALIAS(name)
-#define GPURUN_REPLACE_FN(name, count_type)                                                     \
-  extern "C" int P##name(void* buf, count_type count, MPI_Datatype datatype, int dest,          \
-                         int sendtag, int source, int recvtag, MPI_Comm comm,                   \
-                         MPI_Status* status) {                                                  \
-    GPURUN_API_ENTER(#name);                                                                    \
-    return sendrecv_replace(                                                                    \
-        call, ReplaceCall{buf, count, datatype, dest, sendtag, source, recvtag, comm}, status); \
-  }                                                                                             \
-  GPURUN_MPI_ALIAS(name)
-
-GPURUN_SENDRECV_FN(MPI_Sendrecv, int)
-GPURUN_SENDRECV_FN(MPI_Sendrecv_c, MPI_Count)
-GPURUN_REPLACE_FN(MPI_Sendrecv_replace, int)
-GPURUN_REPLACE_FN(MPI_Sendrecv_replace_c, MPI_Count)
+GPURUN_SENDRECV_ENTRY(MPI_Sendrecv, int, sendrecv, MPI_Status*)
+GPURUN_SENDRECV_ENTRY(MPI_Sendrecv_c, MPI_Count, sendrecv, MPI_Status*)
+GPURUN_REPLACE_ENTRY(MPI_Sendrecv_replace, int, sendrecv_replace, MPI_Status*)
+GPURUN_REPLACE_ENTRY(MPI_Sendrecv_replace_c, MPI_Count, sendrecv_replace, MPI_Status*)

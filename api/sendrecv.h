@@ -52,3 +52,29 @@ int check_exchange(const Call& call, const SendrecvCall& a, ExchangeArgs* out);
 int check_replace_exchange(const Call& call, const ReplaceCall& a, ExchangeArgs* out);
 
 }  // namespace gpurun::api
+
+// The C entry points of the exchanges: PMPI_name with MPI_Sendrecv's (or MPI_Sendrecv_replace's)
+// arguments, counts of `count_type`, and a last one of `out_type` (the status or the request),
+// handed to impl(call, SendrecvCall or ReplaceCall, out); and its MPI_name alias.
+#define GPURUN_SENDRECV_ENTRY(name, count_type, impl, out_type)                                   \
+  extern "C" int P##name(const void* sendbuf, count_type sendcount, MPI_Datatype sendtype,        \
+                         int dest, int sendtag, void* recvbuf, count_type recvcount,              \
+                         MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,           \
+                         out_type out) {                                                          \
+    GPURUN_API_ENTER(#name);                                                                      \
+    return impl(call,                                                                             \
+                ::gpurun::api::SendrecvCall{sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, \
+                                            recvcount, recvtype, source, recvtag, comm},          \
+                out);                                                                             \
+  }                                                                                               \
+  GPURUN_MPI_ALIAS(name)
+#define GPURUN_REPLACE_ENTRY(name, count_type, impl, out_type)                                  \
+  extern "C" int P##name(void* buf, count_type count, MPI_Datatype datatype, int dest,          \
+                         int sendtag, int source, int recvtag, MPI_Comm comm, out_type out) {   \
+    GPURUN_API_ENTER(#name);                                                                    \
+    return impl(                                                                                \
+        call,                                                                                   \
+        ::gpurun::api::ReplaceCall{buf, count, datatype, dest, sendtag, source, recvtag, comm}, \
+        out);                                                                                   \
+  }                                                                                             \
+  GPURUN_MPI_ALIAS(name)
