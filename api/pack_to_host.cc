@@ -10,12 +10,7 @@ int pack_to_host(const Call& call, MPI_Comm comm, const pml::SendArgs& args, std
     args.type->pack(args.buf, args.count, 0, dst, bytes);
     return MPI_SUCCESS;
   }
-  if (!args.type->contiguous()) {
-    return raise(call, comm, MPI_ERR_UNSUPPORTED_OPERATION,
-                 "a non-contiguous datatype (%s) in device memory: gpurun moves device buffers "
-                 "of contiguous types only so far; pack into a contiguous device buffer first",
-                 args.type->name().c_str());
-  }
+  if (!args.type->contiguous()) return raise_status(call, comm, pml::device_type_error(*args.type));
   const auto* first = static_cast<const std::byte*>(args.buf) + args.type->true_lb();
   if (Status st = accel::current().copy(dst, first, bytes); !st.ok())
     return raise_status(call, comm, st);

@@ -26,8 +26,6 @@ std::size_t unpack_thunk(void* request, std::size_t offset, const void* src, std
   return r->datatype->unpack(r->buffer, r->count, offset, src, length);
 }
 
-
-
 // Staging: a transport that moves only host memory reaches device data through the
 // accelerator's copies, fragment by fragment (the shm pipeline then stages through its slots).
 std::size_t pack_device_thunk(void* request, std::size_t offset, void* dst, std::size_t length) {
@@ -125,10 +123,9 @@ bool Pml::send_now(const SendArgs& a) {
   std::int64_t size = a.count * a.type->size();
   Route& route = routes_[a.comm->group().job_rank(a.dest)];
   if (static_cast<std::size_t>(size) > route.eager_limit || !a.type->contiguous() ||
-      a.mode == SendMode::kSync || !route.pending.empty() ||
-      a.memory != accel::MemoryKind::kHost)
+      a.mode == SendMode::kSync || !route.pending.empty() || a.memory != accel::MemoryKind::kHost)
     return false;
-  transport::PacketHeader header{kEager, 0, 0, context_of(*a.comm, a.channel), a.tag,
+  transport::PacketHeader header{kEager,        0, 0, context_of(*a.comm, a.channel), a.tag,
                                  a.comm->rank()};
   const auto* data = static_cast<const std::byte*>(a.buf) + a.type->true_lb();
   return route.endpoint->send(header, data, static_cast<std::size_t>(size)).ok();
@@ -163,7 +160,7 @@ Status Pml::isend(const SendArgs& a, core::Request* r) {
   describe_send(a, r);
   r->accel = accel_;
   if (!memory_ok(r)) [[unlikely]]
-    return memory_error(r);
+    return device_type_error(*r->datatype);
   hold_type(r);
   r->stage = kNew;
   r->sequence = ++next_sequence_;
@@ -185,8 +182,11 @@ bool Pml::start_send(Route& route, core::Request* r) {
 
 bool Pml::send_eager(Route& route, core::Request* r) {
   bool sync = r->mode == static_cast<std::uint8_t>(SendMode::kSync);
-  transport::PacketHeader header{sync ? kEagerSync : kEager, 0, 0,
-                                 context_of(*r->comm, static_cast<Channel>(r->channel)), r->tag,
+  transport::PacketHeader header{sync ? kEagerSync : kEager,
+                                 0,
+                                 0,
+                                 context_of(*r->comm, static_cast<Channel>(r->channel)),
+                                 r->tag,
                                  r->comm->rank()};
   const void* payload;
   std::size_t length;
@@ -225,8 +225,8 @@ bool Pml::send_rts(Route& route, core::Request* r) {
   bool device_route = on_device(r) && route.device_endpoint != nullptr;
   if (r->stage == kNew) {
     transport::Endpoint* ep = device_route ? route.device_endpoint : route.endpoint;
-    auto cookie = ep->offer(data_of(r, r->size, device_route),
-                            transport::Completion{on_offer_done, r});
+    auto cookie =
+        ep->offer(data_of(r, r->size, device_route), transport::Completion{on_offer_done, r});
     if (!cookie.ok()) {
       r->status.error = cookie.status().code();
       complete(r);
@@ -237,11 +237,11 @@ bool Pml::send_rts(Route& route, core::Request* r) {
     r->stage = kOffered;
   }
   bool sync = r->mode == static_cast<std::uint8_t>(SendMode::kSync);
-  auto flags = static_cast<std::uint8_t>((sync ? kSyncFlag : 0) |
-                                         (device_route ? kDeviceRouteFlag : 0));
-  transport::PacketHeader header{kRts, flags, 0,
-                                 context_of(*r->comm, static_cast<Channel>(r->channel)), r->tag,
-                                 r->comm->rank()};
+  auto flags =
+      static_cast<std::uint8_t>((sync ? kSyncFlag : 0) | (device_route ? kDeviceRouteFlag : 0));
+  transport::PacketHeader header{kRts,   flags,
+                                 0,      context_of(*r->comm, static_cast<Channel>(r->channel)),
+                                 r->tag, r->comm->rank()};
   RtsPayload rts{r->size, transport::BulkCookie{r->remote[0], r->remote[1]}, token_of(r)};
   Status st = route.endpoint->send(header, &rts, sizeof rts);
   if (st.code() == ErrorCode::kNoResource) return false;
@@ -305,9 +305,9 @@ void Pml::on_offer_done(void* request, Status status) {
 }
 
 // Device memory moves as one block: strided device data would need device pack kernels.
-Status Pml::memory_error(const core::Request* r) {
+Status device_type_error(const core::Datatype& type) {
   return Status(ErrorCode::kUnsupported,
-                "a non-contiguous datatype (" + r->datatype->name() +
+                "a non-contiguous datatype (" + type.name() +
                     ") in device memory: gpurun moves device buffers of contiguous types only "
                     "so far; pack into a contiguous device buffer first");
 }
@@ -350,7 +350,8 @@ bool Pml::iprobe(const core::Communicator& comm, int source, int tag, Channel ch
 Message* Pml::improbe(const core::Communicator& comm, int source, int tag, Channel channel,
                       core::MessageStatus* status) {
   Unexpected* u = queues(context_of(comm, channel)).find_unexpected(source, tag, true);
-  if (u != nullptr) *status = core::MessageStatus{u->source, u->tag, ErrorCode::kOk, u->size, false};
+  if (u != nullptr)
+    *status = core::MessageStatus{u->source, u->tag, ErrorCode::kOk, u->size, false};
   return u;
 }
 
@@ -368,7 +369,7 @@ Status Pml::mrecv(Message* message, const RecvArgs& a, core::Request* r) {
   r->status = core::MessageStatus{};
   r->reset_complete();
   if (!memory_ok(r)) [[unlikely]]
-    return memory_error(r);
+    return device_type_error(*r->datatype);
   hold_type(r);
   deliver(r, *message);
   free_unexpected(message);
@@ -415,7 +416,8 @@ int Pml::progress() {
     const std::size_t* pending = pending_words_[i];
     if (pending == nullptr || *pending != 0) events += transports_[i]->progress();
   }
-  if (!busy_routes_.empty()) [[unlikely]] events += flush_routes();
+  if (!busy_routes_.empty()) [[unlikely]]
+    events += flush_routes();
   return events;
 }
 

@@ -33,6 +33,10 @@ namespace gpurun::pml {
 enum class SendMode : std::uint8_t { kStandard, kSync, kReady };
 enum class Channel : std::uint8_t { kUser = 0, kColl = 1 };
 
+// Why device memory of `type` cannot move: the pml moves device buffers of contiguous types
+// only (what memory_ok checks); also the error of the API calls that copy such a buffer.
+Status device_type_error(const core::Datatype& type);
+
 struct SendArgs {
   const core::Communicator* comm = nullptr;
   const void* buf = nullptr;
@@ -54,7 +58,7 @@ struct RecvArgs {
   int tag = kAnyTag;
   Channel channel = Channel::kUser;
   accel::MemoryKind memory = accel::MemoryKind::kHost;  // where `buf` is
-  bool read_soon = false;  // core::Request::read_soon
+  bool read_soon = false;                               // core::Request::read_soon
 };
 
 // A message that MPI_Mprobe took off the queue, to be received by MPI_Mrecv.
@@ -228,7 +232,6 @@ class Pml {
   static bool memory_ok(const core::Request* r) {
     return r->memory == accel::MemoryKind::kHost || r->datatype->contiguous();
   }
-  static Status memory_error(const core::Request* request);
   static void hold_type(core::Request* request);
   Unexpected* new_unexpected();
   void free_unexpected(Unexpected* u);

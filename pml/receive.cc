@@ -25,7 +25,7 @@ Status Pml::irecv(const RecvArgs& a, core::Request* r) {
   r->status = core::MessageStatus{};
   r->reset_complete();
   if (!memory_ok(r)) [[unlikely]]
-    return memory_error(r);
+    return device_type_error(*r->datatype);
   hold_type(r);
   MatchQueues& q = queues(context_of(*a.comm, a.channel));
   if (Unexpected* u = q.find_unexpected(a.source, a.tag, /*take=*/true)) {
