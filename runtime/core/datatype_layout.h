@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace gpurun::core {
@@ -78,6 +79,28 @@ void pack(const Layout& node, std::int64_t count, std::int64_t stride, std::uint
           std::int64_t skip, std::byte* packed, std::int64_t length);
 void unpack(const Layout& node, std::int64_t count, std::int64_t stride, std::uintptr_t origin,
             std::int64_t skip, const std::byte* packed, std::int64_t length);
+
+// Where a walk hands its blocks: fn(context, address, bytes).
+struct BlockSink {
+  void* context;
+  void (*fn)(void* context, std::uintptr_t address, std::int64_t bytes);
+};
+// The walk of pack() without the copies: sink.fn gets each block of bytes [skip, skip + length)
+// of the packed stream, in packed order, as the address where it lies (origin-relative
+// addresses when origin is 0: MPI-IO maps a file view this way). Adjacent blocks may come
+// separately.
+void visit_blocks(const Layout& node, std::int64_t count, std::int64_t stride,
+                  std::uintptr_t origin, std::int64_t skip, std::int64_t length,
+                  const BlockSink& sink);
+// visit_blocks with a callable f(address, bytes).
+template <class F>
+void for_each_block(const Layout& node, std::int64_t count, std::int64_t stride,
+                    std::uintptr_t origin, std::int64_t skip, std::int64_t length, F&& f) {
+  BlockSink sink{&f, [](void* context, std::uintptr_t address, std::int64_t bytes) {
+                   (*static_cast<std::remove_reference_t<F>*>(context))(address, bytes);
+                 }};
+  visit_blocks(node, count, stride, origin, skip, length, sink);
+}
 
 }  // namespace layout
 }  // namespace gpurun::core

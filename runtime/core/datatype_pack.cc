@@ -46,10 +46,17 @@ std::size_t seek(const std::vector<Entry>& v, std::int64_t skip) {
   return static_cast<std::size_t>(after - v.begin()) - 1;
 }
 
-template <bool kPack>
+// What a walk does with each block: copy it into the packed stream, out of it, or hand it to
+// a BlockSink (visit_blocks).
+enum class Mode : std::uint8_t { kPack, kUnpack, kVisit };
+
+template <Mode kMode>
 class Mover {
  public:
+  static constexpr bool kPack = kMode == Mode::kPack;
+
   Mover(std::byte* packed, std::int64_t length) : packed_(packed), left_(length) {}
+  Mover(const BlockSink& sink, std::int64_t length) : left_(length), sink_(&sink) {}
 
   // Copies [skip, ...) of `count` copies of `child`, the k-th at origin + k * stride.
   void repeat(const Layout& child, std::int64_t count, std::int64_t stride, std::uintptr_t origin,
@@ -68,21 +75,25 @@ class Mover {
 
  private:
   void move(std::uintptr_t user, std::int64_t bytes) {
-    // Blocks of a basic type's size are common (struct members): copy them without a call.
-    switch (bytes) {
-      case 4:
-        copy<4>(user);
-        break;
-      case 8:
-        copy<8>(user);
-        break;
-      case 16:
-        copy<16>(user);
-        break;
-      default:
-        copy_any(user, bytes);
+    if constexpr (kMode == Mode::kVisit) {
+      sink_->fn(sink_->context, user, bytes);
+    } else {
+      // Blocks of a basic type's size are common (struct members): copy them without a call.
+      switch (bytes) {
+        case 4:
+          copy<4>(user);
+          break;
+        case 8:
+          copy<8>(user);
+          break;
+        case 16:
+          copy<16>(user);
+          break;
+        default:
+          copy_any(user, bytes);
+      }
+      packed_ += bytes;
     }
-    packed_ += bytes;
     left_ -= bytes;
   }
   template <std::size_t N>
@@ -162,35 +173,38 @@ class Mover {
       --count;
     }
     std::int64_t whole = std::min(count, left_ / bytes);
-    switch (bytes) {
-      case 1:
-        first = fixed<1>(first, stride, whole);
-        break;
-      case 2:
-        first = fixed<2>(first, stride, whole);
-        break;
-      case 4:
-        first = fixed<4>(first, stride, whole);
-        break;
-      case 8:
-        first = fixed<8>(first, stride, whole);
-        break;
-      case 16:
-        first = fixed<16>(first, stride, whole);
-        break;
-      case 32:
-        first = fixed<32>(first, stride, whole);
-        break;
-      case 64:
-        first = fixed<64>(first, stride, whole);
-        break;
-      case 128:
-        first = fixed<128>(first, stride, whole);
-        break;
-      default:
-        first = sized(first, stride, whole, bytes);
+    if constexpr (kMode == Mode::kVisit) {
+      for (std::int64_t i = 0; i < whole; ++i, first = at(first, stride)) move(first, bytes);
+    } else {
+      first = copy_blocks(first, stride, whole, bytes);
     }
     if (whole < count && left_ > 0) move(first, left_);  // a part of the last block
+  }
+
+  // `n` whole blocks of `bytes`, the first at `first`, `stride` apart; returns where the next
+  // would start.
+  std::uintptr_t copy_blocks(std::uintptr_t first, std::int64_t stride, std::int64_t n,
+                             std::int64_t bytes) {
+    switch (bytes) {
+      case 1:
+        return fixed<1>(first, stride, n);
+      case 2:
+        return fixed<2>(first, stride, n);
+      case 4:
+        return fixed<4>(first, stride, n);
+      case 8:
+        return fixed<8>(first, stride, n);
+      case 16:
+        return fixed<16>(first, stride, n);
+      case 32:
+        return fixed<32>(first, stride, n);
+      case 64:
+        return fixed<64>(first, stride, n);
+      case 128:
+        return fixed<128>(first, stride, n);
+      default:
+        return sized(first, stride, n, bytes);
+    }
   }
 
   // `n` blocks of `bytes` (a size the compiler does not know).
@@ -225,21 +239,29 @@ class Mover {
     return user;
   }
 
-  std::byte* packed_;
+  std::byte* packed_ = nullptr;
   std::int64_t left_;
+  const BlockSink* sink_ = nullptr;
 };
 
 }  // namespace
 
 void pack(const Layout& node, std::int64_t count, std::int64_t stride, std::uintptr_t origin,
           std::int64_t skip, std::byte* packed, std::int64_t length) {
-  Mover<true>(packed, length).repeat(node, count, stride, origin, skip);
+  Mover<Mode::kPack>(packed, length).repeat(node, count, stride, origin, skip);
 }
 
 void unpack(const Layout& node, std::int64_t count, std::int64_t stride, std::uintptr_t origin,
             std::int64_t skip, const std::byte* packed, std::int64_t length) {
   // The unpacking walk only reads through the pointer.
-  Mover<false>(const_cast<std::byte*>(packed), length).repeat(node, count, stride, origin, skip);
+  Mover<Mode::kUnpack>(const_cast<std::byte*>(packed), length)
+      .repeat(node, count, stride, origin, skip);
+}
+
+void visit_blocks(const Layout& node, std::int64_t count, std::int64_t stride,
+                  std::uintptr_t origin, std::int64_t skip, std::int64_t length,
+                  const BlockSink& sink) {
+  Mover<Mode::kVisit>(sink, length).repeat(node, count, stride, origin, skip);
 }
 
 }  // namespace gpurun::core::layout
