@@ -1,0 +1,126 @@
+// File views: mapping the data stream onto the file, and reading and writing through it.
+#include "runtime/io/file_view.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/core/datatype_layout.h"
+
+namespace gpurun::io {
+namespace {
+
+// The stream bytes [skip, skip + length) as runs, handed to add(offset, bytes) in order.
+template <class Add>
+void walk(const FileView& view, std::int64_t skip, std::int64_t length, Add&& add) {
+  const core::Datatype& ft = *view.filetype;
+  if (length <= 0) return;
+  if (ft.contiguous()) {
+    add(view.disp + ft.true_lb() + skip, length);
+    return;
+  }
+  std::int64_t size = ft.size();
+  std::int64_t first = skip / size;
+  std::int64_t tiles = (skip + length + size - 1) / size - first;
+  auto origin = static_cast<std::uintptr_t>(view.disp + first * ft.extent());
+  core::layout::for_each_block(
+      *ft.layout(), tiles, ft.extent(), origin, skip - first * size, length,
+      [&](std::uintptr_t at, std::int64_t bytes) { add(static_cast<std::int64_t>(at), bytes); });
+}
+
+// Reads each run by itself; stops at the end of the file.
+Result<std::int64_t> read_runs(const PosixFile& file, const std::vector<Extent>& runs,
+                               std::byte* packed) {
+  std::int64_t done = 0;
+  for (const Extent& e : runs) {
+    GPURUN_ASSIGN_OR_RETURN(std::int64_t got, file.read_at(e.offset, packed + done, e.bytes));
+    done += got;
+    if (got < e.bytes) break;
+  }
+  return done;
+}
+
+// Reads the span of the runs at once and picks them out.
+Result<std::int64_t> read_sieved(const PosixFile& file, const std::vector<Extent>& runs,
+                                 std::int64_t lo, std::int64_t hi, std::byte* packed) {
+  std::vector<std::byte> span(static_cast<std::size_t>(hi - lo));
+  GPURUN_ASSIGN_OR_RETURN(std::int64_t got, file.read_at(lo, span.data(), hi - lo));
+  std::int64_t done = 0;
+  for (const Extent& e : runs) {
+    std::int64_t have = std::clamp<std::int64_t>(lo + got - e.offset, 0, e.bytes);
+    std::memcpy(packed + done, span.data() + (e.offset - lo), static_cast<std::size_t>(have));
+    done += have;
+    if (have < e.bytes) break;
+  }
+  return done;
+}
+
+}  // namespace
+
+std::vector<Extent> view_extents(const FileView& view, std::int64_t skip, std::int64_t length) {
+  std::vector<Extent> runs;
+  walk(view, skip, length, [&](std::int64_t offset, std::int64_t bytes) {
+    if (!runs.empty() && runs.back().offset + runs.back().bytes == offset) {
+      runs.back().bytes += bytes;
+    } else {
+      runs.push_back({offset, bytes});
+    }
+  });
+  return runs;
+}
+
+std::int64_t view_offset(const FileView& view, std::int64_t skip) {
+  std::int64_t offset = -1;
+  walk(view, skip, 1, [&](std::int64_t at, std::int64_t) { offset = at; });
+  return offset;
+}
+
+std::int64_t view_position(const FileView& view, std::int64_t offset) {
+  const core::Datatype& ft = *view.filetype;
+  if (offset <= view.disp) return 0;
+  if (ft.contiguous()) return std::max<std::int64_t>(offset - view.disp - ft.true_lb(), 0);
+  std::int64_t tile = ft.extent() > 0 ? (offset - view.disp) / ft.extent() : 0;
+  std::int64_t before = tile * ft.size();
+  walk(view, before, ft.size(), [&](std::int64_t at, std::int64_t bytes) {
+    before += std::clamp<std::int64_t>(offset - at, 0, bytes);
+  });
+  return before;
+}
+
+bool view_monotonic(const FileView& view) {
+  std::int64_t end = INT64_MIN;
+  bool ok = true;
+  walk(view, 0, view.filetype->size(), [&](std::int64_t offset, std::int64_t bytes) {
+    ok = ok && offset >= end && offset >= 0;
+    end = offset + bytes;
+  });
+  return ok;
+}
+
+Result<std::int64_t> read_view(const PosixFile& file, const FileView& view, std::int64_t skip,
+                               std::byte* packed, std::int64_t length, bool atomic) {
+  if (length <= 0) return std::int64_t{0};
+  std::vector<Extent> runs = view_extents(view, skip, length);
+  std::int64_t lo = runs.front().offset, hi = runs.back().offset + runs.back().bytes;
+  RangeLock lock(atomic ? &file : nullptr, lo, hi - lo, false);
+  GPURUN_TRY(lock.status());
+  if (runs.size() == 1) return file.read_at(lo, packed, length);
+  if (hi - lo <= std::max(kSieveBytes, 2 * length)) return read_sieved(file, runs, lo, hi, packed);
+  return read_runs(file, runs, packed);
+}
+
+Status write_view(const PosixFile& file, const FileView& view, std::int64_t skip,
+                  const std::byte* packed, std::int64_t length, bool atomic) {
+  if (length <= 0) return ok_status();
+  std::vector<Extent> runs = view_extents(view, skip, length);
+  std::int64_t lo = runs.front().offset, hi = runs.back().offset + runs.back().bytes;
+  RangeLock lock(atomic ? &file : nullptr, lo, hi - lo, true);
+  GPURUN_TRY(lock.status());
+  std::int64_t done = 0;
+  for (const Extent& e : runs) {
+    GPURUN_TRY(file.write_at(e.offset, packed + done, e.bytes));
+    done += e.bytes;
+  }
+  return ok_status();
+}
+
+}  // namespace gpurun::io
