@@ -13,7 +13,9 @@ namespace gpurun::api {
 namespace {
 
 struct Errhandler {
-  MPI_Comm_errhandler_function* function;
+  MPI_Comm_errhandler_function* function = nullptr;       // a communicator's handler
+  MPI_File_errhandler_function* file_function = nullptr;  // or a file's
+
   int handles = 1;   // handles the user holds (create, each get) and has not freed
   int attached = 0;  // ErrhandlerRefs: communicators, and communicators being made
 };
@@ -51,23 +53,12 @@ void detach(MPI_Errhandler handle) {
 }
 
 // Checks an errhandler argument: a predefined handler, or a user handler whose handle the
-// caller still holds. Returns MPI_SUCCESS or the error.
-int check_errhandler(const Call& call, MPI_Comm comm, MPI_Errhandler handle) {
-  if (is_predefined_errhandler(handle)) return MPI_SUCCESS;
-  if (handle == MPI_ERRHANDLER_NULL)
-    return raise(call, comm, MPI_ERR_ARG, "argument errhandler is MPI_ERRHANDLER_NULL");
-  const Errhandler* h = find_errhandler(handle);
-  if (h == nullptr) {
-    return raise(call, comm, MPI_ERR_ARG, "argument errhandler (0x%x) is not an error handler%s",
-                 static_cast<unsigned>(handle), is_user_handle(handle) ? " (freed?)" : "");
-  }
-  if (h->handles == 0) {
-    return raise(call, comm, MPI_ERR_ARG,
-                 "argument errhandler (0x%x) was freed with MPI_Errhandler_free; a handle is "
-                 "freed once",
-                 static_cast<unsigned>(handle));
-  }
-  return MPI_SUCCESS;
+// caller still holds, made for communicators. Returns MPI_SUCCESS or the error.
+int check_errhandler(const Call& call, MPI_Comm comm, MPI_Errhandler handle,
+                     ErrhandlerFor what = ErrhandlerFor::kComm) {
+  std::string problem = errhandler_problem(handle, what);
+  if (problem.empty()) return MPI_SUCCESS;
+  return raise(call, comm, MPI_ERR_ARG, "%s", problem.c_str());
 }
 
 // A communicator in a message: its name, or its handle when it has none.
@@ -105,7 +96,7 @@ int get_errhandler(const Call& call, MPI_Comm comm, MPI_Errhandler* errhandler) 
   GPURUN_CHECK_COMM(entry, comm);
   GPURUN_CHECK_NOT_NULL(comm, errhandler);
   MPI_Errhandler handle = entry->errhandler.handle();
-  if (Errhandler* h = find_errhandler(handle)) ++h->handles;
+  add_errhandler_handle(handle);
   *errhandler = handle;
   return MPI_SUCCESS;
 }
@@ -128,6 +119,47 @@ ErrhandlerRef& ErrhandlerRef::operator=(ErrhandlerRef other) noexcept {
 }
 
 ErrhandlerRef::~ErrhandlerRef() { detach(handle_); }
+
+std::string errhandler_problem(MPI_Errhandler handle, ErrhandlerFor what) {
+  bool for_file = what == ErrhandlerFor::kFile;
+  if (is_predefined_errhandler(handle)) return "";
+  if (handle == MPI_ERRHANDLER_NULL) return "argument errhandler is MPI_ERRHANDLER_NULL";
+  char text[160];
+  const Errhandler* h = find_errhandler(handle);
+  if (h == nullptr) {
+    std::snprintf(text, sizeof text, "argument errhandler (0x%x) is not an error handler%s",
+                  static_cast<unsigned>(handle), is_user_handle(handle) ? " (freed?)" : "");
+  } else if (h->handles == 0) {
+    std::snprintf(text, sizeof text,
+                  "argument errhandler (0x%x) was freed with MPI_Errhandler_free; a handle is "
+                  "freed once",
+                  static_cast<unsigned>(handle));
+  } else if (what != ErrhandlerFor::kAny && (h->file_function != nullptr) != for_file) {
+    std::snprintf(text, sizeof text, "argument errhandler (0x%x) was made for %s, not for %s",
+                  static_cast<unsigned>(handle), for_file ? "communicators" : "files",
+                  for_file ? "files" : "communicators");
+  } else {
+    return "";
+  }
+  return text;
+}
+
+MPI_Errhandler new_file_errhandler(MPI_File_errhandler_function* function) {
+  auto h = std::make_unique<Errhandler>();
+  h->file_function = function;
+  std::uint32_t index = errhandlers().insert(std::move(h));
+  if (index == ObjectTable<Errhandler>::kFull) return MPI_ERRHANDLER_NULL;
+  return make_handle(HandleKind::kIndirect, ObjectType::kErrhandler, index);
+}
+
+MPI_File_errhandler_function* file_errhandler_function(MPI_Errhandler handle) {
+  const Errhandler* h = find_errhandler(handle);
+  return h ? h->file_function : nullptr;
+}
+
+void add_errhandler_handle(MPI_Errhandler handle) {
+  if (Errhandler* h = find_errhandler(handle)) ++h->handles;
+}
 
 bool is_predefined_errhandler(MPI_Errhandler handle) {
   return handle == MPI_ERRORS_ARE_FATAL || handle == MPI_ERRORS_RETURN ||
@@ -203,7 +235,10 @@ extern "C" int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
   GPURUN_API_ENTER("MPI_Errhandler_free");
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, errhandler);
   MPI_Errhandler handle = *errhandler;
-  if (int rc = check_errhandler(call, MPI_COMM_NULL, handle); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_errhandler(call, MPI_COMM_NULL, handle, ErrhandlerFor::kAny);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
   if (Errhandler* h = find_errhandler(handle)) {
     --h->handles;
     release_if_unused(handle, *h);

@@ -35,6 +35,20 @@ class ErrhandlerRef {
   MPI_Errhandler handle_ = MPI_ERRORS_ARE_FATAL;
 };
 
+// What an errhandler argument is for: any handler (MPI_Errhandler_free), or one made for
+// communicators or for files.
+enum class ErrhandlerFor : std::uint8_t { kAny, kComm, kFile };
+// Why `handle` cannot be used `what` for: "" when it can (a predefined handler, or a live user
+// handle made for that kind of object).
+std::string errhandler_problem(MPI_Errhandler handle, ErrhandlerFor what);
+// A new user handler for files (MPI_File_create_errhandler); MPI_ERRHANDLER_NULL when the
+// table is full.
+MPI_Errhandler new_file_errhandler(MPI_File_errhandler_function* function);
+// The function of user file handler `handle`, or nullptr.
+MPI_File_errhandler_function* file_errhandler_function(MPI_Errhandler handle);
+// One more user handle to a user handler (the *_get_errhandler calls give one out).
+void add_errhandler_handle(MPI_Errhandler handle);
+
 // Whether `handle` is one of the predefined handlers.
 bool is_predefined_errhandler(MPI_Errhandler handle);
 // The function of user handler `handle`, or nullptr when `handle` is predefined or names none.

@@ -1,13 +1,7 @@
 // The calls of one-sided communication, dynamic processes, partitioned communication, sessions,
-// generalized requests, datatype attributes and Fortran 90 parameterized types, none of which
-// gpurun implements (api/unsupported.h); MPI-IO's are in api/unsupported_io.cc.
+// generalized requests, datatype attributes, Fortran 90 parameterized types and user-defined data
+// representations, none of which gpurun implements (api/unsupported.h).
 #include "api/unsupported.h"
-
-#include <mutex>
-#include <set>
-#include <string>
-
-#include "runtime/base/log.h"
 
 namespace gpurun::api {
 namespace {
@@ -22,8 +16,8 @@ const char* feature_name(Feature feature) {
       return "partitioned communication";
     case Feature::kSessions:
       return "the sessions model (MPI_Init or MPI_Init_thread starts MPI)";
-    case Feature::kFileIo:
-      return "MPI-IO";
+    case Feature::kDatareps:
+      return "user-defined data representations (MPI-IO reads and writes \"native\" only)";
     case Feature::kGeneralizedRequests:
       return "generalized requests";
     case Feature::kDatatypeAttributes:
@@ -34,28 +28,11 @@ const char* feature_name(Feature feature) {
   return "this feature";
 }
 
-// Whether `call` is reported for the first time (MPI-IO's warning comes once per call).
-bool first_report(const Call& call) {
-  static std::mutex mutex;
-  static auto* seen = new std::set<std::string>();
-  std::lock_guard lock(mutex);
-  return seen->insert(call.name).second;
-}
-
 }  // namespace
 
 int unsupported(const Call& call, MPI_Comm comm, Feature feature) {
-  const char* what = feature_name(feature);
-  if (feature != Feature::kFileIo) {
-    return raise(call, comm, MPI_ERR_UNSUPPORTED_OPERATION, "%s is not supported by gpurun", what);
-  }
-  if (first_report(call)) {
-    GPURUN_LOG(warn, init,
-               "%s: %s is not supported by gpurun; the call returns "
-               "MPI_ERR_UNSUPPORTED_OPERATION",
-               call.name, what);
-  }
-  return error_code(call, MPI_ERR_UNSUPPORTED_OPERATION, "%s is not supported by gpurun", what);
+  return raise(call, comm, MPI_ERR_UNSUPPORTED_OPERATION, "%s is not supported by gpurun",
+               feature_name(feature));
 }
 
 }  // namespace gpurun::api
@@ -237,3 +214,9 @@ extern "C" int PMPI_Session_create_errhandler(MPI_Session_errhandler_function*, 
 
 GPURUN_MPI_ALIAS(MPI_Session_init)
 GPURUN_MPI_ALIAS(MPI_Session_create_errhandler)
+GPURUN_UNSUPPORTED(MPI_Register_datarep, Feature::kDatareps, MPI_COMM_NULL, const char*,
+                   MPI_Datarep_conversion_function*, MPI_Datarep_conversion_function*,
+                   MPI_Datarep_extent_function*, void*)
+GPURUN_UNSUPPORTED(MPI_Register_datarep_c, Feature::kDatareps, MPI_COMM_NULL, const char*,
+                   MPI_Datarep_conversion_function_c*, MPI_Datarep_conversion_function_c*,
+                   MPI_Datarep_extent_function*, void*)

@@ -15,15 +15,14 @@ enum class Feature : std::uint8_t {
   kDynamicProcesses,     // MPI_Comm_spawn, ports, name publishing, MPI_Comm_join
   kPartitioned,          // MPI_Psend_init, MPI_Precv_init, MPI_Pready, MPI_Parrived
   kSessions,             // MPI_Session_init and the calls built on sessions
-  kFileIo,               // MPI_File_*
   kGeneralizedRequests,  // MPI_Grequest_start, MPI_Grequest_complete
   kDatatypeAttributes,   // MPI_Type_create_keyval, MPI_Type_set_attr, ...
   kFortran90Types,       // MPI_Type_create_f90_integer, _real, _complex
+  kDatareps,             // MPI_Register_datarep
 };
 
 // The error for `call`: through the error handler of `comm` (MPI_COMM_WORLD's for
-// MPI_COMM_NULL), except for MPI-IO, whose errors go to the files' default handler,
-// MPI_ERRORS_RETURN (the standard's): the code comes back and a warning says why, once per call.
+// MPI_COMM_NULL).
 int unsupported(const Call& call, MPI_Comm comm, Feature feature);
 
 }  // namespace gpurun::api

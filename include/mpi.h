@@ -463,8 +463,8 @@ typedef int(MPI_Datarep_extent_function)(MPI_Datatype datatype, MPI_Aint *extent
 #define MPI_WIN_UNIFIED 2
 
 /* ---- MPI-IO ----------------------------------------------------------------------------------
- * gpurun does not implement MPI-IO: every MPI_File_ call returns MPI_ERR_UNSUPPORTED_OPERATION.
- * The constants are MPICH's, so that programs compile and binaries built against MPICH load. */
+ * gpurun implements MPI-IO on the local file system, data representation "native" only. The
+ * constants are MPICH's, so that binaries built against MPICH run unchanged. */
 
 /* Access modes of MPI_File_open; they combine with | */
 #define MPI_MODE_CREATE 1
@@ -696,6 +696,7 @@ extern MPI_F08_status *MPI_F08_STATUSES_IGNORE GPURUN_API;
 #endif
 
 #include "mpi_proto.h"
+#include "mpi_proto_io.h"
 #include "mpi_proto_unsupported.h"
 #include "mpix.h"
 

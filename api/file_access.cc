@@ -1,0 +1,172 @@
+// MPI-IO's data access: one function serves every read and write call (api/file_calls_rw.cc
+// has their entry points). The memory side is the datatype's packed stream (the buffer itself
+// when the type is contiguous in host memory), the file side the view (runtime/io).
+#include "api/file_access.h"
+
+#include <vector>
+
+#include "api/memory.h"
+#include "api/requests.h"
+#include "runtime/accel/accelerator.h"
+
+namespace gpurun::api {
+namespace {
+
+int check_mode(const Call& call, MPI_File fh, const File& f, const Access& a) {
+  if (a.write && (f.amode & MPI_MODE_RDONLY))
+    return raise_file(call, fh, MPI_ERR_READ_ONLY,
+                      "argument fh: the file was opened with MPI_MODE_RDONLY");
+  if (!a.write && (f.amode & MPI_MODE_WRONLY))
+    return raise_file(call, fh, MPI_ERR_ACCESS,
+                      "argument fh: the file was opened with MPI_MODE_WRONLY");
+  if ((f.amode & MPI_MODE_SEQUENTIAL) &&
+      (a.position == Position::kAt || a.position == Position::kIndividual)) {
+    return raise_file(call, fh, MPI_ERR_UNSUPPORTED_OPERATION,
+                      "argument fh: the file was opened with MPI_MODE_SEQUENTIAL: only the "
+                      "shared file pointer may be used");
+  }
+  return MPI_SUCCESS;
+}
+
+int check_args(const Call& call, MPI_File fh, const File& f, const Access& a, MPI_Offset offset,
+               const void* buf, MPI_Count count, const core::Datatype& type, MPI_Status* status) {
+  if (int rc = check_mode(call, fh, f, a); rc != MPI_SUCCESS) return rc;
+  if (a.position == Position::kAt && offset < 0)
+    return raise_file(call, fh, MPI_ERR_ARG, "argument offset %lld is negative", (long long)offset);
+  if (count < 0)
+    return raise_file(call, fh, MPI_ERR_COUNT, "argument count %lld is negative", (long long)count);
+  if (buf == nullptr && count > 0 && type.size() > 0 && type.true_lb() == 0)
+    return raise_file(call, fh, MPI_ERR_BUFFER, "argument buf is a null pointer");
+  if (status == nullptr)
+    return raise_file(call, fh, MPI_ERR_ARG, "argument status is a null pointer");
+  if ((count * type.size()) % f.view.etype->size() != 0) {
+    return raise_file(call, fh, MPI_ERR_TYPE,
+                      "argument datatype: %lld bytes are not a whole number of the view's etype "
+                      "(%lld bytes)",
+                      (long long)(count * type.size()), (long long)f.view.etype->size());
+  }
+  return MPI_SUCCESS;
+}
+
+// Where the access starts, in etypes; moves the shared pointer past it (kShared, kOrdered).
+Result<std::int64_t> start_of(File& f, const Access& a, MPI_Offset offset, std::int64_t etypes) {
+  switch (a.position) {
+    case Position::kAt:
+      return std::int64_t{offset};
+    case Position::kIndividual:
+      return f.pointer;
+    case Position::kShared:
+      if (!f.shared.usable()) return shared_position(f).status();
+      return f.shared.fetch_add(etypes);
+    case Position::kOrdered:
+      break;
+  }
+  long long mine = etypes, before = 0, total = 0, base = 0;
+  int rank = 0;
+  PMPI_Comm_rank(f.comm, &rank);
+  PMPI_Exscan(&mine, &before, 1, MPI_LONG_LONG, MPI_SUM, f.comm);
+  PMPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, f.comm);
+  long long failed = 0;
+  Status st;
+  if (rank == 0) {
+    before = 0;
+    auto got = f.shared.usable() ? f.shared.fetch_add(total) : shared_position(f);
+    if (got.ok()) base = got.value();
+    failed = got.ok() ? 0 : 1;
+    st = got.ok() ? Status() : got.status();
+  }
+  long long sent[2] = {base, failed};
+  PMPI_Bcast(sent, 2, MPI_LONG_LONG, 0, f.comm);
+  if (sent[1] != 0) return st.ok() ? Status(ErrorCode::kIo, "the shared file pointer failed") : st;
+  return std::int64_t{sent[0] + before};
+}
+
+// Moves `bytes` between the file (stream position `at`, in bytes) and host memory `data`.
+Result<std::int64_t> move(const File& f, const Access& a, std::int64_t at, std::byte* data,
+                          std::int64_t bytes) {
+  if (a.write) {
+    GPURUN_TRY(io::write_view(f.file, f.view, at, data, bytes, f.atomic));
+    return bytes;
+  }
+  return io::read_view(f.file, f.view, at, data, bytes, f.atomic);
+}
+
+// The transfer itself, between the user's buffer and the file; returns the bytes moved.
+Result<std::int64_t> transfer(File& f, const Access& a, MPI_Offset offset, const void* buf,
+                              MPI_Count count, const core::Datatype& type) {
+  std::int64_t bytes = count * type.size(), unit = f.view.etype->size();
+  GPURUN_ASSIGN_OR_RETURN(std::int64_t start, start_of(f, a, offset, bytes / unit));
+  auto* user = const_cast<std::byte*>(static_cast<const std::byte*>(buf));
+  bool host = memory_of(buf) == accel::MemoryKind::kHost;
+  if (!host && !type.contiguous()) {
+    return Status(ErrorCode::kUnsupported,
+                  "a non-contiguous datatype in device memory (MPI-IO stages device data "
+                  "through host memory, contiguous types only)");
+  }
+  std::vector<std::byte> staged;
+  std::byte* data = user + type.true_lb();
+  if (!host || !type.contiguous()) {
+    staged.resize(static_cast<std::size_t>(bytes));
+    data = staged.data();
+    if (a.write && host) type.pack(buf, count, 0, data, static_cast<std::size_t>(bytes));
+    if (a.write && !host) GPURUN_TRY(accel::current().copy(data, user + type.true_lb(), bytes));
+  }
+  GPURUN_ASSIGN_OR_RETURN(std::int64_t done, move(f, a, start * unit, data, bytes));
+  if (!a.write && data == staged.data()) {
+    if (host) type.unpack(user, count, 0, data, static_cast<std::size_t>(done));
+    if (!host) GPURUN_TRY(accel::current().copy(user + type.true_lb(), data, done));
+  }
+  if (a.position == Position::kIndividual) f.pointer = start + done / unit;
+  return done;
+}
+
+}  // namespace
+
+int file_access(const Call& call, MPI_File fh, const Access& access, MPI_Offset offset,
+                const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+  GPURUN_CHECK_FILE(f, fh);
+  GPURUN_CHECK_FILE_TYPE(fh, "datatype", type, datatype);
+  if (int rc = check_args(call, fh, *f, access, offset, buf, count, *type, status);
+      rc != MPI_SUCCESS) {
+    // The others of an ordered access wait for this member's share of the shared pointer.
+    if (access.position == Position::kOrdered) (void)start_of(*f, access, 0, 0);
+    return rc;
+  }
+  auto done = transfer(*f, access, offset, buf, count, *type);
+  if (!done.ok()) return raise_file_status(call, fh, done.status());
+  if (status != MPI_STATUS_IGNORE) {
+    write_empty_status(status);
+    set_status_bytes(status, static_cast<std::uint64_t>(done.value()));
+  }
+  return MPI_SUCCESS;
+}
+
+bool all_agree(MPI_Comm comm, bool mine_ok) {
+  int ok = mine_ok ? 1 : 0, all = 0;
+  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+  return all == 1;
+}
+
+int refused_by_another(const Call& call, MPI_File fh) {
+  return raise_file(call, fh, MPI_ERR_ARG,
+                    "another member of the group passed a bad argument to this collective call, "
+                    "which did nothing");
+}
+
+Result<std::int64_t> shared_position(const File& f) {
+  if (!f.shared.usable()) {
+    return Status(ErrorCode::kUnsupported, "the file has no shared file pointer: " + f.no_shared);
+  }
+  return f.shared.get();
+}
+
+int reset_shared(const Call& call, MPI_File fh, File& f, std::int64_t etypes) {
+  int rank = 0;
+  PMPI_Comm_rank(f.comm, &rank);
+  Status st;
+  if (rank == 0 && f.shared.usable()) st = f.shared.set(etypes);
+  PMPI_Barrier(f.comm);
+  return st.ok() ? MPI_SUCCESS : raise_file_status(call, fh, st);
+}
+
+}  // namespace gpurun::api
