@@ -12,8 +12,9 @@ PACKAGES=(
   nlohmann-json3-dev
   # peers: ABI reference, compatibility tests and benchmark comparison
   libmpich-dev mpich libopenmpi-dev openmpi-bin
-  # an application built for MPICH, run unchanged (tests/apps)
+  # applications built for MPICH, run unchanged (tests/apps): ScaLAPACK, parallel HDF5
   scalapack-mpi-test
+  libhdf5-mpich-dev
   # Slurm tests and test hosts
   slurm-wlm munge iproute2 util-linux procps
   # benchmark plots and timing
