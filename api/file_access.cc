@@ -141,16 +141,8 @@ int file_access(const Call& call, MPI_File fh, const Access& access, MPI_Offset 
   return MPI_SUCCESS;
 }
 
-bool all_agree(MPI_Comm comm, bool mine_ok) {
-  int ok = mine_ok ? 1 : 0, all = 0;
-  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-  return all == 1;
-}
-
 int refused_by_another(const Call& call, MPI_File fh) {
-  return raise_file(call, fh, MPI_ERR_ARG,
-                    "another member of the group passed a bad argument to this collective call, "
-                    "which did nothing");
+  return raise_file(call, fh, MPI_ERR_ARG, "%s", kRefusedByAnother);
 }
 
 Result<std::int64_t> shared_position(const File& f) {

@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include "api/agree.h"
 #include "api/datatypes.h"
 #include "api/file.h"
 
@@ -23,11 +24,7 @@ struct Access {
 int file_access(const Call& call, MPI_File fh, const Access& access, MPI_Offset offset,
                 const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status);
 
-// Collective calls check their arguments on every member and then agree (an allreduce on
-// `comm`), so that a member with a bad argument does not leave the others waiting: whether every
-// member's were good.
-bool all_agree(MPI_Comm comm, bool mine_ok);
-// The error of a member whose own arguments were good when another's were not.
+// The error of a member whose own arguments were good when another's were not (api/agree.h).
 int refused_by_another(const Call& call, MPI_File fh);
 
 // The shared file pointer in etypes, or why there is none.
