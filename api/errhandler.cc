@@ -15,6 +15,12 @@ namespace {
 struct Errhandler {
   MPI_Comm_errhandler_function* function = nullptr;       // a communicator's handler
   MPI_File_errhandler_function* file_function = nullptr;  // or a file's
+  MPI_Win_errhandler_function* win_function = nullptr;    // or a window's
+  ErrhandlerFor kind() const {
+    return file_function  ? ErrhandlerFor::kFile
+           : win_function ? ErrhandlerFor::kWin
+                          : ErrhandlerFor::kComm;
+  }
 
   int handles = 1;   // handles the user holds (create, each get) and has not freed
   int attached = 0;  // ErrhandlerRefs: communicators, and communicators being made
@@ -59,6 +65,17 @@ int check_errhandler(const Call& call, MPI_Comm comm, MPI_Errhandler handle,
   std::string problem = errhandler_problem(handle, what);
   if (problem.empty()) return MPI_SUCCESS;
   return raise(call, comm, MPI_ERR_ARG, "%s", problem.c_str());
+}
+
+const char* kind_name(ErrhandlerFor kind) {
+  switch (kind) {
+    case ErrhandlerFor::kFile:
+      return "files";
+    case ErrhandlerFor::kWin:
+      return "windows";
+    default:
+      return "communicators";
+  }
 }
 
 // A communicator in a message: its name, or its handle when it has none.
@@ -121,7 +138,6 @@ ErrhandlerRef& ErrhandlerRef::operator=(ErrhandlerRef other) noexcept {
 ErrhandlerRef::~ErrhandlerRef() { detach(handle_); }
 
 std::string errhandler_problem(MPI_Errhandler handle, ErrhandlerFor what) {
-  bool for_file = what == ErrhandlerFor::kFile;
   if (is_predefined_errhandler(handle)) return "";
   if (handle == MPI_ERRHANDLER_NULL) return "argument errhandler is MPI_ERRHANDLER_NULL";
   char text[160];
@@ -134,19 +150,20 @@ std::string errhandler_problem(MPI_Errhandler handle, ErrhandlerFor what) {
                   "argument errhandler (0x%x) was freed with MPI_Errhandler_free; a handle is "
                   "freed once",
                   static_cast<unsigned>(handle));
-  } else if (what != ErrhandlerFor::kAny && (h->file_function != nullptr) != for_file) {
+  } else if (what != ErrhandlerFor::kAny && h->kind() != what) {
     std::snprintf(text, sizeof text, "argument errhandler (0x%x) was made for %s, not for %s",
-                  static_cast<unsigned>(handle), for_file ? "communicators" : "files",
-                  for_file ? "files" : "communicators");
+                  static_cast<unsigned>(handle), kind_name(h->kind()), kind_name(what));
   } else {
     return "";
   }
   return text;
 }
 
-MPI_Errhandler new_file_errhandler(MPI_File_errhandler_function* function) {
+MPI_Errhandler new_errhandler(MPI_File_errhandler_function* file_function,
+                              MPI_Win_errhandler_function* win_function) {
   auto h = std::make_unique<Errhandler>();
-  h->file_function = function;
+  h->file_function = file_function;
+  h->win_function = win_function;
   std::uint32_t index = errhandlers().insert(std::move(h));
   if (index == ObjectTable<Errhandler>::kFull) return MPI_ERRHANDLER_NULL;
   return make_handle(HandleKind::kIndirect, ObjectType::kErrhandler, index);
@@ -155,6 +172,11 @@ MPI_Errhandler new_file_errhandler(MPI_File_errhandler_function* function) {
 MPI_File_errhandler_function* file_errhandler_function(MPI_Errhandler handle) {
   const Errhandler* h = find_errhandler(handle);
   return h ? h->file_function : nullptr;
+}
+
+MPI_Win_errhandler_function* win_errhandler_function(MPI_Errhandler handle) {
+  const Errhandler* h = find_errhandler(handle);
+  return h ? h->win_function : nullptr;
 }
 
 void add_errhandler_handle(MPI_Errhandler handle) {

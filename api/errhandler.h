@@ -36,16 +36,20 @@ class ErrhandlerRef {
 };
 
 // What an errhandler argument is for: any handler (MPI_Errhandler_free), or one made for
-// communicators or for files.
-enum class ErrhandlerFor : std::uint8_t { kAny, kComm, kFile };
+// communicators, files or windows.
+enum class ErrhandlerFor : std::uint8_t { kAny, kComm, kFile, kWin };
 // Why `handle` cannot be used `what` for: "" when it can (a predefined handler, or a live user
 // handle made for that kind of object).
 std::string errhandler_problem(MPI_Errhandler handle, ErrhandlerFor what);
-// A new user handler for files (MPI_File_create_errhandler); MPI_ERRHANDLER_NULL when the
-// table is full.
-MPI_Errhandler new_file_errhandler(MPI_File_errhandler_function* function);
+// A new user handler for files (MPI_File_create_errhandler) or windows
+// (MPI_Win_create_errhandler): one of the functions is set. MPI_ERRHANDLER_NULL when the table
+// is full.
+MPI_Errhandler new_errhandler(MPI_File_errhandler_function* file_function,
+                              MPI_Win_errhandler_function* win_function);
 // The function of user file handler `handle`, or nullptr.
 MPI_File_errhandler_function* file_errhandler_function(MPI_Errhandler handle);
+// The function of user window handler `handle`, or nullptr.
+MPI_Win_errhandler_function* win_errhandler_function(MPI_Errhandler handle);
 // One more user handle to a user handler (the *_get_errhandler calls give one out).
 void add_errhandler_handle(MPI_Errhandler handle);
 

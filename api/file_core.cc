@@ -122,7 +122,7 @@ extern "C" int PMPI_File_create_errhandler(MPI_File_errhandler_function* file_er
   GPURUN_API_ENTER("MPI_File_create_errhandler");
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, file_errhandler_fn);
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, errhandler);
-  MPI_Errhandler handle = new_file_errhandler(file_errhandler_fn);
+  MPI_Errhandler handle = new_errhandler(file_errhandler_fn, nullptr);
   if (handle == MPI_ERRHANDLER_NULL) {
     return raise(call, MPI_COMM_NULL, MPI_ERR_NO_MEM,
                  "too many error handlers; free some with MPI_Errhandler_free");

@@ -1,4 +1,4 @@
-// The calls of one-sided communication, dynamic processes, partitioned communication, sessions,
+// The calls of window attributes, dynamic processes, partitioned communication, sessions,
 // generalized requests, datatype attributes, Fortran 90 parameterized types and user-defined data
 // representations, none of which gpurun implements (api/unsupported.h).
 #include "api/unsupported.h"
@@ -8,8 +8,8 @@ namespace {
 
 const char* feature_name(Feature feature) {
   switch (feature) {
-    case Feature::kOneSided:
-      return "one-sided communication (MPI windows)";
+    case Feature::kWindowAttributes:
+      return "attributes on windows other than the predefined ones";
     case Feature::kDynamicProcesses:
       return "dynamic process management (spawn, ports, name publishing, join)";
     case Feature::kPartitioned:
@@ -39,101 +39,11 @@ int unsupported(const Call& call, MPI_Comm comm, Feature feature) {
 
 using gpurun::api::Feature;
 
-GPURUN_UNSUPPORTED(MPI_Accumulate, Feature::kOneSided, MPI_COMM_NULL, const void*, int,
-                   MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Accumulate_c, Feature::kOneSided, MPI_COMM_NULL, const void*, MPI_Count,
-                   MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Compare_and_swap, Feature::kOneSided, MPI_COMM_NULL, const void*,
-                   const void*, void*, MPI_Datatype, int, MPI_Aint, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Fetch_and_op, Feature::kOneSided, MPI_COMM_NULL, const void*, void*,
-                   MPI_Datatype, int, MPI_Aint, MPI_Op, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Get, Feature::kOneSided, MPI_COMM_NULL, void*, int, MPI_Datatype, int,
-                   MPI_Aint, int, MPI_Datatype, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Get_accumulate, Feature::kOneSided, MPI_COMM_NULL, const void*, int,
-                   MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op,
-                   MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Get_accumulate_c, Feature::kOneSided, MPI_COMM_NULL, const void*, MPI_Count,
-                   MPI_Datatype, void*, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count,
-                   MPI_Datatype, MPI_Op, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Get_c, Feature::kOneSided, MPI_COMM_NULL, void*, MPI_Count, MPI_Datatype,
-                   int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Put, Feature::kOneSided, MPI_COMM_NULL, const void*, int, MPI_Datatype, int,
-                   MPI_Aint, int, MPI_Datatype, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Put_c, Feature::kOneSided, MPI_COMM_NULL, const void*, MPI_Count,
-                   MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Raccumulate, Feature::kOneSided, MPI_COMM_NULL, const void*, int,
-                   MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request*)
-GPURUN_UNSUPPORTED(MPI_Raccumulate_c, Feature::kOneSided, MPI_COMM_NULL, const void*, MPI_Count,
-                   MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win,
-                   MPI_Request*)
-GPURUN_UNSUPPORTED(MPI_Rget, Feature::kOneSided, MPI_COMM_NULL, void*, int, MPI_Datatype, int,
-                   MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request*)
-GPURUN_UNSUPPORTED(MPI_Rget_accumulate, Feature::kOneSided, MPI_COMM_NULL, const void*, int,
-                   MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op,
-                   MPI_Win, MPI_Request*)
-GPURUN_UNSUPPORTED(MPI_Rget_accumulate_c, Feature::kOneSided, MPI_COMM_NULL, const void*, MPI_Count,
-                   MPI_Datatype, void*, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count,
-                   MPI_Datatype, MPI_Op, MPI_Win, MPI_Request*)
-GPURUN_UNSUPPORTED(MPI_Rget_c, Feature::kOneSided, MPI_COMM_NULL, void*, MPI_Count, MPI_Datatype,
-                   int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win, MPI_Request*)
-GPURUN_UNSUPPORTED(MPI_Rput, Feature::kOneSided, MPI_COMM_NULL, const void*, int, MPI_Datatype, int,
-                   MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request*)
-GPURUN_UNSUPPORTED(MPI_Rput_c, Feature::kOneSided, MPI_COMM_NULL, const void*, MPI_Count,
-                   MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win, MPI_Request*)
-GPURUN_UNSUPPORTED(MPI_Win_allocate, Feature::kOneSided, comm, MPI_Aint, int, MPI_Info,
-                   MPI_Comm comm, void*, MPI_Win*)
-GPURUN_UNSUPPORTED(MPI_Win_allocate_c, Feature::kOneSided, comm, MPI_Aint, MPI_Aint, MPI_Info,
-                   MPI_Comm comm, void*, MPI_Win*)
-GPURUN_UNSUPPORTED(MPI_Win_allocate_shared, Feature::kOneSided, comm, MPI_Aint, int, MPI_Info,
-                   MPI_Comm comm, void*, MPI_Win*)
-GPURUN_UNSUPPORTED(MPI_Win_allocate_shared_c, Feature::kOneSided, comm, MPI_Aint, MPI_Aint,
-                   MPI_Info, MPI_Comm comm, void*, MPI_Win*)
-GPURUN_UNSUPPORTED(MPI_Win_attach, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, void*, MPI_Aint)
-GPURUN_UNSUPPORTED(MPI_Win_call_errhandler, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, int)
-GPURUN_UNSUPPORTED(MPI_Win_complete, Feature::kOneSided, MPI_COMM_NULL, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Win_create, Feature::kOneSided, comm, void*, MPI_Aint, int, MPI_Info,
-                   MPI_Comm comm, MPI_Win*)
-GPURUN_UNSUPPORTED(MPI_Win_create_c, Feature::kOneSided, comm, void*, MPI_Aint, MPI_Aint, MPI_Info,
-                   MPI_Comm comm, MPI_Win*)
-GPURUN_UNSUPPORTED(MPI_Win_create_dynamic, Feature::kOneSided, comm, MPI_Info, MPI_Comm comm,
-                   MPI_Win*)
-GPURUN_UNSUPPORTED(MPI_Win_create_errhandler, Feature::kOneSided, MPI_COMM_NULL,
-                   MPI_Win_errhandler_function*, MPI_Errhandler*)
-GPURUN_UNSUPPORTED(MPI_Win_create_keyval, Feature::kOneSided, MPI_COMM_NULL,
+GPURUN_UNSUPPORTED(MPI_Win_create_keyval, Feature::kWindowAttributes, MPI_COMM_NULL,
                    MPI_Win_copy_attr_function*, MPI_Win_delete_attr_function*, int*, void*)
-GPURUN_UNSUPPORTED(MPI_Win_delete_attr, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, int)
-GPURUN_UNSUPPORTED(MPI_Win_detach, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, const void*)
-GPURUN_UNSUPPORTED(MPI_Win_fence, Feature::kOneSided, MPI_COMM_NULL, int, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Win_flush, Feature::kOneSided, MPI_COMM_NULL, int, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Win_flush_all, Feature::kOneSided, MPI_COMM_NULL, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Win_flush_local, Feature::kOneSided, MPI_COMM_NULL, int, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Win_flush_local_all, Feature::kOneSided, MPI_COMM_NULL, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Win_free, Feature::kOneSided, MPI_COMM_NULL, MPI_Win*)
-GPURUN_UNSUPPORTED(MPI_Win_free_keyval, Feature::kOneSided, MPI_COMM_NULL, int*)
-GPURUN_UNSUPPORTED(MPI_Win_get_attr, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, int, void*, int*)
-GPURUN_UNSUPPORTED(MPI_Win_get_errhandler, Feature::kOneSided, MPI_COMM_NULL, MPI_Win,
-                   MPI_Errhandler*)
-GPURUN_UNSUPPORTED(MPI_Win_get_group, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, MPI_Group*)
-GPURUN_UNSUPPORTED(MPI_Win_get_info, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, MPI_Info*)
-GPURUN_UNSUPPORTED(MPI_Win_get_name, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, char*, int*)
-GPURUN_UNSUPPORTED(MPI_Win_lock, Feature::kOneSided, MPI_COMM_NULL, int, int, int, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Win_lock_all, Feature::kOneSided, MPI_COMM_NULL, int, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Win_post, Feature::kOneSided, MPI_COMM_NULL, MPI_Group, int, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Win_set_attr, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, int, void*)
-GPURUN_UNSUPPORTED(MPI_Win_set_errhandler, Feature::kOneSided, MPI_COMM_NULL, MPI_Win,
-                   MPI_Errhandler)
-GPURUN_UNSUPPORTED(MPI_Win_set_info, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, MPI_Info)
-GPURUN_UNSUPPORTED(MPI_Win_set_name, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, const char*)
-GPURUN_UNSUPPORTED(MPI_Win_shared_query, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, int, MPI_Aint*,
-                   int*, void*)
-GPURUN_UNSUPPORTED(MPI_Win_shared_query_c, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, int,
-                   MPI_Aint*, MPI_Aint*, void*)
-GPURUN_UNSUPPORTED(MPI_Win_start, Feature::kOneSided, MPI_COMM_NULL, MPI_Group, int, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Win_sync, Feature::kOneSided, MPI_COMM_NULL, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Win_test, Feature::kOneSided, MPI_COMM_NULL, MPI_Win, int*)
-GPURUN_UNSUPPORTED(MPI_Win_unlock, Feature::kOneSided, MPI_COMM_NULL, int, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Win_unlock_all, Feature::kOneSided, MPI_COMM_NULL, MPI_Win)
-GPURUN_UNSUPPORTED(MPI_Win_wait, Feature::kOneSided, MPI_COMM_NULL, MPI_Win)
+GPURUN_UNSUPPORTED(MPI_Win_delete_attr, Feature::kWindowAttributes, MPI_COMM_NULL, MPI_Win, int)
+GPURUN_UNSUPPORTED(MPI_Win_free_keyval, Feature::kWindowAttributes, MPI_COMM_NULL, int*)
+GPURUN_UNSUPPORTED(MPI_Win_set_attr, Feature::kWindowAttributes, MPI_COMM_NULL, MPI_Win, int, void*)
 GPURUN_UNSUPPORTED(MPI_Close_port, Feature::kDynamicProcesses, MPI_COMM_NULL, const char*)
 GPURUN_UNSUPPORTED(MPI_Comm_accept, Feature::kDynamicProcesses, comm, const char*, MPI_Info, int,
                    MPI_Comm comm, MPI_Comm*)

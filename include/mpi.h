@@ -697,6 +697,7 @@ extern MPI_F08_status *MPI_F08_STATUSES_IGNORE GPURUN_API;
 
 #include "mpi_proto.h"
 #include "mpi_proto_io.h"
+#include "mpi_proto_rma.h"
 #include "mpi_proto_unsupported.h"
 #include "mpix.h"
 

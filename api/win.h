@@ -1,0 +1,97 @@
+// One-sided communication: windows (MPI_Win), their handles and errors (the calls live in
+// api/win_*.cc).
+//
+// gpurun runs one-sided communication where every member of the window shares a host. The
+// origin moves the data itself, at the call: into and out of a target's memory directly where
+// the library allocated it (MPI_Win_allocate, MPI_Win_allocate_shared: one shared segment holds
+// every member's part), and by CMA (process_vm_readv/writev) where the user did
+// (MPI_Win_create, MPI_Win_create_dynamic). Every operation is therefore complete when its call
+// returns, at origin and target: flushes and MPI_Win_sync are memory barriers, and the request
+// of MPI_Rput and its kin is complete from the start. Accumulates to one target hold that
+// target's mutex (a word in the window's control segment), so they are atomic per element as
+// the standard asks; MPI_Win_lock takes a reader-writer lock word of the target there. Fence
+// and the post/start/complete/wait epochs synchronise through the window's own communicator (a
+// duplicate of the creator's, whose handler returns errors).
+//
+// Handles are MPICH-style indirect window handles (0xe0000000 | index into a table).
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/call.h"
+#include "api/errhandler.h"
+#include "runtime/base/status.h"
+#include "runtime/transport/shm/segment.h"
+
+namespace gpurun::api {
+
+// A member's part of a window, as every other member sees it.
+struct WinTarget {
+  std::uintptr_t base = 0;  // its address in the member's own memory
+  std::int64_t size = 0;    // bytes
+  int disp_unit = 1;
+  int pid = 0;
+  std::byte* mapped = nullptr;  // the part in this process (shared segment), or null: CMA
+};
+
+// The words of one member in the control segment, a cache line each.
+struct alignas(64) WinControl {
+  std::atomic<std::int32_t> lock{0};   // MPI_Win_lock: -1 exclusive, n > 0 shared holders
+  std::atomic<std::int32_t> mutex{0};  // held while an accumulate runs on this member
+};
+
+struct Win {
+  MPI_Win handle = MPI_WIN_NULL;
+  MPI_Comm comm = MPI_COMM_NULL;  // a duplicate of the creator's communicator
+  int rank = 0;
+  int flavor = MPI_WIN_FLAVOR_CREATE;
+  int model = MPI_WIN_UNIFIED;
+  void* base = nullptr;  // this member's part (MPI_WIN_BASE)
+  MPI_Aint size = 0;     // MPI_WIN_SIZE
+  int disp_unit = 1;     // MPI_WIN_DISP_UNIT
+  std::vector<WinTarget> targets;
+  std::unique_ptr<transport::shm::Segment> data;     // MPI_Win_allocate(_shared)'s memory
+  std::unique_ptr<transport::shm::Segment> control;  // one WinControl per member
+  ErrhandlerRef errhandler;                          // MPI_ERRORS_ARE_FATAL by default
+  std::string name;
+  // Epochs this member has open.
+  bool fence = false;               // between two fences (not after MPI_MODE_NOSUCCEED)
+  bool lock_all = false;            // MPI_Win_lock_all
+  std::vector<std::int8_t> locked;  // MPI_Win_lock per target: 0, or the lock type's sign
+  std::vector<int> access_group;    // MPI_Win_start's targets (ranks of the window)
+  bool started = false;
+  std::vector<int> exposure_group;  // MPI_Win_post's origins
+  bool posted = false;
+
+  WinControl& control_of(int target) const {
+    return static_cast<WinControl*>(control->base())[target];
+  }
+};
+
+Win* find_win(MPI_Win handle);
+MPI_Win insert_win(std::unique_ptr<Win> win);
+std::unique_ptr<Win> erase_win(MPI_Win handle);
+
+// Runs the error handler of `win` (MPI_COMM_WORLD's when `win` names no window) for an error of
+// `error_class`, with a message that names the call and the rank. Returns the code to return.
+int raise_win(const Call& call, MPI_Win win, int error_class, const char* fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+int raise_win_status(const Call& call, MPI_Win win, const Status& status);
+
+}  // namespace gpurun::api
+
+// Looks up window `handle` into `w` (a Win*), or fails with MPI_ERR_WIN.
+#define GPURUN_CHECK_WIN(w, handle)                                                 \
+  ::gpurun::api::Win* w = ::gpurun::api::find_win(handle);                          \
+  if (w == nullptr) [[unlikely]]                                                    \
+  return ::gpurun::api::raise(call, MPI_COMM_NULL, MPI_ERR_WIN,                     \
+                              (handle) == MPI_WIN_NULL                              \
+                                  ? "argument win is MPI_WIN_NULL"                  \
+                                  : "argument win (0x%x) is not a window (freed?)", \
+                              static_cast<unsigned>(handle))

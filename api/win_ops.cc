@@ -1,0 +1,400 @@
+// One-sided communication: the operations (MPI_Put, MPI_Get, MPI_Accumulate,
+// MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap, their request forms and _c
+// forms). The origin moves the data at the call (api/win.h): the origin's data packed, the
+// target's blocks of the target datatype reached directly in shared memory or by CMA.
+// Accumulates read the target's span, combine in place with the op's loop on the target
+// datatype, and write the target's blocks back, holding the target's mutex.
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+#include "api/datatypes.h"
+#include "api/ops.h"
+#include "api/requests.h"
+#include "api/win.h"
+#include "runtime/core/datatype_layout.h"
+#include "runtime/transport/shm/cma.h"
+
+namespace gpurun::api {
+namespace {
+
+struct Buf {
+  const void* addr;
+  MPI_Count count;
+  MPI_Datatype type;
+};
+
+// One operation as its call gives it; `result` for the fetching ones, `op` for accumulates.
+struct RmaOp {
+  Buf origin;
+  Buf result{nullptr, 0, MPI_DATATYPE_NULL};
+  int rank;
+  MPI_Aint disp;
+  MPI_Count target_count;
+  MPI_Datatype target_type;
+  MPI_Op op = MPI_OP_NULL;
+  enum class Kind : std::uint8_t { kPut, kGet, kAccumulate, kGetAccumulate } kind;
+};
+
+// Moves `n` bytes between `local` and address `remote` of target `rank`.
+Status target_io(const Win& w, int rank, bool write, std::byte* local, std::uintptr_t remote,
+                 std::size_t n) {
+  const WinTarget& t = w.targets[rank];
+  if (t.mapped != nullptr) {
+    std::byte* there = t.mapped + (remote - t.base);
+    if (write) {
+      std::memcpy(there, local, n);
+    } else {
+      std::memcpy(local, there, n);
+    }
+    return ok_status();
+  }
+  if (t.pid == getpid()) {  // this process's own part of a created window
+    auto* there = reinterpret_cast<std::byte*>(remote);
+    std::memcpy(write ? there : local, write ? local : there, n);
+    return ok_status();
+  }
+  return write ? transport::shm::cma_write(t.pid, local, remote, n)
+               : transport::shm::cma_read(t.pid, local, remote, n);
+}
+
+// The target's blocks of `count` elements of `type` at `remote`, to or from `packed`.
+Status target_blocks(const Win& w, int rank, bool write, std::byte* packed, std::uintptr_t remote,
+                     std::int64_t count, const core::Datatype& type) {
+  std::int64_t bytes = count * type.size();
+  if (bytes == 0) return ok_status();
+  Status st;
+  std::int64_t done = 0;
+  core::layout::for_each_block(*type.layout(), count, type.extent(), remote, 0, bytes,
+                               [&](std::uintptr_t at, std::int64_t n) {
+                                 if (st.ok())
+                                   st = target_io(w, rank, write, packed + done, at,
+                                                  static_cast<std::size_t>(n));
+                                 done += n;
+                               });
+  return st;
+}
+
+class TargetMutex {
+ public:
+  explicit TargetMutex(WinControl& c) : c_(c) {
+    std::int32_t free = 0;
+    while (!c_.mutex.compare_exchange_weak(free, 1, std::memory_order_acquire)) {
+      free = 0;
+      sched_yield();
+    }
+  }
+  ~TargetMutex() { c_.mutex.store(0, std::memory_order_release); }
+  TargetMutex(const TargetMutex&) = delete;
+  TargetMutex& operator=(const TargetMutex&) = delete;
+
+ private:
+  WinControl& c_;
+};
+
+struct Resolved {
+  const core::Datatype* origin = nullptr;
+  const core::Datatype* result = nullptr;
+  const core::Datatype* target = nullptr;
+  const core::Op* op = nullptr;
+  std::uintptr_t remote = 0;
+};
+
+int check_buf(const Call& call, const Win& w, const Buf& b, const char* count_arg,
+              const char* type_arg, const core::Datatype** type) {
+  if (b.count < 0) {
+    return raise_win(call, w.handle, MPI_ERR_COUNT, "argument %s %lld is negative", count_arg,
+                     (long long)b.count);
+  }
+  *type = find_datatype(b.type);
+  if (*type == nullptr) {
+    return raise_win(call, w.handle, MPI_ERR_TYPE, "argument %s %s", type_arg,
+                     b.type == MPI_DATATYPE_NULL ? "is MPI_DATATYPE_NULL" : "is not a datatype");
+  }
+  if (!(*type)->committed())
+    return raise_win(call, w.handle, MPI_ERR_TYPE, "argument %s is not committed", type_arg);
+  return MPI_SUCCESS;
+}
+
+bool epoch_open(const Win& w, int rank) {
+  if (w.fence || w.lock_all || w.locked[rank] != 0) return true;
+  if (!w.started) return false;
+  for (int r : w.access_group)
+    if (r == rank) return true;
+  return false;
+}
+
+// The target's address and range, the epoch.
+int check_target(const Call& call, const Win& w, const RmaOp& o, const core::Datatype& type,
+                 std::uintptr_t* remote) {
+  const WinTarget& t = w.targets[o.rank];
+  if (!epoch_open(w, o.rank)) {
+    return raise_win(call, w.handle, MPI_ERR_RMA_SYNC,
+                     "argument win: no access epoch is open on target_rank %d (MPI_Win_fence, "
+                     "MPI_Win_lock, MPI_Win_lock_all or MPI_Win_start)",
+                     o.rank);
+  }
+  if (o.disp < 0 && w.flavor != MPI_WIN_FLAVOR_DYNAMIC) {
+    return raise_win(call, w.handle, MPI_ERR_DISP, "argument target_disp %lld is negative",
+                     (long long)o.disp);
+  }
+  *remote = t.base + static_cast<std::uintptr_t>(o.disp) * static_cast<std::uintptr_t>(t.disp_unit);
+  if (w.flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+    *remote = static_cast<std::uintptr_t>(o.disp);
+    return MPI_SUCCESS;
+  }
+  std::int64_t span =
+      o.target_count == 0 ? 0 : (o.target_count - 1) * type.extent() + type.true_extent();
+  std::int64_t lo =
+      static_cast<std::int64_t>(*remote - t.base) + (o.target_count ? type.true_lb() : 0);
+  if (o.target_count > 0 && (lo < 0 || lo + span > t.size)) {
+    return raise_win(call, w.handle, MPI_ERR_RMA_RANGE,
+                     "argument target_disp %lld: bytes %lld to %lld lie outside rank %d's window "
+                     "of %lld bytes",
+                     (long long)o.disp, (long long)lo, (long long)(lo + span), o.rank,
+                     (long long)t.size);
+  }
+  return MPI_SUCCESS;
+}
+
+int resolve(const Call& call, const Win& w, const RmaOp& o, Resolved& r) {
+  if (int rc = check_buf(call, w, o.origin, "origin_count", "origin_datatype", &r.origin))
+    return rc;
+  if (o.kind == RmaOp::Kind::kGetAccumulate) {
+    if (int rc = check_buf(call, w, o.result, "result_count", "result_datatype", &r.result))
+      return rc;
+  }
+  Buf target{nullptr, o.target_count, o.target_type};
+  if (int rc = check_buf(call, w, target, "target_count", "target_datatype", &r.target)) return rc;
+  int n = static_cast<int>(w.targets.size());
+  if ((o.rank < 0 || o.rank >= n) && o.rank != MPI_PROC_NULL) {
+    return raise_win(call, w.handle, MPI_ERR_RANK,
+                     "argument target_rank %d is not a rank of the window (size %d)", o.rank, n);
+  }
+  bool accumulates = o.kind == RmaOp::Kind::kAccumulate || o.kind == RmaOp::Kind::kGetAccumulate;
+  if (accumulates) {
+    r.op = find_op(o.op);
+    if (r.op == nullptr || !r.op->is_predefined())
+      return raise_win(call, w.handle, MPI_ERR_OP, "argument op is not a predefined op");
+    if (Status st = r.op->check(*r.target); !st.ok())
+      return raise_win(call, w.handle, MPI_ERR_OP, "argument op: %s",
+                       std::string(st.message()).c_str());
+  }
+  bool origin_used =
+      !(o.kind == RmaOp::Kind::kGetAccumulate && r.op->kind() == core::OpKind::kNoOp);
+  std::int64_t obytes =
+      origin_used ? o.origin.count * r.origin->size() : o.target_count * r.target->size();
+  if (obytes != o.target_count * r.target->size()) {
+    return raise_win(call, w.handle, MPI_ERR_TYPE,
+                     "the origin's data (%lld bytes) and the target's (%lld bytes) differ",
+                     (long long)obytes, (long long)(o.target_count * r.target->size()));
+  }
+  if (r.result != nullptr &&
+      o.result.count * r.result->size() != o.target_count * r.target->size()) {
+    return raise_win(call, w.handle, MPI_ERR_TYPE,
+                     "argument result_count: the result's room (%lld bytes) and the target's data "
+                     "(%lld bytes) differ",
+                     (long long)(o.result.count * r.result->size()),
+                     (long long)(o.target_count * r.target->size()));
+  }
+  if (o.rank == MPI_PROC_NULL) return MPI_SUCCESS;
+  return check_target(call, w, o, *r.target, &r.remote);
+}
+
+// Accumulate-style update of the target under its mutex; `fetched` gets the old data.
+Status accumulate(const Win& w, const RmaOp& o, const Resolved& r,
+                  std::vector<std::byte>* fetched) {
+  const core::Datatype& tt = *r.target;
+  std::int64_t count = o.target_count, bytes = count * tt.size();
+  std::int64_t span = (count - 1) * tt.extent() + tt.true_extent();
+  std::vector<std::byte> old(static_cast<std::size_t>(span)), in(static_cast<std::size_t>(span));
+  std::byte* old_origin = old.data() - tt.true_lb();
+  std::uintptr_t lo = r.remote + static_cast<std::uintptr_t>(tt.true_lb());
+  TargetMutex hold(w.control_of(o.rank));
+  GPURUN_TRY(target_io(w, o.rank, false, old.data(), lo, static_cast<std::size_t>(span)));
+  if (fetched != nullptr) {
+    fetched->resize(static_cast<std::size_t>(bytes));
+    tt.pack(old_origin, count, 0, fetched->data(), static_cast<std::size_t>(bytes));
+  }
+  if (r.op->kind() == core::OpKind::kNoOp) return ok_status();
+  std::vector<std::byte> packed(static_cast<std::size_t>(bytes));
+  r.origin->pack(o.origin.addr, o.origin.count, 0, packed.data(), static_cast<std::size_t>(bytes));
+  tt.unpack(in.data() - tt.true_lb(), count, 0, packed.data(), static_cast<std::size_t>(bytes));
+  GPURUN_TRY(r.op->apply(in.data() - tt.true_lb(), old_origin, count, tt));
+  tt.pack(old_origin, count, 0, packed.data(), static_cast<std::size_t>(bytes));
+  return target_blocks(w, o.rank, true, packed.data(), r.remote, count, tt);
+}
+
+Status move(const Win& w, const RmaOp& o, const Resolved& r) {
+  std::int64_t bytes = o.target_count * r.target->size();
+  if (bytes == 0 || o.rank == MPI_PROC_NULL) return ok_status();
+  std::vector<std::byte> packed(static_cast<std::size_t>(bytes));
+  switch (o.kind) {
+    case RmaOp::Kind::kPut:
+      r.origin->pack(o.origin.addr, o.origin.count, 0, packed.data(), packed.size());
+      return target_blocks(w, o.rank, true, packed.data(), r.remote, o.target_count, *r.target);
+    case RmaOp::Kind::kGet:
+      GPURUN_TRY(
+          target_blocks(w, o.rank, false, packed.data(), r.remote, o.target_count, *r.target));
+      r.origin->unpack(const_cast<void*>(o.origin.addr), o.origin.count, 0, packed.data(),
+                       packed.size());
+      return ok_status();
+    case RmaOp::Kind::kAccumulate:
+      return accumulate(w, o, r, nullptr);
+    case RmaOp::Kind::kGetAccumulate: {
+      std::vector<std::byte> fetched;
+      GPURUN_TRY(accumulate(w, o, r, &fetched));
+      r.result->unpack(const_cast<void*>(o.result.addr), o.result.count, 0, fetched.data(),
+                       fetched.size());
+      return ok_status();
+    }
+  }
+  return ok_status();
+}
+
+// `request`: the R forms' output, checked (null for the others).
+int run(const Call& call, MPI_Win win, const RmaOp& o, MPI_Request** request = nullptr) {
+  GPURUN_CHECK_WIN(w, win);
+  Resolved r;
+  if (int rc = resolve(call, *w, o, r); rc != MPI_SUCCESS) return rc;
+  if (request != nullptr && *request == nullptr)
+    return raise_win(call, win, MPI_ERR_ARG, "argument request is a null pointer");
+  if (Status st = move(*w, o, r); !st.ok()) return raise_win_status(call, win, st);
+  if (request != nullptr) **request = handle_of(completed_request(core::MessageStatus{}));
+  return MPI_SUCCESS;
+}
+
+// MPI_Compare_and_swap: one element, swapped when the target's equals *compare_addr.
+int compare_and_swap(const Call& call, MPI_Win win, const RmaOp& o, const void* compare) {
+  GPURUN_CHECK_WIN(w, win);
+  Resolved r;
+  if (int rc = resolve(call, *w, o, r); rc != MPI_SUCCESS) return rc;
+  // The standard's C integer, Fortran integer, logical and byte types: those MPI_BAND or MPI_LAND
+  // take.
+  using core::Op;
+  using core::OpKind;
+  if (!r.target->predefined() || !(Op::predefined(OpKind::kBand).defined_for(*r.target) ||
+                                   Op::predefined(OpKind::kLand).defined_for(*r.target))) {
+    return raise_win(call, win, MPI_ERR_TYPE,
+                     "argument datatype is not an integer, logical or byte type");
+  }
+  if (o.rank == MPI_PROC_NULL) return MPI_SUCCESS;
+  auto n = static_cast<std::size_t>(r.target->size());
+  std::vector<std::byte> old(n);
+  TargetMutex hold(w->control_of(o.rank));
+  Status st = target_io(*w, o.rank, false, old.data(), r.remote, n);
+  if (st.ok() && std::memcmp(old.data(), compare, n) == 0) {
+    std::vector<std::byte> next(static_cast<const std::byte*>(o.origin.addr),
+                                static_cast<const std::byte*>(o.origin.addr) + n);
+    st = target_io(*w, o.rank, true, next.data(), r.remote, n);
+  }
+  if (!st.ok()) return raise_win_status(call, win, st);
+  std::memcpy(o.result.addr == nullptr ? nullptr : const_cast<void*>(o.result.addr), old.data(), n);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace gpurun::api
+
+using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
+using Kind = RmaOp::Kind;
+
+// The entry points: `params` and `op` are macros of the parameter list (all but the window and
+// the request) and of the RmaOp it makes.
+#define GPURUN_RMA_CALL(name, params, op)       \
+  extern "C" int P##name(params, MPI_Win win) { \
+    GPURUN_API_ENTER(#name);                    \
+    return run(call, win, op);                  \
+  }                                             \
+  GPURUN_MPI_ALIAS(name)
+#define GPURUN_RMA_RCALL(name, params, op)                            \
+  extern "C" int P##name(params, MPI_Win win, MPI_Request* request) { \
+    GPURUN_API_ENTER(#name);                                          \
+    return run(call, win, op, &request);                              \
+  }                                                                   \
+  GPURUN_MPI_ALIAS(name)
+
+#define GPURUN_RMA_TARGET_PARAMS(count_t) \
+  int target_rank, MPI_Aint target_disp, count_t target_count, MPI_Datatype target_datatype
+#define GPURUN_RMA_MOVE_PARAMS(buf_t, count_t)                           \
+  buf_t origin_addr, count_t origin_count, MPI_Datatype origin_datatype, \
+      GPURUN_RMA_TARGET_PARAMS(count_t)
+#define GPURUN_RMA_ACC_PARAMS(count_t) GPURUN_RMA_MOVE_PARAMS(const void*, count_t), MPI_Op op
+#define GPURUN_RMA_GACC_PARAMS(count_t)                                                           \
+  const void *origin_addr, count_t origin_count, MPI_Datatype origin_datatype, void *result_addr, \
+      count_t result_count, MPI_Datatype result_datatype, GPURUN_RMA_TARGET_PARAMS(count_t),      \
+      MPI_Op op
+#define GPURUN_RMA_OP(result, op, kind)                                                           \
+  {                                                                                               \
+    {origin_addr, origin_count, origin_datatype}, result, target_rank, target_disp, target_count, \
+        target_datatype, op, kind                                                                 \
+  }
+#define GPURUN_RMA_NO_RESULT \
+  { nullptr, 0, MPI_DATATYPE_NULL }
+#define GPURUN_RMA_RESULT \
+  { result_addr, result_count, result_datatype }
+
+#define GPURUN_RMA_PUT GPURUN_RMA_OP(GPURUN_RMA_NO_RESULT, MPI_OP_NULL, Kind::kPut)
+#define GPURUN_RMA_GET GPURUN_RMA_OP(GPURUN_RMA_NO_RESULT, MPI_OP_NULL, Kind::kGet)
+#define GPURUN_RMA_ACC GPURUN_RMA_OP(GPURUN_RMA_NO_RESULT, op, Kind::kAccumulate)
+#define GPURUN_RMA_GACC GPURUN_RMA_OP(GPURUN_RMA_RESULT, op, Kind::kGetAccumulate)
+
+GPURUN_RMA_CALL(MPI_Put, GPURUN_RMA_MOVE_PARAMS(const void*, int), GPURUN_RMA_PUT)
+GPURUN_RMA_CALL(MPI_Put_c, GPURUN_RMA_MOVE_PARAMS(const void*, MPI_Count), GPURUN_RMA_PUT)
+GPURUN_RMA_CALL(MPI_Get, GPURUN_RMA_MOVE_PARAMS(void*, int), GPURUN_RMA_GET)
+GPURUN_RMA_CALL(MPI_Get_c, GPURUN_RMA_MOVE_PARAMS(void*, MPI_Count), GPURUN_RMA_GET)
+GPURUN_RMA_RCALL(MPI_Rput, GPURUN_RMA_MOVE_PARAMS(const void*, int), GPURUN_RMA_PUT)
+GPURUN_RMA_RCALL(MPI_Rput_c, GPURUN_RMA_MOVE_PARAMS(const void*, MPI_Count), GPURUN_RMA_PUT)
+GPURUN_RMA_RCALL(MPI_Rget, GPURUN_RMA_MOVE_PARAMS(void*, int), GPURUN_RMA_GET)
+GPURUN_RMA_RCALL(MPI_Rget_c, GPURUN_RMA_MOVE_PARAMS(void*, MPI_Count), GPURUN_RMA_GET)
+GPURUN_RMA_CALL(MPI_Accumulate, GPURUN_RMA_ACC_PARAMS(int), GPURUN_RMA_ACC)
+GPURUN_RMA_CALL(MPI_Accumulate_c, GPURUN_RMA_ACC_PARAMS(MPI_Count), GPURUN_RMA_ACC)
+GPURUN_RMA_RCALL(MPI_Raccumulate, GPURUN_RMA_ACC_PARAMS(int), GPURUN_RMA_ACC)
+GPURUN_RMA_RCALL(MPI_Raccumulate_c, GPURUN_RMA_ACC_PARAMS(MPI_Count), GPURUN_RMA_ACC)
+GPURUN_RMA_CALL(MPI_Get_accumulate, GPURUN_RMA_GACC_PARAMS(int), GPURUN_RMA_GACC)
+GPURUN_RMA_CALL(MPI_Get_accumulate_c, GPURUN_RMA_GACC_PARAMS(MPI_Count), GPURUN_RMA_GACC)
+GPURUN_RMA_RCALL(MPI_Rget_accumulate, GPURUN_RMA_GACC_PARAMS(int), GPURUN_RMA_GACC)
+GPURUN_RMA_RCALL(MPI_Rget_accumulate_c, GPURUN_RMA_GACC_PARAMS(MPI_Count), GPURUN_RMA_GACC)
+
+extern "C" int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype,
+                                 int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+  GPURUN_API_ENTER("MPI_Fetch_and_op");
+  if (const gpurun::core::Datatype* type = find_datatype(datatype); type && !type->predefined())
+    return raise_win(call, win, MPI_ERR_TYPE, "argument datatype is not a predefined type");
+  return run(call, win,
+             {{origin_addr, 1, datatype},
+              {result_addr, 1, datatype},
+              target_rank,
+              target_disp,
+              1,
+              datatype,
+              op,
+              Kind::kGetAccumulate});
+}
+
+extern "C" int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr,
+                                     void* result_addr, MPI_Datatype datatype, int target_rank,
+                                     MPI_Aint target_disp, MPI_Win win) {
+  GPURUN_API_ENTER("MPI_Compare_and_swap");
+  if (origin_addr == nullptr || compare_addr == nullptr || result_addr == nullptr) {
+    return raise_win(call, win, MPI_ERR_BUFFER, "argument %s is a null pointer",
+                     !origin_addr    ? "origin_addr"
+                     : !compare_addr ? "compare_addr"
+                                     : "result_addr");
+  }
+  return compare_and_swap(call, win,
+                          {{origin_addr, 1, datatype},
+                           {result_addr, 1, datatype},
+                           target_rank,
+                           target_disp,
+                           1,
+                           datatype,
+                           MPI_OP_NULL,
+                           Kind::kPut},
+                          compare_addr);
+}
+
+GPURUN_MPI_ALIAS(MPI_Fetch_and_op)
+GPURUN_MPI_ALIAS(MPI_Compare_and_swap)
