@@ -20,13 +20,14 @@
 
 namespace gpurun::api {
 
-enum class KeyvalKind : std::uint8_t { kComm };
+enum class KeyvalKind : std::uint8_t { kComm, kWin };
 
 // A keyval: callbacks and extra state, alive while its handle or an attribute refers to it.
 struct Keyval {
   KeyvalKind kind = KeyvalKind::kComm;
   MPI_Comm_copy_attr_function* copy = nullptr;     // null: MPI_COMM_NULL_COPY_FN
   MPI_Comm_delete_attr_function* erase = nullptr;  // null: MPI_COMM_NULL_DELETE_FN
+  MPI_Win_delete_attr_function* win_erase = nullptr;  // a window keyval's (kWin)
   void* extra_state = nullptr;
   int refs = 1;               // the user's handle until freed, plus each attribute using it
   bool handle_freed = false;  // MPI_Comm_free_keyval was called

@@ -76,6 +76,11 @@ int check_keyval(const Call& call, MPI_Comm comm, int keyval, bool predefined_ok
     return raise(call, comm, MPI_ERR_KEYVAL, "argument keyval (0x%x) is not a keyval, or was freed",
                  static_cast<unsigned>(keyval));
   }
+  if (k->kind != KeyvalKind::kComm) {
+    return raise(call, comm, MPI_ERR_KEYVAL,
+                 "argument keyval (0x%x) was made for windows (MPI_Win_create_keyval)",
+                 static_cast<unsigned>(keyval));
+  }
   return MPI_SUCCESS;
 }
 

@@ -1,4 +1,4 @@
-// The calls of window attributes, dynamic processes, partitioned communication, sessions,
+// The calls of dynamic processes, partitioned communication, sessions,
 // generalized requests, datatype attributes, Fortran 90 parameterized types and user-defined data
 // representations, none of which gpurun implements (api/unsupported.h).
 #include "api/unsupported.h"
@@ -8,8 +8,6 @@ namespace {
 
 const char* feature_name(Feature feature) {
   switch (feature) {
-    case Feature::kWindowAttributes:
-      return "attributes on windows other than the predefined ones";
     case Feature::kDynamicProcesses:
       return "dynamic process management (spawn, ports, name publishing, join)";
     case Feature::kPartitioned:
@@ -39,11 +37,6 @@ int unsupported(const Call& call, MPI_Comm comm, Feature feature) {
 
 using gpurun::api::Feature;
 
-GPURUN_UNSUPPORTED(MPI_Win_create_keyval, Feature::kWindowAttributes, MPI_COMM_NULL,
-                   MPI_Win_copy_attr_function*, MPI_Win_delete_attr_function*, int*, void*)
-GPURUN_UNSUPPORTED(MPI_Win_delete_attr, Feature::kWindowAttributes, MPI_COMM_NULL, MPI_Win, int)
-GPURUN_UNSUPPORTED(MPI_Win_free_keyval, Feature::kWindowAttributes, MPI_COMM_NULL, int*)
-GPURUN_UNSUPPORTED(MPI_Win_set_attr, Feature::kWindowAttributes, MPI_COMM_NULL, MPI_Win, int, void*)
 GPURUN_UNSUPPORTED(MPI_Close_port, Feature::kDynamicProcesses, MPI_COMM_NULL, const char*)
 GPURUN_UNSUPPORTED(MPI_Comm_accept, Feature::kDynamicProcesses, comm, const char*, MPI_Info, int,
                    MPI_Comm comm, MPI_Comm*)

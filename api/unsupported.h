@@ -11,7 +11,6 @@
 namespace gpurun::api {
 
 enum class Feature : std::uint8_t {
-  kWindowAttributes,     // MPI_Win_create_keyval, MPI_Win_set_attr, ...
   kDynamicProcesses,     // MPI_Comm_spawn, ports, name publishing, MPI_Comm_join
   kPartitioned,          // MPI_Psend_init, MPI_Precv_init, MPI_Pready, MPI_Parrived
   kSessions,             // MPI_Session_init and the calls built on sessions

@@ -26,6 +26,7 @@
 
 #include "api/call.h"
 #include "api/errhandler.h"
+#include "api/state.h"
 #include "runtime/base/status.h"
 #include "runtime/transport/shm/segment.h"
 
@@ -60,6 +61,7 @@ struct Win {
   std::unique_ptr<transport::shm::Segment> control;  // one WinControl per member
   ErrhandlerRef errhandler;                          // MPI_ERRORS_ARE_FATAL by default
   std::string name;
+  std::vector<Attribute> attributes;  // the user's, in the order they were first set
   // Epochs this member has open.
   bool fence = false;               // between two fences (not after MPI_MODE_NOSUCCEED)
   bool lock_all = false;            // MPI_Win_lock_all
@@ -83,6 +85,10 @@ std::unique_ptr<Win> erase_win(MPI_Win handle);
 int raise_win(const Call& call, MPI_Win win, int error_class, const char* fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int raise_win_status(const Call& call, MPI_Win win, const Status& status);
+// Deletes the user's attributes of `w`, last set first, through their delete callbacks
+// (api/win_attr.cc). Returns MPI_SUCCESS, or the error of the callback that failed (that
+// attribute and the earlier ones stay).
+int delete_win_attributes(const Call& call, Win& w);
 
 }  // namespace gpurun::api
 

@@ -1,5 +1,5 @@
-// One-sided communication: the table of windows, their errors and error handlers, names, info,
-// group and predefined attributes.
+// One-sided communication: the table of windows, their errors and error handlers, names, info
+// and group.
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -173,42 +173,6 @@ extern "C" int PMPI_Win_set_info(MPI_Win win, MPI_Info info) {
   return MPI_SUCCESS;
 }
 
-// The predefined attributes: MPI_WIN_BASE is the base itself, the others point to the value.
-extern "C" int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
-  GPURUN_API_ENTER("MPI_Win_get_attr");
-  GPURUN_CHECK_WIN(w, win);
-  if (attribute_val == nullptr || flag == nullptr) {
-    return raise_win(call, win, MPI_ERR_ARG, "argument %s is a null pointer",
-                     attribute_val ? "flag" : "attribute_val");
-  }
-  void* value;
-  switch (win_keyval) {
-    case MPI_WIN_BASE:
-      value = w->base;
-      break;
-    case MPI_WIN_SIZE:
-      value = &w->size;
-      break;
-    case MPI_WIN_DISP_UNIT:
-      value = &w->disp_unit;
-      break;
-    case MPI_WIN_CREATE_FLAVOR:
-      value = &w->flavor;
-      break;
-    case MPI_WIN_MODEL:
-      value = &w->model;
-      break;
-    default:
-      return raise_win(call, win, MPI_ERR_KEYVAL,
-                       "argument win_keyval %d is not a window attribute (gpurun's windows carry "
-                       "the predefined attributes only)",
-                       win_keyval);
-  }
-  *static_cast<void**>(attribute_val) = value;
-  *flag = 1;
-  return MPI_SUCCESS;
-}
-
 GPURUN_MPI_ALIAS(MPI_Win_create_errhandler)
 GPURUN_MPI_ALIAS(MPI_Win_set_errhandler)
 GPURUN_MPI_ALIAS(MPI_Win_get_errhandler)
@@ -218,4 +182,3 @@ GPURUN_MPI_ALIAS(MPI_Win_get_name)
 GPURUN_MPI_ALIAS(MPI_Win_get_group)
 GPURUN_MPI_ALIAS(MPI_Win_get_info)
 GPURUN_MPI_ALIAS(MPI_Win_set_info)
-GPURUN_MPI_ALIAS(MPI_Win_get_attr)

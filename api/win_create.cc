@@ -277,6 +277,7 @@ extern "C" int PMPI_Win_free(MPI_Win* win) {
         "argument win: an access or exposure epoch is still open on the window (unlock, complete "
         "or wait first)");
   }
+  if (int rc = delete_win_attributes(call, *w); rc != MPI_SUCCESS) return rc;
   PMPI_Barrier(w->comm);  // every member is done with every part
   PMPI_Comm_free(&w->comm);
   erase_win(*win);

@@ -16,21 +16,6 @@ static void expect_unsupported(int rc, const char *call, const char *feature) {
   mtest_expect_error(rc, MPI_ERR_UNSUPPORTED_OPERATION, call, rank_text);
 }
 
-/* Windows work, but carry the predefined attributes only. */
-static void window_attributes(void) {
-  int *base = NULL, keyval = MPI_KEYVAL_INVALID;
-  MPI_Win win = MPI_WIN_NULL;
-  MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_SELF, &base, &win);
-  MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-  expect_unsupported(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &keyval,
-                                           NULL),
-                     "MPI_Win_create_keyval", "attributes on windows");
-  MTEST_CHECK(keyval == MPI_KEYVAL_INVALID, "MPI_Win_create_keyval changed its output");
-  expect_unsupported(MPI_Win_set_attr(win, keyval, NULL), "MPI_Win_set_attr",
-                     "attributes on windows");
-  MPI_Win_free(&win);
-}
-
 static void dynamic_processes(void) {
   MPI_Comm parent = MPI_COMM_WORLD, child = MPI_COMM_NULL;
   MPI_Comm_get_parent(&parent);
@@ -88,7 +73,6 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  window_attributes();
   dynamic_processes();
   partitioned_and_sessions();
   generalized_requests_and_types();
