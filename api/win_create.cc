@@ -96,6 +96,13 @@ std::unique_ptr<shm::Segment> share_segment(MPI_Comm comm, int rank, std::size_t
   return everywhere ? std::move(segment) : nullptr;
 }
 
+// The room a part takes in the data segment: MPI_Win_allocate_shared's parts follow each other
+// (contiguous, as the standard's default asks); MPI_Win_allocate's start on cache lines, so that
+// every part is aligned for any type.
+long long room(int flavor, long long size) {
+  return flavor == MPI_WIN_FLAVOR_ALLOCATE ? (size + 63) / 64 * 64 : size;
+}
+
 // Every member's part, and where it lies in the shared data segment (allocating flavors).
 void fill_targets(Win& w, const std::vector<Part>& parts) {
   std::int64_t offset = 0;
@@ -107,7 +114,7 @@ void fill_targets(Win& w, const std::vector<Part>& parts) {
     t.base = static_cast<std::uintptr_t>(parts[r].base);
     if (w.data) {
       t.mapped = static_cast<std::byte*>(w.data->base()) + offset;
-      offset += t.size;
+      offset += room(w.flavor, t.size);
     }
   }
 }
@@ -123,7 +130,7 @@ int make_win(const Call& call, MPI_Comm comm, const WinArgs& a, void* baseptr, M
   int size = 0;
   PMPI_Comm_rank(w->comm, &w->rank);
   PMPI_Comm_size(w->comm, &size);
-  long long mine = w->size, total = 0, before = 0;
+  long long mine = room(w->flavor, w->size), total = 0, before = 0;
   PMPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, w->comm);
   PMPI_Exscan(&mine, &before, 1, MPI_LONG_LONG, MPI_SUM, w->comm);
   if (w->rank == 0) before = 0;
@@ -138,7 +145,7 @@ int make_win(const Call& call, MPI_Comm comm, const WinArgs& a, void* baseptr, M
                  failure.ok() ? "another member could not map it" : failure.to_string().c_str());
   }
   w->base = allocates ? static_cast<std::byte*>(w->data->base()) + before : a.user_base;
-  Part part{mine, a.disp_unit, static_cast<long long>(reinterpret_cast<std::uintptr_t>(w->base)),
+  Part part{w->size, a.disp_unit, static_cast<long long>(reinterpret_cast<std::uintptr_t>(w->base)),
             getpid()};
   std::vector<Part> parts(static_cast<std::size_t>(size));
   PMPI_Allgather(&part, 4, MPI_LONG_LONG, parts.data(), 4, MPI_LONG_LONG, w->comm);

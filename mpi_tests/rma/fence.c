@@ -7,6 +7,7 @@
  * the MPI_MODE_NOPRECEDE and MPI_MODE_NOSUCCEED asserts; the attributes give each flavor
  * (MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE), the base (the user's pointer for create), the
  * size and the disp_unit. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "mtest.h"
@@ -201,6 +202,9 @@ static void odd_sized_window(void) {
   int *mem = NULL, v[2] = {value(rank, 3), value(rank, 4)};
   MPI_Win win;
   MPI_Win_allocate(5 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+  /* Each part starts on a cache line, whatever the sizes before it. */
+  MTEST_CHECK((uintptr_t)mem % 64 == 0, "MPI_Win_allocate gave %p, not on a cache line",
+              (void *)mem);
   for (int i = 0; i < 5; ++i) mem[i] = UNTOUCHED;
   MPI_Win_fence(0, win);
   MPI_Put(v, 2, MPI_INT, right, 3, 2, MPI_INT, win);
