@@ -20,7 +20,7 @@
 
 namespace gpurun::api {
 
-enum class KeyvalKind : std::uint8_t { kComm, kWin };
+enum class KeyvalKind : std::uint8_t { kComm, kWin, kType };
 
 // A keyval: callbacks and extra state, alive while its handle or an attribute refers to it.
 struct Keyval {
@@ -28,6 +28,8 @@ struct Keyval {
   MPI_Comm_copy_attr_function* copy = nullptr;     // null: MPI_COMM_NULL_COPY_FN
   MPI_Comm_delete_attr_function* erase = nullptr;  // null: MPI_COMM_NULL_DELETE_FN
   MPI_Win_delete_attr_function* win_erase = nullptr;  // a window keyval's (kWin)
+  MPI_Type_copy_attr_function* type_copy = nullptr;   // a datatype keyval's (kType)
+  MPI_Type_delete_attr_function* type_erase = nullptr;
   void* extra_state = nullptr;
   int refs = 1;               // the user's handle until freed, plus each attribute using it
   bool handle_freed = false;  // MPI_Comm_free_keyval was called

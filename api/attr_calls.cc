@@ -77,9 +77,10 @@ int check_keyval(const Call& call, MPI_Comm comm, int keyval, bool predefined_ok
                  static_cast<unsigned>(keyval));
   }
   if (k->kind != KeyvalKind::kComm) {
-    return raise(call, comm, MPI_ERR_KEYVAL,
-                 "argument keyval (0x%x) was made for windows (MPI_Win_create_keyval)",
-                 static_cast<unsigned>(keyval));
+    return raise(call, comm, MPI_ERR_KEYVAL, "argument keyval (0x%x) was made for %s",
+                 static_cast<unsigned>(keyval),
+                 k->kind == KeyvalKind::kWin ? "windows (MPI_Win_create_keyval)"
+                                             : "datatypes (MPI_Type_create_keyval)");
   }
   return MPI_SUCCESS;
 }

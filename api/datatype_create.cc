@@ -2,6 +2,7 @@
 // MPI_Type_create_hvector, MPI_Type_create_resized, MPI_Type_dup, their large-count _c forms
 // and the deprecated MPI_Type_hvector.
 #include "api/datatype_args.h"
+#include "api/type_attr.h"
 #include "runtime/core/datatype_build.h"
 
 namespace gpurun::api {
@@ -122,7 +123,13 @@ extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   const gpurun::core::Datatype* old;
   if (int rc = lookup_type(call, MPI_COMM_NULL, oldtype, "oldtype", &old)) return rc;
   if (int rc = check_pointer(call, MPI_COMM_NULL, newtype, "newtype")) return rc;
-  return new_type(call, gpurun::core::make_dup(*old),
-                  call_args(gpurun::core::Combiner::kDup, false, {}, {}, {old}), newtype);
+  int rc = new_type(call, gpurun::core::make_dup(*old),
+                    call_args(gpurun::core::Combiner::kDup, false, {}, {}, {old}), newtype);
+  if (rc != MPI_SUCCESS) return rc;
+  if ((rc = copy_type_attributes(call, oldtype, *newtype)) != MPI_SUCCESS) {
+    erase_datatype(*newtype);
+    *newtype = MPI_DATATYPE_NULL;
+  }
+  return rc;
 }
 GPURUN_MPI_ALIAS(MPI_Type_dup)

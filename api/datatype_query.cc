@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "api/datatype_args.h"
+#include "api/type_attr.h"
 
 namespace gpurun::api {
 namespace {
@@ -76,6 +77,7 @@ extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
     return raise(call, MPI_COMM_NULL, MPI_ERR_TYPE,
                  "argument datatype is the predefined %s, which cannot be freed",
                  t->name().c_str());
+  if (int rc = delete_type_attributes(call, *datatype); rc != MPI_SUCCESS) return rc;
   erase_datatype(*datatype);
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;

@@ -1,6 +1,6 @@
-// The calls of dynamic processes, partitioned communication, sessions,
-// generalized requests, datatype attributes, Fortran 90 parameterized types and user-defined data
-// representations, none of which gpurun implements (api/unsupported.h).
+// The calls of dynamic processes, partitioned communication, sessions, generalized requests,
+// Fortran 90 parameterized types and user-defined data representations, none of which gpurun
+// implements (api/unsupported.h).
 #include "api/unsupported.h"
 
 namespace gpurun::api {
@@ -18,8 +18,6 @@ const char* feature_name(Feature feature) {
       return "user-defined data representations (MPI-IO reads and writes \"native\" only)";
     case Feature::kGeneralizedRequests:
       return "generalized requests";
-    case Feature::kDatatypeAttributes:
-      return "attributes on datatypes";
     case Feature::kFortran90Types:
       return "Fortran 90 parameterized datatypes";
   }
@@ -87,15 +85,6 @@ GPURUN_UNSUPPORTED(MPI_Grequest_complete, Feature::kGeneralizedRequests, MPI_COM
 GPURUN_UNSUPPORTED(MPI_Grequest_start, Feature::kGeneralizedRequests, MPI_COMM_NULL,
                    MPI_Grequest_query_function*, MPI_Grequest_free_function*,
                    MPI_Grequest_cancel_function*, void*, MPI_Request*)
-GPURUN_UNSUPPORTED(MPI_Type_create_keyval, Feature::kDatatypeAttributes, MPI_COMM_NULL,
-                   MPI_Type_copy_attr_function*, MPI_Type_delete_attr_function*, int*, void*)
-GPURUN_UNSUPPORTED(MPI_Type_delete_attr, Feature::kDatatypeAttributes, MPI_COMM_NULL, MPI_Datatype,
-                   int)
-GPURUN_UNSUPPORTED(MPI_Type_free_keyval, Feature::kDatatypeAttributes, MPI_COMM_NULL, int*)
-GPURUN_UNSUPPORTED(MPI_Type_get_attr, Feature::kDatatypeAttributes, MPI_COMM_NULL, MPI_Datatype,
-                   int, void*, int*)
-GPURUN_UNSUPPORTED(MPI_Type_set_attr, Feature::kDatatypeAttributes, MPI_COMM_NULL, MPI_Datatype,
-                   int, void*)
 GPURUN_UNSUPPORTED(MPI_Type_create_f90_complex, Feature::kFortran90Types, MPI_COMM_NULL, int, int,
                    MPI_Datatype*)
 GPURUN_UNSUPPORTED(MPI_Type_create_f90_integer, Feature::kFortran90Types, MPI_COMM_NULL, int,

@@ -22,7 +22,8 @@ int check_win_keyval(const Call& call, MPI_Win win, int keyval) {
   }
   if (k->kind != KeyvalKind::kWin) {
     return raise_win(call, win, MPI_ERR_KEYVAL,
-                     "argument win_keyval (0x%x) was made for communicators, not windows",
+                     "argument win_keyval (0x%x) was made for communicators or datatypes, not "
+                     "windows",
                      static_cast<unsigned>(keyval));
   }
   return MPI_SUCCESS;

@@ -1,8 +1,8 @@
 /* gpurun: prototypes of the MPI calls whose features gpurun does not implement: dynamic
  * processes, partitioned communication, sessions, user-defined data representations,
- * generalized requests, attributes on datatypes and the Fortran 90 parameterized types. The
- * library exports each (binaries built against MPICH name them), and each returns
- * MPI_ERR_UNSUPPORTED_OPERATION with a message that names the call (api/unsupported.h). Each MPI_ function has its PMPI_ twin.
+ * generalized requests and the Fortran 90 parameterized types. The library exports each
+ * (binaries built against MPICH name them), and each returns MPI_ERR_UNSUPPORTED_OPERATION with
+ * a message that names the call (api/unsupported.h). Each MPI_ function has its PMPI_ twin.
  * Edit the MPI section only; scripts/update_proto.py writes the PMPI section from it. */
 #ifndef GPURUN_MPI_PROTO_UNSUPPORTED_H_INCLUDED
 #define GPURUN_MPI_PROTO_UNSUPPORTED_H_INCLUDED
@@ -53,14 +53,9 @@ int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) G
 int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) GPURUN_API;
 int MPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) GPURUN_API;
 
-/* Generalized requests, datatype attributes, Fortran 90 parameterized types (not supported) */
+/* Generalized requests, Fortran 90 parameterized types (not supported) */
 int MPI_Grequest_complete(MPI_Request request) GPURUN_API;
 int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) GPURUN_API;
-int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state) GPURUN_API;
-int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) GPURUN_API;
-int MPI_Type_free_keyval(int *type_keyval) GPURUN_API;
-int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag) GPURUN_API;
-int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val) GPURUN_API;
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) GPURUN_API;
 int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) GPURUN_API;
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) GPURUN_API;
@@ -101,11 +96,6 @@ int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) GPURUN_API;
 int PMPI_Grequest_complete(MPI_Request request) GPURUN_API;
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) GPURUN_API;
-int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state) GPURUN_API;
-int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) GPURUN_API;
-int PMPI_Type_free_keyval(int *type_keyval) GPURUN_API;
-int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag) GPURUN_API;
-int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val) GPURUN_API;
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) GPURUN_API;
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) GPURUN_API;
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) GPURUN_API;

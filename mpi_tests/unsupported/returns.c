@@ -51,11 +51,6 @@ static void generalized_requests_and_types(void) {
   expect_unsupported(MPI_Grequest_start(NULL, NULL, NULL, NULL, &req), "MPI_Grequest_start",
                      "generalized requests");
   MTEST_CHECK(req == MPI_REQUEST_NULL, "MPI_Grequest_start changed its output to %#x", req);
-  int keyval = MPI_KEYVAL_INVALID;
-  expect_unsupported(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN,
-                                            &keyval, NULL),
-                     "MPI_Type_create_keyval", "attributes on datatypes");
-  MTEST_CHECK(keyval == MPI_KEYVAL_INVALID, "MPI_Type_create_keyval changed its output");
   MPI_Datatype t = MPI_DATATYPE_NULL;
   expect_unsupported(MPI_Type_create_f90_real(6, 30, &t), "MPI_Type_create_f90_real",
                      "Fortran 90");
