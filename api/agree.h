@@ -14,6 +14,13 @@ inline bool all_agree(MPI_Comm comm, bool mine_ok) {
   return all == 1;
 }
 
+// Whether every member of `comm` passed the same `value` (a collective call's argument).
+inline bool same_everywhere(MPI_Comm comm, long long value) {
+  long long both[2] = {value, -value}, out[2] = {0, 0};
+  PMPI_Allreduce(both, out, 2, MPI_LONG_LONG, MPI_MAX, comm);
+  return out[0] == value && -out[1] == value;
+}
+
 // What a member whose own arguments were good says when another's were not.
 inline constexpr const char* kRefusedByAnother =
     "another member of the group passed a bad argument to this collective call, which did "

@@ -9,8 +9,10 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <cstdarg>
 #include <cstdint>
 #include <mutex>
+#include <string>
 
 #include "api/progress_helper.h"
 #include "runtime/base/status.h"
@@ -68,6 +70,9 @@ int raise(const Call& call, MPI_Comm comm, int error_class, const char* fmt, ...
 // errors of MPI-IO, whose default handler is MPI_ERRORS_RETURN.
 int error_code(const Call& call, int error_class, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
+// The same from a va_list, giving the message too (for the handlers of files and windows).
+int error_code_v(const Call& call, int error_class, std::string* message, const char* fmt,
+                 va_list args);
 // The same as raise() for an internal Status, mapped to its MPI error class.
 int raise_status(const Call& call, MPI_Comm comm, const Status& status);
 // The MPI error class for an internal error code.

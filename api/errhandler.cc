@@ -13,15 +13,12 @@ namespace gpurun::api {
 namespace {
 
 struct Errhandler {
-  MPI_Comm_errhandler_function* function = nullptr;       // a communicator's handler
-  MPI_File_errhandler_function* file_function = nullptr;  // or a file's
-  MPI_Win_errhandler_function* win_function = nullptr;    // or a window's
+  ErrhandlerFunctions functions;  // one is set
   ErrhandlerFor kind() const {
-    return file_function  ? ErrhandlerFor::kFile
-           : win_function ? ErrhandlerFor::kWin
-                          : ErrhandlerFor::kComm;
+    return functions.file  ? ErrhandlerFor::kFile
+           : functions.win ? ErrhandlerFor::kWin
+                           : ErrhandlerFor::kComm;
   }
-
   int handles = 1;   // handles the user holds (create, each get) and has not freed
   int attached = 0;  // ErrhandlerRefs: communicators, and communicators being made
 };
@@ -86,21 +83,6 @@ std::string comm_label(MPI_Comm comm, const CommEntry& entry) {
   return text;
 }
 
-int create_errhandler(const Call& call, MPI_Comm_errhandler_function* comm_errhandler_fn,
-                      MPI_Errhandler* errhandler) {
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, comm_errhandler_fn);
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, errhandler);
-  auto h = std::make_unique<Errhandler>();
-  h->function = comm_errhandler_fn;
-  std::uint32_t index = errhandlers().insert(std::move(h));
-  if (index == ObjectTable<Errhandler>::kFull) {
-    return raise(call, MPI_COMM_NULL, MPI_ERR_NO_MEM,
-                 "too many error handlers; free some with MPI_Errhandler_free");
-  }
-  *errhandler = make_handle(HandleKind::kIndirect, ObjectType::kErrhandler, index);
-  return MPI_SUCCESS;
-}
-
 int set_errhandler(const Call& call, MPI_Comm comm, MPI_Errhandler errhandler) {
   GPURUN_CHECK_COMM(entry, comm);
   if (int rc = check_errhandler(call, comm, errhandler); rc != MPI_SUCCESS) return rc;
@@ -159,24 +141,30 @@ std::string errhandler_problem(MPI_Errhandler handle, ErrhandlerFor what) {
   return text;
 }
 
-MPI_Errhandler new_errhandler(MPI_File_errhandler_function* file_function,
-                              MPI_Win_errhandler_function* win_function) {
+int create_errhandler(const Call& call, const char* arg, const ErrhandlerFunctions& functions,
+                      MPI_Errhandler* errhandler) {
+  if (functions.comm == nullptr && functions.file == nullptr && functions.win == nullptr)
+    return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "argument %s is a null pointer", arg);
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, errhandler);
   auto h = std::make_unique<Errhandler>();
-  h->file_function = file_function;
-  h->win_function = win_function;
+  h->functions = functions;
   std::uint32_t index = errhandlers().insert(std::move(h));
-  if (index == ObjectTable<Errhandler>::kFull) return MPI_ERRHANDLER_NULL;
-  return make_handle(HandleKind::kIndirect, ObjectType::kErrhandler, index);
+  if (index == ObjectTable<Errhandler>::kFull) {
+    return raise(call, MPI_COMM_NULL, MPI_ERR_NO_MEM,
+                 "too many error handlers; free some with MPI_Errhandler_free");
+  }
+  *errhandler = make_handle(HandleKind::kIndirect, ObjectType::kErrhandler, index);
+  return MPI_SUCCESS;
 }
 
 MPI_File_errhandler_function* file_errhandler_function(MPI_Errhandler handle) {
   const Errhandler* h = find_errhandler(handle);
-  return h ? h->file_function : nullptr;
+  return h ? h->functions.file : nullptr;
 }
 
 MPI_Win_errhandler_function* win_errhandler_function(MPI_Errhandler handle) {
   const Errhandler* h = find_errhandler(handle);
-  return h ? h->win_function : nullptr;
+  return h ? h->functions.win : nullptr;
 }
 
 void add_errhandler_handle(MPI_Errhandler handle) {
@@ -190,7 +178,7 @@ bool is_predefined_errhandler(MPI_Errhandler handle) {
 
 MPI_Comm_errhandler_function* errhandler_function(MPI_Errhandler handle) {
   const Errhandler* h = find_errhandler(handle);
-  return h ? h->function : nullptr;
+  return h ? h->functions.comm : nullptr;
 }
 
 void run_errhandler(MPI_Comm comm, int code, const std::string& message) {
@@ -222,13 +210,13 @@ using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API
 extern "C" int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn,
                                            MPI_Errhandler* errhandler) {
   GPURUN_API_ENTER("MPI_Comm_create_errhandler");
-  return create_errhandler(call, comm_errhandler_fn, errhandler);
+  return create_errhandler(call, "comm_errhandler_fn", {.comm = comm_errhandler_fn}, errhandler);
 }
 
 extern "C" int PMPI_Errhandler_create(MPI_Comm_errhandler_function* comm_errhandler_fn,
                                       MPI_Errhandler* errhandler) {
   GPURUN_API_ENTER("MPI_Errhandler_create");
-  return create_errhandler(call, comm_errhandler_fn, errhandler);
+  return create_errhandler(call, "comm_errhandler_fn", {.comm = comm_errhandler_fn}, errhandler);
 }
 
 extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {

@@ -15,6 +15,8 @@
 
 #include <string>
 
+#include "api/call.h"
+
 namespace gpurun::api {
 
 // A communicator's reference to its error handler. Copying it adds a reference to a user
@@ -41,11 +43,16 @@ enum class ErrhandlerFor : std::uint8_t { kAny, kComm, kFile, kWin };
 // Why `handle` cannot be used `what` for: "" when it can (a predefined handler, or a live user
 // handle made for that kind of object).
 std::string errhandler_problem(MPI_Errhandler handle, ErrhandlerFor what);
-// A new user handler for files (MPI_File_create_errhandler) or windows
-// (MPI_Win_create_errhandler): one of the functions is set. MPI_ERRHANDLER_NULL when the table
-// is full.
-MPI_Errhandler new_errhandler(MPI_File_errhandler_function* file_function,
-                              MPI_Win_errhandler_function* win_function);
+// The function of a user handler: exactly one is set, which says what the handler is for.
+struct ErrhandlerFunctions {
+  MPI_Comm_errhandler_function* comm = nullptr;
+  MPI_File_errhandler_function* file = nullptr;
+  MPI_Win_errhandler_function* win = nullptr;
+};
+// MPI_Comm/File/Win_create_errhandler: a new user handler into *errhandler. `arg` names the
+// function's argument in the error when it is null.
+int create_errhandler(const Call& call, const char* arg, const ErrhandlerFunctions& functions,
+                      MPI_Errhandler* errhandler);
 // The function of user file handler `handle`, or nullptr.
 MPI_File_errhandler_function* file_errhandler_function(MPI_Errhandler handle);
 // The function of user window handler `handle`, or nullptr.

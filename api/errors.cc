@@ -206,9 +206,16 @@ int raise_status(const Call& call, MPI_Comm comm, const Status& status) {
 int error_code(const Call& call, int error_class, const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
-  std::string message = with_context(call, fmt, args);
+  std::string message;
+  int code = error_code_v(call, error_class, &message, fmt, args);
   va_end(args);
-  return ring().store(error_class, message);
+  return code;
+}
+
+int error_code_v(const Call& call, int error_class, std::string* message, const char* fmt,
+                 va_list args) {
+  *message = with_context(call, fmt, args);
+  return ring().store(error_class, *message);
 }
 
 int outside_init(const Call& call) {

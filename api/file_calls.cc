@@ -13,13 +13,6 @@ int rank_in(const File& f) {
   return rank;
 }
 
-// Whether every member passed the same `value` (a collective call's argument).
-bool same_everywhere(const File& f, long long value) {
-  long long both[2] = {value, -value}, out[2] = {0, 0};
-  PMPI_Allreduce(both, out, 2, MPI_LONG_LONG, MPI_MAX, f.comm);
-  return out[0] == value && -out[1] == value;
-}
-
 // set_size and preallocate: checked, done by the first member, then everyone waits for it.
 int resize(const Call& call, MPI_File fh, File& f, MPI_Offset size, bool allocate) {
   int rc = MPI_SUCCESS;
@@ -29,7 +22,7 @@ int resize(const Call& call, MPI_File fh, File& f, MPI_Offset size, bool allocat
     rc = raise_file(call, fh, MPI_ERR_UNSUPPORTED_OPERATION,
                     "argument fh: the file was opened with MPI_MODE_SEQUENTIAL");
   }
-  bool same = same_everywhere(f, size);
+  bool same = same_everywhere(f.comm, size);
   if (rc != MPI_SUCCESS) return rc;
   if (!same) {
     return raise_file(call, fh, MPI_ERR_ARG,
@@ -123,7 +116,7 @@ extern "C" int PMPI_File_sync(MPI_File fh) {
 extern "C" int PMPI_File_set_atomicity(MPI_File fh, int flag) {
   GPURUN_API_ENTER("MPI_File_set_atomicity");
   GPURUN_CHECK_FILE(f, fh);
-  if (!same_everywhere(*f, flag != 0)) {
+  if (!same_everywhere(f->comm, flag != 0)) {
     return raise_file(call, fh, MPI_ERR_ARG,
                       "argument flag differs between the members of the file's group");
   }

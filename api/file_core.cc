@@ -32,13 +32,6 @@ void run_file_errhandler(MPI_File file, int code, const std::string& message) {
   end_job(class_of_code(code), message);
 }
 
-int raise_code(MPI_File file, int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  error_text(code, text);
-  run_file_errhandler(file, code, text);
-  return code;
-}
-
 }  // namespace
 
 File* find_file(MPI_File handle) {
@@ -67,12 +60,13 @@ ErrhandlerRef& default_file_errhandler() {
 }
 
 int raise_file(const Call& call, MPI_File file, int error_class, const char* fmt, ...) {
-  char text[MPI_MAX_ERROR_STRING];
   va_list args;
   va_start(args, fmt);
-  std::vsnprintf(text, sizeof text, fmt, args);
+  std::string message;
+  int code = error_code_v(call, error_class, &message, fmt, args);
   va_end(args);
-  return raise_code(file, error_code(call, error_class, "%s", text));
+  run_file_errhandler(file, code, message);
+  return code;
 }
 
 int io_error_class(int sys_errno) {
@@ -120,15 +114,7 @@ using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API
 extern "C" int PMPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn,
                                            MPI_Errhandler* errhandler) {
   GPURUN_API_ENTER("MPI_File_create_errhandler");
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, file_errhandler_fn);
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, errhandler);
-  MPI_Errhandler handle = new_errhandler(file_errhandler_fn, nullptr);
-  if (handle == MPI_ERRHANDLER_NULL) {
-    return raise(call, MPI_COMM_NULL, MPI_ERR_NO_MEM,
-                 "too many error handlers; free some with MPI_Errhandler_free");
-  }
-  *errhandler = handle;
-  return MPI_SUCCESS;
+  return create_errhandler(call, "file_errhandler_fn", {.file = file_errhandler_fn}, errhandler);
 }
 
 // MPI_FILE_NULL's handler is the one MPI_File_open and MPI_File_delete use, and that new

@@ -37,10 +37,10 @@ int open_flags(int amode) {
   return flags;  // never O_APPEND: pwrite would ignore its offset
 }
 
-// The largest of `value` over the file's communicator.
-int max_over(MPI_Comm comm, int value) {
-  int out = value;
-  PMPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, comm);
+// The largest error class that a member of `comm` met (0: none did).
+int max_over(MPI_Comm comm, int failed) {
+  int out = failed;
+  PMPI_Allreduce(&failed, &out, 1, MPI_INT, MPI_MAX, comm);
   return out;
 }
 
@@ -124,12 +124,12 @@ int open_file(const Call& call, MPI_Comm comm, const char* filename, int amode, 
   f->view.filetype = f->view.etype;
   PMPI_Comm_dup(comm, &f->comm);
   PMPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
-  int mode_max = max_over(f->comm, amode), mode_min = -max_over(f->comm, -amode);
+  bool same_mode = same_everywhere(f->comm, amode);
   std::string why;
-  int failed = mode_max != mode_min ? MPI_ERR_AMODE : open_everywhere(*f, why);
+  int failed = same_mode ? open_everywhere(*f, why) : MPI_ERR_AMODE;
   if (failed != MPI_SUCCESS) {
     PMPI_Comm_free(&f->comm);
-    if (mode_max != mode_min)
+    if (!same_mode)
       return raise_file(call, MPI_FILE_NULL, MPI_ERR_AMODE,
                         "argument amode %d differs between the members of comm", amode);
     return raise_file(call, MPI_FILE_NULL, failed, "argument filename \"%s\": %s", filename,

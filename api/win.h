@@ -38,7 +38,8 @@ struct WinTarget {
   std::int64_t size = 0;    // bytes
   int disp_unit = 1;
   int pid = 0;
-  std::byte* mapped = nullptr;  // the part in this process (shared segment), or null: CMA
+  std::byte* mapped = nullptr;  // the part in this process (shared segment), or null:
+  bool self = false;            // ... this process's own part, at `base`; else CMA
 };
 
 // The words of one member in the control segment, a cache line each.

@@ -60,14 +60,11 @@ std::unique_ptr<Win> erase_win(MPI_Win handle) {
 }
 
 int raise_win(const Call& call, MPI_Win win, int error_class, const char* fmt, ...) {
-  char text[MPI_MAX_ERROR_STRING];
   va_list args;
   va_start(args, fmt);
-  std::vsnprintf(text, sizeof text, fmt, args);
+  std::string message;
+  int code = error_code_v(call, error_class, &message, fmt, args);
   va_end(args);
-  int code = error_code(call, error_class, "%s", text);
-  char message[MPI_MAX_ERROR_STRING];
-  error_text(code, message);
   run_win_errhandler(win, code, message);
   return code;
 }
@@ -83,15 +80,7 @@ using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API
 extern "C" int PMPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn,
                                           MPI_Errhandler* errhandler) {
   GPURUN_API_ENTER("MPI_Win_create_errhandler");
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, win_errhandler_fn);
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, errhandler);
-  MPI_Errhandler handle = new_errhandler(nullptr, win_errhandler_fn);
-  if (handle == MPI_ERRHANDLER_NULL) {
-    return raise(call, MPI_COMM_NULL, MPI_ERR_NO_MEM,
-                 "too many error handlers; free some with MPI_Errhandler_free");
-  }
-  *errhandler = handle;
-  return MPI_SUCCESS;
+  return create_errhandler(call, "win_errhandler_fn", {.win = win_errhandler_fn}, errhandler);
 }
 
 extern "C" int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {

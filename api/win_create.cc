@@ -112,6 +112,7 @@ void fill_targets(Win& w, const std::vector<Part>& parts) {
     t.disp_unit = static_cast<int>(parts[r].disp_unit);
     t.pid = static_cast<int>(parts[r].pid);
     t.base = static_cast<std::uintptr_t>(parts[r].base);
+    t.self = static_cast<int>(r) == w.rank;
     if (w.data) {
       t.mapped = static_cast<std::byte*>(w.data->base()) + offset;
       offset += room(w.flavor, t.size);

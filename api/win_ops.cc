@@ -5,7 +5,6 @@
 // Accumulates read the target's span, combine in place with the op's loop on the target
 // datatype, and write the target's blocks back, holding the target's mutex.
 #include <sched.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <vector>
@@ -42,17 +41,9 @@ struct RmaOp {
 Status target_io(const Win& w, int rank, bool write, std::byte* local, std::uintptr_t remote,
                  std::size_t n) {
   const WinTarget& t = w.targets[rank];
-  if (t.mapped != nullptr) {
-    std::byte* there = t.mapped + (remote - t.base);
-    if (write) {
-      std::memcpy(there, local, n);
-    } else {
-      std::memcpy(local, there, n);
-    }
-    return ok_status();
-  }
-  if (t.pid == getpid()) {  // this process's own part of a created window
-    auto* there = reinterpret_cast<std::byte*>(remote);
+  if (t.mapped != nullptr || t.self) {
+    std::byte* there =
+        t.mapped != nullptr ? t.mapped + (remote - t.base) : reinterpret_cast<std::byte*>(remote);
     std::memcpy(write ? there : local, write ? local : there, n);
     return ok_status();
   }
@@ -230,16 +221,18 @@ Status accumulate(const Win& w, const RmaOp& o, const Resolved& r,
 Status move(const Win& w, const RmaOp& o, const Resolved& r) {
   std::int64_t bytes = o.target_count * r.target->size();
   if (bytes == 0 || o.rank == MPI_PROC_NULL) return ok_status();
-  std::vector<std::byte> packed(static_cast<std::size_t>(bytes));
+  // The origin's data itself where it is one block, else a packed copy.
+  auto* origin = static_cast<std::byte*>(const_cast<void*>(o.origin.addr));
+  bool direct = r.origin->contiguous();
+  std::vector<std::byte> packed(direct ? 0 : static_cast<std::size_t>(bytes));
+  std::byte* data = direct ? origin + r.origin->true_lb() : packed.data();
   switch (o.kind) {
     case RmaOp::Kind::kPut:
-      r.origin->pack(o.origin.addr, o.origin.count, 0, packed.data(), packed.size());
-      return target_blocks(w, o.rank, true, packed.data(), r.remote, o.target_count, *r.target);
+      if (!direct) r.origin->pack(origin, o.origin.count, 0, data, packed.size());
+      return target_blocks(w, o.rank, true, data, r.remote, o.target_count, *r.target);
     case RmaOp::Kind::kGet:
-      GPURUN_TRY(
-          target_blocks(w, o.rank, false, packed.data(), r.remote, o.target_count, *r.target));
-      r.origin->unpack(const_cast<void*>(o.origin.addr), o.origin.count, 0, packed.data(),
-                       packed.size());
+      GPURUN_TRY(target_blocks(w, o.rank, false, data, r.remote, o.target_count, *r.target));
+      if (!direct) r.origin->unpack(origin, o.origin.count, 0, data, packed.size());
       return ok_status();
     case RmaOp::Kind::kAccumulate:
       return accumulate(w, o, r, nullptr);
