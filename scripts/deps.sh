@@ -12,9 +12,10 @@ PACKAGES=(
   nlohmann-json3-dev
   # peers: ABI reference, compatibility tests and benchmark comparison
   libmpich-dev mpich libopenmpi-dev openmpi-bin
-  # applications built for MPICH, run unchanged (tests/apps): ScaLAPACK, parallel HDF5
+  # applications built for MPICH, run unchanged (tests/apps): ScaLAPACK, parallel HDF5, NWChem
   scalapack-mpi-test
   libhdf5-mpich-dev
+  nwchem-mpich
   # Slurm tests and test hosts
   slurm-wlm munge iproute2 util-linux procps
   # benchmark plots and timing
