@@ -241,6 +241,10 @@ int request_free(const Call& call, MPI_Request* request) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
   core::Request* r = find_request(*request);
   if (r == nullptr) return bad_request(call, "request", *request);
+  if (r->kind == core::RequestKind::kGeneralized) {
+    *request = MPI_REQUEST_NULL;
+    return free_generalized(call, r);
+  }
   // An operation still in flight finishes on its own; the request goes when it completes.
   if (r->complete() || (r->persistent && !r->active)) {
     release_request(r);

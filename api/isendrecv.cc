@@ -60,7 +60,7 @@ Status start_half(Exchange* x, Start&& start) {
 
 int start_exchange(const Call& call, MPI_Comm comm, ExchangeArgs& args, MPI_Request* request) {
   core::Request* r = the_pml().requests().allocate();
-  r->kind = core::RequestKind::kGeneralized;
+  r->kind = core::RequestKind::kComposite;
   r->comm = args.send.comm;
   r->active = true;
   auto* x = new Exchange{.request = r, .status = proc_null_status(), .copy = std::move(args.copy)};

@@ -160,6 +160,10 @@ void remember_failure(const core::Request* r) {
 }
 }  // namespace
 
+void note_last_failure(std::string message) {
+  last_failure() = Failure{ErrorCode::kInternal, 0, 0, -1, false, std::move(message)};
+}
+
 MPI_Comm comm_handle_of(const core::Request* r) {
   // The error handler to run: the request's communicator's (found by identity).
   if (r->comm == nullptr || r->comm == state().world.comm.get()) return MPI_COMM_WORLD;

@@ -110,7 +110,11 @@ int collect(const Call& call, core::Request* r, MPI_Request* handle, MPI_Status*
 // complete several requests and report MPI_ERR_IN_STATUS), and, when it failed, `comm` the
 // handle to report on.
 int finish_failed(core::Request* r, MPI_Request* handle, MPI_Comm* comm);
+// A generalized request's finish (api/grequest.cc): the program's query and free functions.
+int finish_generalized(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* comm);
 inline int finish(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* comm) {
+  if (r->kind == core::RequestKind::kGeneralized) [[unlikely]]
+    return finish_generalized(r, handle, status, comm);
   write_status(status, r->status);
   if (r->status.error != ErrorCode::kOk) [[unlikely]]
     return finish_failed(r, handle, comm);
@@ -122,6 +126,9 @@ inline int finish(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI
   }
   return MPI_SUCCESS;
 }
+// The message raise_request_error() reports for a failure whose cause no ErrorCode names (a
+// generalized request's callback).
+void note_last_failure(std::string message);
 // Reports the error of the request that finish() last saw fail through `comm`'s handler.
 int raise_request_error(const Call& call, MPI_Comm comm, int error_class);
 // Reports a completed request's error through its communicator's handler without freeing it
@@ -129,6 +136,12 @@ int raise_request_error(const Call& call, MPI_Comm comm, int error_class);
 int raise_request(const Call& call, const core::Request* r);
 // The MPI error class of a completed request (MPI_SUCCESS when it succeeded).
 int request_error_class(const core::Request* r);
+// Generalized requests (api/grequest.cc): MPI_Request_get_status's status of a completed one
+// (its query function), MPI_Cancel (its cancel function), MPI_Request_free (its free function,
+// once it has completed). Each returns the error of `call`.
+int generalized_status(const Call& call, const core::Request* r, MPI_Status* status);
+int cancel_generalized(const Call& call, core::Request* r);
+int free_generalized(const Call& call, core::Request* r);
 // The handle of the communicator a request runs on (whose error handler reports its errors).
 MPI_Comm comm_handle_of(const core::Request* r);
 

@@ -81,6 +81,7 @@ int request_get_status(const Call& call, MPI_Request request, int* flag, MPI_Sta
   if (!r->complete()) progress::engine().poll();
   *flag = r->complete();
   if (!*flag) return MPI_SUCCESS;
+  if (r->kind == core::RequestKind::kGeneralized) return generalized_status(call, r, status);
   write_status(status, r->status);
   return raise_request(call, r);
 }
@@ -95,6 +96,7 @@ int cancel(const Call& call, MPI_Request* request) {
                  "to cancel",
                  static_cast<unsigned>(*request));
   }
+  if (r->kind == core::RequestKind::kGeneralized) return cancel_generalized(call, r);
   // Too late (matched, gone, complete) is no error: the request completes normally and
   // MPI_Test_cancelled says false.
   (void)the_pml().cancel(r);

@@ -1,5 +1,5 @@
-// The calls of dynamic processes, partitioned communication, sessions, generalized requests,
-// Fortran 90 parameterized types and user-defined data representations, none of which gpurun
+// The calls of dynamic processes, partitioned communication, sessions, Fortran 90
+// parameterized types and user-defined data representations, none of which gpurun
 // implements (api/unsupported.h).
 #include "api/unsupported.h"
 
@@ -16,8 +16,6 @@ const char* feature_name(Feature feature) {
       return "the sessions model (MPI_Init or MPI_Init_thread starts MPI)";
     case Feature::kDatareps:
       return "user-defined data representations (MPI-IO reads and writes \"native\" only)";
-    case Feature::kGeneralizedRequests:
-      return "generalized requests";
     case Feature::kFortran90Types:
       return "Fortran 90 parameterized datatypes";
   }
@@ -81,10 +79,6 @@ GPURUN_UNSUPPORTED(MPI_Session_get_pset_info, Feature::kSessions, MPI_COMM_NULL,
 GPURUN_UNSUPPORTED(MPI_Session_set_errhandler, Feature::kSessions, MPI_COMM_NULL, MPI_Session,
                    MPI_Errhandler)
 
-GPURUN_UNSUPPORTED(MPI_Grequest_complete, Feature::kGeneralizedRequests, MPI_COMM_NULL, MPI_Request)
-GPURUN_UNSUPPORTED(MPI_Grequest_start, Feature::kGeneralizedRequests, MPI_COMM_NULL,
-                   MPI_Grequest_query_function*, MPI_Grequest_free_function*,
-                   MPI_Grequest_cancel_function*, void*, MPI_Request*)
 GPURUN_UNSUPPORTED(MPI_Type_create_f90_complex, Feature::kFortran90Types, MPI_COMM_NULL, int, int,
                    MPI_Datatype*)
 GPURUN_UNSUPPORTED(MPI_Type_create_f90_integer, Feature::kFortran90Types, MPI_COMM_NULL, int,

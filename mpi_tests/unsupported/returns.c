@@ -46,11 +46,7 @@ static void partitioned_and_sessions(void) {
   MPI_Group_free(&world);
 }
 
-static void generalized_requests_and_types(void) {
-  MPI_Request req = MPI_REQUEST_NULL;
-  expect_unsupported(MPI_Grequest_start(NULL, NULL, NULL, NULL, &req), "MPI_Grequest_start",
-                     "generalized requests");
-  MTEST_CHECK(req == MPI_REQUEST_NULL, "MPI_Grequest_start changed its output to %#x", req);
+static void f90_types(void) {
   MPI_Datatype t = MPI_DATATYPE_NULL;
   expect_unsupported(MPI_Type_create_f90_real(6, 30, &t), "MPI_Type_create_f90_real",
                      "Fortran 90");
@@ -70,7 +66,7 @@ int main(int argc, char **argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   dynamic_processes();
   partitioned_and_sessions();
-  generalized_requests_and_types();
+  f90_types();
   datarep();
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   return mtest_finalize();

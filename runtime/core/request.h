@@ -1,6 +1,7 @@
-// Requests: one per operation in flight (a send, a receive, a collective, a generalized
-// request). The API hands out its pool index as the MPI_Request handle. Requests live in a
-// RequestPool whose storage never moves, so a pointer stays valid until the request is freed.
+// Requests: one per operation in flight (a send, a receive, a collective, an exchange, a
+// generalized request). The API hands out its pool index as the MPI_Request handle. Requests
+// live in a RequestPool whose storage never moves, so a pointer stays valid until the request
+// is freed.
 //
 // Threading: `complete_` is the only field read without the API lock held (by threads waiting
 // on their own requests while another thread makes progress); everything else is touched under
@@ -25,7 +26,9 @@ class Communicator;
 class Datatype;
 class RequestPool;
 
-enum class RequestKind : std::uint8_t { kSend, kRecv, kColl, kGeneralized };
+// kComposite: a request that completes when parts running on requests of their own have
+// (MPI_Isendrecv); kGeneralized: MPI_Grequest_start's, completed by the program.
+enum class RequestKind : std::uint8_t { kSend, kRecv, kColl, kComposite, kGeneralized };
 
 // What MPI_Status reports about a completed operation.
 struct MessageStatus {
