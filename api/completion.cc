@@ -4,6 +4,7 @@
 
 #include "api/checks.h"
 #include "api/coll.h"
+#include "api/partitioned.h"
 #include "api/requests.h"
 
 namespace gpurun::api {
@@ -244,6 +245,10 @@ int request_free(const Call& call, MPI_Request* request) {
   if (r->kind == core::RequestKind::kGeneralized) {
     *request = MPI_REQUEST_NULL;
     return free_generalized(call, r);
+  }
+  if (r->kind == core::RequestKind::kPartitioned) {
+    *request = MPI_REQUEST_NULL;
+    return free_partitioned(r);
   }
   // An operation still in flight finishes on its own; the request goes when it completes.
   if (r->complete() || (r->persistent && !r->active)) {

@@ -11,6 +11,7 @@
 #include "api/checks.h"
 #include "api/coll.h"
 #include "api/memory.h"
+#include "api/partitioned.h"
 #include "api/pt2pt.h"
 #include "api/requests.h"
 
@@ -110,6 +111,7 @@ Status start_pml(core::Request* r) {
 // Starts a request that startable() accepted; it is inactive again if the start fails.
 int start(const Call& call, core::Request* r) {
   if (r->kind == core::RequestKind::kColl) return start_collective(call, r);  // api/coll.h
+  if (r->kind == core::RequestKind::kPartitioned) return start_partitioned(call, r);
   r->active = true;
   r->reset_complete();
   if (r->peer == MPI_PROC_NULL) {

@@ -185,6 +185,8 @@ int finish_failed(core::Request* r, MPI_Request* handle, MPI_Comm* comm) {
 }
 
 int raise_request_error(const Call& call, MPI_Comm comm, int error_class) {
+  if (error_class != MPI_ERR_IN_STATUS && !last_failure().note.empty())
+    return raise(call, comm, error_class, "%s", last_failure().note.c_str());
   if (error_class == MPI_ERR_TRUNCATE) {
     return raise(call, comm, error_class,
                  "a message of %llu bytes does not fit the receive buffer (%llu bytes)",
@@ -193,8 +195,6 @@ int raise_request_error(const Call& call, MPI_Comm comm, int error_class) {
   }
   if (error_class == MPI_ERR_IN_STATUS)
     return raise(call, comm, error_class, "an operation failed: see the MPI_ERROR of the statuses");
-  if (!last_failure().note.empty())
-    return raise(call, comm, error_class, "%s", last_failure().note.c_str());
   if (last_failure().code == ErrorCode::kPeerFailed && last_failure().peer_left) {
     return raise(call, comm, error_class,
                  "rank %d called MPI_Finalize before this operation with it could complete",

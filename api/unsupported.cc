@@ -1,6 +1,5 @@
-// The calls of dynamic processes, partitioned communication, sessions, Fortran 90
-// parameterized types and user-defined data representations, none of which gpurun
-// implements (api/unsupported.h).
+// The calls of dynamic processes, sessions, Fortran 90 parameterized types and user-defined
+// data representations, none of which gpurun implements (api/unsupported.h).
 #include "api/unsupported.h"
 
 namespace gpurun::api {
@@ -10,8 +9,6 @@ const char* feature_name(Feature feature) {
   switch (feature) {
     case Feature::kDynamicProcesses:
       return "dynamic process management (spawn, ports, name publishing, join)";
-    case Feature::kPartitioned:
-      return "partitioned communication";
     case Feature::kSessions:
       return "the sessions model (MPI_Init or MPI_Init_thread starts MPI)";
     case Feature::kDatareps:
@@ -51,14 +48,6 @@ GPURUN_UNSUPPORTED(MPI_Publish_name, Feature::kDynamicProcesses, MPI_COMM_NULL, 
                    MPI_Info, const char*)
 GPURUN_UNSUPPORTED(MPI_Unpublish_name, Feature::kDynamicProcesses, MPI_COMM_NULL, const char*,
                    MPI_Info, const char*)
-GPURUN_UNSUPPORTED(MPI_Parrived, Feature::kPartitioned, MPI_COMM_NULL, MPI_Request, int, int*)
-GPURUN_UNSUPPORTED(MPI_Pready, Feature::kPartitioned, MPI_COMM_NULL, int, MPI_Request)
-GPURUN_UNSUPPORTED(MPI_Pready_list, Feature::kPartitioned, MPI_COMM_NULL, int, int*, MPI_Request)
-GPURUN_UNSUPPORTED(MPI_Pready_range, Feature::kPartitioned, MPI_COMM_NULL, int, int, MPI_Request)
-GPURUN_UNSUPPORTED(MPI_Precv_init, Feature::kPartitioned, comm, void*, int, MPI_Count, MPI_Datatype,
-                   int, int, MPI_Comm comm, MPI_Info, MPI_Request*)
-GPURUN_UNSUPPORTED(MPI_Psend_init, Feature::kPartitioned, comm, const void*, int, MPI_Count,
-                   MPI_Datatype, int, int, MPI_Comm comm, MPI_Info, MPI_Request*)
 GPURUN_UNSUPPORTED(MPI_Comm_create_from_group, Feature::kSessions, MPI_COMM_NULL, MPI_Group,
                    const char*, MPI_Info, MPI_Errhandler, MPI_Comm*)
 GPURUN_UNSUPPORTED(MPI_Group_from_session_pset, Feature::kSessions, MPI_COMM_NULL, MPI_Session,

@@ -255,6 +255,18 @@ int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Coun
 int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) GPURUN_API;
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count) GPURUN_API;
 int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) GPURUN_API;
+/* Partitioned communication */
+int MPI_Parrived(MPI_Request request, int partition, int *flag) GPURUN_API;
+int MPI_Pready(int partition, MPI_Request request) GPURUN_API;
+int MPI_Pready_list(int length, int array_of_partitions[], MPI_Request request) GPURUN_API;
+int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) GPURUN_API;
+int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) GPURUN_API;
+int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) GPURUN_API;
+
+/* Generalized requests */
+int MPI_Grequest_complete(MPI_Request request) GPURUN_API;
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) GPURUN_API;
+
 /* Collectives */
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) GPURUN_API;
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) GPURUN_API;
@@ -697,6 +709,14 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) GPURUN_API;
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count) GPURUN_API;
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) GPURUN_API;
+int PMPI_Parrived(MPI_Request request, int partition, int *flag) GPURUN_API;
+int PMPI_Pready(int partition, MPI_Request request) GPURUN_API;
+int PMPI_Pready_list(int length, int array_of_partitions[], MPI_Request request) GPURUN_API;
+int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request) GPURUN_API;
+int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) GPURUN_API;
+int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) GPURUN_API;
+int PMPI_Grequest_complete(MPI_Request request) GPURUN_API;
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) GPURUN_API;
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) GPURUN_API;
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) GPURUN_API;
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) GPURUN_API;

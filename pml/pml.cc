@@ -104,8 +104,8 @@ void Pml::remove_comm(const core::Communicator& comm) {
   // program (a call that failed after its peers had sent, a send never received), and goes
   // rather than reach the next communicator with this id. Receives still posted stay: pending
   // operations complete normally.
-  for (Channel c : {Channel::kUser, Channel::kColl}) {
-    std::uint32_t context = context_of(comm, c);
+  for (std::uint32_t channel = 0; channel < kChannels; ++channel) {
+    std::uint32_t context = context_of(comm, static_cast<Channel>(channel));
     if (context >= contexts_.size() || !contexts_[context]) continue;
     MatchQueues& q = *contexts_[context];
     while (Unexpected* u = q.find_unexpected(kAnySource, kAnyTag, /*take=*/true)) {

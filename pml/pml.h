@@ -31,7 +31,11 @@
 namespace gpurun::pml {
 
 enum class SendMode : std::uint8_t { kStandard, kSync, kReady };
-enum class Channel : std::uint8_t { kUser = 0, kColl = 1 };
+// Matching spaces of a communicator: the program's messages, the collectives', and the two of
+// partitioned communication (api/partitioned.cc: a receiver's setup message to its sender, and
+// the partitions).
+enum class Channel : std::uint8_t { kUser = 0, kColl = 1, kPartitionSetup = 2, kPartitionData = 3 };
+inline constexpr std::uint32_t kChannels = 4;
 
 // Why device memory of `type` cannot move: the pml moves device buffers of contiguous types
 // only (what memory_ok checks); also the error of the API calls that copy such a buffer.
@@ -201,7 +205,7 @@ class Pml {
   }
   MatchQueues& make_queues(std::uint32_t context);
   std::uint32_t context_of(const core::Communicator& comm, Channel channel) const {
-    return comm.context_id() * 2 + static_cast<std::uint32_t>(channel);
+    return comm.context_id() * kChannels + static_cast<std::uint32_t>(channel);
   }
 
   bool start_send(Route& route, core::Request* request);

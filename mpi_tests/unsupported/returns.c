@@ -30,13 +30,7 @@ static void dynamic_processes(void) {
                      "dynamic process management");
 }
 
-static void partitioned_and_sessions(void) {
-  int buf[8];
-  MPI_Request req = MPI_REQUEST_NULL;
-  expect_unsupported(MPI_Psend_init(buf, 2, 4, MPI_INT, rank, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                    &req),
-                     "MPI_Psend_init", "partitioned communication");
-  MTEST_CHECK(req == MPI_REQUEST_NULL, "MPI_Psend_init changed its output to %#x", req);
+static void sessions(void) {
   MPI_Group world;
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Comm_group(MPI_COMM_WORLD, &world);
@@ -65,7 +59,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   dynamic_processes();
-  partitioned_and_sessions();
+  sessions();
   f90_types();
   datarep();
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);

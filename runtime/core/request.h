@@ -27,8 +27,16 @@ class Datatype;
 class RequestPool;
 
 // kComposite: a request that completes when parts running on requests of their own have
-// (MPI_Isendrecv); kGeneralized: MPI_Grequest_start's, completed by the program.
-enum class RequestKind : std::uint8_t { kSend, kRecv, kColl, kComposite, kGeneralized };
+// (MPI_Isendrecv); kGeneralized: MPI_Grequest_start's, completed by the program; kPartitioned:
+// MPI_Psend_init's and MPI_Precv_init's.
+enum class RequestKind : std::uint8_t {
+  kSend,
+  kRecv,
+  kColl,
+  kComposite,
+  kGeneralized,
+  kPartitioned
+};
 
 // What MPI_Status reports about a completed operation.
 struct MessageStatus {
