@@ -51,6 +51,7 @@ struct Partitioned {
   std::vector<std::uint8_t> done;   // per partition of this epoch: ready (send) or arrived
   std::vector<std::uint8_t> sent;   // sender: per receiver partition, handed to the pml
   std::vector<std::unique_ptr<std::byte[]>> packed;  // sender: receiver partitions packed
+  std::vector<std::byte> too_long;  // sender: a partition's bytes and one, for a mismatch
   int pending = 0;      // receiver partitions of this epoch not yet moved
   int in_flight = 0;    // sub-requests the pml holds
   bool freed = false;   // MPI_Request_free came; goes when in_flight is 0
@@ -74,6 +75,13 @@ core::Request* sub_request(Partitioned* p, void (*done)(core::Request*)) {
   s->orphan = true;
   ++p->in_flight;
   return s;
+}
+
+// A sub-request whose completion only ends the pml's hold.
+void released(core::Request* s) {
+  auto* p = static_cast<Partitioned*>(s->owner);
+  --p->in_flight;
+  maybe_delete(p);
 }
 
 void epoch_done(Partitioned* p) {
@@ -103,6 +111,11 @@ void partition_arrived(core::Request* s) {
   if (!p->freed) {
     auto j = static_cast<std::size_t>(s->status.tag - p->setup.first_tag);
     if (s->status.error == ErrorCode::kOk && j < p->done.size()) p->done[j] = 1;
+    if (s->status.error == ErrorCode::kTruncated && p->error == ErrorCode::kOk) {
+      note_failure(p->request, "the matching MPI_Psend_init does not send the " +
+                                   std::to_string(p->partition_bytes * p->partitions) +
+                                   " bytes this MPI_Precv_init receives");
+    }
     moved(p, s->status.error);
   }
   maybe_delete(p);
@@ -157,14 +170,32 @@ void send_ready(Partitioned* p) {
 }
 
 // An epoch that cannot move: it completes at once with the setup's error.
+// Sender whose receiver takes another number of bytes: each receiver partition gets one byte
+// too many, so that the receiver's epoch fails too (MPI_ERR_TRUNCATE) instead of waiting.
+void send_too_long(Partitioned* p) {
+  core::Request& r = p->r();
+  p->too_long.resize(static_cast<std::size_t>(p->setup.partition_bytes + 1));
+  for (int j = 0; j < p->setup.partitions; ++j) {
+    pml::SendArgs a{r.comm, p->too_long.data(), static_cast<std::int64_t>(p->too_long.size()),
+                    find_datatype(MPI_BYTE), r.peer, p->setup.first_tag + j,
+                    pml::SendMode::kStandard, pml::Channel::kPartitionData};
+    core::Request* s = sub_request(p, released);
+    if (!the_pml().isend(a, s).ok()) {
+      --p->in_flight;
+      the_pml().requests().release(s);
+    }
+  }
+}
+
 void fail_epoch(Partitioned* p) {
   p->error = p->setup_error;
-  if (p->setup_error == ErrorCode::kTruncated) {
+  if (p->send && p->setup_error == ErrorCode::kTruncated) {
     note_failure(p->request,
                  "the matching MPI_Precv_init receives " +
                      std::to_string(p->setup.partition_bytes * p->setup.partitions) +
                      " bytes, this MPI_Psend_init sends " +
                      std::to_string(p->partition_bytes * p->partitions));
+    send_too_long(p);
   }
   epoch_done(p);
 }

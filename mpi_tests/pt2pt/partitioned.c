@@ -4,7 +4,7 @@
  * MPI_Parrived; sides partitioned differently, a derived datatype on the sender; two requests
  * with one tag matched in the order of their init calls even when started in the other order;
  * MPI_PROC_NULL; and the errors: wildcards, a partition out of range or marked twice, the wrong
- * side's call, an inactive request, and sizes that differ between the sides. */
+ * side's call, an inactive request, and sizes that differ between the sides (both fail). */
 #include <string.h>
 
 #include "mtest.h"
@@ -199,6 +199,13 @@ static void errors(void) {
     MPI_Request_free(&req);
   } else {
     MPI_Precv_init(x, 2, 3, MPI_INT, peer, 11, MPI_COMM_WORLD, MPI_INFO_NULL, &rreq);
+    MPI_Start(&rreq);
+    rc = MPI_Wait(&rreq, MPI_STATUS_IGNORE);
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    MTEST_CHECK(class_of(rc) == MPI_ERR_TRUNCATE && strstr(text, "24 bytes") != NULL,
+                "sizes that differ, receiver: rc %d \"%s\"", rc, text);
     MPI_Request_free(&rreq);
   }
 }
