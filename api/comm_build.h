@@ -73,6 +73,12 @@ Result<MPI_Comm> install(CommSpec spec, int id);
 void retire(std::unique_ptr<CommEntry> entry);
 // Destroys the retired communicators that no request uses any more, giving their ids back.
 void reclaim_retired();
+
+// MPI_Comm_create_group's work (MPI_Comm_create_from_group's too, over MPI_COMM_WORLD): the
+// members of `g`, all in `entry`'s communicator `comm`, make a communicator with `tag`. It
+// gets `*errhandler` (predefined or checked), or the parent's handler when that is null.
+int create_group(const Call& call, MPI_Comm comm, CommEntry& entry, core::GroupPtr g, int tag,
+                 const MPI_Errhandler* errhandler, MPI_Comm* newcomm);
 // Whether a request (pending, or complete but not yet freed) refers to `comm`.
 bool comm_in_use(const core::Communicator* comm);
 

@@ -166,6 +166,35 @@ int split_type_colour(int split_type, const core::Info* info, bool* strict) {
 int create_group_tag(int tag) { return coll::team_tag(tag); }
 
 }  // namespace
+int create_group(const Call& call, MPI_Comm comm, CommEntry& entry, core::GroupPtr g, int tag,
+                 const MPI_Errhandler* errhandler, MPI_Comm* newcomm) {
+  coll::Team team{.comm = entry.comm.get(), .members = {}, .tag = create_group_tag(tag)};
+  for (int r = 0; r < g->size(); ++r) {
+    int parent_rank = entry.comm->group().rank_of(g->job_rank(r));
+    if (parent_rank < 0) {
+      return raise(call, comm, MPI_ERR_GROUP,
+                   "argument group holds a process (rank %d of MPI_COMM_WORLD) that is not in "
+                   "the communicator",
+                   g->job_rank(r));
+    }
+    team.members.push_back(parent_rank);
+  }
+  if (!g->contains(world_rank())) {
+    *newcomm = MPI_COMM_NULL;  // only the group's members take part
+    return MPI_SUCCESS;
+  }
+  reclaim_retired();
+  std::uint64_t key = creation_key(entry, 0) | 0x80000000u | static_cast<std::uint32_t>(tag);
+  CommSpec spec = spec_like(entry, std::move(g));
+  if (errhandler != nullptr) spec.errhandler = ErrhandlerRef(*errhandler);
+  auto c = Creation::start(std::move(team), key, std::move(spec));
+  wait_until([&c] { return c->done(); });
+  gpurun::Result<MPI_Comm> made = c->finish();
+  if (!made.ok()) return raise_status(call, comm, made.status());
+  *newcomm = *made;
+  return MPI_SUCCESS;
+}
+
 }  // namespace gpurun::api
 
 using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
@@ -264,29 +293,7 @@ extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, M
   GPURUN_CHECK_GROUP(g, group, "group");
   GPURUN_CHECK_TAG(comm, tag, false);
   GPURUN_CHECK_NOT_NULL(comm, newcomm);
-  coll::Team team{.comm = entry->comm.get(), .members = {}, .tag = create_group_tag(tag)};
-  for (int r = 0; r < g->size(); ++r) {
-    int parent_rank = entry->comm->group().rank_of(g->job_rank(r));
-    if (parent_rank < 0) {
-      return raise(call, comm, MPI_ERR_GROUP,
-                   "argument group holds a process (rank %d of MPI_COMM_WORLD) that is not in "
-                   "the communicator",
-                   g->job_rank(r));
-    }
-    team.members.push_back(parent_rank);
-  }
-  if (!g->contains(world_rank())) {
-    *newcomm = MPI_COMM_NULL;  // only the group's members take part
-    return MPI_SUCCESS;
-  }
-  reclaim_retired();
-  std::uint64_t key = creation_key(*entry, 0) | 0x80000000u | static_cast<std::uint32_t>(tag);
-  auto c = Creation::start(std::move(team), key, spec_like(*entry, std::move(g)));
-  wait_until([&c] { return c->done(); });
-  gpurun::Result<MPI_Comm> made = c->finish();
-  if (!made.ok()) return raise_status(call, comm, made.status());
-  *newcomm = *made;
-  return MPI_SUCCESS;
+  return create_group(call, comm, *entry, std::move(g), tag, nullptr, newcomm);
 }
 
 extern "C" int PMPI_Comm_free(MPI_Comm* comm) {

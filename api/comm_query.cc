@@ -147,6 +147,18 @@ extern "C" int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_
   return raise_no_intercomm(call, local_comm);
 }
 
+extern "C" int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                                 MPI_Group remote_group, int remote_leader,
+                                                 const char* stringtag, MPI_Info info,
+                                                 MPI_Errhandler errhandler,
+                                                 MPI_Comm* newintercomm) {
+  GPURUN_API_ENTER("MPI_Intercomm_create_from_groups");
+  (void)local_group, (void)local_leader, (void)remote_group, (void)remote_leader;
+  (void)stringtag, (void)info, (void)errhandler;
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, newintercomm);
+  return raise_no_intercomm(call, MPI_COMM_NULL);
+}
+
 extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
   GPURUN_API_ENTER("MPI_Intercomm_merge");
   GPURUN_CHECK_COMM(entry, intercomm);
@@ -167,4 +179,5 @@ GPURUN_MPI_ALIAS(MPI_Comm_test_inter)
 GPURUN_MPI_ALIAS(MPI_Comm_remote_size)
 GPURUN_MPI_ALIAS(MPI_Comm_remote_group)
 GPURUN_MPI_ALIAS(MPI_Intercomm_create)
+GPURUN_MPI_ALIAS(MPI_Intercomm_create_from_groups)
 GPURUN_MPI_ALIAS(MPI_Intercomm_merge)

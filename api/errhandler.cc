@@ -15,9 +15,10 @@ namespace {
 struct Errhandler {
   ErrhandlerFunctions functions;  // one is set
   ErrhandlerFor kind() const {
-    return functions.file  ? ErrhandlerFor::kFile
-           : functions.win ? ErrhandlerFor::kWin
-                           : ErrhandlerFor::kComm;
+    return functions.file      ? ErrhandlerFor::kFile
+           : functions.win     ? ErrhandlerFor::kWin
+           : functions.session ? ErrhandlerFor::kSession
+                               : ErrhandlerFor::kComm;
   }
   int handles = 1;   // handles the user holds (create, each get) and has not freed
   int attached = 0;  // ErrhandlerRefs: communicators, and communicators being made
@@ -70,6 +71,8 @@ const char* kind_name(ErrhandlerFor kind) {
       return "files";
     case ErrhandlerFor::kWin:
       return "windows";
+    case ErrhandlerFor::kSession:
+      return "sessions";
     default:
       return "communicators";
   }
@@ -143,7 +146,8 @@ std::string errhandler_problem(MPI_Errhandler handle, ErrhandlerFor what) {
 
 int create_errhandler(const Call& call, const char* arg, const ErrhandlerFunctions& functions,
                       MPI_Errhandler* errhandler) {
-  if (functions.comm == nullptr && functions.file == nullptr && functions.win == nullptr)
+  if (functions.comm == nullptr && functions.file == nullptr && functions.win == nullptr &&
+      functions.session == nullptr)
     return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "argument %s is a null pointer", arg);
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, errhandler);
   auto h = std::make_unique<Errhandler>();
@@ -165,6 +169,11 @@ MPI_File_errhandler_function* file_errhandler_function(MPI_Errhandler handle) {
 MPI_Win_errhandler_function* win_errhandler_function(MPI_Errhandler handle) {
   const Errhandler* h = find_errhandler(handle);
   return h ? h->functions.win : nullptr;
+}
+
+MPI_Session_errhandler_function* session_errhandler_function(MPI_Errhandler handle) {
+  const Errhandler* h = find_errhandler(handle);
+  return h ? h->functions.session : nullptr;
 }
 
 void add_errhandler_handle(MPI_Errhandler handle) {

@@ -38,8 +38,8 @@ class ErrhandlerRef {
 };
 
 // What an errhandler argument is for: any handler (MPI_Errhandler_free), or one made for
-// communicators, files or windows.
-enum class ErrhandlerFor : std::uint8_t { kAny, kComm, kFile, kWin };
+// communicators, files, windows or sessions.
+enum class ErrhandlerFor : std::uint8_t { kAny, kComm, kFile, kWin, kSession };
 // Why `handle` cannot be used `what` for: "" when it can (a predefined handler, or a live user
 // handle made for that kind of object).
 std::string errhandler_problem(MPI_Errhandler handle, ErrhandlerFor what);
@@ -48,6 +48,7 @@ struct ErrhandlerFunctions {
   MPI_Comm_errhandler_function* comm = nullptr;
   MPI_File_errhandler_function* file = nullptr;
   MPI_Win_errhandler_function* win = nullptr;
+  MPI_Session_errhandler_function* session = nullptr;
 };
 // MPI_Comm/File/Win_create_errhandler: a new user handler into *errhandler. `arg` names the
 // function's argument in the error when it is null.
@@ -57,6 +58,8 @@ int create_errhandler(const Call& call, const char* arg, const ErrhandlerFunctio
 MPI_File_errhandler_function* file_errhandler_function(MPI_Errhandler handle);
 // The function of user window handler `handle`, or nullptr.
 MPI_Win_errhandler_function* win_errhandler_function(MPI_Errhandler handle);
+// The function of user session handler `handle`, or nullptr.
+MPI_Session_errhandler_function* session_errhandler_function(MPI_Errhandler handle);
 // One more user handle to a user handler (the *_get_errhandler calls give one out).
 void add_errhandler_handle(MPI_Errhandler handle);
 

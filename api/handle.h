@@ -23,6 +23,7 @@ enum class ObjectType : std::uint32_t {
   kKeyval = 9,
   kAttr = 10,
   kRequest = 11,
+  kSession = 14,  // MPI_SESSION_NULL's type bits
 };
 
 inline constexpr std::uint32_t kIndexBits = 26;

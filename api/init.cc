@@ -1,4 +1,10 @@
 // MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort and the calls about the library's state.
+//
+// The runtime (the launcher's connection, the transports, MPI_COMM_WORLD and MPI_COMM_SELF)
+// starts at MPI_Init or at the first MPI_Session_init, whichever comes first, and ends when
+// neither the world model (MPI_Init until MPI_Finalize) nor a session uses it any more.
+// g_phase says whether it runs (every call but these few needs it); world_phase() says where
+// the world model is (MPI_Initialized, MPI_Finalized).
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,6 +15,7 @@
 #include "api/call.h"
 #include "api/coll_repeat.h"
 #include "api/comm_build.h"
+#include "api/init.h"
 #include "api/memory_kinds.h"
 #include "api/state.h"
 #include "api/wiring.h"
@@ -22,12 +29,37 @@
 namespace gpurun::api {
 namespace {
 
+Phase g_world_phase = Phase::kBefore;
+int g_sessions = 0;  // sessions not yet finalized
+
+int thread_level_of(int required) {
+  return (required < MPI_THREAD_SINGLE)     ? MPI_THREAD_SINGLE
+         : (required > MPI_THREAD_MULTIPLE) ? MPI_THREAD_MULTIPLE
+                                            : required;
+}
+
+// Raises the thread level of a running runtime (a later MPI_Init_thread or session asks more).
+void raise_thread_level(int required) {
+  ProcessState& s = state();
+  if (thread_level_of(required) <= s.thread_level) return;
+  s.thread_level = thread_level_of(required);
+  g_thread_multiple = s.thread_level == MPI_THREAD_MULTIPLE;
+  coll::detect_deadlocks(!g_thread_multiple);
+}
+
+}  // namespace
+
+Phase world_phase() { return g_world_phase; }
+
 // Connects to the launcher and builds MPI_COMM_WORLD and MPI_COMM_SELF.
-int initialize(const Call& call, int required, int* provided) {
-  if (phase() != Phase::kBefore) {
-    const char* why = phase() == Phase::kInitialized ? "MPI is already initialized"
-                                                     : "MPI was finalized and cannot restart";
-    return raise(call, MPI_COMM_NULL, MPI_ERR_OTHER, "%s", why);
+int start_runtime(const Call& call, int required) {
+  if (phase() == Phase::kInitialized) {
+    raise_thread_level(required);
+    return MPI_SUCCESS;
+  }
+  if (phase() == Phase::kFinalized) {
+    return raise(call, MPI_COMM_NULL, MPI_ERR_OTHER,
+                 "MPI was finalized (MPI_Finalize, or every session) and cannot restart");
   }
   log::configure();
   auto bootstrap = bootstrap::create();
@@ -55,17 +87,57 @@ int initialize(const Call& call, int required, int* provided) {
   s.pml->add_comm(*s.world.comm);
   s.pml->add_comm(*s.self.comm);
   // Every level is provided: the calls implemented so far are safe from any thread.
-  s.thread_level = (required < MPI_THREAD_SINGLE)     ? MPI_THREAD_SINGLE
-                   : (required > MPI_THREAD_MULTIPLE) ? MPI_THREAD_MULTIPLE
-                                                      : required;
+  s.thread_level = thread_level_of(required);
   s.main_thread = std::this_thread::get_id();
   g_thread_multiple = s.thread_level == MPI_THREAD_MULTIPLE;
   coll::detect_deadlocks(!g_thread_multiple);  // another thread may make the call awaited
   coll::watch_comm(*s.pml, *s.world.comm);
-  if (provided != nullptr) *provided = s.thread_level;
   GPURUN_LOG(info, init, "rank %d of %d on %s (%d local), thread level %d", job.rank, job.size,
              job.host.c_str(), job.local_size, s.thread_level);
   g_phase.store(Phase::kInitialized, std::memory_order_release);
+  return MPI_SUCCESS;
+}
+
+void session_started() { ++g_sessions; }
+
+namespace {
+// Ends the runtime once neither the world model nor a session uses it.
+int end_runtime_if_unused(const Call& call) {
+  if (g_sessions > 0 || g_world_phase == Phase::kInitialized) return MPI_SUCCESS;
+  helper::stop();
+  forget_repeats();
+  // MPI_COMM_SELF's attributes go first, last set first: their delete callbacks may still
+  // use MPI (the standard's hook for libraries that must clean up before MPI ends).
+  if (int rc = finalize_communicators(); rc != MPI_SUCCESS) return rc;
+  // A member still waiting for this rank in a collective it never ran fails instead of hanging.
+  gpurun::coll::shm::leave_all();
+  ProcessState& s = state();
+  wait_buffered_sends();  // a buffered message must still arrive if the buffer was not detached
+  drain(s);
+  gpurun::Status st = s.bootstrap->finalize();
+  g_phase.store(Phase::kFinalized, std::memory_order_release);
+  if (!st.ok()) GPURUN_LOG(warn, init, "finalize (%s): %s", call.name, st.to_string().c_str());
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int session_finished(const Call& call) {
+  --g_sessions;
+  return end_runtime_if_unused(call);
+}
+
+namespace {
+
+int initialize(const Call& call, int required, int* provided) {
+  if (g_world_phase != Phase::kBefore) {
+    const char* why = g_world_phase == Phase::kInitialized ? "MPI is already initialized"
+                                                           : "MPI was finalized and cannot restart";
+    return raise(call, MPI_COMM_NULL, MPI_ERR_OTHER, "%s", why);
+  }
+  if (int rc = start_runtime(call, required); rc != MPI_SUCCESS) return rc;
+  g_world_phase = Phase::kInitialized;
+  if (provided != nullptr) *provided = state().thread_level;
   return MPI_SUCCESS;
 }
 
@@ -88,33 +160,27 @@ extern "C" int PMPI_Init_thread(int* /*argc*/, char*** /*argv*/, int required, i
 
 extern "C" int PMPI_Finalize(void) {
   GPURUN_API_ENTER("MPI_Finalize");
-  helper::stop();
-  forget_repeats();
-  // MPI_COMM_SELF's attributes go first, last set first: their delete callbacks may still
-  // use MPI (the standard's hook for libraries that must clean up before MPI ends).
-  if (int rc = finalize_communicators(); rc != MPI_SUCCESS) return rc;
-  // A member still waiting for this rank in a collective it never ran fails instead of hanging.
-  gpurun::coll::shm::leave_all();
-  ProcessState& s = state();
-  wait_buffered_sends();  // a buffered message must still arrive if the buffer was not detached
-  drain(s);
-  gpurun::Status st = s.bootstrap->finalize();
-  g_phase.store(Phase::kFinalized, std::memory_order_release);
-  if (!st.ok()) GPURUN_LOG(warn, init, "finalize: %s", st.to_string().c_str());
-  return MPI_SUCCESS;
+  if (world_phase() != Phase::kInitialized) {
+    return raise(call, MPI_COMM_NULL, MPI_ERR_OTHER,
+                 world_phase() == Phase::kBefore
+                     ? "MPI_Init was not called (sessions end with MPI_Session_finalize)"
+                     : "MPI_Finalize was already called");
+  }
+  g_world_phase = Phase::kFinalized;
+  return end_runtime_if_unused(call);
 }
 
 extern "C" int PMPI_Initialized(int* flag) {
   const Call call{"MPI_Initialized"};
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
-  *flag = phase() != Phase::kBefore;
+  *flag = world_phase() != Phase::kBefore;
   return MPI_SUCCESS;
 }
 
 extern "C" int PMPI_Finalized(int* flag) {
   const Call call{"MPI_Finalized"};
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
-  *flag = phase() == Phase::kFinalized;
+  *flag = world_phase() == Phase::kFinalized;
   return MPI_SUCCESS;
 }
 

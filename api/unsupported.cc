@@ -1,5 +1,5 @@
-// The calls of dynamic processes, sessions, Fortran 90 parameterized types and user-defined
-// data representations, none of which gpurun implements (api/unsupported.h).
+// The calls of dynamic processes, Fortran 90 parameterized types and user-defined data
+// representations, none of which gpurun implements (api/unsupported.h).
 #include "api/unsupported.h"
 
 namespace gpurun::api {
@@ -9,8 +9,6 @@ const char* feature_name(Feature feature) {
   switch (feature) {
     case Feature::kDynamicProcesses:
       return "dynamic process management (spawn, ports, name publishing, join)";
-    case Feature::kSessions:
-      return "the sessions model (MPI_Init or MPI_Init_thread starts MPI)";
     case Feature::kDatareps:
       return "user-defined data representations (MPI-IO reads and writes \"native\" only)";
     case Feature::kFortran90Types:
@@ -48,25 +46,6 @@ GPURUN_UNSUPPORTED(MPI_Publish_name, Feature::kDynamicProcesses, MPI_COMM_NULL, 
                    MPI_Info, const char*)
 GPURUN_UNSUPPORTED(MPI_Unpublish_name, Feature::kDynamicProcesses, MPI_COMM_NULL, const char*,
                    MPI_Info, const char*)
-GPURUN_UNSUPPORTED(MPI_Comm_create_from_group, Feature::kSessions, MPI_COMM_NULL, MPI_Group,
-                   const char*, MPI_Info, MPI_Errhandler, MPI_Comm*)
-GPURUN_UNSUPPORTED(MPI_Group_from_session_pset, Feature::kSessions, MPI_COMM_NULL, MPI_Session,
-                   const char*, MPI_Group*)
-GPURUN_UNSUPPORTED(MPI_Intercomm_create_from_groups, Feature::kSessions, MPI_COMM_NULL, MPI_Group,
-                   int, MPI_Group, int, const char*, MPI_Info, MPI_Errhandler, MPI_Comm*)
-GPURUN_UNSUPPORTED(MPI_Session_call_errhandler, Feature::kSessions, MPI_COMM_NULL, MPI_Session, int)
-GPURUN_UNSUPPORTED(MPI_Session_finalize, Feature::kSessions, MPI_COMM_NULL, MPI_Session*)
-GPURUN_UNSUPPORTED(MPI_Session_get_errhandler, Feature::kSessions, MPI_COMM_NULL, MPI_Session,
-                   MPI_Errhandler*)
-GPURUN_UNSUPPORTED(MPI_Session_get_info, Feature::kSessions, MPI_COMM_NULL, MPI_Session, MPI_Info*)
-GPURUN_UNSUPPORTED(MPI_Session_get_nth_pset, Feature::kSessions, MPI_COMM_NULL, MPI_Session,
-                   MPI_Info, int, int*, char*)
-GPURUN_UNSUPPORTED(MPI_Session_get_num_psets, Feature::kSessions, MPI_COMM_NULL, MPI_Session,
-                   MPI_Info, int*)
-GPURUN_UNSUPPORTED(MPI_Session_get_pset_info, Feature::kSessions, MPI_COMM_NULL, MPI_Session,
-                   const char*, MPI_Info*)
-GPURUN_UNSUPPORTED(MPI_Session_set_errhandler, Feature::kSessions, MPI_COMM_NULL, MPI_Session,
-                   MPI_Errhandler)
 
 GPURUN_UNSUPPORTED(MPI_Type_create_f90_complex, Feature::kFortran90Types, MPI_COMM_NULL, int, int,
                    MPI_Datatype*)
@@ -75,20 +54,6 @@ GPURUN_UNSUPPORTED(MPI_Type_create_f90_integer, Feature::kFortran90Types, MPI_CO
 GPURUN_UNSUPPORTED(MPI_Type_create_f90_real, Feature::kFortran90Types, MPI_COMM_NULL, int, int,
                    MPI_Datatype*)
 
-// The two calls of sessions that may come before MPI_Init: their error goes to the handler of a
-// program that has not started MPI, which ends it.
-extern "C" int PMPI_Session_init(MPI_Info, MPI_Errhandler, MPI_Session*) {
-  const gpurun::api::Call call{"MPI_Session_init"};
-  return gpurun::api::unsupported(call, MPI_COMM_NULL, Feature::kSessions);
-}
-
-extern "C" int PMPI_Session_create_errhandler(MPI_Session_errhandler_function*, MPI_Errhandler*) {
-  const gpurun::api::Call call{"MPI_Session_create_errhandler"};
-  return gpurun::api::unsupported(call, MPI_COMM_NULL, Feature::kSessions);
-}
-
-GPURUN_MPI_ALIAS(MPI_Session_init)
-GPURUN_MPI_ALIAS(MPI_Session_create_errhandler)
 GPURUN_UNSUPPORTED(MPI_Register_datarep, Feature::kDatareps, MPI_COMM_NULL, const char*,
                    MPI_Datarep_conversion_function*, MPI_Datarep_conversion_function*,
                    MPI_Datarep_extent_function*, void*)

@@ -267,6 +267,21 @@ int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatyp
 int MPI_Grequest_complete(MPI_Request request) GPURUN_API;
 int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) GPURUN_API;
 
+/* Sessions (MPI_Intercomm_create_from_groups fails: no intercommunicators) */
+int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm) GPURUN_API;
+int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) GPURUN_API;
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm) GPURUN_API;
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode) GPURUN_API;
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler) GPURUN_API;
+int MPI_Session_finalize(MPI_Session *session) GPURUN_API;
+int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler) GPURUN_API;
+int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used) GPURUN_API;
+int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name) GPURUN_API;
+int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names) GPURUN_API;
+int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info) GPURUN_API;
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) GPURUN_API;
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) GPURUN_API;
+
 /* Collectives */
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) GPURUN_API;
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) GPURUN_API;
@@ -717,6 +732,19 @@ int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype dat
 int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) GPURUN_API;
 int PMPI_Grequest_complete(MPI_Request request) GPURUN_API;
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) GPURUN_API;
+int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm) GPURUN_API;
+int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) GPURUN_API;
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm) GPURUN_API;
+int PMPI_Session_call_errhandler(MPI_Session session, int errorcode) GPURUN_API;
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler) GPURUN_API;
+int PMPI_Session_finalize(MPI_Session *session) GPURUN_API;
+int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler) GPURUN_API;
+int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used) GPURUN_API;
+int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name) GPURUN_API;
+int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names) GPURUN_API;
+int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info) GPURUN_API;
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) GPURUN_API;
+int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) GPURUN_API;
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request) GPURUN_API;
 int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) GPURUN_API;
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) GPURUN_API;

@@ -30,16 +30,6 @@ static void dynamic_processes(void) {
                      "dynamic process management");
 }
 
-static void sessions(void) {
-  MPI_Group world;
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_group(MPI_COMM_WORLD, &world);
-  expect_unsupported(MPI_Comm_create_from_group(world, "tag", MPI_INFO_NULL, MPI_ERRORS_RETURN,
-                                                &comm),
-                     "MPI_Comm_create_from_group", "sessions");
-  MPI_Group_free(&world);
-}
-
 static void f90_types(void) {
   MPI_Datatype t = MPI_DATATYPE_NULL;
   expect_unsupported(MPI_Type_create_f90_real(6, 30, &t), "MPI_Type_create_f90_real",
@@ -59,7 +49,6 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   dynamic_processes();
-  sessions();
   f90_types();
   datarep();
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
