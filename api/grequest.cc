@@ -95,8 +95,7 @@ int grequest_complete(const Call& call, MPI_Request request) {
 
 }  // namespace
 
-int finish_generalized(core::Request* r, MPI_Request* handle, MPI_Status* status,
-                       MPI_Comm* comm) {
+int finish_generalized(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* comm) {
   MPI_Status s;
   int rc = query(*grequest_of(r), &s);
   if (status != MPI_STATUS_IGNORE) {
@@ -109,9 +108,8 @@ int finish_generalized(core::Request* r, MPI_Request* handle, MPI_Status* status
   *comm = MPI_COMM_WORLD;
   if (rc == MPI_SUCCESS) rc = free_rc;
   if (rc == MPI_SUCCESS) return MPI_SUCCESS;
-  note_last_failure(std::string("the generalized request's ") +
-                    (rc == free_rc ? "free" : "query") + " function returned error code " +
-                    std::to_string(rc));
+  note_last_failure(std::string("the generalized request's ") + (rc == free_rc ? "free" : "query") +
+                    " function returned error code " + std::to_string(rc));
   return class_of_callback_code(rc);
 }
 

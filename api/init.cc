@@ -5,6 +5,8 @@
 // neither the world model (MPI_Init until MPI_Finalize) nor a session uses it any more.
 // g_phase says whether it runs (every call but these few needs it); world_phase() says where
 // the world model is (MPI_Initialized, MPI_Finalized).
+#include "api/init.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,7 +17,6 @@
 #include "api/call.h"
 #include "api/coll_repeat.h"
 #include "api/comm_build.h"
-#include "api/init.h"
 #include "api/memory_kinds.h"
 #include "api/state.h"
 #include "api/wiring.h"
@@ -101,9 +102,10 @@ int start_runtime(const Call& call, int required) {
 void session_started() { ++g_sessions; }
 
 namespace {
-// Ends the runtime once neither the world model nor a session uses it.
-int end_runtime_if_unused(const Call& call) {
-  if (g_sessions > 0 || g_world_phase == Phase::kInitialized) return MPI_SUCCESS;
+// Ends the runtime once neither the world model nor a session uses it (`world_ending`: in
+// MPI_Finalize, where MPI_Finalized still says false to the callbacks that run).
+int end_runtime_if_unused(const Call& call, bool world_ending) {
+  if (g_sessions > 0 || (g_world_phase == Phase::kInitialized && !world_ending)) return MPI_SUCCESS;
   helper::stop();
   forget_repeats();
   // MPI_COMM_SELF's attributes go first, last set first: their delete callbacks may still
@@ -124,7 +126,7 @@ int end_runtime_if_unused(const Call& call) {
 
 int session_finished(const Call& call) {
   --g_sessions;
-  return end_runtime_if_unused(call);
+  return end_runtime_if_unused(call, false);
 }
 
 namespace {
@@ -166,8 +168,9 @@ extern "C" int PMPI_Finalize(void) {
                      ? "MPI_Init was not called (sessions end with MPI_Session_finalize)"
                      : "MPI_Finalize was already called");
   }
+  int rc = end_runtime_if_unused(call, true);
   g_world_phase = Phase::kFinalized;
-  return end_runtime_if_unused(call);
+  return rc;
 }
 
 extern "C" int PMPI_Initialized(int* flag) {

@@ -44,17 +44,17 @@ struct Partitioned {
   int partitions = 0;
   std::int64_t count = 0;  // elements of `type` per partition
   std::int64_t partition_bytes = 0;
-  Setup setup;             // the receiver's: sent (receiver) or received (sender)
+  Setup setup;  // the receiver's: sent (receiver) or received (sender)
   bool setup_known = false;
   ErrorCode setup_error = ErrorCode::kOk;  // the setup failed or does not fit: every epoch fails
   core::Request* setup_request = nullptr;  // the setup's sub-request while the pml holds it
-  std::vector<std::uint8_t> done;   // per partition of this epoch: ready (send) or arrived
-  std::vector<std::uint8_t> sent;   // sender: per receiver partition, handed to the pml
+  std::vector<std::uint8_t> done;          // per partition of this epoch: ready (send) or arrived
+  std::vector<std::uint8_t> sent;          // sender: per receiver partition, handed to the pml
   std::vector<std::unique_ptr<std::byte[]>> packed;  // sender: receiver partitions packed
   std::vector<std::byte> too_long;  // sender: a partition's bytes and one, for a mismatch
-  int pending = 0;      // receiver partitions of this epoch not yet moved
-  int in_flight = 0;    // sub-requests the pml holds
-  bool freed = false;   // MPI_Request_free came; goes when in_flight is 0
+  int pending = 0;                  // receiver partitions of this epoch not yet moved
+  int in_flight = 0;                // sub-requests the pml holds
+  bool freed = false;               // MPI_Request_free came; goes when in_flight is 0
   ErrorCode error = ErrorCode::kOk;
 
   core::Request& r() const { return *request; }
@@ -86,10 +86,9 @@ void released(core::Request* s) {
 
 void epoch_done(Partitioned* p) {
   core::Request& r = p->r();
-  r.status = core::MessageStatus{p->send ? -1 : r.peer, p->send ? -1 : r.tag, p->error,
-                                 p->send ? 0 : static_cast<std::uint64_t>(
-                                                   p->partition_bytes * p->partitions),
-                                 false};
+  r.status = core::MessageStatus{
+      p->send ? -1 : r.peer, p->send ? -1 : r.tag, p->error,
+      p->send ? 0 : static_cast<std::uint64_t>(p->partition_bytes * p->partitions), false};
   r.set_complete();
 }
 
@@ -135,8 +134,15 @@ bool covered(const Partitioned& p, int j) {
 void send_partition(Partitioned* p, int j) {
   core::Request& r = p->r();
   std::int64_t bytes = p->setup.partition_bytes;
-  pml::SendArgs a{r.comm, nullptr, 0, r.datatype, r.peer, p->setup.first_tag + j,
-                  pml::SendMode::kStandard, pml::Channel::kPartitionData, r.memory};
+  pml::SendArgs a{r.comm,
+                  nullptr,
+                  0,
+                  r.datatype,
+                  r.peer,
+                  p->setup.first_tag + j,
+                  pml::SendMode::kStandard,
+                  pml::Channel::kPartitionData,
+                  r.memory};
   if (bytes == p->partition_bytes) {
     a.buf = p->base() + j * p->count * r.datatype->extent();
     a.count = p->count;
@@ -176,9 +182,14 @@ void send_too_long(Partitioned* p) {
   core::Request& r = p->r();
   p->too_long.resize(static_cast<std::size_t>(p->setup.partition_bytes + 1));
   for (int j = 0; j < p->setup.partitions; ++j) {
-    pml::SendArgs a{r.comm, p->too_long.data(), static_cast<std::int64_t>(p->too_long.size()),
-                    find_datatype(MPI_BYTE), r.peer, p->setup.first_tag + j,
-                    pml::SendMode::kStandard, pml::Channel::kPartitionData};
+    pml::SendArgs a{r.comm,
+                    p->too_long.data(),
+                    static_cast<std::int64_t>(p->too_long.size()),
+                    find_datatype(MPI_BYTE),
+                    r.peer,
+                    p->setup.first_tag + j,
+                    pml::SendMode::kStandard,
+                    pml::Channel::kPartitionData};
     core::Request* s = sub_request(p, released);
     if (!the_pml().isend(a, s).ok()) {
       --p->in_flight;
@@ -190,11 +201,10 @@ void send_too_long(Partitioned* p) {
 void fail_epoch(Partitioned* p) {
   p->error = p->setup_error;
   if (p->send && p->setup_error == ErrorCode::kTruncated) {
-    note_failure(p->request,
-                 "the matching MPI_Precv_init receives " +
-                     std::to_string(p->setup.partition_bytes * p->setup.partitions) +
-                     " bytes, this MPI_Psend_init sends " +
-                     std::to_string(p->partition_bytes * p->partitions));
+    note_failure(p->request, "the matching MPI_Precv_init receives " +
+                                 std::to_string(p->setup.partition_bytes * p->setup.partitions) +
+                                 " bytes, this MPI_Psend_init sends " +
+                                 std::to_string(p->partition_bytes * p->partitions));
     send_too_long(p);
   }
   epoch_done(p);
@@ -283,8 +293,13 @@ int start_partitioned(const Call& call, core::Request* r) {
   if (p->pending == 0) epoch_done(p);
   for (int j = 0; j < p->partitions; ++j) {
     core::Request* s = sub_request(p, partition_arrived);
-    pml::RecvArgs a{r->comm, p->base() + j * p->count * r->datatype->extent(), p->count,
-                    r->datatype, r->peer, p->setup.first_tag + j, pml::Channel::kPartitionData,
+    pml::RecvArgs a{r->comm,
+                    p->base() + j * p->count * r->datatype->extent(),
+                    p->count,
+                    r->datatype,
+                    r->peer,
+                    p->setup.first_tag + j,
+                    pml::Channel::kPartitionData,
                     r->memory};
     if (Status st = the_pml().irecv(a, s); !st.ok()) {
       --p->in_flight;
@@ -318,10 +333,11 @@ int make_partitioned(const Call& call, bool send, void* buf, int partitions, MPI
   GPURUN_CHECK_COUNT(comm, count);
   MPI_Count total = count * partitions;
   Resolved res;
-  int rc = send ? check_send(call, send_call(buf, total, datatype, peer, tag, comm,
-                                             pml::SendMode::kStandard),
-                             &res)
-                : check_recv(call, recv_call(buf, total, datatype, peer, tag, comm), &res);
+  int rc =
+      send ? check_send(call,
+                        send_call(buf, total, datatype, peer, tag, comm, pml::SendMode::kStandard),
+                        &res)
+           : check_recv(call, recv_call(buf, total, datatype, peer, tag, comm), &res);
   if (rc != MPI_SUCCESS) return rc;
   if (res.memory != accel::MemoryKind::kHost && !res.type->contiguous())
     return raise_status(call, comm, pml::device_type_error(*res.type));
@@ -409,12 +425,12 @@ int pready(const Call& call, MPI_Request request, int n, int first, const int* l
   Partitioned* p = nullptr;
   if (int rc = active_partitioned(call, request, true, &p); rc != MPI_SUCCESS) return rc;
   if (n < 0)
-    return raise(call, comm_handle_of(p->request), MPI_ERR_ARG, "argument length %d is negative", n);
+    return raise(call, comm_handle_of(p->request), MPI_ERR_ARG, "argument length %d is negative",
+                 n);
   char arg[48];
   for (int i = 0; i < n; ++i) {
     int partition = list != nullptr ? list[i] : first + i;
-    std::snprintf(arg, sizeof arg, list != nullptr ? "array_of_partitions[%d]" : "partition",
-                  i);
+    std::snprintf(arg, sizeof arg, list != nullptr ? "array_of_partitions[%d]" : "partition", i);
     if (int rc = check_partition(call, *p, arg, partition); rc != MPI_SUCCESS) return rc;
     if (int rc = mark_ready(call, p, partition); rc != MPI_SUCCESS) return rc;
   }
@@ -424,8 +440,8 @@ int pready(const Call& call, MPI_Request request, int n, int first, const int* l
 
 int parrived(const Call& call, MPI_Request request, int partition, int* flag) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
-  if (core::Request* r = find_request(request); r != nullptr && !r->active &&
-                                                 r->kind == core::RequestKind::kPartitioned) {
+  if (core::Request* r = find_request(request);
+      r != nullptr && !r->active && r->kind == core::RequestKind::kPartitioned) {
     *flag = 1;  // an inactive request has nothing on its way
     return MPI_SUCCESS;
   }

@@ -17,8 +17,8 @@
 
 #include "api/checks.h"
 #include "api/comm_build.h"
-#include "api/error_codes.h"
 #include "api/errhandler.h"
+#include "api/error_codes.h"
 #include "api/group.h"
 #include "api/info.h"
 #include "api/init.h"
@@ -71,14 +71,14 @@ __attribute__((format(printf, 4, 5))) int raise_session(const Call& call, MPI_Se
   return code;
 }
 
-#define GPURUN_CHECK_SESSION(s, handle)                                                       \
-  Session* s = find_session(handle);                                                          \
-  if (s == nullptr) [[unlikely]]                                                              \
-    return raise_session(call, MPI_SESSION_NULL, MPI_ERR_SESSION,                             \
-                         (handle) == MPI_SESSION_NULL ? "argument session is MPI_SESSION_NULL" \
-                                                      : "argument session (0x%x) is not a "    \
-                                                        "session (finalized?)",                \
-                         static_cast<unsigned>(handle))
+#define GPURUN_CHECK_SESSION(s, handle)                                                      \
+  Session* s = find_session(handle);                                                         \
+  if (s == nullptr) [[unlikely]]                                                             \
+  return raise_session(call, MPI_SESSION_NULL, MPI_ERR_SESSION,                              \
+                       (handle) == MPI_SESSION_NULL ? "argument session is MPI_SESSION_NULL" \
+                                                    : "argument session (0x%x) is not a "    \
+                                                      "session (finalized?)",                \
+                       static_cast<unsigned>(handle))
 
 // The thread level an info's "thread_level" asks (MPI_THREAD_SINGLE when it asks none).
 int thread_level_of(const core::Info* info) {
@@ -90,8 +90,7 @@ int thread_level_of(const core::Info* info) {
   return MPI_THREAD_SINGLE;
 }
 
-int session_init(const Call& call, MPI_Info info, MPI_Errhandler errhandler,
-                 MPI_Session* session) {
+int session_init(const Call& call, MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, session);
   const core::Info* hints = nullptr;
   if (info != MPI_INFO_NULL && (hints = find_info(info)) == nullptr) {
@@ -180,16 +179,14 @@ int comm_from_group(const Call& call, MPI_Group group, const char* stringtag,
   if (stringtag == nullptr)
     return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "argument stringtag is a null pointer");
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, newcomm);
-  if (std::string problem = errhandler_problem(errhandler, ErrhandlerFor::kComm);
-      !problem.empty())
+  if (std::string problem = errhandler_problem(errhandler, ErrhandlerFor::kComm); !problem.empty())
     return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "%s", problem.c_str());
   // Every member hashes the tag alike (FNV-1a), into the tags MPI_Comm_create_group takes.
   std::uint32_t hash = 2166136261u;
   for (const char* c = stringtag; *c != '\0'; ++c)
     hash = (hash ^ static_cast<unsigned char>(*c)) * 16777619u;
   int tag = static_cast<int>(hash & 0x7fffffffu);
-  return create_group(call, MPI_COMM_WORLD, state().world, std::move(g), tag, &errhandler,
-                      newcomm);
+  return create_group(call, MPI_COMM_WORLD, state().world, std::move(g), tag, &errhandler, newcomm);
 }
 
 }  // namespace
