@@ -191,6 +191,14 @@ core::Datatype* find_mutable_datatype(MPI_Datatype handle) {
 
 bool is_predefined_datatype(MPI_Datatype handle) { return predefined().find(handle) != nullptr; }
 
+const core::Datatype* basic_datatype(core::BasicType basic) {
+  for (const Basic& b : kBasics)
+    if (b.basic == basic) return find_datatype(b.handle);
+  for (const Pair& p : kPairs)
+    if (p.basic == basic) return find_datatype(p.handle);
+  return nullptr;
+}
+
 MPI_Datatype predefined_handle(const core::Datatype* type) {
   if (type == nullptr || !type->predefined()) return MPI_DATATYPE_NULL;
   const Predefined& p = predefined();

@@ -1,17 +1,20 @@
 // One-sided communication: windows (MPI_Win), their handles and errors (the calls live in
 // api/win_*.cc).
 //
-// gpurun runs one-sided communication where every member of the window shares a host. The
-// origin moves the data itself, at the call: into and out of a target's memory directly where
-// the library allocated it (MPI_Win_allocate, MPI_Win_allocate_shared: one shared segment holds
-// every member's part), and by CMA (process_vm_readv/writev) where the user did
-// (MPI_Win_create, MPI_Win_create_dynamic). Every operation is therefore complete when its call
+// Where every member of the window shares a host, the origin moves the data itself, at the
+// call: into and out of a target's memory directly where the library allocated it
+// (MPI_Win_allocate, MPI_Win_allocate_shared: one shared segment holds every member's part),
+// and by CMA (process_vm_readv/writev) where the user did (MPI_Win_create,
+// MPI_Win_create_dynamic). Every operation is therefore complete when its call
 // returns, at origin and target: flushes and MPI_Win_sync are memory barriers, and the request
 // of MPI_Rput and its kin is complete from the start. Accumulates to one target hold that
 // target's mutex (a word in the window's control segment), so they are atomic per element as
 // the standard asks; MPI_Win_lock takes a reader-writer lock word of the target there. Fence
 // and the post/start/complete/wait epochs synchronise through the window's own communicator (a
 // duplicate of the creator's, whose handler returns errors).
+//
+// A window whose members run on several hosts is served instead (api/win_remote.h): every
+// member answers the others' requests through messages, and holds its own part and lock table.
 //
 // Handles are MPICH-style indirect window handles (0xe0000000 | index into a table).
 #pragma once
@@ -31,6 +34,8 @@
 #include "runtime/transport/shm/segment.h"
 
 namespace gpurun::api {
+
+class RmaService;
 
 // A member's part of a window, as every other member sees it.
 struct WinTarget {
@@ -60,6 +65,9 @@ struct Win {
   std::vector<WinTarget> targets;
   std::unique_ptr<transport::shm::Segment> data;     // MPI_Win_allocate(_shared)'s memory
   std::unique_ptr<transport::shm::Segment> control;  // one WinControl per member
+  bool served = false;                  // members on several hosts (api/win_remote.h)
+  std::shared_ptr<RmaService> service;  // ... this member's answers
+  std::unique_ptr<std::byte[]> memory;  // ... MPI_Win_allocate's part of this member
   ErrhandlerRef errhandler;                          // MPI_ERRORS_ARE_FATAL by default
   std::string name;
   std::vector<Attribute> attributes;  // the user's, in the order they were first set

@@ -3,6 +3,7 @@
 // MPI_Win_free) and MPI_Win_shared_query.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <string>
@@ -12,6 +13,7 @@
 #include "api/info.h"
 #include "api/state.h"
 #include "api/win.h"
+#include "api/win_remote.h"
 
 namespace gpurun::api {
 namespace {
@@ -121,8 +123,10 @@ void fill_targets(Win& w, const std::vector<Part>& parts) {
 }
 
 // Everything after the checks, on every member. Returns the error code or MPI_SUCCESS.
-int make_win(const Call& call, MPI_Comm comm, const WinArgs& a, void* baseptr, MPI_Win* win) {
+int make_win(const Call& call, MPI_Comm comm, const WinArgs& a, void* baseptr, MPI_Win* win,
+             bool served) {
   auto w = std::make_unique<Win>();
+  w->served = served;
   w->flavor = a.flavor;
   w->size = a.flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : a.size;
   w->disp_unit = static_cast<int>(a.disp_unit);
@@ -135,17 +139,34 @@ int make_win(const Call& call, MPI_Comm comm, const WinArgs& a, void* baseptr, M
   PMPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, w->comm);
   PMPI_Exscan(&mine, &before, 1, MPI_LONG_LONG, MPI_SUM, w->comm);
   if (w->rank == 0) before = 0;
-  Status failure;
-  w->control = share_segment(w->comm, w->rank, sizeof(WinControl) * size, failure);
   bool allocates = a.flavor == MPI_WIN_FLAVOR_ALLOCATE || a.flavor == MPI_WIN_FLAVOR_SHARED;
-  if (w->control && allocates)
-    w->data = share_segment(w->comm, w->rank, static_cast<std::size_t>(total), failure);
-  if (!w->control || (allocates && !w->data)) {
-    PMPI_Comm_free(&w->comm);
-    return raise(call, comm, MPI_ERR_NO_MEM, "the window's shared memory: %s",
-                 failure.ok() ? "another member could not map it" : failure.to_string().c_str());
+  if (served) {
+    if (allocates) {  // on a cache line, as on one host
+      w->memory = std::make_unique<std::byte[]>(static_cast<std::size_t>(mine) + 64);
+      auto at = reinterpret_cast<std::uintptr_t>(w->memory.get());
+      w->base = reinterpret_cast<std::byte*>((at + 63) / 64 * 64);
+    } else {
+      w->base = a.user_base;
+    }
+    Status st = serve_window(*w);
+    if (!all_agree(w->comm, st.ok())) {
+      stop_serving(*w);
+      PMPI_Comm_free(&w->comm);
+      return st.ok() ? raise(call, comm, MPI_ERR_OTHER, "%s", kRefusedByAnother)
+                     : raise_status(call, comm, st);
+    }
+  } else {
+    Status failure;
+    w->control = share_segment(w->comm, w->rank, sizeof(WinControl) * size, failure);
+    if (w->control && allocates)
+      w->data = share_segment(w->comm, w->rank, static_cast<std::size_t>(total), failure);
+    if (!w->control || (allocates && !w->data)) {
+      PMPI_Comm_free(&w->comm);
+      return raise(call, comm, MPI_ERR_NO_MEM, "the window's shared memory: %s",
+                   failure.ok() ? "another member could not map it" : failure.to_string().c_str());
+    }
+    w->base = allocates ? static_cast<std::byte*>(w->data->base()) + before : a.user_base;
   }
-  w->base = allocates ? static_cast<std::byte*>(w->data->base()) + before : a.user_base;
   Part part{w->size, a.disp_unit, static_cast<long long>(reinterpret_cast<std::uintptr_t>(w->base)),
             getpid()};
   std::vector<Part> parts(static_cast<std::size_t>(size));
@@ -166,13 +187,12 @@ int create(const Call& call, MPI_Comm comm, const WinArgs& a, void* baseptr, MPI
   int rc = check_args(call, comm, a, baseptr, win);
   if (!all_agree(comm, rc == MPI_SUCCESS))
     return rc != MPI_SUCCESS ? rc : raise(call, comm, MPI_ERR_ARG, "%s", kRefusedByAnother);
-  if (!one_host(comm)) {
-    return raise(
-        call, comm,
-        a.flavor == MPI_WIN_FLAVOR_SHARED ? MPI_ERR_RMA_SHARED : MPI_ERR_UNSUPPORTED_OPERATION,
-        "the members of comm run on several hosts: gpurun's windows need one host");
+  bool served = !one_host(comm);
+  if (served && a.flavor == MPI_WIN_FLAVOR_SHARED) {
+    return raise(call, comm, MPI_ERR_RMA_SHARED,
+                 "the members of comm run on several hosts: they share no memory");
   }
-  return make_win(call, comm, a, baseptr, win);
+  return make_win(call, comm, a, baseptr, win, served);
 }
 
 // MPI_Win_shared_query: the part of `rank` (MPI_PROC_NULL: the first one with memory).
@@ -196,9 +216,10 @@ int shared_query(const Call& call, MPI_Win win, int rank, MPI_Aint* size, Unit* 
     while (rank + 1 < n && w->targets[rank].size == 0) ++rank;
   }
   const WinTarget& t = w->targets[rank];
-  *size = t.size;
+  bool reached = !w->served || rank == w->rank;  // a served window shares no memory
+  *size = reached ? t.size : 0;
   *disp_unit = t.disp_unit;
-  *static_cast<void**>(baseptr) = t.mapped;
+  *static_cast<void**>(baseptr) = !w->served ? t.mapped : reached ? w->base : nullptr;
   return MPI_SUCCESS;
 }
 
@@ -287,6 +308,7 @@ extern "C" int PMPI_Win_free(MPI_Win* win) {
   }
   if (int rc = delete_win_attributes(call, *w); rc != MPI_SUCCESS) return rc;
   PMPI_Barrier(w->comm);  // every member is done with every part
+  stop_serving(*w);
   PMPI_Comm_free(&w->comm);
   erase_win(*win);
   *win = MPI_WIN_NULL;

@@ -13,6 +13,7 @@
 #include "api/ops.h"
 #include "api/requests.h"
 #include "api/win.h"
+#include "api/win_remote.h"
 #include "runtime/core/datatype_layout.h"
 #include "runtime/transport/shm/cma.h"
 
@@ -218,9 +219,39 @@ Status accumulate(const Win& w, const RmaOp& o, const Resolved& r,
   return target_blocks(w, o.rank, true, packed.data(), r.remote, count, tt);
 }
 
+// A served window's operation (api/win_remote.h): the origin's data packed, the target's
+// answers unpacked.
+Status move_served(const Win& w, const RmaOp& o, const Resolved& r) {
+  auto bytes = static_cast<std::size_t>(o.target_count * r.target->size());
+  std::vector<std::byte> packed(bytes), fetched;
+  bool reads_origin = o.kind == RmaOp::Kind::kPut || o.kind == RmaOp::Kind::kAccumulate ||
+                      (o.kind == RmaOp::Kind::kGetAccumulate &&
+                       r.op->kind() != core::OpKind::kNoOp);
+  if (reads_origin) r.origin->pack(o.origin.addr, o.origin.count, 0, packed.data(), bytes);
+  switch (o.kind) {
+    case RmaOp::Kind::kPut:
+      return remote_put(w, o.rank, packed.data(), r.remote, o.target_count, *r.target);
+    case RmaOp::Kind::kGet:
+      GPURUN_TRY(remote_get(w, o.rank, packed.data(), r.remote, o.target_count, *r.target));
+      r.origin->unpack(const_cast<void*>(o.origin.addr), o.origin.count, 0, packed.data(), bytes);
+      return ok_status();
+    case RmaOp::Kind::kAccumulate:
+      return remote_accumulate(w, o.rank, o.op, packed.data(), r.remote, o.target_count,
+                               *r.target, nullptr);
+    case RmaOp::Kind::kGetAccumulate:
+      fetched.resize(bytes);
+      GPURUN_TRY(remote_accumulate(w, o.rank, o.op, packed.data(), r.remote, o.target_count,
+                                   *r.target, fetched.data()));
+      r.result->unpack(const_cast<void*>(o.result.addr), o.result.count, 0, fetched.data(), bytes);
+      return ok_status();
+  }
+  return ok_status();
+}
+
 Status move(const Win& w, const RmaOp& o, const Resolved& r) {
   std::int64_t bytes = o.target_count * r.target->size();
   if (bytes == 0 || o.rank == MPI_PROC_NULL) return ok_status();
+  if (w.served) return move_served(w, o, r);
   // The origin's data itself where it is one block, else a packed copy.
   auto* origin = static_cast<std::byte*>(const_cast<void*>(o.origin.addr));
   bool direct = r.origin->contiguous();
@@ -275,6 +306,11 @@ int compare_and_swap(const Call& call, MPI_Win win, const RmaOp& o, const void* 
   }
   if (o.rank == MPI_PROC_NULL) return MPI_SUCCESS;
   auto n = static_cast<std::size_t>(r.target->size());
+  if (w->served) {
+    Status st = remote_compare_and_swap(*w, o.rank, o.origin.addr, compare,
+                                        const_cast<void*>(o.result.addr), r.remote, n);
+    return st.ok() ? MPI_SUCCESS : raise_win_status(call, win, st);
+  }
   std::vector<std::byte> old(n);
   TargetMutex hold(w->control_of(o.rank));
   Status st = target_io(*w, o.rank, false, old.data(), r.remote, n);

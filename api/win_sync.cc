@@ -8,11 +8,13 @@
 #include "api/agree.h"
 #include "api/requests.h"
 #include "api/win.h"
+#include "api/win_remote.h"
 
 namespace gpurun::api {
 namespace {
 
-// Tags of the post/start/complete/wait messages on the window's own communicator.
+// Tags of the post/start/complete/wait messages on the window's own communicator (a served
+// window's requests and answers take others: api/win_remote.cc).
 constexpr int kPostedTag = 1;
 constexpr int kCompletedTag = 2;
 
@@ -22,20 +24,28 @@ bool try_lock(WinControl& c, bool exclusive) {
   return v >= 0 && c.lock.compare_exchange_strong(v, v + 1, std::memory_order_acquire);
 }
 
-void take_lock(Win& w, int target, bool exclusive) {
-  WinControl& c = w.control_of(target);
-  if (!try_lock(c, exclusive)) wait_until([&] { return try_lock(c, exclusive); });
+Status take_lock(Win& w, int target, bool exclusive) {
+  if (w.served) {
+    GPURUN_TRY(remote_lock(w, target, exclusive));
+  } else {
+    WinControl& c = w.control_of(target);
+    if (!try_lock(c, exclusive)) wait_until([&] { return try_lock(c, exclusive); });
+  }
   w.locked[target] = exclusive ? -1 : 1;
+  return ok_status();
 }
 
-void drop_lock(Win& w, int target) {
+Status drop_lock(Win& w, int target) {
+  bool exclusive = w.locked[target] < 0;
+  w.locked[target] = 0;
+  if (w.served) return remote_unlock(w, target);
   WinControl& c = w.control_of(target);
-  if (w.locked[target] < 0) {
+  if (exclusive) {
     c.lock.store(0, std::memory_order_release);
   } else {
     c.lock.fetch_sub(1, std::memory_order_release);
   }
-  w.locked[target] = 0;
+  return ok_status();
 }
 
 bool any_lock(const Win& w) {
@@ -108,8 +118,8 @@ int lock(const Call& call, Win& w, int lock_type, int rank, int assert_bits) {
     return raise_win(call, w.handle, MPI_ERR_RMA_SYNC,
                      "argument win: this process holds a lock on rank %d already", rank);
   }
-  take_lock(w, rank, lock_type == MPI_LOCK_EXCLUSIVE);
-  return MPI_SUCCESS;
+  Status st = take_lock(w, rank, lock_type == MPI_LOCK_EXCLUSIVE);
+  return st.ok() ? MPI_SUCCESS : raise_win_status(call, w.handle, st);
 }
 
 // The flushes: the operations are complete already; order memory.
@@ -154,8 +164,8 @@ extern "C" int PMPI_Win_unlock(int rank, MPI_Win win) {
                      "argument win: this process holds no MPI_Win_lock on rank %d", rank);
   }
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  drop_lock(*w, rank);
-  return MPI_SUCCESS;
+  gpurun::Status st = drop_lock(*w, rank);
+  return st.ok() ? MPI_SUCCESS : raise_win_status(call, win, st);
 }
 
 extern "C" int PMPI_Win_lock_all(int assert_bits, MPI_Win win) {
@@ -166,9 +176,11 @@ extern "C" int PMPI_Win_lock_all(int assert_bits, MPI_Win win) {
     return raise_win(call, win, MPI_ERR_RMA_SYNC,
                      "argument win: this process holds a lock on the window already");
   }
-  for (std::size_t r = 0; r < w->targets.size(); ++r) take_lock(*w, static_cast<int>(r), false);
+  gpurun::Status st;
+  for (std::size_t r = 0; r < w->targets.size() && st.ok(); ++r)
+    st = take_lock(*w, static_cast<int>(r), false);
   w->lock_all = true;
-  return MPI_SUCCESS;
+  return st.ok() ? MPI_SUCCESS : raise_win_status(call, win, st);
 }
 
 extern "C" int PMPI_Win_unlock_all(MPI_Win win) {
@@ -178,9 +190,13 @@ extern "C" int PMPI_Win_unlock_all(MPI_Win win) {
     return raise_win(call, win, MPI_ERR_RMA_SYNC,
                      "argument win: no MPI_Win_lock_all came before it");
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  for (std::size_t r = 0; r < w->targets.size(); ++r) drop_lock(*w, static_cast<int>(r));
+  gpurun::Status st;
+  for (std::size_t r = 0; r < w->targets.size(); ++r) {
+    gpurun::Status one = drop_lock(*w, static_cast<int>(r));
+    if (st.ok()) st = one;
+  }
   w->lock_all = false;
-  return MPI_SUCCESS;
+  return st.ok() ? MPI_SUCCESS : raise_win_status(call, win, st);
 }
 
 extern "C" int PMPI_Win_flush(int rank, MPI_Win win) {

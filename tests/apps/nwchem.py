@@ -5,7 +5,12 @@ communication (windows, passive-target locks, accumulates, request-based RMA), b
 collectives and point-to-point: a quantum-chemistry run gives the energy that MPICH's own run
 gives, to the printed digits' tolerance.
 
-  nwchem.py --gpurun BIN --lib DIR [--np 2,3] [--nwchem PATH]
+  nwchem.py --gpurun BIN --lib DIR [--np 2,3] [--nwchem PATH] [--jobs scf,dft,ccsd,mp2]
+            [--scratch DIR] [--prefix 'CMD ...'] [--gpurun-args 'ARG;ARG...']
+
+--prefix runs gpurun under a command (nsenter into a test host) and --gpurun-args hands it more
+arguments (a launch agent and hosts, ';'-separated); --scratch must then be a folder every host
+sees (a test host's /tmp is its own).
 
 Each job (SCF, DFT, CCSD, MP2 gradient on a water molecule) first runs on one rank under MPICH's
 mpiexec, for the reference energy, then under gpurun at each rank count, with ARMCI-MPI's window
@@ -89,12 +94,16 @@ def main(argv):
     parser.add_argument("--np", default="2,3", help="rank counts, comma-separated")
     parser.add_argument("--nwchem", default="/usr/bin/nwchem.mpich")
     parser.add_argument("--jobs", default=",".join(JOBS))
+    parser.add_argument("--scratch", default=None, help="where the jobs' folders go")
+    parser.add_argument("--prefix", default="", help="a command gpurun runs under")
+    parser.add_argument("--gpurun-args", default="", help="more arguments, ';'-separated")
     args = parser.parse_args(argv)
     if not os.path.exists(args.nwchem):
         print("FAIL: %s is missing: install Debian's nwchem-mpich (scripts/deps.sh)" % args.nwchem)
         return 1
     failures = runs = 0
-    with tempfile.TemporaryDirectory(prefix="gpurun-nwchem-") as scratch:
+    extra = [a for a in args.gpurun_args.split(";") if a]
+    with tempfile.TemporaryDirectory(prefix="gpurun-nwchem-", dir=args.scratch) as scratch:
         for job in args.jobs.split(","):
             env = dict(os.environ, ARMCI_USE_WIN_ALLOCATE="0")
             rc, out, secs = run_job(["mpiexec.mpich", "-np", "1", args.nwchem], job, env, scratch)
@@ -107,7 +116,8 @@ def main(argv):
                 for win_allocate in ("1", "0"):
                     env = dict(os.environ, LD_LIBRARY_PATH=args.lib,
                                ARMCI_USE_WIN_ALLOCATE=win_allocate)
-                    cmd = [args.gpurun, "-np", np, "--timeout", "250", args.nwchem]
+                    cmd = args.prefix.split() + [args.gpurun] + extra + [
+                        "-np", np, "--timeout", "250", args.nwchem]
                     rc, out, secs = run_job(cmd, job, env, scratch)
                     value = energy(job, out)
                     label = "%s gpurun -np %s %s" % (

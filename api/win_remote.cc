@@ -1,0 +1,352 @@
+// One-sided communication across hosts: the member's service and the origin's requests
+// (api/win_remote.h).
+//
+// Wire: a request is a Header and its payload, sent to the target with kRequestTag on the
+// window's communicator (private to the window, so no program message can match); an answer
+// goes back with kAnswerTag. A target answers one origin's requests in their order, and the pml
+// keeps one sender's messages of one tag in order, so the origin's receives for the answers,
+// posted before the requests in the same order, each get their own. A block of the target
+// datatype travels in pieces of at most kPiece bytes. Writes and accumulates are answered by
+// nothing but the kSync that ends each operation; reads, fetches and locks by their data.
+#include "api/win_remote.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "api/datatypes.h"
+#include "api/ops.h"
+#include "api/requests.h"
+#include "runtime/core/datatype_layout.h"
+
+namespace gpurun::api {
+
+enum class RmaKind : std::uint8_t { kWrite, kRead, kAcc, kFetchAcc, kCas, kSync, kLock, kUnlock };
+
+struct RmaHeader {
+  RmaKind kind;
+  std::uint8_t exclusive;  // kLock
+  core::BasicType basic;   // kAcc, kFetchAcc: the element type
+  std::int32_t op;         // kAcc, kFetchAcc: a predefined MPI_Op
+  std::uint64_t addr;      // in the target's memory
+  std::uint64_t len;       // bytes at addr (kCas: of one element)
+};
+
+// Beside the tags of post/start/complete/wait (api/win_sync.cc: 1 and 2).
+constexpr int kRequestTag = 101;
+constexpr int kAnswerTag = 102;
+constexpr std::size_t kPiece = 64 << 10;
+
+// The target's side of one window.
+class RmaService {
+ public:
+  explicit RmaService(const core::Communicator* comm) : comm_(comm) {
+    buffer_.resize(sizeof(RmaHeader) + 2 * kPiece);
+  }
+  Status post();
+  void stop();
+
+ private:
+  struct Arrival {
+    int source;
+    std::size_t bytes;
+  };
+  static void arrived(core::Request* r);
+  void handle(const Arrival& a);
+  void answer(int origin, const void* data, std::size_t n);
+  void lock(int origin, bool exclusive);
+  void unlock(int origin);
+
+  const core::Communicator* comm_;
+  std::vector<std::byte> buffer_;  // the posted receive's
+  core::Request* posted_ = nullptr;
+  std::deque<Arrival> arrivals_;  // received, not yet handled (at most one)
+  bool handling_ = false;
+  int holders_ = 0;                           // of this member's lock: -1 exclusive, n shared
+  std::deque<std::pair<int, bool>> waiting_;  // lock requests not granted yet, in order
+};
+
+namespace {
+
+const core::Datatype& bytes_type() { return *find_datatype(MPI_BYTE); }
+
+void free_buffer(core::Request* r) { delete static_cast<std::vector<std::byte>*>(r->owner); }
+
+// Sends `bytes` (taken) to `dest` with `tag`; the request goes by itself when done.
+Status send_bytes(const core::Communicator* comm, int dest, int tag,
+                  std::vector<std::byte>&& bytes) {
+  auto* held = new std::vector<std::byte>(std::move(bytes));
+  core::Request* r = the_pml().requests().allocate();
+  r->owner = held;
+  r->on_complete = free_buffer;
+  r->orphan = true;
+  pml::SendArgs a{comm,          held->data(), static_cast<std::int64_t>(held->size()),
+                  &bytes_type(), dest,         tag};
+  Status st = the_pml().isend(a, r);
+  if (!st.ok()) {
+    the_pml().requests().release(r);
+    delete held;
+  }
+  return st;
+}
+
+const core::Communicator* comm_of(const Win& w) { return find_comm(w.comm)->comm.get(); }
+
+}  // namespace
+
+Status RmaService::post() {
+  core::Request* r = the_pml().requests().allocate();
+  r->owner = this;
+  r->on_complete = arrived;
+  r->orphan = true;
+  posted_ = r;
+  pml::RecvArgs a{comm_,         buffer_.data(),  static_cast<std::int64_t>(buffer_.size()),
+                  &bytes_type(), pml::kAnySource, kRequestTag};
+  Status st = the_pml().irecv(a, r);
+  if (!st.ok()) {
+    posted_ = nullptr;
+    the_pml().requests().release(r);
+  }
+  return st;
+}
+
+void RmaService::stop() {
+  if (posted_ != nullptr) (void)the_pml().cancel(posted_);
+}
+
+// Handles each arrival and posts the next receive; one that completes at once is handled by
+// the loop, not by recursion.
+void RmaService::arrived(core::Request* r) {
+  auto* s = static_cast<RmaService*>(r->owner);
+  s->posted_ = nullptr;
+  if (r->status.cancelled || r->status.error != ErrorCode::kOk) return;
+  s->arrivals_.push_back({r->status.source, static_cast<std::size_t>(r->status.bytes)});
+  if (s->handling_) return;
+  s->handling_ = true;
+  while (!s->arrivals_.empty()) {
+    Arrival a = s->arrivals_.front();
+    s->arrivals_.pop_front();
+    s->handle(a);
+    (void)s->post();
+  }
+  s->handling_ = false;
+}
+
+void RmaService::answer(int origin, const void* data, std::size_t n) {
+  const auto* p = static_cast<const std::byte*>(data);
+  (void)send_bytes(comm_, origin, kAnswerTag, std::vector<std::byte>(p, p + n));
+}
+
+void RmaService::handle(const Arrival& a) {
+  RmaHeader h;
+  std::memcpy(&h, buffer_.data(), sizeof h);
+  std::byte* payload = buffer_.data() + sizeof h;
+  auto* at = reinterpret_cast<std::byte*>(h.addr);
+  switch (h.kind) {
+    case RmaKind::kWrite:
+      std::memcpy(at, payload, h.len);
+      return;
+    case RmaKind::kRead:
+      answer(a.source, at, h.len);
+      return;
+    case RmaKind::kAcc:
+    case RmaKind::kFetchAcc: {
+      if (h.kind == RmaKind::kFetchAcc) answer(a.source, at, h.len);
+      const core::Op* op = find_op(h.op);
+      const core::Datatype* type = basic_datatype(h.basic);
+      if (op != nullptr && type != nullptr && op->kind() != core::OpKind::kNoOp)
+        (void)op->apply(payload, at, static_cast<std::int64_t>(h.len) / type->size(), *type);
+      return;
+    }
+    case RmaKind::kCas:
+      answer(a.source, at, h.len);
+      if (std::memcmp(at, payload + h.len, h.len) == 0) std::memcpy(at, payload, h.len);
+      return;
+    case RmaKind::kSync:
+      answer(a.source, nullptr, 0);
+      return;
+    case RmaKind::kLock:
+      lock(a.source, h.exclusive != 0);
+      return;
+    case RmaKind::kUnlock:
+      unlock(a.source);
+      answer(a.source, nullptr, 0);
+      return;
+  }
+}
+
+void RmaService::lock(int origin, bool exclusive) {
+  bool free = exclusive ? holders_ == 0 : holders_ >= 0 && waiting_.empty();
+  if (!free) {
+    waiting_.emplace_back(origin, exclusive);
+    return;
+  }
+  holders_ = exclusive ? -1 : holders_ + 1;
+  answer(origin, nullptr, 0);
+}
+
+void RmaService::unlock(int /*origin*/) {
+  holders_ = holders_ < 0 ? 0 : holders_ - 1;
+  while (!waiting_.empty()) {
+    auto [next, exclusive] = waiting_.front();
+    if (exclusive ? holders_ != 0 : holders_ < 0) break;
+    waiting_.pop_front();
+    holders_ = exclusive ? -1 : holders_ + 1;
+    answer(next, nullptr, 0);
+    if (exclusive) break;
+  }
+}
+
+Status serve_window(Win& w) {
+  auto service = std::make_shared<RmaService>(comm_of(w));
+  GPURUN_TRY(service->post());
+  w.service = std::move(service);
+  return ok_status();
+}
+
+void stop_serving(Win& w) {
+  if (w.service) w.service->stop();
+  w.service.reset();
+}
+
+namespace {
+
+// The origin's requests of one operation to one target, and the receives for their answers.
+class Exchange {
+ public:
+  Exchange(const Win& w, int rank) : comm_(comm_of(w)), rank_(rank) {}
+  ~Exchange() {
+    for (core::Request* r : answers_) the_pml().requests().release(r);
+  }
+  // Sends a request; `answer` (may be null) receives `answer_bytes` of its answer.
+  Status request(const RmaHeader& h, const void* payload, std::size_t n, void* answer,
+                 std::size_t answer_bytes, bool answered) {
+    if (answered) {
+      core::Request* r = the_pml().requests().allocate();
+      answers_.push_back(r);
+      pml::RecvArgs a{comm_,         answer, static_cast<std::int64_t>(answer_bytes),
+                      &bytes_type(), rank_,  kAnswerTag};
+      GPURUN_TRY(the_pml().irecv(a, r));
+    }
+    std::vector<std::byte> bytes(sizeof h + n);
+    std::memcpy(bytes.data(), &h, sizeof h);
+    if (n > 0) std::memcpy(bytes.data() + sizeof h, payload, n);
+    return send_bytes(comm_, rank_, kRequestTag, std::move(bytes));
+  }
+  // Waits for every answer (after a kSync when nothing else is answered).
+  Status finish(bool sync) {
+    if (sync) GPURUN_TRY(request(RmaHeader{RmaKind::kSync}, nullptr, 0, nullptr, 0, true));
+    wait_until([this] {
+      for (core::Request* r : answers_)
+        if (!r->complete()) return false;
+      return true;
+    });
+    for (core::Request* r : answers_)
+      if (r->status.error != ErrorCode::kOk)
+        return Status(r->status.error, "one-sided communication: an answer of the target failed");
+    return ok_status();
+  }
+
+ private:
+  const core::Communicator* comm_;
+  int rank_;
+  std::vector<core::Request*> answers_;
+};
+
+// Calls fn(addr, offset, n) for the pieces of the target's blocks (`unit`: a piece holds whole
+// elements of that size).
+template <class Fn>
+void for_each_piece(std::uintptr_t remote, std::int64_t count, const core::Datatype& type,
+                    std::size_t unit, Fn&& fn) {
+  std::int64_t bytes = count * type.size();
+  if (bytes == 0) return;
+  std::size_t piece = kPiece / unit * unit;
+  std::size_t done = 0;
+  core::layout::for_each_block(*type.layout(), count, type.extent(), remote, 0, bytes,
+                               [&](std::uintptr_t at, std::int64_t n) {
+                                 for (std::size_t o = 0; o < static_cast<std::size_t>(n);) {
+                                   std::size_t len =
+                                       std::min(piece, static_cast<std::size_t>(n) - o);
+                                   fn(at + o, done, len);
+                                   o += len;
+                                   done += len;
+                                 }
+                               });
+}
+
+}  // namespace
+
+Status remote_put(const Win& w, int rank, const std::byte* packed, std::uintptr_t remote,
+                  std::int64_t count, const core::Datatype& type) {
+  Exchange x(w, rank);
+  Status st;
+  for_each_piece(remote, count, type, 1, [&](std::uintptr_t at, std::size_t off, std::size_t n) {
+    if (st.ok())
+      st = x.request({RmaKind::kWrite, 0, {}, 0, at, n}, packed + off, n, nullptr, 0, false);
+  });
+  GPURUN_TRY(st);
+  return x.finish(true);
+}
+
+Status remote_get(const Win& w, int rank, std::byte* packed, std::uintptr_t remote,
+                  std::int64_t count, const core::Datatype& type) {
+  Exchange x(w, rank);
+  Status st;
+  for_each_piece(remote, count, type, 1, [&](std::uintptr_t at, std::size_t off, std::size_t n) {
+    if (st.ok())
+      st = x.request({RmaKind::kRead, 0, {}, 0, at, n}, nullptr, 0, packed + off, n, true);
+  });
+  GPURUN_TRY(st);
+  return x.finish(false);
+}
+
+Status remote_accumulate(const Win& w, int rank, MPI_Op op, const std::byte* packed,
+                         std::uintptr_t remote, std::int64_t count, const core::Datatype& type,
+                         std::byte* fetched) {
+  const core::Datatype* basic = basic_datatype(type.basic());
+  if (basic == nullptr || core::is_pair(type.basic()) || basic->size() != basic->extent()) {
+    return Status(ErrorCode::kUnsupported,
+                  "accumulates on pair types (MPI_MAXLOC, MPI_MINLOC) across hosts");
+  }
+  Exchange x(w, rank);
+  Status st;
+  RmaKind kind = fetched != nullptr ? RmaKind::kFetchAcc : RmaKind::kAcc;
+  auto unit = static_cast<std::size_t>(basic->size());
+  for_each_piece(remote, count, type, unit, [&](std::uintptr_t at, std::size_t off, std::size_t n) {
+    if (!st.ok()) return;
+    RmaHeader h{kind, 0, type.basic(), static_cast<std::int32_t>(op), at, n};
+    // MPI_NO_OP reads only: its operand (the origin's buffer) may be anything.
+    std::size_t sent = find_op(op)->kind() == core::OpKind::kNoOp ? 0 : n;
+    st = x.request(h, packed + off, sent, fetched ? fetched + off : nullptr, n, fetched != nullptr);
+  });
+  GPURUN_TRY(st);
+  return x.finish(fetched == nullptr);
+}
+
+Status remote_compare_and_swap(const Win& w, int rank, const void* origin, const void* compare,
+                               void* result, std::uintptr_t remote, std::size_t n) {
+  Exchange x(w, rank);
+  std::vector<std::byte> payload(2 * n);
+  std::memcpy(payload.data(), origin, n);
+  std::memcpy(payload.data() + n, compare, n);
+  GPURUN_TRY(x.request({RmaKind::kCas, 0, {}, 0, remote, n}, payload.data(), payload.size(), result,
+                       n, true));
+  return x.finish(false);
+}
+
+Status remote_lock(const Win& w, int rank, bool exclusive) {
+  Exchange x(w, rank);
+  GPURUN_TRY(x.request({RmaKind::kLock, static_cast<std::uint8_t>(exclusive ? 1 : 0), {}, 0, 0, 0},
+                       nullptr, 0, nullptr, 0, true));
+  return x.finish(false);
+}
+
+Status remote_unlock(const Win& w, int rank) {
+  Exchange x(w, rank);
+  GPURUN_TRY(x.request({RmaKind::kUnlock, 0, {}, 0, 0, 0}, nullptr, 0, nullptr, 0, true));
+  return x.finish(false);
+}
+
+}  // namespace gpurun::api
