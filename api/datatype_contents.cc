@@ -38,6 +38,12 @@ int combiner_of(core::Combiner c) {
       return MPI_COMBINER_DARRAY;
     case core::Combiner::kResized:
       return MPI_COMBINER_RESIZED;
+    case core::Combiner::kF90Real:
+      return MPI_COMBINER_F90_REAL;
+    case core::Combiner::kF90Complex:
+      return MPI_COMBINER_F90_COMPLEX;
+    case core::Combiner::kF90Integer:
+      return MPI_COMBINER_F90_INTEGER;
   }
   return MPI_COMBINER_NAMED;
 }

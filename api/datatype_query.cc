@@ -77,6 +77,11 @@ extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
     return raise(call, MPI_COMM_NULL, MPI_ERR_TYPE,
                  "argument datatype is the predefined %s, which cannot be freed",
                  t->name().c_str());
+  if (is_f90_type(*datatype)) {
+    return raise(call, MPI_COMM_NULL, MPI_ERR_TYPE,
+                 "argument datatype came from MPI_Type_create_f90_*, and like a predefined type "
+                 "cannot be freed");
+  }
   if (int rc = delete_type_attributes(call, *datatype); rc != MPI_SUCCESS) return rc;
   erase_datatype(*datatype);
   *datatype = MPI_DATATYPE_NULL;

@@ -39,6 +39,8 @@ inline const core::Datatype* find_datatype(MPI_Datatype handle) {
 }
 // The same, for the calls that change a type (commit, set_name).
 core::Datatype* find_mutable_datatype(MPI_Datatype handle);
+// Whether `handle` came from MPI_Type_create_f90_* (api/datatype_f90.cc): it cannot be freed.
+bool is_f90_type(MPI_Datatype handle);
 // A predefined type of one element of `basic` (of one basic element), or nullptr for kNone.
 const core::Datatype* basic_datatype(core::BasicType basic);
 // Whether `handle` names a predefined type.

@@ -1,5 +1,5 @@
-// The calls of dynamic processes, Fortran 90 parameterized types and user-defined data
-// representations, none of which gpurun implements (api/unsupported.h).
+// The calls of dynamic processes and user-defined data representations, which gpurun does not
+// implement (api/unsupported.h).
 #include "api/unsupported.h"
 
 namespace gpurun::api {
@@ -11,8 +11,6 @@ const char* feature_name(Feature feature) {
       return "dynamic process management (spawn, ports, name publishing, join)";
     case Feature::kDatareps:
       return "user-defined data representations (MPI-IO reads and writes \"native\" only)";
-    case Feature::kFortran90Types:
-      return "Fortran 90 parameterized datatypes";
   }
   return "this feature";
 }
@@ -47,12 +45,6 @@ GPURUN_UNSUPPORTED(MPI_Publish_name, Feature::kDynamicProcesses, MPI_COMM_NULL, 
 GPURUN_UNSUPPORTED(MPI_Unpublish_name, Feature::kDynamicProcesses, MPI_COMM_NULL, const char*,
                    MPI_Info, const char*)
 
-GPURUN_UNSUPPORTED(MPI_Type_create_f90_complex, Feature::kFortran90Types, MPI_COMM_NULL, int, int,
-                   MPI_Datatype*)
-GPURUN_UNSUPPORTED(MPI_Type_create_f90_integer, Feature::kFortran90Types, MPI_COMM_NULL, int,
-                   MPI_Datatype*)
-GPURUN_UNSUPPORTED(MPI_Type_create_f90_real, Feature::kFortran90Types, MPI_COMM_NULL, int, int,
-                   MPI_Datatype*)
 
 GPURUN_UNSUPPORTED(MPI_Register_datarep, Feature::kDatareps, MPI_COMM_NULL, const char*,
                    MPI_Datarep_conversion_function*, MPI_Datarep_conversion_function*,

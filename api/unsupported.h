@@ -12,7 +12,6 @@ namespace gpurun::api {
 
 enum class Feature : std::uint8_t {
   kDynamicProcesses,     // MPI_Comm_spawn, ports, name publishing, MPI_Comm_join
-  kFortran90Types,       // MPI_Type_create_f90_integer, _real, _complex
   kDatareps,             // MPI_Register_datarep
 };
 

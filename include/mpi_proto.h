@@ -93,6 +93,11 @@ int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent) GPURUN_API;
 int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement) GPURUN_API;
 int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement) GPURUN_API;
 
+/* Fortran 90 parameterized types */
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) GPURUN_API;
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) GPURUN_API;
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) GPURUN_API;
+
 /* Ops */
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) GPURUN_API;
 int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op) GPURUN_API;
@@ -574,6 +579,9 @@ int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_d
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent) GPURUN_API;
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement) GPURUN_API;
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement) GPURUN_API;
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) GPURUN_API;
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) GPURUN_API;
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) GPURUN_API;
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) GPURUN_API;
 int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op) GPURUN_API;
 int PMPI_Op_free(MPI_Op *op) GPURUN_API;

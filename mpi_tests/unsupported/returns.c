@@ -30,13 +30,6 @@ static void dynamic_processes(void) {
                      "dynamic process management");
 }
 
-static void f90_types(void) {
-  MPI_Datatype t = MPI_DATATYPE_NULL;
-  expect_unsupported(MPI_Type_create_f90_real(6, 30, &t), "MPI_Type_create_f90_real",
-                     "Fortran 90");
-  MTEST_CHECK(t == MPI_DATATYPE_NULL, "MPI_Type_create_f90_real changed its output");
-}
-
 /* MPI-IO works, but only with the "native" data representation: registering another fails. */
 static void datarep(void) {
   expect_unsupported(MPI_Register_datarep("mine", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
@@ -49,7 +42,6 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   dynamic_processes();
-  f90_types();
   datarep();
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   return mtest_finalize();

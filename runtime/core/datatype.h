@@ -88,6 +88,9 @@ enum class Combiner : std::uint8_t {
   kSubarray,
   kDarray,
   kResized,
+  kF90Real,  // MPI_Type_create_f90_real and its kin: a predefined type chosen by precision/range
+  kF90Complex,
+  kF90Integer,
 };
 
 class Datatype;
