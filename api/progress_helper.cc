@@ -142,6 +142,8 @@ bool allowed() {
 
 }  // namespace
 
+bool available() { return allowed(); }
+
 void enter() {
   g_calls.fetch_add(1, std::memory_order_seq_cst);
   // The helper may sleep on the doorbell in its wait, holding the lock.

@@ -39,6 +39,8 @@ void leave_uncounted();
 // Whether a collective of `bytes` (selection's size) is helped; the op and memory kind are the
 // caller's to check.
 bool wanted(long long bytes);
+// Whether the helper may run on this rank (GPURUN_PROGRESS_HELPER, or a spare CPU).
+bool available();
 // A helped collective is pending (starts the helper the first time) / is complete.
 void helped_begin();
 void helped_end();

@@ -18,6 +18,7 @@
 
 #include "api/datatypes.h"
 #include "api/ops.h"
+#include "api/progress_helper.h"
 #include "api/requests.h"
 #include "runtime/core/datatype_layout.h"
 
@@ -46,6 +47,7 @@ class RmaService {
     buffer_.resize(sizeof(RmaHeader) + 2 * kPiece);
   }
   Status post();
+  void help();
   void stop();
 
  private:
@@ -62,6 +64,7 @@ class RmaService {
   const core::Communicator* comm_;
   std::vector<std::byte> buffer_;  // the posted receive's
   core::Request* posted_ = nullptr;
+  bool helped_ = false;             // the progress helper answers while the member computes
   std::deque<Arrival> arrivals_;  // received, not yet handled (at most one)
   bool handling_ = false;
   int holders_ = 0;                           // of this member's lock: -1 exclusive, n shared
@@ -112,8 +115,16 @@ Status RmaService::post() {
   return st;
 }
 
+void RmaService::help() {
+  if (!helper::available()) return;
+  helper::helped_begin();
+  helped_ = true;
+}
+
 void RmaService::stop() {
   if (posted_ != nullptr) (void)the_pml().cancel(posted_);
+  if (helped_) helper::helped_end();
+  helped_ = false;
 }
 
 // Handles each arrival and posts the next receive; one that completes at once is handled by
@@ -202,6 +213,7 @@ void RmaService::unlock(int /*origin*/) {
 Status serve_window(Win& w) {
   auto service = std::make_shared<RmaService>(comm_of(w));
   GPURUN_TRY(service->post());
+  service->help();
   w.service = std::move(service);
   return ok_status();
 }

@@ -5,8 +5,10 @@
 // each operation in its call: it waits for the target's answer, so an operation is complete at
 // both sides when the call returns, as on one host (api/win.h).
 //
-// The target answers only while it runs MPI calls (or the progress helper runs): an origin
-// whose target computes outside MPI waits until the target calls MPI again.
+// The target answers while it runs MPI calls, and where the progress helper may run
+// (GPURUN_PROGRESS_HELPER=on, or a spare CPU: api/progress_helper.h) also while it computes:
+// the helper polls for the window's whole life. Without it, an origin whose target computes
+// outside MPI waits until the target calls MPI again.
 #pragma once
 
 #include <cstddef>
