@@ -138,7 +138,7 @@ int check_count(const Call& call, MPI_Comm comm, std::int64_t count, const char*
 // `coll_tag` at once: a rank that then fails an argument check has still moved on in the
 // sequence that the other ranks follow, so later collectives keep matching.
 #define GPURUN_COLL_ENTER(entry, handle) \
-  GPURUN_CHECK_COMM(entry, handle);      \
+  GPURUN_CHECK_INTRACOMM(entry, handle); \
   const int coll_tag = entry->next_coll_tag()
 
 // Returns from the calling function when `expr` (an MPI error code) is not MPI_SUCCESS.

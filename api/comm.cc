@@ -16,7 +16,7 @@ extern "C" int PMPI_Comm_size(MPI_Comm comm, int* size) {
   GPURUN_API_ENTER("MPI_Comm_size");
   GPURUN_CHECK_COMM(entry, comm);
   GPURUN_CHECK_NOT_NULL(comm, size);
-  *size = entry->comm->size();
+  *size = entry->comm->shared_local_group()->size();
   return MPI_SUCCESS;
 }
 

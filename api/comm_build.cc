@@ -82,7 +82,10 @@ int create_over_team(const Call& call, MPI_Comm parent_handle, CommEntry& parent
 Result<MPI_Comm> install(CommSpec spec, int id) {
   int rank = spec.group->rank_of(world_rank());
   auto entry = std::make_unique<CommEntry>();
-  entry->comm = std::make_unique<core::Communicator>(spec.group, rank, id);
+  entry->comm = spec.remote
+                    ? std::make_unique<core::Communicator>(spec.remote, rank, id, spec.group)
+                    : std::make_unique<core::Communicator>(spec.group, rank, id);
+  entry->local = spec.local;
   entry->errhandler = std::move(spec.errhandler);
   entry->hints = std::move(spec.hints);
   entry->device_only = spec.device_only;
@@ -97,7 +100,7 @@ Result<MPI_Comm> install(CommSpec spec, int id) {
   MPI_Comm handle = make_handle(HandleKind::kIndirect, ObjectType::kComm, index);
   raw->comm->set_handle(handle);
   state().pml->add_comm(*raw->comm);
-  coll::watch_comm(*state().pml, *raw->comm);
+  if (!raw->comm->inter()) coll::watch_comm(*state().pml, *raw->comm);  // collectives' guard
   GPURUN_LOG(debug, init, "communicator 0x%x: context %d, rank %d of %d",
              static_cast<unsigned>(handle), id, rank, spec.group->size());
   return handle;
@@ -110,6 +113,7 @@ void retire(std::unique_ptr<CommEntry> entry) {
   // and its context id in use for ever (a program that created and freed communicators ran
   // out of context ids after 2046 of them).
   coll::forget_guard(entry->comm->context_id());
+  if (entry->local != MPI_COMM_NULL) PMPI_Comm_free(&entry->local);  // an intercommunicator's
   retired().push_back(std::move(entry));
   reclaim_retired();
 }

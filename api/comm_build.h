@@ -29,6 +29,8 @@ struct CommSpec {
   bool device_only = false;  // set by the creation: every member asserted device memory only
   std::vector<Attribute> attributes;         // copied already (by MPI_Comm_idup at its call)
   std::shared_ptr<const Topology> topology;  // api/topo.h; shared by MPI_Comm_dup
+  core::GroupPtr remote;  // an intercommunicator's remote group (`group` is the local one)
+  MPI_Comm local = MPI_COMM_NULL;  // ... a duplicate of its local group's communicator
 };
 
 // A communicator being created: the context-id agreement among a team, then the installation.
@@ -79,6 +81,12 @@ void reclaim_retired();
 // gets `*errhandler` (predefined or checked), or the parent's handler when that is null.
 int create_group(const Call& call, MPI_Comm comm, CommEntry& entry, core::GroupPtr g, int tag,
                  const MPI_Errhandler* errhandler, MPI_Comm* newcomm);
+// MPI_Comm_dup of intercommunicator `entry` (api/intercomm.cc): its attributes are the caller's.
+int dup_inter(const Call& call, MPI_Comm comm, CommEntry& entry, MPI_Comm* newcomm);
+// The agreement among `members` (ranks of `entry`'s communicator `comm`, this process one of
+// them, every one calling alike) at `tag`, then the installation of `spec`.
+int create_among(const Call& call, MPI_Comm comm, CommEntry& entry, std::vector<int> members,
+                 int tag, CommSpec spec, MPI_Comm* newcomm);
 // Whether a request (pending, or complete but not yet freed) refers to `comm`.
 bool comm_in_use(const core::Communicator* comm);
 

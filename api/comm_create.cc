@@ -37,12 +37,14 @@ int dup(const Call& call, MPI_Comm comm, CommEntry& entry, std::unique_ptr<core:
   spec.hints = std::move(hints);
   spec.topology = entry.topology;
   MPI_Comm made = MPI_COMM_NULL;
-  if (int rc = create_over(call, comm, entry, std::move(spec), &made); rc != MPI_SUCCESS) return rc;
+  int rc = entry.comm->inter() ? dup_inter(call, comm, entry, &made)
+                               : create_over(call, comm, entry, std::move(spec), &made);
+  if (rc != MPI_SUCCESS) return rc;
   std::vector<Attribute> copies;
   int failed_keyval = MPI_KEYVAL_INVALID;
-  if (int rc = copy_attributes(comm, entry, &copies, &failed_keyval); rc != MPI_SUCCESS) {
+  if (int failed = copy_attributes(comm, entry, &copies, &failed_keyval); failed != MPI_SUCCESS) {
     retire(state().comms.release(handle_index(made)));
-    return raise_callback_error(call, comm, "copy", failed_keyval, rc);
+    return raise_callback_error(call, comm, "copy", failed_keyval, failed);
   }
   find_comm(made)->attributes = std::move(copies);
   *newcomm = made;
@@ -183,10 +185,17 @@ int create_group(const Call& call, MPI_Comm comm, CommEntry& entry, core::GroupP
     *newcomm = MPI_COMM_NULL;  // only the group's members take part
     return MPI_SUCCESS;
   }
-  reclaim_retired();
-  std::uint64_t key = creation_key(entry, 0) | 0x80000000u | static_cast<std::uint32_t>(tag);
   CommSpec spec = spec_like(entry, std::move(g));
   if (errhandler != nullptr) spec.errhandler = ErrhandlerRef(*errhandler);
+  return create_among(call, comm, entry, std::move(team.members), tag, std::move(spec), newcomm);
+}
+
+int create_among(const Call& call, MPI_Comm comm, CommEntry& entry, std::vector<int> members,
+                 int tag, CommSpec spec, MPI_Comm* newcomm) {
+  reclaim_retired();
+  coll::Team team{.comm = entry.comm.get(), .members = std::move(members),
+                  .tag = create_group_tag(tag)};
+  std::uint64_t key = creation_key(entry, 0) | 0x80000000u | static_cast<std::uint32_t>(tag);
   auto c = Creation::start(std::move(team), key, std::move(spec));
   wait_until([&c] { return c->done(); });
   gpurun::Result<MPI_Comm> made = c->finish();
@@ -221,7 +230,7 @@ extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* n
 
 extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   GPURUN_API_ENTER("MPI_Comm_idup");
-  GPURUN_CHECK_COMM(entry, comm);
+  GPURUN_CHECK_INTRACOMM(entry, comm);
   GPURUN_CHECK_NOT_NULL(comm, newcomm);
   GPURUN_CHECK_NOT_NULL(comm, request);
   return idup(call, comm, *entry, copy_hints(entry->hints.get()), newcomm, request);
@@ -230,7 +239,7 @@ extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* req
 extern "C" int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
                                         MPI_Request* request) {
   GPURUN_API_ENTER("MPI_Comm_idup_with_info");
-  GPURUN_CHECK_COMM(entry, comm);
+  GPURUN_CHECK_INTRACOMM(entry, comm);
   core::Info* hints = find_info(info);
   if (hints == nullptr)
     return raise(call, comm, MPI_ERR_INFO, "argument info (0x%x) is not an info object",
@@ -242,7 +251,7 @@ extern "C" int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* 
 
 extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   GPURUN_API_ENTER("MPI_Comm_split");
-  GPURUN_CHECK_COMM(entry, comm);
+  GPURUN_CHECK_INTRACOMM(entry, comm);
   if (color < 0 && color != MPI_UNDEFINED) {
     return raise(call, comm, MPI_ERR_ARG, "argument color %d is negative (and not MPI_UNDEFINED)",
                  color);
@@ -254,7 +263,7 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newc
 extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                                     MPI_Comm* newcomm) {
   GPURUN_API_ENTER("MPI_Comm_split_type");
-  GPURUN_CHECK_COMM(entry, comm);
+  GPURUN_CHECK_INTRACOMM(entry, comm);
   bool known = split_type == MPI_UNDEFINED || split_type == MPI_COMM_TYPE_SHARED ||
                split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_HW_UNGUIDED ||
                split_type == MPIX_COMM_TYPE_NEIGHBORHOOD;
@@ -272,7 +281,7 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
 
 extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   GPURUN_API_ENTER("MPI_Comm_create");
-  GPURUN_CHECK_COMM(entry, comm);
+  GPURUN_CHECK_INTRACOMM(entry, comm);
   GPURUN_CHECK_GROUP(g, group, "group");
   GPURUN_CHECK_NOT_NULL(comm, newcomm);
   for (int r = 0; r < g->size(); ++r) {
@@ -289,7 +298,7 @@ extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcom
 
 extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
   GPURUN_API_ENTER("MPI_Comm_create_group");
-  GPURUN_CHECK_COMM(entry, comm);
+  GPURUN_CHECK_INTRACOMM(entry, comm);
   GPURUN_CHECK_GROUP(g, group, "group");
   GPURUN_CHECK_TAG(comm, tag, false);
   GPURUN_CHECK_NOT_NULL(comm, newcomm);

@@ -1,5 +1,6 @@
 // Questions about communicators and their settings: MPI_Comm_compare, MPI_Comm_group, names,
-// info hints, MPI_Comm_test_inter, and the intercommunicator calls (not supported yet).
+// info hints and MPI_Comm_get_parent (the intercommunicator calls: api/intercomm.cc).
+#include <algorithm>
 #include <cstring>
 
 #include "api/checks.h"
@@ -10,16 +11,6 @@
 using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer
 namespace core = gpurun::core;
 
-namespace {
-
-int raise_no_intercomm(const Call& call, MPI_Comm comm) {
-  return raise(call, comm, MPI_ERR_UNSUPPORTED_OPERATION,
-               "intercommunicators are not supported yet (every communicator is an "
-               "intracommunicator)");
-}
-
-}  // namespace
-
 extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   GPURUN_API_ENTER("MPI_Comm_compare");
   GPURUN_CHECK_COMM(a, comm1);
@@ -29,7 +20,16 @@ extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     *result = MPI_IDENT;
     return MPI_SUCCESS;
   }
-  switch (core::compare(a->comm->group(), b->comm->group())) {
+  if (a->comm->inter() != b->comm->inter()) {
+    *result = MPI_UNEQUAL;
+    return MPI_SUCCESS;
+  }
+  core::GroupRelation local =
+      core::compare(*a->comm->shared_local_group(), *b->comm->shared_local_group());
+  // Intercommunicators compare both groups: the weaker relation of the two.
+  core::GroupRelation remote = a->comm->inter() ? core::compare(a->comm->group(), b->comm->group())
+                                                : core::GroupRelation::kIdent;
+  switch (std::max(local, remote)) {
     case core::GroupRelation::kIdent:
       *result = MPI_CONGRUENT;
       break;
@@ -47,7 +47,7 @@ extern "C" int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   GPURUN_API_ENTER("MPI_Comm_group");
   GPURUN_CHECK_COMM(entry, comm);
   GPURUN_CHECK_NOT_NULL(comm, group);
-  MPI_Group h = new_group_handle(entry->comm->shared_group());
+  MPI_Group h = new_group_handle(entry->comm->shared_local_group());
   if (h == MPI_GROUP_NULL) return raise(call, comm, MPI_ERR_NO_MEM, "too many groups; free some");
   *group = h;
   return MPI_SUCCESS;
@@ -110,64 +110,6 @@ extern "C" int PMPI_Comm_get_parent(MPI_Comm* parent) {
   return MPI_SUCCESS;
 }
 
-extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
-  GPURUN_API_ENTER("MPI_Comm_test_inter");
-  GPURUN_CHECK_COMM(entry, comm);
-  GPURUN_CHECK_NOT_NULL(comm, flag);
-  *flag = 0;
-  return MPI_SUCCESS;
-}
-
-extern "C" int PMPI_Comm_remote_size(MPI_Comm comm, int* size) {
-  GPURUN_API_ENTER("MPI_Comm_remote_size");
-  GPURUN_CHECK_COMM(entry, comm);
-  (void)entry;
-  GPURUN_CHECK_NOT_NULL(comm, size);
-  return raise_no_intercomm(call, comm);
-}
-
-extern "C" int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
-  GPURUN_API_ENTER("MPI_Comm_remote_group");
-  GPURUN_CHECK_COMM(entry, comm);
-  (void)entry;
-  GPURUN_CHECK_NOT_NULL(comm, group);
-  return raise_no_intercomm(call, comm);
-}
-
-extern "C" int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
-                                     int remote_leader, int tag, MPI_Comm* newintercomm) {
-  GPURUN_API_ENTER("MPI_Intercomm_create");
-  GPURUN_CHECK_COMM(entry, local_comm);
-  (void)entry;
-  (void)local_leader;
-  (void)peer_comm;
-  (void)remote_leader;
-  (void)tag;
-  GPURUN_CHECK_NOT_NULL(local_comm, newintercomm);
-  return raise_no_intercomm(call, local_comm);
-}
-
-extern "C" int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
-                                                 MPI_Group remote_group, int remote_leader,
-                                                 const char* stringtag, MPI_Info info,
-                                                 MPI_Errhandler errhandler,
-                                                 MPI_Comm* newintercomm) {
-  GPURUN_API_ENTER("MPI_Intercomm_create_from_groups");
-  (void)local_group, (void)local_leader, (void)remote_group, (void)remote_leader;
-  (void)stringtag, (void)info, (void)errhandler;
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, newintercomm);
-  return raise_no_intercomm(call, MPI_COMM_NULL);
-}
-
-extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
-  GPURUN_API_ENTER("MPI_Intercomm_merge");
-  GPURUN_CHECK_COMM(entry, intercomm);
-  (void)entry;
-  (void)high;
-  GPURUN_CHECK_NOT_NULL(intercomm, newintracomm);
-  return raise_no_intercomm(call, intercomm);
-}
-
 GPURUN_MPI_ALIAS(MPI_Comm_compare)
 GPURUN_MPI_ALIAS(MPI_Comm_group)
 GPURUN_MPI_ALIAS(MPI_Comm_set_name)
@@ -175,9 +117,3 @@ GPURUN_MPI_ALIAS(MPI_Comm_get_name)
 GPURUN_MPI_ALIAS(MPI_Comm_set_info)
 GPURUN_MPI_ALIAS(MPI_Comm_get_info)
 GPURUN_MPI_ALIAS(MPI_Comm_get_parent)
-GPURUN_MPI_ALIAS(MPI_Comm_test_inter)
-GPURUN_MPI_ALIAS(MPI_Comm_remote_size)
-GPURUN_MPI_ALIAS(MPI_Comm_remote_group)
-GPURUN_MPI_ALIAS(MPI_Intercomm_create)
-GPURUN_MPI_ALIAS(MPI_Intercomm_create_from_groups)
-GPURUN_MPI_ALIAS(MPI_Intercomm_merge)

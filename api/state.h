@@ -94,6 +94,10 @@ struct CommEntry {
   bool device_only = false;
   std::uint32_t coll_sequence = 0;           // collectives started on it, for their tags
   std::shared_ptr<const Topology> topology;  // Cartesian or graph (api/topo.h); null: none
+  // An intercommunicator's duplicate of its local group's communicator (api/intercomm.cc),
+  // freed with it; MPI_COMM_NULL for an intracommunicator.
+  MPI_Comm local = MPI_COMM_NULL;
+  std::uint32_t inter_dups = 0;  // MPI_Comm_dup calls on this intercommunicator so far
 
   // The tag of the next collective on this communicator. Every member starts collectives on a
   // communicator in the same order, so they all give the same collective the same tag.

@@ -102,9 +102,10 @@ bool Pml::fail_if_gone(core::Request* r) {
 }
 
 bool Pml::all_others_left(const core::Communicator& comm) const {
-  if (gone_count_ == 0 || comm.size() < 2) return false;
+  if (gone_count_ == 0 || (comm.size() < 2 && !comm.inter())) return false;
+  // An intercommunicator's group is the remote one: all of it are others.
   for (int r = 0; r < comm.size(); ++r)
-    if (r != comm.rank() && !left(comm.group().job_rank(r))) return false;
+    if ((comm.inter() || r != comm.rank()) && !left(comm.group().job_rank(r))) return false;
   return true;
 }
 

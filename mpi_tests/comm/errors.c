@@ -77,16 +77,16 @@ int main(int argc, char **argv) {
     MPI_Comm_free(&solo);
   }
 
-  /* Intercommunicators are not supported yet, and say so. */
-  expect(MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0, 1, &c),
-         MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Intercomm_create", "intercommunicators are not");
-  expect(MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &c), MPI_ERR_UNSUPPORTED_OPERATION,
-         "MPI_Intercomm_merge", "not supported");
-  expect(MPI_Comm_remote_size(MPI_COMM_WORLD, &v), MPI_ERR_UNSUPPORTED_OPERATION,
-         "MPI_Comm_remote_size", "not supported");
+  /* The intercommunicator calls on an intracommunicator, and groups that overlap. */
+  expect(MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0, 1, &c), MPI_ERR_ARG,
+         "MPI_Intercomm_create", "overlap");
+  expect(MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &c), MPI_ERR_COMM, "MPI_Intercomm_merge",
+         "intracommunicator");
+  expect(MPI_Comm_remote_size(MPI_COMM_WORLD, &v), MPI_ERR_COMM, "MPI_Comm_remote_size",
+         "intracommunicator");
   MPI_Group g;
-  expect(MPI_Comm_remote_group(MPI_COMM_WORLD, &g), MPI_ERR_UNSUPPORTED_OPERATION,
-         "MPI_Comm_remote_group", "not supported");
+  expect(MPI_Comm_remote_group(MPI_COMM_WORLD, &g), MPI_ERR_COMM, "MPI_Comm_remote_group",
+         "intracommunicator");
 
   /* The error goes through the handler of the communicator named: a dup inherits the
    * parent's handler. */
