@@ -27,15 +27,14 @@ inline constexpr int kTagUpperBound = INT_MAX;
                                   : "argument comm (0x%x) is not a communicator", \
                               static_cast<unsigned>(handle))
 
-// The same for a call that intercommunicators cannot take here (collectives, topologies,
+// The same for a call that intercommunicators cannot take here (some collectives, topologies,
 // constructors other than dup and merge): MPI_ERR_UNSUPPORTED_OPERATION naming the call.
-#define GPURUN_CHECK_INTRACOMM(entry, handle)                                           \
-  GPURUN_CHECK_COMM(entry, handle);                                                     \
-  if (entry->comm->inter()) [[unlikely]]                                                \
-  return ::gpurun::api::raise(call, handle, MPI_ERR_UNSUPPORTED_OPERATION,              \
-                              "argument comm is an intercommunicator, which this call " \
-                              "does not take in gpurun (only point-to-point, dup and "  \
-                              "merge)")
+#define GPURUN_CHECK_INTRACOMM(entry, handle)                                            \
+  GPURUN_CHECK_COMM(entry, handle);                                                      \
+  if (entry->comm->inter()) [[unlikely]]                                                 \
+  return ::gpurun::api::raise(call, handle, MPI_ERR_UNSUPPORTED_OPERATION,               \
+                              "argument comm is an intercommunicator, which gpurun does " \
+                              "not take in this call")
 
 #define GPURUN_CHECK_COUNT_ARG(comm_h, arg, count)                                              \
   if ((count) < 0) [[unlikely]]                                                                 \

@@ -8,6 +8,7 @@
 
 #include "api/checks.h"
 #include "api/coll.h"
+#include "api/intercomm_coll.h"
 #include "coll/algorithm.h"
 #include "coll/schedule.h"
 
@@ -17,7 +18,7 @@ namespace {
 using coll::Collective;
 
 int barrier(const Call& call, MPI_Comm comm, const CollForm& form) {
-  GPURUN_COLL_ENTER(entry, comm);
+  GPURUN_COLL_ENTER_INTER(entry, comm, form, InterKind::kBarrier);
   const RepeatKey key{.collective = Collective::kBarrier, .comm = comm};
   const RepeatKey* repeat = repeat_key(form, key);
   if (coll::Operation* op = repeat_of(repeat, coll_tag)) return run_operation(call, comm, *op);
@@ -96,7 +97,10 @@ int check_side(const Call& call, MPI_Comm comm, Collective collective, Side& s, 
 
 int alltoall(const Call& call, Collective collective, Side& send, Side& recv, MPI_Comm comm,
              const CollForm& form) {
-  GPURUN_COLL_ENTER(entry, comm);
+  GPURUN_COLL_ENTER_INTER(
+      entry, comm, form,
+      collective == Collective::kAlltoall ? InterKind::kAlltoall : InterKind::kUnsupported,
+      send.buf, send.count, send.type, const_cast<void*>(recv.buf), recv.count, recv.type);
   const RepeatKey key = repeat_key_of(collective, comm, {send.buf, send.count, send.type},
                                       {recv.buf, recv.count, recv.type});
   const RepeatKey* repeat = collective == Collective::kAlltoall ? repeat_key(form, key) : nullptr;

@@ -8,6 +8,7 @@
 // elsewhere, as the standard says.
 #include "api/checks.h"
 #include "api/coll.h"
+#include "api/intercomm_coll.h"
 #include "coll/algorithm.h"
 
 namespace gpurun::api {
@@ -65,7 +66,8 @@ RepeatKey key_of(Collective collective, MPI_Comm comm, const Side& send, const S
 
 int bcast(const Call& call, void* buf, std::int64_t count, MPI_Datatype datatype, int root,
           MPI_Comm comm, const CollForm& form) {
-  GPURUN_COLL_ENTER(entry, comm);
+  GPURUN_COLL_ENTER_INTER(entry, comm, form, InterKind::kBcast, buf, count, datatype, nullptr, 0,
+                          MPI_DATATYPE_NULL, MPI_OP_NULL, root);
   const Side side{buf, count, datatype};
   const RepeatKey key = key_of(Collective::kBcast, comm, side, side, root);
   const RepeatKey* repeat = repeat_key(form, key);
@@ -90,7 +92,12 @@ int bcast(const Call& call, void* buf, std::int64_t count, MPI_Datatype datatype
 // gather, gatherv, allgather, allgatherv.
 int gather(const Call& call, Collective collective, const Side& send, const Side& recv, int root,
            MPI_Comm comm, const CollForm& form) {
-  GPURUN_COLL_ENTER(entry, comm);
+  GPURUN_COLL_ENTER_INTER(entry, comm, form,
+                          collective == Collective::kGather      ? InterKind::kGather
+                          : collective == Collective::kAllgather ? InterKind::kAllgather
+                                                                 : InterKind::kUnsupported,
+                          send.buf, send.count, send.type, const_cast<void*>(recv.buf),
+                          recv.count, recv.type, MPI_OP_NULL, root);
   bool v = collective == Collective::kGatherv || collective == Collective::kAllgatherv;
   const RepeatKey key = key_of(collective, comm, send, recv, root);
   const RepeatKey* repeat = v ? nullptr : repeat_key(form, key);
@@ -123,7 +130,11 @@ int gather(const Call& call, Collective collective, const Side& send, const Side
 // scatter, scatterv.
 int scatter(const Call& call, Collective collective, const Side& send, const Side& recv, int root,
             MPI_Comm comm, const CollForm& form) {
-  GPURUN_COLL_ENTER(entry, comm);
+  GPURUN_COLL_ENTER_INTER(
+      entry, comm, form,
+      collective == Collective::kScatter ? InterKind::kScatter : InterKind::kUnsupported,
+      send.buf, send.count, send.type, const_cast<void*>(recv.buf), recv.count, recv.type,
+      MPI_OP_NULL, root);
   bool v = collective == Collective::kScatterv;
   const RepeatKey key = key_of(collective, comm, send, recv, root);
   const RepeatKey* repeat = v ? nullptr : repeat_key(form, key);

@@ -6,6 +6,7 @@
 // is then in recvbuf); never as recvbuf.
 #include "api/checks.h"
 #include "api/coll.h"
+#include "api/intercomm_coll.h"
 #include "api/ops.h"
 #include "coll/algorithm.h"
 
@@ -44,7 +45,8 @@ RepeatKey key_of(coll::Collective collective, const ReduceCall& a, int root) {
 // the last collective's stores to shared lines.
 [[gnu::always_inline]] inline int reduce(const Call& call, const ReduceCall& a, int root,
                                          const CollForm& form) {
-  GPURUN_COLL_ENTER(entry, a.comm);
+  GPURUN_COLL_ENTER_INTER(entry, a.comm, form, InterKind::kReduce, a.sendbuf, a.count, a.datatype,
+                          a.recvbuf, a.count, a.datatype, a.op, root);
   const RepeatKey key = key_of(coll::Collective::kReduce, a, root);
   const RepeatKey* repeat = repeat_key(form, key);
   if (coll::Operation* op = repeat_of(repeat, coll_tag)) return run_operation(call, a.comm, *op);
@@ -80,7 +82,10 @@ RepeatKey key_of(coll::Collective collective, const ReduceCall& a, int root) {
 [[gnu::always_inline]] inline int reduce_all(const Call& call, const ReduceCall& a,
                                              coll::Collective collective,
                                              const std::int64_t* recvcounts, const CollForm& form) {
-  GPURUN_COLL_ENTER(entry, a.comm);
+  GPURUN_COLL_ENTER_INTER(
+      entry, a.comm, form,
+      collective == coll::Collective::kAllreduce ? InterKind::kAllreduce : InterKind::kUnsupported,
+      a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype, a.op);
   const RepeatKey key = key_of(collective, a, 0);
   const RepeatKey* repeat =
       collective == coll::Collective::kReduceScatter ? nullptr : repeat_key(form, key);

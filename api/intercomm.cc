@@ -7,8 +7,9 @@
 // MPI_COMM_WORLD, so the members of both groups agree on its context id as MPI_Comm_create_group
 // does over MPI_COMM_WORLD, at a tag both sides derive alike. Each intercommunicator keeps a
 // duplicate of its local group's communicator (CommEntry::local) for the agreements of merge
-// and dup. Collectives, topologies and communicator constructors other than dup and merge
-// refuse intercommunicators (MPI_ERR_UNSUPPORTED_OPERATION).
+// and dup, and for the blocking collectives (api/intercomm_coll.h). Topologies, communicator
+// constructors other than dup and merge, and the other collectives refuse intercommunicators
+// (MPI_ERR_UNSUPPORTED_OPERATION).
 #include <algorithm>
 #include <string>
 #include <vector>

@@ -1,0 +1,55 @@
+// Blocking collectives on intercommunicators (api/intercomm_coll.cc): MPI_Barrier, MPI_Bcast,
+// MPI_Reduce, MPI_Allreduce, MPI_Gather, MPI_Allgather, MPI_Scatter and MPI_Alltoall. The other
+// collectives, and the nonblocking and persistent forms, refuse an intercommunicator with
+// MPI_ERR_UNSUPPORTED_OPERATION.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "api/call.h"
+#include "api/coll.h"
+#include "api/state.h"
+
+namespace gpurun::api {
+
+enum class InterKind : std::uint8_t {
+  kUnsupported,
+  kBarrier,
+  kBcast,
+  kReduce,
+  kAllreduce,
+  kGather,
+  kAllgather,
+  kScatter,
+  kAlltoall,
+};
+
+// A collective call's arguments as the intercommunicator forms read them (Bcast: the buffer
+// is the send side).
+struct InterArgs {
+  const void* sendbuf = nullptr;
+  std::int64_t sendcount = 0;
+  MPI_Datatype sendtype = MPI_DATATYPE_NULL;
+  void* recvbuf = nullptr;
+  std::int64_t recvcount = 0;
+  MPI_Datatype recvtype = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+  int root = 0;
+};
+
+// Runs collective `kind` on intercommunicator `entry` (handle `comm`), or refuses it.
+int inter_collective(const Call& call, MPI_Comm comm, CommEntry& entry, const CollForm& form,
+                     InterKind kind, const InterArgs& a);
+
+}  // namespace gpurun::api
+
+// GPURUN_COLL_ENTER for the collectives that intercommunicators may take: on one, the call
+// goes to inter_collective with the InterArgs that follow `kind`.
+#define GPURUN_COLL_ENTER_INTER(entry, handle, form, kind, ...)                    \
+  GPURUN_CHECK_COMM(entry, handle);                                                \
+  if (entry->comm->inter()) [[unlikely]]                                           \
+    return ::gpurun::api::inter_collective(call, handle, *entry, form, kind,       \
+                                           ::gpurun::api::InterArgs{__VA_ARGS__}); \
+  const int coll_tag = entry->next_coll_tag()
