@@ -43,7 +43,8 @@ static int sum_of_world(int c) {
 static void reductions(void) {
   int mine = rank, got = -1;
   MPI_Allreduce(&mine, &got, 1, MPI_INT, MPI_SUM, inter);
-  MTEST_CHECK(got == sum_of_world(1 - color), "allreduce: %d, want %d", got, sum_of_world(1 - color));
+  MTEST_CHECK(got == sum_of_world(1 - color), "allreduce: %d, want %d", got,
+              sum_of_world(1 - color));
   got = -1;
   MPI_Reduce(&mine, &got, 1, MPI_INT, MPI_SUM, root_arg(0, 0), inter);
   if (color == 0 && lrank == 0)
