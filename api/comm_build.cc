@@ -157,4 +157,21 @@ int finalize_communicators() {
   return MPI_SUCCESS;
 }
 
+namespace {
+constexpr std::uint32_t kFnvBasis = 2166136261u, kFnvPrime = 16777619u;
+int fold(std::uint32_t h) { return static_cast<int>(h & 0x3fffffffu); }
+}  // namespace
+
+int string_tag(const char* text) {
+  std::uint32_t h = kFnvBasis;
+  for (const char* c = text; *c != '\0'; ++c) h = (h ^ static_cast<unsigned char>(*c)) * kFnvPrime;
+  return fold(h);
+}
+
+int numbers_tag(std::initializer_list<int> values) {
+  std::uint32_t h = kFnvBasis;
+  for (int v : values) h = (h ^ static_cast<std::uint32_t>(v)) * kFnvPrime;
+  return fold(h);
+}
+
 }  // namespace gpurun::api

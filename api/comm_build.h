@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -81,6 +82,10 @@ void reclaim_retired();
 // gets `*errhandler` (predefined or checked), or the parent's handler when that is null.
 int create_group(const Call& call, MPI_Comm comm, CommEntry& entry, core::GroupPtr g, int tag,
                  const MPI_Errhandler* errhandler, MPI_Comm* newcomm);
+// A creation tag (0 to 2^30 - 1) that every process derives alike: from a string
+// (MPI_Comm_create_from_group's stringtag) or from numbers, hashed (FNV-1a).
+int string_tag(const char* text);
+int numbers_tag(std::initializer_list<int> values);
 // MPI_Comm_dup of intercommunicator `entry` (api/intercomm.cc): its attributes are the caller's.
 int dup_inter(const Call& call, MPI_Comm comm, CommEntry& entry, MPI_Comm* newcomm);
 // The agreement among `members` (ranks of `entry`'s communicator `comm`, this process one of

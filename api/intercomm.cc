@@ -32,9 +32,7 @@ constexpr int kMergeTag = 1;
 // highest MPI_COMM_WORLD ranks and a number both sides share.
 int shared_tag(const std::vector<int>& members, int salt) {
   auto [lo, hi] = std::minmax_element(members.begin(), members.end());
-  std::uint32_t h = 2166136261u;
-  for (int v : {*lo, *hi, salt}) h = (h ^ static_cast<std::uint32_t>(v)) * 16777619u;
-  return static_cast<int>(h & 0x3fffffffu);
+  return numbers_tag({*lo, *hi, salt});
 }
 
 std::vector<int> sorted_union(const core::Group& a, const core::Group& b) {
@@ -190,10 +188,7 @@ int from_groups(const Call& call, MPI_Group local_group, MPI_Group remote_group,
                    "arguments local_group and remote_group overlap (rank %d of MPI_COMM_WORLD)", r);
     }
   }
-  std::uint32_t h = 2166136261u;
-  for (const char* c = stringtag; *c != '\0'; ++c)
-    h = (h ^ static_cast<unsigned char>(*c)) * 16777619u;
-  int salt = static_cast<int>(h & 0x3fffffffu);
+  int salt = string_tag(stringtag);
   MPI_Comm local_comm = MPI_COMM_NULL;
   int rc = create_group(call, MPI_COMM_NULL, state().world, local, salt ^ 0x2aaaaaaa, &errhandler,
                         &local_comm);

@@ -181,12 +181,8 @@ int comm_from_group(const Call& call, MPI_Group group, const char* stringtag,
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, newcomm);
   if (std::string problem = errhandler_problem(errhandler, ErrhandlerFor::kComm); !problem.empty())
     return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "%s", problem.c_str());
-  // Every member hashes the tag alike (FNV-1a), into the tags MPI_Comm_create_group takes.
-  std::uint32_t hash = 2166136261u;
-  for (const char* c = stringtag; *c != '\0'; ++c)
-    hash = (hash ^ static_cast<unsigned char>(*c)) * 16777619u;
-  int tag = static_cast<int>(hash & 0x7fffffffu);
-  return create_group(call, MPI_COMM_WORLD, state().world, std::move(g), tag, &errhandler, newcomm);
+  return create_group(call, MPI_COMM_WORLD, state().world, std::move(g), string_tag(stringtag),
+                      &errhandler, newcomm);
 }
 
 }  // namespace
