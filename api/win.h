@@ -65,17 +65,20 @@ struct Win {
   std::vector<WinTarget> targets;
   std::unique_ptr<transport::shm::Segment> data;     // MPI_Win_allocate(_shared)'s memory
   std::unique_ptr<transport::shm::Segment> control;  // one WinControl per member
-  bool served = false;                  // members on several hosts (api/win_remote.h)
-  std::shared_ptr<RmaService> service;  // ... this member's answers
-  std::unique_ptr<std::byte[]> memory;  // ... MPI_Win_allocate's part of this member
+  bool served = false;                               // members on several hosts (api/win_remote.h)
+  std::shared_ptr<RmaService> service;               // ... this member's answers
+  std::unique_ptr<std::byte[]> memory;               // ... MPI_Win_allocate's part of this member
   ErrhandlerRef errhandler;                          // MPI_ERRORS_ARE_FATAL by default
   std::string name;
   std::vector<Attribute> attributes;  // the user's, in the order they were first set
   // Epochs this member has open.
-  bool fence = false;               // between two fences (not after MPI_MODE_NOSUCCEED)
-  bool lock_all = false;            // MPI_Win_lock_all
-  std::vector<std::int8_t> locked;  // MPI_Win_lock per target: 0, or the lock type's sign
-  std::vector<int> access_group;    // MPI_Win_start's targets (ranks of the window)
+  bool fence = false;     // between two fences (not after MPI_MODE_NOSUCCEED)
+  bool lock_all = false;  // MPI_Win_lock_all
+  // MPI_Win_lock per target: 0, the lock type's sign (-1 exclusive, 1 shared), or kUnchecked
+  // for an epoch opened with MPI_MODE_NOCHECK, which holds no lock.
+  std::vector<std::int8_t> locked;
+  static constexpr std::int8_t kUnchecked = 2;
+  std::vector<int> access_group;  // MPI_Win_start's targets (ranks of the window)
   bool started = false;
   std::vector<int> exposure_group;  // MPI_Win_post's origins
   bool posted = false;

@@ -9,6 +9,7 @@
 #include "api/requests.h"
 #include "api/win.h"
 #include "api/win_remote.h"
+#include "runtime/progress/progress.h"
 
 namespace gpurun::api {
 namespace {
@@ -24,7 +25,15 @@ bool try_lock(WinControl& c, bool exclusive) {
   return v >= 0 && c.lock.compare_exchange_strong(v, v + 1, std::memory_order_acquire);
 }
 
-Status take_lock(Win& w, int target, bool exclusive) {
+// MPI_MODE_NOCHECK: the program asserts that no conflicting lock is held or asked for during
+// the epoch, so none is taken (as the peers do). OpenCoarrays opens every window with
+// MPI_Win_lock_all(MPI_MODE_NOCHECK) and still takes exclusive locks on it for its events and
+// locks: taking the shared locks there made those wait forever.
+Status take_lock(Win& w, int target, bool exclusive, bool nocheck) {
+  if (nocheck) {
+    w.locked[target] = Win::kUnchecked;
+    return ok_status();
+  }
   if (w.served) {
     GPURUN_TRY(remote_lock(w, target, exclusive));
   } else {
@@ -36,8 +45,10 @@ Status take_lock(Win& w, int target, bool exclusive) {
 }
 
 Status drop_lock(Win& w, int target) {
-  bool exclusive = w.locked[target] < 0;
+  std::int8_t held = w.locked[target];
   w.locked[target] = 0;
+  if (held == Win::kUnchecked) return ok_status();
+  bool exclusive = held < 0;
   if (w.served) return remote_unlock(w, target);
   WinControl& c = w.control_of(target);
   if (exclusive) {
@@ -118,12 +129,21 @@ int lock(const Call& call, Win& w, int lock_type, int rank, int assert_bits) {
     return raise_win(call, w.handle, MPI_ERR_RMA_SYNC,
                      "argument win: this process holds a lock on rank %d already", rank);
   }
-  Status st = take_lock(w, rank, lock_type == MPI_LOCK_EXCLUSIVE);
+  Status st =
+      take_lock(w, rank, lock_type == MPI_LOCK_EXCLUSIVE, (assert_bits & MPI_MODE_NOCHECK) != 0);
   return st.ok() ? MPI_SUCCESS : raise_win_status(call, w.handle, st);
+}
+
+// A served window answers the other members' requests in progress: a program that waits for
+// them in a loop of RMA calls that need no message (MPI_Win_sync, flushes; OpenCoarrays' event
+// wait) must answer them meanwhile, or both sides wait.
+void serve(const Win& w) {
+  if (w.served) progress::engine().poll();
 }
 
 // The flushes: the operations are complete already; order memory.
 int flush(const Call& call, Win& w, int rank) {
+  serve(w);
   if (rank != -1 && rank != MPI_PROC_NULL) {
     if (int rc = check_target(call, w, rank); rc != MPI_SUCCESS) return rc;
   }
@@ -178,7 +198,7 @@ extern "C" int PMPI_Win_lock_all(int assert_bits, MPI_Win win) {
   }
   gpurun::Status st;
   for (std::size_t r = 0; r < w->targets.size() && st.ok(); ++r)
-    st = take_lock(*w, static_cast<int>(r), false);
+    st = take_lock(*w, static_cast<int>(r), false, (assert_bits & MPI_MODE_NOCHECK) != 0);
   w->lock_all = true;
   return st.ok() ? MPI_SUCCESS : raise_win_status(call, win, st);
 }
@@ -226,6 +246,7 @@ extern "C" int PMPI_Win_flush_local_all(MPI_Win win) {
 extern "C" int PMPI_Win_sync(MPI_Win win) {
   GPURUN_API_ENTER("MPI_Win_sync");
   GPURUN_CHECK_WIN(w, win);
+  serve(*w);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   return MPI_SUCCESS;
 }

@@ -6,7 +6,9 @@
  * MPI_Win_lock(MPI_LOCK_EXCLUSIVE) epochs that get, increment locally and put lose nothing
  * either. Inside MPI_Win_lock_all, a MPI_Put followed by MPI_Win_flush, MPI_Win_flush_all,
  * MPI_Win_flush_local or MPI_Win_flush_local_all (then a flush) is seen by a MPI_Get of the same
- * place; after the local flushes the origin buffer can be reused at once. */
+ * place; after the local flushes the origin buffer can be reused at once. An epoch opened with
+ * MPI_Win_lock_all(MPI_MODE_NOCHECK) holds no lock (as in the peers, and as OpenCoarrays relies
+ * on): another rank's MPI_LOCK_EXCLUSIVE on such a rank is granted while the epoch is open. */
 #include <stdlib.h>
 
 #include "mtest.h"
@@ -162,6 +164,34 @@ static void flushes(void) {
   MPI_Win_unlock(rank, win);
 }
 
+/* Ranks 1.. open a NOCHECK lock_all epoch, tell rank 0 and wait inside it, calling only
+ * MPI_Win_sync, until rank 0 has written into them under an exclusive lock (as OpenCoarrays'
+ * event wait does). Were the shared locks taken, both would wait; across hosts, a target must
+ * answer the lock and the put while it loops on MPI_Win_sync. */
+static void nocheck(void) {
+  if (size < 2) return;
+  MPI_Aint slot = NCOUNTERS + SLOTS - 1;
+  if (rank == 0) {
+    for (int r = 1; r < size; ++r) {
+      int v = 0;
+      MPI_Recv(&v, 1, MPI_INT, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* r is inside */
+      v = 1000 + r;
+      MPI_Win_lock(MPI_LOCK_EXCLUSIVE, r, 0, win);
+      MPI_Put(&v, 1, MPI_INT, r, slot, 1, MPI_INT, win);
+      MPI_Win_unlock(r, win);
+    }
+  } else {
+    volatile int *seen = &mem[slot];
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    MPI_Send(&rank, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    do {
+      MPI_Win_sync(win);
+    } while (*seen != 1000 + rank);
+    MPI_Win_unlock_all(win);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -177,6 +207,7 @@ int main(int argc, char **argv) {
   compare_and_swap_lock();
   exclusive_lock();
   flushes();
+  nocheck();
   MPI_Win_free(&win);
   return mtest_finalize();
 }
