@@ -36,6 +36,10 @@ LEFT_OUT = {
     # Reads other images' initialized coarrays with no SYNC ALL after the start-up that
     # initializes them: a race (MPICH fails it in 5 of 8 runs at 3 images).
     "increment_my_neighbor": "racy program",
+    # Images 1 and n read each other's halo (periodic neighbours) but synchronize only with
+    # images 2 and n-1: image n may overwrite values image 1 has not read yet. Its results differ
+    # from run to run at 4 images on one host too; across hosts it fails in about 1 run in 7.
+    "coarray_burgers_pde": "racy program",
     # Fail the same way under MPICH (ERROR STOP 1; a Fortran read error).
     "issue-488-multi-dim-cobounds": "fails under MPICH too",
     "issue-515-mimic-mpi-gatherv": "fails under MPICH too",
