@@ -8,11 +8,19 @@
 // posted before the requests in the same order, each get their own. A block of the target
 // datatype travels in pieces of at most kPiece bytes. Writes and accumulates are answered by
 // nothing but the kSync that ends each operation; reads, fetches and locks by their data.
+//
+// Locks on another member are quiet: MPI_Win_lock sends its kLock and returns, MPI_Win_unlock
+// sends its kUnlock and returns, and the target holds an origin's later requests back while
+// that origin's lock waits (RmaService::held_), so the first operation's answer also says that
+// the lock is granted. A lock/get/unlock epoch takes one round trip instead of three. A lock on
+// the caller itself is answered, so that its loads and stores in its own part are covered when
+// MPI_Win_lock returns.
 #include "api/win_remote.h"
 
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -28,17 +36,19 @@ enum class RmaKind : std::uint8_t { kWrite, kRead, kAcc, kFetchAcc, kCas, kSync,
 
 struct RmaHeader {
   RmaKind kind;
-  std::uint8_t exclusive;  // kLock
-  core::BasicType basic;   // kAcc, kFetchAcc: the element type
-  std::int32_t op;         // kAcc, kFetchAcc: a predefined MPI_Op
-  std::uint64_t addr;      // in the target's memory
-  std::uint64_t len;       // bytes at addr (kCas: of one element)
+  std::uint8_t flags;     // kLock: kExclusive, kQuiet; kUnlock: kQuiet
+  core::BasicType basic;  // kAcc, kFetchAcc: the element type
+  std::int32_t op;        // kAcc, kFetchAcc: a predefined MPI_Op
+  std::uint64_t addr;     // in the target's memory
+  std::uint64_t len;      // bytes at addr (kCas: of one element)
 };
 
 // Beside the tags of post/start/complete/wait (api/win_sync.cc: 1 and 2).
 constexpr int kRequestTag = 101;
 constexpr int kAnswerTag = 102;
 constexpr std::size_t kPiece = 64 << 10;
+constexpr std::uint8_t kExclusive = 1;
+constexpr std::uint8_t kQuiet = 2;  // no answer: the origin does not wait
 
 // The target's side of one window.
 class RmaService {
@@ -55,20 +65,29 @@ class RmaService {
     int source;
     std::size_t bytes;
   };
+  struct Waiter {
+    int origin;
+    bool exclusive;
+    bool quiet;
+  };
   static void arrived(core::Request* r);
-  void handle(const Arrival& a);
+  void handle(int source, const std::byte* request, std::size_t bytes);
   void answer(int origin, const void* data, std::size_t n);
-  void lock(int origin, bool exclusive);
-  void unlock(int origin);
+  void lock(const Waiter& w);
+  void grant(const Waiter& w);
+  void unlock(int origin, bool quiet);
+  void release_held(int origin);
 
   const core::Communicator* comm_;
   std::vector<std::byte> buffer_;  // the posted receive's
   core::Request* posted_ = nullptr;
-  bool helped_ = false;             // the progress helper answers while the member computes
+  bool helped_ = false;           // the progress helper answers while the member computes
   std::deque<Arrival> arrivals_;  // received, not yet handled (at most one)
   bool handling_ = false;
-  int holders_ = 0;                           // of this member's lock: -1 exclusive, n shared
-  std::deque<std::pair<int, bool>> waiting_;  // lock requests not granted yet, in order
+  int holders_ = 0;             // of this member's lock: -1 exclusive, n shared
+  std::deque<Waiter> waiting_;  // lock requests not granted yet, in order
+  // Per origin whose lock waits: its requests that came after the lock, in order.
+  std::map<int, std::deque<std::vector<std::byte>>> held_;
 };
 
 namespace {
@@ -139,7 +158,7 @@ void RmaService::arrived(core::Request* r) {
   while (!s->arrivals_.empty()) {
     Arrival a = s->arrivals_.front();
     s->arrivals_.pop_front();
-    s->handle(a);
+    s->handle(a.source, s->buffer_.data(), a.bytes);
     (void)s->post();
   }
   s->handling_ = false;
@@ -150,21 +169,25 @@ void RmaService::answer(int origin, const void* data, std::size_t n) {
   (void)send_bytes(comm_, origin, kAnswerTag, std::vector<std::byte>(p, p + n));
 }
 
-void RmaService::handle(const Arrival& a) {
+void RmaService::handle(int source, const std::byte* request, std::size_t bytes) {
+  if (auto held = held_.find(source); held != held_.end()) {
+    held->second.emplace_back(request, request + bytes);
+    return;
+  }
   RmaHeader h;
-  std::memcpy(&h, buffer_.data(), sizeof h);
-  std::byte* payload = buffer_.data() + sizeof h;
+  std::memcpy(&h, request, sizeof h);
+  const std::byte* payload = request + sizeof h;
   auto* at = reinterpret_cast<std::byte*>(h.addr);
   switch (h.kind) {
     case RmaKind::kWrite:
       std::memcpy(at, payload, h.len);
       return;
     case RmaKind::kRead:
-      answer(a.source, at, h.len);
+      answer(source, at, h.len);
       return;
     case RmaKind::kAcc:
     case RmaKind::kFetchAcc: {
-      if (h.kind == RmaKind::kFetchAcc) answer(a.source, at, h.len);
+      if (h.kind == RmaKind::kFetchAcc) answer(source, at, h.len);
       const core::Op* op = find_op(h.op);
       const core::Datatype* type = basic_datatype(h.basic);
       if (op != nullptr && type != nullptr && op->kind() != core::OpKind::kNoOp)
@@ -172,41 +195,66 @@ void RmaService::handle(const Arrival& a) {
       return;
     }
     case RmaKind::kCas:
-      answer(a.source, at, h.len);
+      answer(source, at, h.len);
       if (std::memcmp(at, payload + h.len, h.len) == 0) std::memcpy(at, payload, h.len);
       return;
     case RmaKind::kSync:
-      answer(a.source, nullptr, 0);
+      answer(source, nullptr, 0);
       return;
     case RmaKind::kLock:
-      lock(a.source, h.exclusive != 0);
+      lock({source, (h.flags & kExclusive) != 0, (h.flags & kQuiet) != 0});
       return;
     case RmaKind::kUnlock:
-      unlock(a.source);
-      answer(a.source, nullptr, 0);
+      unlock(source, (h.flags & kQuiet) != 0);
       return;
   }
 }
 
-void RmaService::lock(int origin, bool exclusive) {
-  bool free = exclusive ? holders_ == 0 : holders_ >= 0 && waiting_.empty();
+void RmaService::lock(const Waiter& w) {
+  bool free = w.exclusive ? holders_ == 0 : holders_ >= 0 && waiting_.empty();
   if (!free) {
-    waiting_.emplace_back(origin, exclusive);
+    waiting_.push_back(w);
+    held_.try_emplace(w.origin);
     return;
   }
-  holders_ = exclusive ? -1 : holders_ + 1;
-  answer(origin, nullptr, 0);
+  grant(w);
 }
 
-void RmaService::unlock(int /*origin*/) {
+void RmaService::grant(const Waiter& w) {
+  holders_ = w.exclusive ? -1 : holders_ + 1;
+  if (!w.quiet) answer(w.origin, nullptr, 0);
+}
+
+void RmaService::unlock(int origin, bool quiet) {
   holders_ = holders_ < 0 ? 0 : holders_ - 1;
+  if (!quiet) answer(origin, nullptr, 0);
+  std::vector<int> granted;
   while (!waiting_.empty()) {
-    auto [next, exclusive] = waiting_.front();
-    if (exclusive ? holders_ != 0 : holders_ < 0) break;
+    Waiter next = waiting_.front();
+    if (next.exclusive ? holders_ != 0 : holders_ < 0) break;
     waiting_.pop_front();
-    holders_ = exclusive ? -1 : holders_ + 1;
-    answer(next, nullptr, 0);
-    if (exclusive) break;
+    grant(next);
+    granted.push_back(next.origin);
+    if (next.exclusive) break;
+  }
+  for (int o : granted) release_held(o);
+}
+
+// The requests an origin sent behind its lock, now granted, in their order; one of them may be
+// a new lock that waits again, which holds the rest back anew.
+void RmaService::release_held(int origin) {
+  auto it = held_.find(origin);
+  if (it == held_.end()) return;
+  std::deque<std::vector<std::byte>> requests = std::move(it->second);
+  held_.erase(it);
+  while (!requests.empty()) {
+    std::vector<std::byte> r = std::move(requests.front());
+    requests.pop_front();
+    handle(origin, r.data(), r.size());
+    if (auto again = held_.find(origin); again != held_.end()) {
+      for (auto& rest : requests) again->second.push_back(std::move(rest));
+      return;
+    }
   }
 }
 
@@ -350,14 +398,15 @@ Status remote_compare_and_swap(const Win& w, int rank, const void* origin, const
 
 Status remote_lock(const Win& w, int rank, bool exclusive) {
   Exchange x(w, rank);
-  GPURUN_TRY(x.request({RmaKind::kLock, static_cast<std::uint8_t>(exclusive ? 1 : 0), {}, 0, 0, 0},
-                       nullptr, 0, nullptr, 0, true));
+  bool self = rank == w.rank;
+  auto flags = static_cast<std::uint8_t>((exclusive ? kExclusive : 0) | (self ? 0 : kQuiet));
+  GPURUN_TRY(x.request({RmaKind::kLock, flags, {}, 0, 0, 0}, nullptr, 0, nullptr, 0, self));
   return x.finish(false);
 }
 
 Status remote_unlock(const Win& w, int rank) {
   Exchange x(w, rank);
-  GPURUN_TRY(x.request({RmaKind::kUnlock, 0, {}, 0, 0, 0}, nullptr, 0, nullptr, 0, true));
+  GPURUN_TRY(x.request({RmaKind::kUnlock, kQuiet, {}, 0, 0, 0}, nullptr, 0, nullptr, 0, false));
   return x.finish(false);
 }
 

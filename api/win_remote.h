@@ -3,7 +3,9 @@
 // it on the window's own communicator: writes, reads, accumulates (combined at the target, so
 // atomic per element), compare-and-swap, and its MPI_Win_lock table. The origin still finishes
 // each operation in its call: it waits for the target's answer, so an operation is complete at
-// both sides when the call returns, as on one host (api/win.h).
+// both sides when the call returns, as on one host (api/win.h). MPI_Win_lock and MPI_Win_unlock
+// on another member do not wait: the target holds the origin's later requests back until its
+// lock is granted (a lock on the caller itself waits, for its own loads and stores).
 //
 // The target answers while it runs MPI calls, and where the progress helper may run
 // (GPURUN_PROGRESS_HELPER=on, or a spare CPU: api/progress_helper.h) also while it computes:
