@@ -97,10 +97,13 @@ int check_side(const Call& call, MPI_Comm comm, Collective collective, Side& s, 
 
 int alltoall(const Call& call, Collective collective, Side& send, Side& recv, MPI_Comm comm,
              const CollForm& form) {
-  GPURUN_COLL_ENTER_INTER(
-      entry, comm, form,
-      collective == Collective::kAlltoall ? InterKind::kAlltoall : InterKind::kUnsupported,
-      send.buf, send.count, send.type, const_cast<void*>(recv.buf), recv.count, recv.type);
+  GPURUN_COLL_ENTER_INTER(entry, comm, form,
+                          collective == Collective::kAlltoall    ? InterKind::kAlltoall
+                          : collective == Collective::kAlltoallv ? InterKind::kAlltoallv
+                                                                 : InterKind::kAlltoallw,
+                          send.buf, send.count, send.type, const_cast<void*>(recv.buf), recv.count,
+                          recv.type, MPI_OP_NULL, 0, send.counts.data(), send.displs.data(),
+                          recv.counts.data(), recv.displs.data(), send.types, recv.types);
   const RepeatKey key = repeat_key_of(collective, comm, {send.buf, send.count, send.type},
                                       {recv.buf, recv.count, recv.type});
   const RepeatKey* repeat = collective == Collective::kAlltoall ? repeat_key(form, key) : nullptr;

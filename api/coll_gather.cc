@@ -89,15 +89,31 @@ int bcast(const Call& call, void* buf, std::int64_t count, MPI_Datatype datatype
   return run_collective(call, comm, *entry, args, form, datatype, repeat);
 }
 
+InterKind inter_kind(Collective collective) {
+  switch (collective) {
+    case Collective::kGather:
+      return InterKind::kGather;
+    case Collective::kGatherv:
+      return InterKind::kGatherv;
+    case Collective::kAllgather:
+      return InterKind::kAllgather;
+    case Collective::kAllgatherv:
+      return InterKind::kAllgatherv;
+    case Collective::kScatter:
+      return InterKind::kScatter;
+    case Collective::kScatterv:
+      return InterKind::kScatterv;
+    default:
+      return InterKind::kUnsupported;
+  }
+}
+
 // gather, gatherv, allgather, allgatherv.
 int gather(const Call& call, Collective collective, const Side& send, const Side& recv, int root,
            MPI_Comm comm, const CollForm& form) {
-  GPURUN_COLL_ENTER_INTER(entry, comm, form,
-                          collective == Collective::kGather      ? InterKind::kGather
-                          : collective == Collective::kAllgather ? InterKind::kAllgather
-                                                                 : InterKind::kUnsupported,
-                          send.buf, send.count, send.type, const_cast<void*>(recv.buf),
-                          recv.count, recv.type, MPI_OP_NULL, root);
+  GPURUN_COLL_ENTER_INTER(entry, comm, form, inter_kind(collective), send.buf, send.count,
+                          send.type, const_cast<void*>(recv.buf), recv.count, recv.type,
+                          MPI_OP_NULL, root, nullptr, nullptr, recv.counts, recv.displs);
   bool v = collective == Collective::kGatherv || collective == Collective::kAllgatherv;
   const RepeatKey key = key_of(collective, comm, send, recv, root);
   const RepeatKey* repeat = v ? nullptr : repeat_key(form, key);
@@ -130,11 +146,9 @@ int gather(const Call& call, Collective collective, const Side& send, const Side
 // scatter, scatterv.
 int scatter(const Call& call, Collective collective, const Side& send, const Side& recv, int root,
             MPI_Comm comm, const CollForm& form) {
-  GPURUN_COLL_ENTER_INTER(
-      entry, comm, form,
-      collective == Collective::kScatter ? InterKind::kScatter : InterKind::kUnsupported,
-      send.buf, send.count, send.type, const_cast<void*>(recv.buf), recv.count, recv.type,
-      MPI_OP_NULL, root);
+  GPURUN_COLL_ENTER_INTER(entry, comm, form, inter_kind(collective), send.buf, send.count,
+                          send.type, const_cast<void*>(recv.buf), recv.count, recv.type,
+                          MPI_OP_NULL, root, send.counts, send.displs);
   bool v = collective == Collective::kScatterv;
   const RepeatKey key = key_of(collective, comm, send, recv, root);
   const RepeatKey* repeat = v ? nullptr : repeat_key(form, key);
@@ -178,9 +192,11 @@ struct Widened {
   const std::int64_t* d() const { return displs.data(); }
 };
 
+// Whether this process is the root (on an intercommunicator: passes MPI_ROOT).
 bool is_root(MPI_Comm comm, int root) {
   CommEntry* entry = find_comm(comm);
-  return entry != nullptr && entry->comm->rank() == root;
+  if (entry == nullptr) return false;
+  return entry->comm->inter() ? root == MPI_ROOT : entry->comm->rank() == root;
 }
 
 template <class Count, class Displ>

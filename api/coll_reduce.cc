@@ -77,15 +77,27 @@ RepeatKey key_of(coll::Collective collective, const ReduceCall& a, int root) {
   return run_collective(call, a.comm, *entry, args, form, a.datatype, repeat);
 }
 
+InterKind inter_kind(coll::Collective collective) {
+  switch (collective) {
+    case coll::Collective::kAllreduce:
+      return InterKind::kAllreduce;
+    case coll::Collective::kReduceScatterBlock:
+      return InterKind::kReduceScatterBlock;
+    case coll::Collective::kReduceScatter:
+      return InterKind::kReduceScatter;
+    default:
+      return InterKind::kUnsupported;  // scans: not defined on intercommunicators
+  }
+}
+
 // allreduce, scan, exscan and the reduce_scatters: every rank sends `send_count` and receives
 // `recv_count` elements; MPI_IN_PLACE as sendbuf anywhere.
 [[gnu::always_inline]] inline int reduce_all(const Call& call, const ReduceCall& a,
                                              coll::Collective collective,
                                              const std::int64_t* recvcounts, const CollForm& form) {
-  GPURUN_COLL_ENTER_INTER(
-      entry, a.comm, form,
-      collective == coll::Collective::kAllreduce ? InterKind::kAllreduce : InterKind::kUnsupported,
-      a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype, a.op);
+  GPURUN_COLL_ENTER_INTER(entry, a.comm, form, inter_kind(collective), a.sendbuf, a.count,
+                          a.datatype, a.recvbuf, a.count, a.datatype, a.op, 0, nullptr, nullptr,
+                          recvcounts);
   const RepeatKey key = key_of(collective, a, 0);
   const RepeatKey* repeat =
       collective == coll::Collective::kReduceScatter ? nullptr : repeat_key(form, key);
@@ -132,7 +144,11 @@ int reduce_scatter(const Call& call, const void* sendbuf, void* recvbuf, const C
                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const CollForm& form) {
   CommEntry* entry = find_comm(comm);
   WideArray counts;
-  if (entry != nullptr && recvcounts != nullptr) counts.assign(recvcounts, entry->comm->size());
+  if (entry != nullptr && recvcounts != nullptr) {
+    // One count per rank of the group that receives: an intercommunicator's local group.
+    const core::Communicator& c = *entry->comm;
+    counts.assign(recvcounts, c.inter() ? c.shared_local_group()->size() : c.size());
+  }
   return reduce_all(call, ReduceCall{sendbuf, recvbuf, 0, datatype, op, comm},
                     coll::Collective::kReduceScatter, counts.data(), form);
 }

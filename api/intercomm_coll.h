@@ -1,6 +1,7 @@
 // Blocking collectives on intercommunicators (api/intercomm_coll.cc): MPI_Barrier, MPI_Bcast,
-// MPI_Reduce, MPI_Allreduce, MPI_Gather, MPI_Allgather, MPI_Scatter and MPI_Alltoall. The other
-// collectives, and the nonblocking and persistent forms, refuse an intercommunicator with
+// MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter(_block), MPI_Gather(v), MPI_Allgather(v),
+// MPI_Scatter(v) and MPI_Alltoall(v,w). The nonblocking and persistent forms (and scans, which
+// the standard does not define on one) refuse an intercommunicator with
 // MPI_ERR_UNSUPPORTED_OPERATION.
 #pragma once
 
@@ -24,6 +25,13 @@ enum class InterKind : std::uint8_t {
   kAllgather,
   kScatter,
   kAlltoall,
+  kGatherv,
+  kAllgatherv,
+  kScatterv,
+  kAlltoallv,
+  kAlltoallw,
+  kReduceScatterBlock,
+  kReduceScatter,
 };
 
 // A collective call's arguments as the intercommunicator forms read them (Bcast: the buffer
@@ -37,6 +45,14 @@ struct InterArgs {
   MPI_Datatype recvtype = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
   int root = 0;
+  // The v and w forms' arrays, widened: one entry per rank of the remote group (reduce_scatter's
+  // recvcounts: of the local group). Displacements in elements, alltoallw's in bytes.
+  const std::int64_t* sendcounts = nullptr;
+  const std::int64_t* sdispls = nullptr;
+  const std::int64_t* recvcounts = nullptr;
+  const std::int64_t* rdispls = nullptr;
+  const MPI_Datatype* sendtypes = nullptr;  // alltoallw
+  const MPI_Datatype* recvtypes = nullptr;
 };
 
 // Runs collective `kind` on intercommunicator `entry` (handle `comm`), or refuses it.
