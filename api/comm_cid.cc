@@ -32,7 +32,8 @@ void kick_parked() {
 }
 
 void release_context_id(int id) {
-  context_ids().release(id);
+  for (int freed : context_ids().release(id))
+    if (state().pml) state().pml->reuse_context_id(static_cast<std::uint32_t>(freed));
   kick_parked();
 }
 

@@ -115,6 +115,12 @@ void Pml::remove_comm(const core::Communicator& comm) {
     }
     if (q.idle()) contexts_[context].reset();
   }
+  if (comm.context_id() >= retired_.size()) retired_.resize(comm.context_id() + 1);
+  retired_[comm.context_id()] = true;
+}
+
+void Pml::reuse_context_id(std::uint32_t id) {
+  if (id < retired_.size()) retired_[id] = false;
 }
 
 // ---- sending ---------------------------------------------------------------------------

@@ -88,7 +88,10 @@ class Pml {
   // The accelerator that copies device memory (accel::current() unless a test sets one).
   void set_accelerator(accel::Accelerator* accelerator) { accel_ = accelerator; }
   void add_comm(const core::Communicator& comm);
+  // A freed communicator: what arrived for it goes, and so does what arrives for its context id
+  // until reuse_context_id (the id rests meanwhile, so no new communicator has it).
   void remove_comm(const core::Communicator& comm);
+  void reuse_context_id(std::uint32_t id);
 
   // --- messaging ---
   core::RequestPool& requests() { return requests_; }
@@ -247,6 +250,7 @@ class Pml {
   std::vector<transport::Transport*> transports_;
   std::vector<const std::size_t*> pending_words_;  // transports_[i]->pending_word()
   std::vector<std::unique_ptr<MatchQueues>> contexts_;
+  std::vector<bool> retired_;  // per context id: freed, not in use again
   std::vector<std::unique_ptr<Unexpected>> unexpected_pool_;
   std::vector<std::byte> scratch_;  // packing buffer for non-contiguous eager sends
   std::vector<std::byte> staging_;  // host copy of a device buffer's extent (eager, strided)

@@ -66,6 +66,11 @@ void Pml::on_packet(const transport::Packet& p) {
     }
     return;
   }
+  if (std::uint32_t id = h.context / kChannels; id < retired_.size() && retired_[id]) [[unlikely]] {
+    GPURUN_LOG(debug, pml, "message from rank %d (tag %d) for a freed communicator dropped",
+               h.source, h.tag);
+    return;
+  }
   Unexpected* u = new_unexpected();
   u->source = h.source;
   u->tag = h.tag;

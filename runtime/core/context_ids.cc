@@ -56,9 +56,17 @@ int ContextIds::take_alone() {
   return id;
 }
 
-void ContextIds::release(int id) {
-  if (id < 2 || id >= kMaxIds) return;  // the predefined ids are never given back
-  free_[id / 64] |= static_cast<std::int64_t>(bit(id));
+std::vector<int> ContextIds::release(int id) {
+  if (id < 2 || id >= kMaxIds) return {};  // the predefined ids are never given back
+  resting_.push_back(id);
+  std::vector<int> freed;
+  bool scarce = free_count() < kMaxIds / 2;  // then none rests
+  while (!resting_.empty() && (scarce || resting_.size() > kResting)) {
+    freed.push_back(resting_.front());
+    resting_.pop_front();
+  }
+  for (int r : freed) free_[r / 64] |= static_cast<std::int64_t>(bit(r));
+  return freed;
 }
 
 bool ContextIds::is_free(int id) const {

@@ -19,15 +19,20 @@
 //   even reached the call.
 // - A one-process communicator needs no round: it takes the lowest free id when no agreement
 //   holds the mask.
+// - A released id rests before it is free again (the last kResting released, while at least half
+//   the ids are free): a message an erroneous program sent on a freed communicator that arrives
+//   late then finds no new communicator with its id (the pml drops it) instead of matching one.
 //
 // Not thread-safe: the API layer serialises callers.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <set>
 #include <span>
 #include <utility>
+#include <vector>
 
 namespace gpurun::core {
 
@@ -58,8 +63,10 @@ class ContextIds {
   // (try again once it ends), -2 when no id is free.
   int take_alone();
 
-  // Gives `id` back (MPI_Comm_free, or a process that took part but needs no communicator).
-  void release(int id);
+  // Gives `id` back (MPI_Comm_free, or a process that took part but needs no communicator): it
+  // rests first. Returns the ids that became free again.
+  std::vector<int> release(int id);
+  static constexpr std::size_t kResting = 16;
   bool is_free(int id) const;
   int free_count() const;
   // Whether some agreement holds the mask now.
@@ -69,6 +76,7 @@ class ContextIds {
 
  private:
   Mask free_{};
+  std::deque<int> resting_;                               // released, not free yet; oldest first
   std::set<std::pair<std::uint64_t, Ticket>> competing_;  // (key, ticket), lowest key first
   Ticket holder_ = 0;
   Ticket next_ticket_ = 1;

@@ -25,10 +25,24 @@ TEST(ContextIds, StartsWithWorldAndSelfTaken) {
   EXPECT_EQ(ids.free_count(), ContextIds::kMaxIds - 2);
   EXPECT_EQ(ids.take_alone(), 2);
   EXPECT_EQ(ids.take_alone(), 3);
-  ids.release(2);
-  EXPECT_EQ(ids.take_alone(), 2);  // ids come back, lowest first
-  ids.release(0);                  // the predefined ids are never given back
+  EXPECT_TRUE(ids.release(0).empty());  // the predefined ids are never given back
   EXPECT_FALSE(ids.is_free(0));
+}
+
+// A released id rests until kResting others were released after it, then comes back (lowest
+// first), so that a late message for a freed communicator meets no new one with its id.
+TEST(ContextIds, ReleasedIdsRestBeforeTheyComeBack) {
+  ContextIds ids;
+  const int n = static_cast<int>(ContextIds::kResting) + 2;
+  for (int i = 0; i < n; ++i) EXPECT_EQ(ids.take_alone(), 2 + i);
+  EXPECT_TRUE(ids.release(2).empty());
+  EXPECT_FALSE(ids.is_free(2));
+  EXPECT_EQ(ids.take_alone(), 2 + n);  // not 2
+  for (int i = 1; i < static_cast<int>(ContextIds::kResting); ++i)
+    EXPECT_TRUE(ids.release(2 + i).empty());
+  EXPECT_EQ(ids.release(2 + static_cast<int>(ContextIds::kResting)), std::vector<int>{2});
+  EXPECT_TRUE(ids.is_free(2));
+  EXPECT_EQ(ids.take_alone(), 2);
 }
 
 TEST(ContextIds, OnlyTheHolderOffersItsMask) {
