@@ -36,7 +36,7 @@ enum class RmaKind : std::uint8_t { kWrite, kRead, kAcc, kFetchAcc, kCas, kSync,
 
 struct RmaHeader {
   RmaKind kind;
-  std::uint8_t flags;     // kLock: kExclusive, kQuiet; kUnlock: kQuiet
+  std::uint8_t flags;     // kLock: kExclusive, kQuiet
   core::BasicType basic;  // kAcc, kFetchAcc: the element type
   std::int32_t op;        // kAcc, kFetchAcc: a predefined MPI_Op
   std::uint64_t addr;     // in the target's memory
@@ -75,7 +75,7 @@ class RmaService {
   void answer(int origin, const void* data, std::size_t n);
   void lock(const Waiter& w);
   void grant(const Waiter& w);
-  void unlock(int origin, bool quiet);
+  void unlock();
   void release_held(int origin);
 
   const core::Communicator* comm_;
@@ -205,7 +205,7 @@ void RmaService::handle(int source, const std::byte* request, std::size_t bytes)
       lock({source, (h.flags & kExclusive) != 0, (h.flags & kQuiet) != 0});
       return;
     case RmaKind::kUnlock:
-      unlock(source, (h.flags & kQuiet) != 0);
+      unlock();
       return;
   }
 }
@@ -225,9 +225,10 @@ void RmaService::grant(const Waiter& w) {
   if (!w.quiet) answer(w.origin, nullptr, 0);
 }
 
-void RmaService::unlock(int origin, bool quiet) {
+// Unlocks are never answered: the origin's operations completed at their calls, and its later
+// requests reach this member after its unlock.
+void RmaService::unlock() {
   holders_ = holders_ < 0 ? 0 : holders_ - 1;
-  if (!quiet) answer(origin, nullptr, 0);
   std::vector<int> granted;
   while (!waiting_.empty()) {
     Waiter next = waiting_.front();
@@ -406,7 +407,7 @@ Status remote_lock(const Win& w, int rank, bool exclusive) {
 
 Status remote_unlock(const Win& w, int rank) {
   Exchange x(w, rank);
-  GPURUN_TRY(x.request({RmaKind::kUnlock, kQuiet, {}, 0, 0, 0}, nullptr, 0, nullptr, 0, false));
+  GPURUN_TRY(x.request({RmaKind::kUnlock, 0, {}, 0, 0, 0}, nullptr, 0, nullptr, 0, false));
   return x.finish(false);
 }
 
