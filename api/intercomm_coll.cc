@@ -50,12 +50,14 @@ class Exchange {
   Status recv(int from, void* buf, std::int64_t count, const core::Datatype* type) {
     core::Request* r = the_pml().requests().allocate();
     requests_.push_back(r);
+    expected_.push_back(count * type->size());
     return the_pml().irecv(
         {x_.entry.comm.get(), buf, count, type, from, x_.tag, pml::Channel::kColl}, r);
   }
   Status send(int to, const void* buf, std::int64_t count, const core::Datatype* type) {
     core::Request* r = the_pml().requests().allocate();
     requests_.push_back(r);
+    expected_.push_back(-1);
     return the_pml().isend({x_.entry.comm.get(), buf, count, type, to, x_.tag,
                             pml::SendMode::kStandard, pml::Channel::kColl},
                            r);
@@ -66,11 +68,20 @@ class Exchange {
         if (!r->complete()) return false;
       return true;
     });
-    for (core::Request* r : requests_) {
+    for (std::size_t i = 0; i < requests_.size(); ++i) {
+      const core::Request* r = requests_[i];
       if (r->status.error != ErrorCode::kOk) {
         return raise(x_.call, x_.comm, error_class_of(r->status.error),
                      "a message with the other group failed (%s)",
                      std::string(error_code_name(r->status.error)).c_str());
+      }
+      // A collective's counts must match: a shorter message is the other side's mistake too.
+      if (expected_[i] >= 0 && r->status.bytes != static_cast<std::uint64_t>(expected_[i])) {
+        return raise(x_.call, x_.comm, MPI_ERR_TRUNCATE,
+                     "rank %d of the other group sent %lld bytes where this call expects %lld "
+                     "(the groups' counts differ)",
+                     r->status.source, static_cast<long long>(r->status.bytes),
+                     static_cast<long long>(expected_[i]));
       }
     }
     return MPI_SUCCESS;
@@ -79,6 +90,7 @@ class Exchange {
  private:
   const Inter& x_;
   std::vector<core::Request*> requests_;
+  std::vector<std::int64_t> expected_;  // per request: a receive's bytes, -1 for a send
 };
 
 // Room for `count` elements of `type`, and where element 0 goes in it.
@@ -106,11 +118,15 @@ int leaders_swap(const Inter& x, const void* out, std::int64_t out_count,
   return e.wait();
 }
 
+// The local phase after the leaders' swap runs even when the swap failed, so that the group's
+// other members do not wait for a leader that left; the swap's error comes first.
+int after_swap(int swapped, int local) { return swapped != MPI_SUCCESS ? swapped : local; }
+
 int barrier(const Inter& x) {
   GPURUN_COLL_TRY(PMPI_Barrier(x.entry.local));
   const core::Datatype* bytes = find_datatype(MPI_BYTE);
-  GPURUN_COLL_TRY(leaders_swap(x, nullptr, 0, bytes, nullptr, 0, bytes));
-  return PMPI_Barrier(x.entry.local);
+  int swapped = leaders_swap(x, nullptr, 0, bytes, nullptr, 0, bytes);
+  return after_swap(swapped, PMPI_Barrier(x.entry.local));
 }
 
 int check_inter_root(const Inter& x, int root) {
@@ -157,8 +173,9 @@ int reduce(const Inter& x, const InterArgs& a, const core::Datatype* type, bool 
       return raise_status(x.call, x.comm, st);
     return e.wait();
   }
-  GPURUN_COLL_TRY(leaders_swap(x, mine.base(), a.sendcount, type, a.recvbuf, a.sendcount, type));
-  return PMPI_Bcast(a.recvbuf, static_cast<int>(a.sendcount), a.sendtype, 0, x.entry.local);
+  int swapped = leaders_swap(x, mine.base(), a.sendcount, type, a.recvbuf, a.sendcount, type);
+  return after_swap(
+      swapped, PMPI_Bcast(a.recvbuf, static_cast<int>(a.sendcount), a.sendtype, 0, x.entry.local));
 }
 
 int allgather(const Inter& x, const InterArgs& a, const core::Datatype* stype,
@@ -169,8 +186,9 @@ int allgather(const Inter& x, const InterArgs& a, const core::Datatype* stype,
   GPURUN_COLL_TRY(PMPI_Gather(a.sendbuf, static_cast<int>(a.sendcount), a.sendtype, mine.base(),
                               static_cast<int>(a.sendcount), a.sendtype, 0, x.entry.local));
   std::int64_t theirs = a.recvcount * x.remote_size();
-  GPURUN_COLL_TRY(leaders_swap(x, mine.base(), gathered, stype, a.recvbuf, theirs, rtype));
-  return PMPI_Bcast(a.recvbuf, static_cast<int>(theirs), a.recvtype, 0, x.entry.local);
+  int swapped = leaders_swap(x, mine.base(), gathered, stype, a.recvbuf, theirs, rtype);
+  return after_swap(swapped,
+                    PMPI_Bcast(a.recvbuf, static_cast<int>(theirs), a.recvtype, 0, x.entry.local));
 }
 
 // One block of a transfer with one remote process.
@@ -276,9 +294,11 @@ int reduce_scatter(const Inter& x, const InterArgs& a, const core::Datatype* typ
   Scratch mine(total, *type), theirs(x.rank() == 0 ? total : 0, *type);
   mine.lb = theirs.lb = type->true_lb();
   GPURUN_COLL_TRY(PMPI_Reduce_c(a.sendbuf, mine.base(), total, a.sendtype, a.op, 0, x.entry.local));
-  GPURUN_COLL_TRY(leaders_swap(x, mine.base(), total, type, theirs.base(), total, type));
-  return PMPI_Scatterv_c(theirs.base(), counts.data(), displs.data(), a.sendtype, a.recvbuf,
-                         counts[static_cast<std::size_t>(x.rank())], a.sendtype, 0, x.entry.local);
+  int swapped = leaders_swap(x, mine.base(), total, type, theirs.base(), total, type);
+  return after_swap(
+      swapped,
+      PMPI_Scatterv_c(theirs.base(), counts.data(), displs.data(), a.sendtype, a.recvbuf,
+                      counts[static_cast<std::size_t>(x.rank())], a.sendtype, 0, x.entry.local));
 }
 
 // Names of one side's arguments, for messages.

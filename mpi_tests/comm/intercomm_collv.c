@@ -3,7 +3,8 @@
  * (remote rank r moves r + 1 ints, placed in reverse order), allgatherv, alltoallv, alltoallw
  * (a strided datatype for some pairs), reduce_scatter_block and reduce_scatter (each group gets
  * the other group's sum, its vector cut by its own counts). A scan and a nonblocking alltoallv
- * on the intercommunicator fail with MPI_ERR_UNSUPPORTED_OPERATION. */
+ * on the intercommunicator fail with MPI_ERR_UNSUPPORTED_OPERATION; vectors of different
+ * lengths in the two groups make both leaders fail with MPI_ERR_TRUNCATE, and nobody hangs. */
 #include <stdlib.h>
 
 #include "mtest.h"
@@ -163,6 +164,13 @@ static void refusals(void) {
   rc = MPI_Ialltoallv(&x, c, d, MPI_INT, &y, c, d, MPI_INT, inter, &req);
   mtest_expect_error(rc, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Ialltoallv on an intercommunicator",
                      "nonblocking");
+  /* The groups' vectors differ in length (1 x evens, 3 x odds): each leader reports it, and
+   * no member waits for a leader that left. */
+  int v[64] = {0}, got[64];
+  rc = MPI_Reduce_scatter_block(v, got, color == 0 ? 1 : 3, MPI_INT, MPI_SUM, inter);
+  if (lrank == 0)
+    mtest_expect_error(rc, MPI_ERR_TRUNCATE, "MPI_Reduce_scatter_block, vectors of two lengths",
+                       NULL);
   MPI_Comm_set_errhandler(inter, MPI_ERRORS_ARE_FATAL);
 }
 
