@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "api/call.h"
@@ -62,6 +63,16 @@ int check_form(const Call& call, MPI_Comm comm, const CollForm& form);
 int run_collective(const Call& call, MPI_Comm comm, CommEntry& entry, coll::Args& args,
                    const CollForm& form, MPI_Datatype type_handle = MPI_DATATYPE_NULL,
                    const RepeatKey* key = nullptr);
+// Fills in the engine's fields of `args` for a call on `entry`: pml, communicator, one_host,
+// job nodes, device_only, and the memory kind of its buffers.
+void complete_args(const CommEntry& entry, coll::Args& args);
+// Gives `operation`, made for a call in nonblocking or persistent `form` on communicator `on`
+// (handle `comm`), a request (*form.request): started (nonblocking) or kept inactive until
+// MPI_Start (persistent). `op`: the call's op, retained while the request lives when it is a
+// user op; `helped`: the progress helper may advance it (api/progress_helper.h).
+int hand_over(const Call& call, MPI_Comm comm, const core::Communicator& on,
+              std::unique_ptr<coll::Operation> operation, const CollForm& form, const core::Op* op,
+              bool helped);
 // Starts a blocking call's operation, waits for it and reports its outcome (MPI_SUCCESS or the
 // error, raised on `comm`).
 int run_operation(const Call& call, MPI_Comm comm, coll::Operation& operation);

@@ -174,8 +174,7 @@ int run_operation(const Call& call, MPI_Comm comm, coll::Operation& operation) {
   return MPI_SUCCESS;
 }
 
-int run_collective(const Call& call, MPI_Comm comm, CommEntry& entry, coll::Args& args,
-                   const CollForm& form, MPI_Datatype type_handle, const RepeatKey* key) {
+void complete_args(const CommEntry& entry, coll::Args& args) {
   args.pml = &the_pml();
   args.comm = entry.comm.get();
   args.one_host = on_one_host(*args.comm);
@@ -185,30 +184,41 @@ int run_collective(const Call& call, MPI_Comm comm, CommEntry& entry, coll::Args
   args.memory = memory_of(args.recvbuf);
   if (args.memory == accel::MemoryKind::kHost && args.sendbuf != args.recvbuf)
     args.memory = memory_of(args.sendbuf);
+}
+
+int run_collective(const Call& call, MPI_Comm comm, CommEntry& entry, coll::Args& args,
+                   const CollForm& form, MPI_Datatype type_handle, const RepeatKey* key) {
+  complete_args(entry, args);
   if (form.kind == CollForm::Kind::kBlocking)
     return run_blocking(call, comm, args, type_handle, key);
-  if (form.kind == CollForm::Kind::kPersistent) reclaim_persistent();
   Result<std::unique_ptr<coll::Operation>> made = coll::create(args);
   if (!made.ok()) return raise_status(call, comm, made.status());
-
-  auto rec = std::make_unique<Record>();
-  rec->operation = std::move(made).value();
-  rec->persistent = form.kind == CollForm::Kind::kPersistent;
-  rec->helped = args.memory == accel::MemoryKind::kHost &&
+  bool helped = args.memory == accel::MemoryKind::kHost &&
                 (args.op == nullptr || args.op->is_predefined()) &&
                 helper::wanted(coll::selection_bytes(args));
-  if (args.op != nullptr && !args.op->is_predefined()) {
-    args.op->retain();
-    rec->op = args.op;
+  return hand_over(call, comm, *args.comm, std::move(made).value(), form, args.op, helped);
+}
+
+int hand_over(const Call& call, MPI_Comm comm, const core::Communicator& on,
+              std::unique_ptr<coll::Operation> operation, const CollForm& form, const core::Op* op,
+              bool helped) {
+  auto rec = std::make_unique<Record>();
+  rec->operation = std::move(operation);
+  rec->persistent = form.kind == CollForm::Kind::kPersistent;
+  rec->helped = helped;
+  if (op != nullptr && !op->is_predefined()) {
+    op->retain();
+    rec->op = op;
   }
   core::Request* r = the_pml().requests().allocate();
   r->kind = core::RequestKind::kColl;
-  r->comm = args.comm;  // keeps a freed communicator's context until the request goes
+  r->comm = &on;  // keeps a freed communicator's context until the request goes
   r->owner = rec.get();
   r->persistent = rec->persistent;
   rec->request = r;
   *form.request = handle_of(r);
   if (rec->persistent) {
+    reclaim_persistent();
     collectives().persistent.push_back(std::move(rec));
     return MPI_SUCCESS;
   }

@@ -113,7 +113,6 @@ void retire(std::unique_ptr<CommEntry> entry) {
   // and its context id in use for ever (a program that created and freed communicators ran
   // out of context ids after 2046 of them).
   coll::forget_guard(entry->comm->context_id());
-  if (entry->local != MPI_COMM_NULL) PMPI_Comm_free(&entry->local);  // an intercommunicator's
   retired().push_back(std::move(entry));
   reclaim_retired();
 }
@@ -133,6 +132,9 @@ bool comm_in_use(const core::Communicator* comm) {
 
 void reclaim_retired() {
   auto& list = retired();
+  // An intercommunicator's local communicator goes with it: its collectives still in flight
+  // run phases there (api/intercomm_ops.h).
+  std::vector<MPI_Comm> locals;
   for (std::size_t i = 0; i < list.size();) {
     if (comm_in_use(list[i]->comm.get())) {
       ++i;
@@ -144,7 +146,9 @@ void reclaim_retired() {
     state().pml->remove_comm(*entry->comm);
     coll::forget_comm(entry->comm->context_id());  // before another communicator gets the id
     release_context_id(static_cast<int>(entry->comm->context_id()));
+    if (entry->local != MPI_COMM_NULL) locals.push_back(entry->local);
   }
+  for (MPI_Comm local : locals) PMPI_Comm_free(&local);
 }
 
 int finalize_communicators() {

@@ -7,8 +7,8 @@
 // MPI_COMM_WORLD, so the members of both groups agree on its context id as MPI_Comm_create_group
 // does over MPI_COMM_WORLD, at a tag both sides derive alike. Each intercommunicator keeps a
 // duplicate of its local group's communicator (CommEntry::local) for the agreements of merge
-// and dup, and for the blocking collectives (api/intercomm_coll.h). Topologies, communicator
-// constructors other than dup and merge, and the other collectives refuse intercommunicators
+// and dup, and for the collectives (api/intercomm_coll.h). Topologies and communicator
+// constructors other than dup and merge refuse intercommunicators
 // (MPI_ERR_UNSUPPORTED_OPERATION).
 #include <algorithm>
 #include <string>
@@ -20,13 +20,10 @@
 #include "api/errhandler.h"
 #include "api/group.h"
 #include "api/requests.h"
+#include "coll/basic.h"
 
 namespace gpurun::api {
 namespace {
-
-// The pml tag of the leaders' exchange in MPI_Intercomm_merge, on the intercommunicator's
-// collective channel (no collective runs on an intercommunicator).
-constexpr int kMergeTag = 1;
 
 // A creation tag that every member of both groups derives alike: from the union's lowest and
 // highest MPI_COMM_WORLD ranks and a number both sides share.
@@ -121,18 +118,22 @@ int intercomm_create(const Call& call, MPI_Comm local_comm, int local_leader, MP
                     core::Group::of(std::move(remote)), head[1], newintercomm);
 }
 
-// The remote leader's `value`, exchanged by the two local leaders and spread in each group.
-int remote_value(const CommEntry& entry, int value) {
+// The remote leader's `value`, exchanged by the two local leaders and spread in each group. The
+// leaders' messages take the intercommunicator's next collective sequence number, in the
+// tags of communicator creation (coll/basic.h): a nonblocking collective still in flight on
+// it has a number of its own.
+int remote_value(CommEntry& entry, int value) {
+  const int tag = coll::creation_tag(entry.next_coll_tag());
   int theirs = 0;
   if (entry.comm->rank() == 0) {
     pml::Pml& pml = the_pml();
     const core::Datatype* type = find_datatype(MPI_INT);
     core::Request* s = pml.requests().allocate();
     core::Request* r = pml.requests().allocate();
-    (void)pml.irecv({entry.comm.get(), &theirs, 1, type, 0, kMergeTag, pml::Channel::kColl}, r);
-    (void)pml.isend({entry.comm.get(), &value, 1, type, 0, kMergeTag, pml::SendMode::kStandard,
-                     pml::Channel::kColl},
-                    s);
+    (void)pml.irecv({entry.comm.get(), &theirs, 1, type, 0, tag, pml::Channel::kColl}, r);
+    (void)pml.isend(
+        {entry.comm.get(), &value, 1, type, 0, tag, pml::SendMode::kStandard, pml::Channel::kColl},
+        s);
     wait_until([&] { return s->complete() && r->complete(); });
     pml.requests().release(s);
     pml.requests().release(r);

@@ -1,8 +1,8 @@
-// Blocking collectives on intercommunicators (api/intercomm_coll.cc): MPI_Barrier, MPI_Bcast,
-// MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter(_block), MPI_Gather(v), MPI_Allgather(v),
-// MPI_Scatter(v) and MPI_Alltoall(v,w). The nonblocking and persistent forms (and scans, which
-// the standard does not define on one) refuse an intercommunicator with
-// MPI_ERR_UNSUPPORTED_OPERATION.
+// Collectives on intercommunicators: MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce,
+// MPI_Reduce_scatter(_block), MPI_Gather(v), MPI_Allgather(v), MPI_Scatter(v) and
+// MPI_Alltoall(v,w), in their blocking, nonblocking and persistent forms alike (one chain of
+// phases per call: api/intercomm_ops.h). Scans, which the standard does not define on an
+// intercommunicator, refuse one with MPI_ERR_COMM.
 #pragma once
 
 #include <mpi.h>
@@ -55,7 +55,7 @@ struct InterArgs {
   const MPI_Datatype* recvtypes = nullptr;
 };
 
-// Runs collective `kind` on intercommunicator `entry` (handle `comm`), or refuses it.
+// Runs collective `kind` on intercommunicator `entry` (handle `comm`) in `form`, or refuses it.
 int inter_collective(const Call& call, MPI_Comm comm, CommEntry& entry, const CollForm& form,
                      InterKind kind, const InterArgs& a);
 
