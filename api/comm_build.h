@@ -88,6 +88,16 @@ int string_tag(const char* text);
 int numbers_tag(std::initializer_list<int> values);
 // MPI_Comm_dup of intercommunicator `entry` (api/intercomm.cc): its attributes are the caller's.
 int dup_inter(const Call& call, MPI_Comm comm, CommEntry& entry, MPI_Comm* newcomm);
+// MPI_Comm_split of intercommunicator `entry`: the members of each group that pass one colour
+// and those of the other group that pass it too form a new intercommunicator (ordered by key,
+// then rank); MPI_UNDEFINED, or a colour the other group does not pass, gives MPI_COMM_NULL.
+int split_inter(const Call& call, MPI_Comm comm, CommEntry& entry, int color, int key,
+                MPI_Comm* newcomm);
+// MPI_Comm_create of intercommunicator `entry`: `group` (handle; `g`, checked to be part of
+// the local group) and the other group's choice form a new intercommunicator; members outside
+// them, or every member where either choice is empty, get MPI_COMM_NULL.
+int create_inter(const Call& call, MPI_Comm comm, CommEntry& entry, MPI_Group group,
+                 const core::Group& g, MPI_Comm* newcomm);
 // The agreement among `members` (ranks of `entry`'s communicator `comm`, this process one of
 // them, every one calling alike) at `tag`, then the installation of `spec`.
 int create_among(const Call& call, MPI_Comm comm, CommEntry& entry, std::vector<int> members,

@@ -251,12 +251,13 @@ extern "C" int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* 
 
 extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   GPURUN_API_ENTER("MPI_Comm_split");
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_COMM(entry, comm);
   if (color < 0 && color != MPI_UNDEFINED) {
     return raise(call, comm, MPI_ERR_ARG, "argument color %d is negative (and not MPI_UNDEFINED)",
                  color);
   }
   GPURUN_CHECK_NOT_NULL(comm, newcomm);
+  if (entry->comm->inter()) return split_inter(call, comm, *entry, color, key, newcomm);
   return split(call, comm, *entry, color, key, false, newcomm);
 }
 
@@ -281,17 +282,20 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
 
 extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   GPURUN_API_ENTER("MPI_Comm_create");
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_COMM(entry, comm);
   GPURUN_CHECK_GROUP(g, group, "group");
   GPURUN_CHECK_NOT_NULL(comm, newcomm);
+  const bool inter = entry->comm->inter();
+  const core::Group& mine = inter ? *entry->comm->shared_local_group() : entry->comm->group();
   for (int r = 0; r < g->size(); ++r) {
-    if (!entry->comm->group().contains(g->job_rank(r))) {
+    if (!mine.contains(g->job_rank(r))) {
       return raise(call, comm, MPI_ERR_GROUP,
                    "argument group holds a process (rank %d of MPI_COMM_WORLD) that is not in "
-                   "the communicator",
-                   g->job_rank(r));
+                   "the communicator%s",
+                   g->job_rank(r), inter ? "'s local group" : "");
     }
   }
+  if (inter) return create_inter(call, comm, *entry, group, *g, newcomm);
   if (!g->contains(world_rank())) g = nullptr;
   return create_over(call, comm, *entry, spec_like(*entry, std::move(g)), newcomm);
 }

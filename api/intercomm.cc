@@ -7,9 +7,10 @@
 // MPI_COMM_WORLD, so the members of both groups agree on its context id as MPI_Comm_create_group
 // does over MPI_COMM_WORLD, at a tag both sides derive alike. Each intercommunicator keeps a
 // duplicate of its local group's communicator (CommEntry::local) for the agreements of merge
-// and dup, and for the collectives (api/intercomm_coll.h). Topologies and communicator
-// constructors other than dup and merge refuse intercommunicators
-// (MPI_ERR_UNSUPPORTED_OPERATION).
+// and dup, for the collectives (api/intercomm_coll.h), and to split it (MPI_Comm_split and
+// MPI_Comm_create of an intercommunicator split the local communicator, and the groups tell
+// each other their choices through the intercommunicator's collectives). Topologies and
+// MPI_Comm_idup refuse intercommunicators (MPI_ERR_UNSUPPORTED_OPERATION).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -204,9 +205,80 @@ int from_groups(const Call& call, MPI_Group local_group, MPI_Group remote_group,
 
 int dup_inter(const Call& call, MPI_Comm comm, CommEntry& entry, MPI_Comm* newcomm) {
   // Both groups dup in the same order: the count of dups and the context id name this one.
-  int salt = static_cast<int>(entry.comm->context_id() * 1024 + (++entry.inter_dups % 1024)) * 2;
+  int salt = static_cast<int>(entry.comm->context_id() * 1024 + (++entry.inter_made % 1024)) * 2;
   return make_inter(call, comm, entry.local, entry.comm->shared_local_group(), entry.errhandler,
                     entry.comm->shared_group(), salt, newcomm);
+}
+
+namespace {
+
+// The salt of the `made`-th communicator that MPI_Comm_split or MPI_Comm_create makes of
+// intercommunicator `entry` for members passing `color`: every member of both groups derives
+// it alike.
+int made_salt(const CommEntry& entry, std::uint32_t made, int color) {
+  return numbers_tag({static_cast<int>(entry.comm->context_id()), static_cast<int>(made), color});
+}
+
+// The new intercommunicator of the members that passed their part of the local group
+// (`local`, a communicator of them; MPI_COMM_NULL for the others) and remote MPI_COMM_WORLD
+// ranks `remote`: MPI_COMM_NULL where either side is empty. Frees `local`.
+int pair_up(const Call& call, MPI_Comm comm, const CommEntry& entry, MPI_Comm local,
+            std::vector<int> remote, int salt, MPI_Comm* newcomm) {
+  *newcomm = MPI_COMM_NULL;
+  if (local == MPI_COMM_NULL) return MPI_SUCCESS;
+  int rc = MPI_SUCCESS;
+  if (!remote.empty()) {
+    core::GroupPtr mine = find_comm(local)->comm->shared_group();
+    rc = make_inter(call, comm, local, std::move(mine), entry.errhandler,
+                    core::Group::of(std::move(remote)), salt, newcomm);
+  }
+  PMPI_Comm_free(&local);
+  return rc;
+}
+
+}  // namespace
+
+int split_inter(const Call& call, MPI_Comm comm, CommEntry& entry, int color, int key,
+                MPI_Comm* newcomm) {
+  const std::uint32_t made = ++entry.inter_made;
+  // Every remote member's colour and key, then this group's split of its local communicator.
+  int mine[2] = {color, key};
+  std::vector<int> theirs(2 * static_cast<std::size_t>(entry.comm->size()));
+  int rc = PMPI_Allgather(mine, 2, MPI_INT, theirs.data(), 2, MPI_INT, comm);
+  if (rc != MPI_SUCCESS) return rc;
+  MPI_Comm local = MPI_COMM_NULL;
+  if ((rc = PMPI_Comm_split(entry.local, color, key, &local)) != MPI_SUCCESS) return rc;
+  // The remote members of this colour, by key, then by rank.
+  std::vector<std::pair<int, int>> picked;
+  for (int r = 0; r < entry.comm->size() && color != MPI_UNDEFINED; ++r)
+    if (theirs[2 * static_cast<std::size_t>(r)] == color)
+      picked.emplace_back(theirs[2 * static_cast<std::size_t>(r) + 1], r);
+  std::sort(picked.begin(), picked.end());
+  std::vector<int> remote;
+  for (auto [k, r] : picked) remote.push_back(entry.comm->group().job_rank(r));
+  return pair_up(call, comm, entry, local, std::move(remote), made_salt(entry, made, color),
+                 newcomm);
+}
+
+int create_inter(const Call& call, MPI_Comm comm, CommEntry& entry, MPI_Group group,
+                 const core::Group& g, MPI_Comm* newcomm) {
+  const std::uint32_t made = ++entry.inter_made;
+  // The other group's choice: its size from everyone, its MPI_COMM_WORLD ranks from its leader.
+  int n = g.size(), rn = 0;
+  std::vector<int> sizes(static_cast<std::size_t>(entry.comm->size()));
+  int rc = PMPI_Allgather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, comm);
+  if (rc != MPI_SUCCESS) return rc;
+  rn = sizes[0];
+  std::vector<int> ranks = g.job_ranks(), remote(static_cast<std::size_t>(rn));
+  std::vector<int> counts(sizes.size(), 0), displs(sizes.size(), 0);
+  counts[0] = rn;
+  int leader = entry.comm->rank() == 0;
+  rc = PMPI_Allgatherv(ranks.data(), leader ? n : 0, MPI_INT, remote.data(), counts.data(),
+                       displs.data(), MPI_INT, comm);
+  if (rc != MPI_SUCCESS) return rc;
+  MPI_Comm local = MPI_COMM_NULL;
+  if ((rc = PMPI_Comm_create(entry.local, group, &local)) != MPI_SUCCESS) return rc;
+  return pair_up(call, comm, entry, local, std::move(remote), made_salt(entry, made, 0), newcomm);
 }
 
 }  // namespace gpurun::api

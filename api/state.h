@@ -97,7 +97,7 @@ struct CommEntry {
   // An intercommunicator's duplicate of its local group's communicator (api/intercomm.cc),
   // freed with it; MPI_COMM_NULL for an intracommunicator.
   MPI_Comm local = MPI_COMM_NULL;
-  std::uint32_t inter_dups = 0;  // MPI_Comm_dup calls on this intercommunicator so far
+  std::uint32_t inter_made = 0;  // MPI_Comm_dup, _split and _create calls on it so far
 
   // The tag of the next collective on this communicator. Every member starts collectives on a
   // communicator in the same order, so they all give the same collective the same tag.
