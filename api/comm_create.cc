@@ -302,7 +302,7 @@ extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcom
 
 extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
   GPURUN_API_ENTER("MPI_Comm_create_group");
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_INTRA_ONLY(entry, comm);
   GPURUN_CHECK_GROUP(g, group, "group");
   GPURUN_CHECK_TAG(comm, tag, false);
   GPURUN_CHECK_NOT_NULL(comm, newcomm);

@@ -9,8 +9,9 @@
 // duplicate of its local group's communicator (CommEntry::local) for the agreements of merge
 // and dup, for the collectives (api/intercomm_coll.h), and to split it (MPI_Comm_split and
 // MPI_Comm_create of an intercommunicator split the local communicator, and the groups tell
-// each other their choices through the intercommunicator's collectives). Topologies and
-// MPI_Comm_idup refuse intercommunicators (MPI_ERR_UNSUPPORTED_OPERATION).
+// each other their choices through the intercommunicator's collectives). MPI_Comm_idup and
+// MPI_Comm_split_type refuse intercommunicators (MPI_ERR_UNSUPPORTED_OPERATION); topologies,
+// which the standard gives intracommunicators only, fail with MPI_ERR_COMM.
 #include <algorithm>
 #include <string>
 #include <vector>

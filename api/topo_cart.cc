@@ -66,7 +66,7 @@ int create_cart_comm(const Call& call, MPI_Comm comm, CommEntry& parent,
 
 int cart_create(const Call& call, MPI_Comm comm, int ndims, const int dims[], const int periods[],
                 MPI_Comm* comm_cart) {
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_INTRA_ONLY(entry, comm);
   GPURUN_CHECK_NOT_NULL(comm, comm_cart);
   GPURUN_TOPO_TRY(check_grid(call, comm, entry->comm->size(), ndims, dims, periods));
   TopologyPtr topo = make_cart(ndims, dims, periods);
@@ -79,7 +79,7 @@ int cart_create(const Call& call, MPI_Comm comm, int ndims, const int dims[], co
 // MPI_Cart_sub: the ranks that share this rank's coordinates in the dimensions dropped, in
 // rank order (which is row-major over the dimensions kept).
 int cart_sub(const Call& call, MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_COMM(entry, comm);
   const Topology* topo = nullptr;
   GPURUN_TOPO_TRY(require_topology(call, comm, *entry, &kCart, &topo));
   if (topo->ndims() > 0) GPURUN_CHECK_NOT_NULL(comm, remain_dims);
@@ -122,7 +122,7 @@ GPURUN_MPI_ALIAS(MPI_Cart_sub)
 extern "C" int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                              int* newrank) {
   GPURUN_API_ENTER("MPI_Cart_map");
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_INTRA_ONLY(entry, comm);
   GPURUN_CHECK_NOT_NULL(comm, newrank);
   GPURUN_TOPO_TRY(check_grid(call, comm, entry->comm->size(), ndims, dims, periods));
   int cells = 1;
@@ -134,7 +134,7 @@ GPURUN_MPI_ALIAS(MPI_Cart_map)
 
 extern "C" int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
   GPURUN_API_ENTER("MPI_Cartdim_get");
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_COMM(entry, comm);
   const Topology* topo = nullptr;
   const Topology::Kind cart = Topology::Kind::kCart;
   GPURUN_TOPO_TRY(require_topology(call, comm, *entry, &cart, &topo));
@@ -146,7 +146,7 @@ GPURUN_MPI_ALIAS(MPI_Cartdim_get)
 
 extern "C" int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
   GPURUN_API_ENTER("MPI_Cart_get");
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_COMM(entry, comm);
   const Topology* topo = nullptr;
   const Topology::Kind cart = Topology::Kind::kCart;
   GPURUN_TOPO_TRY(require_topology(call, comm, *entry, &cart, &topo));
@@ -172,7 +172,7 @@ GPURUN_MPI_ALIAS(MPI_Cart_get)
 
 extern "C" int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
   GPURUN_API_ENTER("MPI_Cart_rank");
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_COMM(entry, comm);
   const Topology* topo = nullptr;
   const Topology::Kind cart = Topology::Kind::kCart;
   GPURUN_TOPO_TRY(require_topology(call, comm, *entry, &cart, &topo));
@@ -198,7 +198,7 @@ GPURUN_MPI_ALIAS(MPI_Cart_rank)
 
 extern "C" int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
   GPURUN_API_ENTER("MPI_Cart_coords");
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_COMM(entry, comm);
   const Topology* topo = nullptr;
   const Topology::Kind cart = Topology::Kind::kCart;
   GPURUN_TOPO_TRY(require_topology(call, comm, *entry, &cart, &topo));
@@ -221,7 +221,7 @@ GPURUN_MPI_ALIAS(MPI_Cart_coords)
 extern "C" int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source,
                                int* rank_dest) {
   GPURUN_API_ENTER("MPI_Cart_shift");
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_COMM(entry, comm);
   const Topology* topo = nullptr;
   const Topology::Kind cart = Topology::Kind::kCart;
   GPURUN_TOPO_TRY(require_topology(call, comm, *entry, &cart, &topo));
@@ -238,7 +238,7 @@ GPURUN_MPI_ALIAS(MPI_Cart_shift)
 
 extern "C" int PMPI_Topo_test(MPI_Comm comm, int* status) {
   GPURUN_API_ENTER("MPI_Topo_test");
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_COMM(entry, comm);
   GPURUN_CHECK_NOT_NULL(comm, status);
   const Topology* topo = entry->topology.get();
   if (topo == nullptr) {

@@ -85,7 +85,7 @@ std::vector<int> weights_or_ones(const int* weights, int n) {
 int create_adjacent(const Call& call, MPI_Comm comm, int indegree, const int sources[],
                     const int sourceweights[], int outdegree, const int destinations[],
                     const int destweights[], MPI_Info info, MPI_Comm* newcomm) {
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_INTRA_ONLY(entry, comm);
   const int size = entry->comm->size();
   if (indegree < 0)
     return raise(call, comm, MPI_ERR_ARG, "argument indegree %d is negative", indegree);
@@ -141,7 +141,7 @@ Result<std::vector<Edge>> gather_edges(CommEntry& entry, const coll::Team& team,
 int create_general(const Call& call, MPI_Comm comm, int n, const int sources[], const int degrees[],
                    const int destinations[], const int weights[], MPI_Info info,
                    MPI_Comm* newcomm) {
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_INTRA_ONLY(entry, comm);
   const int size = entry->comm->size();
   if (n < 0) return raise(call, comm, MPI_ERR_ARG, "argument n %d is negative", n);
   GPURUN_TOPO_TRY(check_ranks(call, comm, size, sources, n, "sources"));
@@ -215,7 +215,7 @@ GPURUN_MPI_ALIAS(MPI_Dist_graph_create)
 extern "C" int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree,
                                                int* weighted) {
   GPURUN_API_ENTER("MPI_Dist_graph_neighbors_count");
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_COMM(entry, comm);
   const Topology* topo = nullptr;
   GPURUN_TOPO_TRY(require_topology(call, comm, *entry, &kGraph, &topo));
   GPURUN_CHECK_NOT_NULL(comm, indegree);
@@ -254,7 +254,7 @@ extern "C" int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sou
                                          int sourceweights[], int maxoutdegree, int destinations[],
                                          int destweights[]) {
   GPURUN_API_ENTER("MPI_Dist_graph_neighbors");
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_COMM(entry, comm);
   const Topology* topo = nullptr;
   GPURUN_TOPO_TRY(require_topology(call, comm, *entry, &kGraph, &topo));
   GPURUN_TOPO_TRY(copy_side(call, comm, topo->sources, topo->sourceweights, topo->weighted,

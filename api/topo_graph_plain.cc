@@ -59,7 +59,7 @@ int check_graph(const Call& call, MPI_Comm comm, int size, int nnodes, const int
 
 int graph_create(const Call& call, MPI_Comm comm, int nnodes, const int index[], const int edges[],
                  MPI_Comm* comm_graph) {
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_INTRA_ONLY(entry, comm);
   GPURUN_CHECK_NOT_NULL(comm, comm_graph);
   GPURUN_TOPO_TRY(check_graph(call, comm, entry->comm->size(), nnodes, index, edges));
   auto topo = std::make_shared<Topology>();
@@ -81,7 +81,7 @@ int graph_create(const Call& call, MPI_Comm comm, int nnodes, const int index[],
 
 // The graph of `comm` (MPI_ERR_TOPOLOGY unless it has one).
 int graph_of(const Call& call, MPI_Comm comm, const Topology** topo) {
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_COMM(entry, comm);
   return require_topology(call, comm, *entry, &kGraph, topo);
 }
 
@@ -106,7 +106,7 @@ GPURUN_MPI_ALIAS(MPI_Graph_create)
 extern "C" int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[],
                               int* newrank) {
   GPURUN_API_ENTER("MPI_Graph_map");
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_INTRA_ONLY(entry, comm);
   GPURUN_CHECK_NOT_NULL(comm, newrank);
   GPURUN_TOPO_TRY(check_graph(call, comm, entry->comm->size(), nnodes, indx, edges));
   *newrank = entry->comm->rank() < nnodes ? entry->comm->rank() : MPI_UNDEFINED;

@@ -4,8 +4,9 @@
  * MPI_Intercomm_merge with the evens low and with equal `high`, MPI_Comm_dup (a duplicate is
  * isolated from its original), MPI_Comm_compare, MPI_Intercomm_create_from_groups; MPI_Scan,
  * which the standard does not define on one, fails with MPI_ERR_COMM, and MPI_Comm_idup of an
- * intercommunicator with MPI_ERR_UNSUPPORTED_OPERATION; merging an intracommunicator and
- * overlapping groups are errors. The collectives: mpi_tests/comm/intercomm_coll.c, _collv.c
+ * intercommunicator with MPI_ERR_UNSUPPORTED_OPERATION; it takes no topology (MPI_ERR_COMM to
+ * make one, MPI_UNDEFINED from MPI_Topo_test, MPI_ERR_TOPOLOGY from a query); merging an
+ * intracommunicator and overlapping groups are errors. The collectives: mpi_tests/comm/intercomm_coll.c, _collv.c
  * and _icoll.c (nonblocking and persistent); split and create: intercomm_split.c. */
 #include <stdlib.h>
 
@@ -89,6 +90,17 @@ static void refusals(MPI_Comm inter, MPI_Comm half) {
   MPI_Comm out = MPI_COMM_NULL;
   rc = MPI_Comm_idup(inter, &out, &req);
   MTEST_CHECK(class_of(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_idup of it: %d", rc);
+  /* Topologies are for intracommunicators: an intercommunicator has none. */
+  int dims[1] = {1}, periods[1] = {0}, status = 0;
+  rc = MPI_Cart_create(inter, 1, dims, periods, 0, &out);
+  MTEST_CHECK(class_of(rc) == MPI_ERR_COMM, "MPI_Cart_create on it: %d", rc);
+  rc = MPI_Comm_create_group(inter, MPI_GROUP_EMPTY, 0, &out);
+  MTEST_CHECK(class_of(rc) == MPI_ERR_COMM, "MPI_Comm_create_group on it: %d", rc);
+  rc = MPI_Topo_test(inter, &status);
+  MTEST_CHECK(rc == MPI_SUCCESS && status == MPI_UNDEFINED, "MPI_Topo_test of it: %d, %d", rc,
+              status);
+  rc = MPI_Cartdim_get(inter, &x);
+  MTEST_CHECK(class_of(rc) == MPI_ERR_TOPOLOGY, "MPI_Cartdim_get of it: %d", rc);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(half, MPI_ERRORS_RETURN);
   rc = MPI_Intercomm_merge(half, 0, &out);
