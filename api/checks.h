@@ -27,8 +27,8 @@ inline constexpr int kTagUpperBound = INT_MAX;
                                   : "argument comm (0x%x) is not a communicator", \
                               static_cast<unsigned>(handle))
 
-// The same for a call that intercommunicators cannot take here (MPI_Comm_idup,
-// MPI_Comm_split_type, the neighbourhood collectives): MPI_ERR_UNSUPPORTED_OPERATION.
+// The same for a call that intercommunicators cannot take here (MPI_Comm_split_type, the
+// neighbourhood collectives): MPI_ERR_UNSUPPORTED_OPERATION.
 #define GPURUN_CHECK_INTRACOMM(entry, handle)                                            \
   GPURUN_CHECK_COMM(entry, handle);                                                      \
   if (entry->comm->inter()) [[unlikely]]                                                 \

@@ -43,6 +43,8 @@ class Creation {
   // Once done: installs the communicator, or gives the id back when this process is not in
   // it. Returns the new handle, MPI_COMM_NULL, or the failure.
   Result<MPI_Comm> finish();
+  // What finish() installs, until then.
+  CommSpec& spec() { return spec_; }
 
  private:
   std::unique_ptr<CidAgreement> agreement_;
@@ -98,6 +100,13 @@ int split_inter(const Call& call, MPI_Comm comm, CommEntry& entry, int color, in
 // them, or every member where either choice is empty, get MPI_COMM_NULL.
 int create_inter(const Call& call, MPI_Comm comm, CommEntry& entry, MPI_Group group,
                  const core::Group& g, MPI_Comm* newcomm);
+// MPI_Comm_idup(_with_info) of intercommunicator `entry`: the attributes are copied now, and
+// the request completes (from progress) once both groups agreed.
+int idup_inter(const Call& call, MPI_Comm comm, CommEntry& entry,
+               std::unique_ptr<core::Info> hints, MPI_Comm* newcomm, MPI_Request* request);
+// The creation of create_among(), started and not waited for (`blocking`: coll::Team's).
+std::unique_ptr<Creation> start_among(CommEntry& entry, std::vector<int> members, int tag,
+                                      CommSpec spec, bool blocking);
 // The agreement among `members` (ranks of `entry`'s communicator `comm`, this process one of
 // them, every one calling alike) at `tag`, then the installation of `spec`.
 int create_among(const Call& call, MPI_Comm comm, CommEntry& entry, std::vector<int> members,

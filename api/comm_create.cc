@@ -81,6 +81,7 @@ void complete_dup(void* context) {
 
 int idup(const Call& call, MPI_Comm comm, CommEntry& entry, std::unique_ptr<core::Info> hints,
          MPI_Comm* newcomm, MPI_Request* request) {
+  if (entry.comm->inter()) return idup_inter(call, comm, entry, std::move(hints), newcomm, request);
   finished_dups().clear();
   reclaim_retired();
   CommSpec spec = spec_like(entry, entry.comm->shared_group());
@@ -190,13 +191,18 @@ int create_group(const Call& call, MPI_Comm comm, CommEntry& entry, core::GroupP
   return create_among(call, comm, entry, std::move(team.members), tag, std::move(spec), newcomm);
 }
 
+std::unique_ptr<Creation> start_among(CommEntry& entry, std::vector<int> members, int tag,
+                                      CommSpec spec, bool blocking) {
+  coll::Team team{.comm = entry.comm.get(), .members = std::move(members),
+                  .tag = create_group_tag(tag), .blocking = blocking};
+  std::uint64_t key = creation_key(entry, 0) | 0x80000000u | static_cast<std::uint32_t>(tag);
+  return Creation::start(std::move(team), key, std::move(spec));
+}
+
 int create_among(const Call& call, MPI_Comm comm, CommEntry& entry, std::vector<int> members,
                  int tag, CommSpec spec, MPI_Comm* newcomm) {
   reclaim_retired();
-  coll::Team team{.comm = entry.comm.get(), .members = std::move(members),
-                  .tag = create_group_tag(tag)};
-  std::uint64_t key = creation_key(entry, 0) | 0x80000000u | static_cast<std::uint32_t>(tag);
-  auto c = Creation::start(std::move(team), key, std::move(spec));
+  auto c = start_among(entry, std::move(members), tag, std::move(spec), true);
   wait_until([&c] { return c->done(); });
   gpurun::Result<MPI_Comm> made = c->finish();
   if (!made.ok()) return raise_status(call, comm, made.status());
@@ -230,7 +236,7 @@ extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* n
 
 extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   GPURUN_API_ENTER("MPI_Comm_idup");
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_COMM(entry, comm);
   GPURUN_CHECK_NOT_NULL(comm, newcomm);
   GPURUN_CHECK_NOT_NULL(comm, request);
   return idup(call, comm, *entry, copy_hints(entry->hints.get()), newcomm, request);
@@ -239,7 +245,7 @@ extern "C" int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* req
 extern "C" int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
                                         MPI_Request* request) {
   GPURUN_API_ENTER("MPI_Comm_idup_with_info");
-  GPURUN_CHECK_INTRACOMM(entry, comm);
+  GPURUN_CHECK_COMM(entry, comm);
   core::Info* hints = find_info(info);
   if (hints == nullptr)
     return raise(call, comm, MPI_ERR_INFO, "argument info (0x%x) is not an info object",

@@ -2,12 +2,13 @@
  * MPI_Intercomm_create (sizes, ranks, the remote group), point-to-point across (every rank
  * sends to every remote rank, receives from MPI_ANY_SOURCE: the status names remote ranks),
  * MPI_Intercomm_merge with the evens low and with equal `high`, MPI_Comm_dup (a duplicate is
- * isolated from its original), MPI_Comm_compare, MPI_Intercomm_create_from_groups; MPI_Scan,
- * which the standard does not define on one, fails with MPI_ERR_COMM, and MPI_Comm_idup of an
- * intercommunicator with MPI_ERR_UNSUPPORTED_OPERATION; it takes no topology (MPI_ERR_COMM to
- * make one, MPI_UNDEFINED from MPI_Topo_test, MPI_ERR_TOPOLOGY from a query); merging an
- * intracommunicator and overlapping groups are errors. The collectives: mpi_tests/comm/intercomm_coll.c, _collv.c
- * and _icoll.c (nonblocking and persistent); split and create: intercomm_split.c. */
+ * isolated from its original), MPI_Comm_idup (two at once, traffic meanwhile, attributes
+ * copied), MPI_Comm_compare, MPI_Intercomm_create_from_groups. MPI_Scan, which the standard
+ * does not define on one, fails with MPI_ERR_COMM, and MPI_Comm_split_type of one with
+ * MPI_ERR_UNSUPPORTED_OPERATION; it takes no topology (MPI_ERR_COMM to make one, MPI_UNDEFINED
+ * from MPI_Topo_test, MPI_ERR_TOPOLOGY from a query); merging an intracommunicator and
+ * overlapping groups are errors. The collectives: mpi_tests/comm/intercomm_coll.c, _collv.c and
+ * _icoll.c (nonblocking and persistent); split and create: intercomm_split.c. */
 #include <stdlib.h>
 
 #include "mtest.h"
@@ -63,6 +64,44 @@ static void check_shape(MPI_Comm inter) {
   MPI_Group_free(&world);
 }
 
+/* Two MPI_Comm_idup at once, with point-to-point traffic on the original meanwhile: each copy
+ * has the shape, its own messages and the attribute that MPI_COMM_DUP_FN copies. */
+static void idups(MPI_Comm inter) {
+  int key = MPI_KEYVAL_INVALID, value = 42, *got = NULL, flag = 0;
+  MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &key, NULL);
+  MPI_Comm_set_attr(inter, key, &value);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "mpi_assert_no_any_tag", "true");
+  MPI_Comm a = MPI_COMM_NULL, b = MPI_COMM_NULL;
+  MPI_Request reqs[2];
+  MPI_Comm_idup(inter, &a, &reqs[0]);
+  MPI_Comm_idup_with_info(inter, info, &b, &reqs[1]);
+  exchange(inter, 6, 2000);
+  MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+  MPI_Info_free(&info);
+  MPI_Comm copies[2] = {a, b};
+  for (int i = 0; i < 2; ++i) {
+    MTEST_CHECK(copies[i] != MPI_COMM_NULL, "MPI_Comm_idup %d gave MPI_COMM_NULL", i);
+    if (copies[i] == MPI_COMM_NULL) continue;
+    check_shape(copies[i]);
+    MPI_Comm_get_attr(copies[i], key, &got, &flag);
+    MTEST_CHECK(flag && got == &value, "MPI_Comm_idup %d: the attribute (flag %d)", i, flag);
+  }
+  if (a != MPI_COMM_NULL && b != MPI_COMM_NULL) {
+    exchange(b, 6, 4000); /* one tag on three communicators: each keeps its own */
+    exchange(a, 6, 3000);
+    int sum = -1, want = 0;
+    for (int r = 0; r < count_of(1 - color); ++r) want += world_of(1 - color, r);
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, b);
+    MTEST_CHECK(sum == want, "allreduce on an idup: %d, want %d", sum, want);
+  }
+  if (a != MPI_COMM_NULL) MPI_Comm_free(&a);
+  if (b != MPI_COMM_NULL) MPI_Comm_free(&b);
+  MPI_Comm_delete_attr(inter, key);
+  MPI_Comm_free_keyval(&key);
+}
+
 static void merged(MPI_Comm inter, int high, int evens_first) {
   MPI_Comm m;
   MPI_Intercomm_merge(inter, high, &m);
@@ -88,8 +127,8 @@ static void refusals(MPI_Comm inter, MPI_Comm half) {
   rc = MPI_Scan(&x, &y, 1, MPI_INT, MPI_SUM, inter);
   MTEST_CHECK(class_of(rc) == MPI_ERR_COMM, "MPI_Scan on it: %d", rc);
   MPI_Comm out = MPI_COMM_NULL;
-  rc = MPI_Comm_idup(inter, &out, &req);
-  MTEST_CHECK(class_of(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_idup of it: %d", rc);
+  rc = MPI_Comm_split_type(inter, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &out);
+  MTEST_CHECK(class_of(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_split_type of it: %d", rc);
   /* Topologies are for intracommunicators: an intercommunicator has none. */
   int dims[1] = {1}, periods[1] = {0}, status = 0;
   rc = MPI_Cart_create(inter, 1, dims, periods, 0, &out);
@@ -153,6 +192,7 @@ int main(int argc, char **argv) {
   merged(inter, color, 1);
   merged(inter, 1 - color, 0);
   merged(inter, 1, 1);
+  idups(inter);
   refusals(inter, half);
   from_groups();
   MPI_Comm_free(&copy);
