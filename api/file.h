@@ -35,6 +35,7 @@ struct File {
   int amode = 0;
   io::PosixFile file;
   io::FileView view;
+  std::string datarep = "native";  // the view's ("internal" reads and writes the same bytes)
   std::int64_t pointer = 0;  // the individual file pointer, in etypes of the view
   io::SharedPointer shared;  // the shared file pointer, in etypes of the view
   std::string no_shared;     // why there is no shared file pointer, when there is none

@@ -10,11 +10,14 @@
 namespace gpurun::api {
 namespace {
 
-// Why `datarep` cannot be used, or nullptr for "native".
+// Why `datarep` cannot be used, or nullptr for "native" and "internal" (which the standard
+// leaves to the implementation: here the bytes of "native", as every process of a job runs on
+// one architecture).
 const char* datarep_problem(const char* datarep) {
-  if (std::strcmp(datarep, "native") == 0) return nullptr;
-  if (std::strcmp(datarep, "internal") == 0 || std::strcmp(datarep, "external32") == 0)
-    return "is not supported by gpurun, which reads and writes \"native\" only";
+  if (std::strcmp(datarep, "native") == 0 || std::strcmp(datarep, "internal") == 0) return nullptr;
+  if (std::strcmp(datarep, "external32") == 0)
+    return "is not supported by gpurun, which reads and writes \"native\" (and \"internal\", the "
+           "same bytes) only";
   return "is not a data representation (\"native\", \"internal\", \"external32\")";
 }
 
@@ -70,6 +73,7 @@ int set_view(const Call& call, MPI_File fh, File& f, MPI_Offset disp, MPI_Dataty
   if (!all_agree(f.comm, rc == MPI_SUCCESS))
     return rc != MPI_SUCCESS ? rc : refused_by_another(call, fh);
   f.view = std::move(view);
+  f.datarep = datarep;
   f.pointer = 0;
   return reset_shared(call, fh, f, 0);
 }
@@ -122,11 +126,11 @@ int get_view(const Call& call, MPI_File fh, const File& f, MPI_Offset* disp, MPI
   *disp = f.view.disp;
   *etype = handle_of(f.view.etype);
   *filetype = handle_of(f.view.filetype);
-  std::strcpy(datarep, "native");
+  std::strcpy(datarep, f.datarep.c_str());
   return MPI_SUCCESS;
 }
 
-// MPI_File_get_type_extent(_c): with "native", the extent in memory.
+// MPI_File_get_type_extent(_c): with "native" (and "internal"), the extent in memory.
 template <class Extent>
 int type_extent(const Call& call, MPI_File fh, MPI_Datatype datatype, Extent* extent) {
   GPURUN_CHECK_FILE(f, fh);

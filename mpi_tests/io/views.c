@@ -4,8 +4,8 @@
  * what the file held; a 2-D MPI_Type_create_subarray block decomposition (as parallel HDF5 does)
  * fills the global array; non-contiguous memory types work on both sides. MPI_File_get_view
  * returns the displacement, "native" and types built like the ones set (by their combiners). An
- * unknown datarep is MPI_ERR_UNSUPPORTED_DATAREP, and MPI_DISPLACEMENT_CURRENT works only with
- * MPI_MODE_SEQUENTIAL. */
+ * unknown datarep is MPI_ERR_UNSUPPORTED_DATAREP, "internal" reads and writes (and get_view
+ * names it), and MPI_DISPLACEMENT_CURRENT works only with MPI_MODE_SEQUENTIAL. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,6 +249,19 @@ static void datareps(void) {
   mtest_expect_error(rc, MPI_ERR_UNSUPPORTED_DATAREP, "set_view(datarep foo)", NULL);
   rc = MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
   MTEST_CHECK(rc != MPI_SUCCESS, "MPI_DISPLACEMENT_CURRENT accepted without MPI_MODE_SEQUENTIAL");
+  /* "internal": each rank writes its ints through it and reads them back; get_view says it. */
+  rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "internal", MPI_INFO_NULL);
+  MTEST_CHECK(rc == MPI_SUCCESS, "set_view(\"internal\") failed: %d", rc);
+  int out[3] = {rank, 7 * rank, -rank}, in[3] = {0, 0, 0};
+  MPI_File_write_at_all(fh, 3 * rank, out, 3, MPI_INT, MPI_STATUS_IGNORE);
+  MPI_File_read_at_all(fh, 3 * rank, in, 3, MPI_INT, MPI_STATUS_IGNORE);
+  MTEST_CHECK(in[0] == out[0] && in[1] == out[1] && in[2] == out[2],
+              "\"internal\" read back %d %d %d", in[0], in[1], in[2]);
+  char rep[MPI_MAX_DATAREP_STRING] = "";
+  MPI_Offset disp = -1;
+  MPI_Datatype et, ft;
+  MPI_File_get_view(fh, &disp, &et, &ft, rep);
+  MTEST_CHECK(strcmp(rep, "internal") == 0, "get_view's datarep: \"%s\"", rep);
   MPI_File_close(&fh);
 }
 
