@@ -203,6 +203,7 @@ int inter_collective(const Call& call, MPI_Comm comm, CommEntry& entry, const Co
     skip_local_phases(entry, kind, a.root);
     return rc;
   }
+  if (form.kind != CollForm::Kind::kBlocking) entry.inter_overlap = true;
   const InterCall c{entry, tag, kind, a, r.stype, r.rtype, r.op, r.stypes, r.rtypes};
   Result<std::unique_ptr<coll::Operation>> made = inter_operation(c);
   if (!made.ok()) return raise_status(call, comm, made.status());

@@ -107,8 +107,10 @@ class Plan {
     args.tag = local_.next_coll_tag();  // taken even after an error: the group stays in step
     if (!error_.ok()) return;
     complete_args(local_, args);
-    args.one_host = false;  // point-to-point algorithms only (api/intercomm_ops.h)
-    args.job_nodes = {};
+    if (c_.entry.inter_overlap) {  // point-to-point algorithms only (api/intercomm_ops.h)
+      args.one_host = false;
+      args.job_nodes = {};
+    }
     add(coll::create(args));
   }
   // Messages with the other group.

@@ -11,7 +11,10 @@
 // Local phases of calls in flight together start in an order that differs between the
 // members (each chain moves on as its messages arrive), which only algorithms whose messages
 // carry their tag bear: the shared-memory ones follow the tags' order in their segment. So
-// local phases run the point-to-point algorithms, selected as for ranks on separate hosts.
+// once a nonblocking or persistent collective was made on an intercommunicator
+// (CommEntry::inter_overlap), its local phases run the point-to-point algorithms, selected as
+// for ranks on separate hosts; until then (blocking calls only, each run to its end before
+// the next) they run what the local communicator's selection gives, shared memory included.
 // A chain is made whole when the call is made, scratch memory included, so the blocking,
 // nonblocking and persistent forms run the same chain (a persistent one again at each
 // MPI_Start). A phase that fails does not stop the chain: the later phases still run, so

@@ -98,6 +98,10 @@ struct CommEntry {
   // freed with it; MPI_COMM_NULL for an intracommunicator.
   MPI_Comm local = MPI_COMM_NULL;
   std::uint32_t inter_made = 0;  // MPI_Comm_dup, _split and _create calls on it so far
+  // A nonblocking or persistent collective was made on this intercommunicator: from then on
+  // its calls' local phases may start in different orders on different members, and keep to
+  // point-to-point algorithms (api/intercomm_ops.h). Every member sets it at the same call.
+  bool inter_overlap = false;
 
   // The tag of the next collective on this communicator. Every member starts collectives on a
   // communicator in the same order, so they all give the same collective the same tag.

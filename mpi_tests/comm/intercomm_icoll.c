@@ -4,7 +4,7 @@
  * element by element; several nonblocking ones in flight at once beside point-to-point
  * traffic; one in flight across MPI_Intercomm_merge and one across MPI_Comm_free of its
  * intercommunicator; a user op freed before its reductions ran; a bad root refused at once and
- * vectors of two lengths reported by MPI_Wait at both leaders. */
+ * vectors of two lengths reported by MPI_Wait at both leaders. Blocking calls come first. */
 #include <stdlib.h>
 
 #include "mtest.h"
@@ -382,6 +382,13 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(inter, &lrank);
   MPI_Comm_size(inter, &lsize);
   MPI_Comm_remote_size(inter, &rsize);
+  /* Blocking calls first (their local phases may use shared memory), then the other forms
+   * (theirs keep to point-to-point from the first one on). */
+  int sum = -1, want = 0;
+  for (int r = 0; r < rsize; ++r) want += world_of(other, r);
+  MPI_Barrier(inter);
+  MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, inter);
+  MTEST_CHECK(sum == want, "blocking allreduce before the others: %d, want %d", sum, want);
   for (form = NB; form <= PERS; ++form) {
     barrier_bcast();
     reductions();
