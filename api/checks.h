@@ -27,22 +27,22 @@ inline constexpr int kTagUpperBound = INT_MAX;
                                   : "argument comm (0x%x) is not a communicator", \
                               static_cast<unsigned>(handle))
 
-// The same for a call that intercommunicators cannot take here (MPI_Comm_split_type, the
-// neighbourhood collectives): MPI_ERR_UNSUPPORTED_OPERATION.
-#define GPURUN_CHECK_INTRACOMM(entry, handle)                                            \
-  GPURUN_CHECK_COMM(entry, handle);                                                      \
-  if (entry->comm->inter()) [[unlikely]]                                                 \
-  return ::gpurun::api::raise(call, handle, MPI_ERR_UNSUPPORTED_OPERATION,               \
-                              "argument comm is an intercommunicator, which gpurun does " \
-                              "not take in this call")
-// The same for a call that the standard defines on intracommunicators only (the topology
-// constructors and mappers, MPI_Comm_create_group): MPI_ERR_COMM.
-#define GPURUN_CHECK_INTRA_ONLY(entry, handle)                                               \
-  GPURUN_CHECK_COMM(entry, handle);                                                         \
-  if (entry->comm->inter()) [[unlikely]]                                                    \
-  return ::gpurun::api::raise(call, handle, MPI_ERR_COMM,                                   \
-                              "argument comm is an intercommunicator, and this call takes " \
-                              "an intracommunicator")
+// The same for a call that refuses an intercommunicator with `error_class`; `why` ends the
+// message ("argument comm is an intercommunicator, " why).
+#define GPURUN_CHECK_NOT_INTER(entry, handle, error_class, why) \
+  GPURUN_CHECK_COMM(entry, handle);                             \
+  if (entry->comm->inter()) [[unlikely]]                        \
+  return ::gpurun::api::raise(call, handle, error_class,        \
+                              "argument comm is an intercommunicator, " why)
+// A call that intercommunicators cannot take here (MPI_Comm_split_type, the neighbourhood
+// collectives): MPI_ERR_UNSUPPORTED_OPERATION.
+#define GPURUN_CHECK_INTRACOMM(entry, handle)                          \
+  GPURUN_CHECK_NOT_INTER(entry, handle, MPI_ERR_UNSUPPORTED_OPERATION, \
+                         "which gpurun does not take in this call")
+// A call that the standard defines on intracommunicators only (the topology constructors and
+// mappers, MPI_Comm_create_group): MPI_ERR_COMM.
+#define GPURUN_CHECK_INTRA_ONLY(entry, handle) \
+  GPURUN_CHECK_NOT_INTER(entry, handle, MPI_ERR_COMM, "and this call takes an intracommunicator")
 
 #define GPURUN_CHECK_COUNT_ARG(comm_h, arg, count)                                              \
   if ((count) < 0) [[unlikely]]                                                                 \

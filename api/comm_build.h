@@ -90,6 +90,11 @@ int string_tag(const char* text);
 int numbers_tag(std::initializer_list<int> values);
 // MPI_Comm_dup of intercommunicator `entry` (api/intercomm.cc): its attributes are the caller's.
 int dup_inter(const Call& call, MPI_Comm comm, CommEntry& entry, MPI_Comm* newcomm);
+// The members of `parent` that chose `color`, ordered by key, then by rank in the parent.
+// `pairs` holds each rank's colour and key (2 per rank of `parent`; for an intercommunicator,
+// of its remote group).
+core::GroupPtr split_group(const core::Communicator& parent, const std::vector<int>& pairs,
+                           int color);
 // MPI_Comm_split of intercommunicator `entry`: the members of each group that pass one colour
 // and those of the other group that pass it too form a new intercommunicator (ordered by key,
 // then rank); MPI_UNDEFINED, or a colour the other group does not pass, gives MPI_COMM_NULL.

@@ -108,20 +108,6 @@ int idup(const Call& call, MPI_Comm comm, CommEntry& entry, std::unique_ptr<core
   return MPI_SUCCESS;
 }
 
-// The members of `parent` that chose `color`, ordered by key, then by rank in the parent.
-core::GroupPtr split_group(const core::Communicator& parent, const std::vector<int>& pairs,
-                           int color) {
-  std::vector<std::pair<int, int>> chosen;  // (key, parent rank)
-  for (int r = 0; r < parent.size(); ++r) {
-    std::size_t at = 2 * static_cast<std::size_t>(r);
-    if (pairs[at] == color) chosen.emplace_back(pairs[at + 1], r);
-  }
-  std::sort(chosen.begin(), chosen.end());
-  std::vector<int> members;
-  for (const auto& [key, r] : chosen) members.push_back(parent.group().job_rank(r));
-  return core::Group::of(std::move(members));
-}
-
 // MPI_Comm_split, and split_type once it has a colour. With `strict`, a split that would
 // leave the parent whole gives MPI_COMM_NULL everywhere (MPI_COMM_TYPE_HW_UNGUIDED).
 int split(const Call& call, MPI_Comm comm, CommEntry& entry, int color, int key, bool strict,
@@ -169,6 +155,20 @@ int split_type_colour(int split_type, const core::Info* info, bool* strict) {
 int create_group_tag(int tag) { return coll::team_tag(tag); }
 
 }  // namespace
+
+core::GroupPtr split_group(const core::Communicator& parent, const std::vector<int>& pairs,
+                           int color) {
+  std::vector<std::pair<int, int>> chosen;  // (key, parent rank)
+  for (int r = 0; r < parent.size(); ++r) {
+    std::size_t at = 2 * static_cast<std::size_t>(r);
+    if (pairs[at] == color) chosen.emplace_back(pairs[at + 1], r);
+  }
+  std::sort(chosen.begin(), chosen.end());
+  std::vector<int> members;
+  for (const auto& [key, r] : chosen) members.push_back(parent.group().job_rank(r));
+  return core::Group::of(std::move(members));
+}
+
 int create_group(const Call& call, MPI_Comm comm, CommEntry& entry, core::GroupPtr g, int tag,
                  const MPI_Errhandler* errhandler, MPI_Comm* newcomm) {
   coll::Team team{.comm = entry.comm.get(), .members = {}, .tag = create_group_tag(tag)};

@@ -346,14 +346,10 @@ int split_inter(const Call& call, MPI_Comm comm, CommEntry& entry, int color, in
   if (rc != MPI_SUCCESS) return rc;
   MPI_Comm local = MPI_COMM_NULL;
   if ((rc = PMPI_Comm_split(entry.local, color, key, &local)) != MPI_SUCCESS) return rc;
-  // The remote members of this colour, by key, then by rank.
-  std::vector<std::pair<int, int>> picked;
-  for (int r = 0; r < entry.comm->size() && color != MPI_UNDEFINED; ++r)
-    if (theirs[2 * static_cast<std::size_t>(r)] == color)
-      picked.emplace_back(theirs[2 * static_cast<std::size_t>(r) + 1], r);
-  std::sort(picked.begin(), picked.end());
+  // The remote members of this colour, by key, then by rank (the group() of an
+  // intercommunicator is its remote group).
   std::vector<int> remote;
-  for (auto [k, r] : picked) remote.push_back(entry.comm->group().job_rank(r));
+  if (color != MPI_UNDEFINED) remote = split_group(*entry.comm, theirs, color)->job_ranks();
   return pair_up(call, comm, entry, local, std::move(remote), made_salt(entry, made, color),
                  newcomm);
 }
@@ -362,11 +358,11 @@ int create_inter(const Call& call, MPI_Comm comm, CommEntry& entry, MPI_Group gr
                  const core::Group& g, MPI_Comm* newcomm) {
   const std::uint32_t made = ++entry.inter_made;
   // The other group's choice: its size from everyone, its MPI_COMM_WORLD ranks from its leader.
-  int n = g.size(), rn = 0;
+  int n = g.size();
   std::vector<int> sizes(static_cast<std::size_t>(entry.comm->size()));
   int rc = PMPI_Allgather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, comm);
   if (rc != MPI_SUCCESS) return rc;
-  rn = sizes[0];
+  const int rn = sizes[0];
   std::vector<int> ranks = g.job_ranks(), remote(static_cast<std::size_t>(rn));
   std::vector<int> counts(sizes.size(), 0), displs(sizes.size(), 0);
   counts[0] = rn;

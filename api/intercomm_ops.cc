@@ -22,6 +22,7 @@
 #include "api/coll.h"
 #include "api/datatypes.h"
 #include "api/memory.h"
+#include "api/requests.h"
 #include "coll/engine.h"
 #include "coll/schedule.h"
 
@@ -116,8 +117,9 @@ class Plan {
   // Messages with the other group.
   void exchange(const Blocks& recvs, const Blocks& sends) {
     if (!error_.ok() || (recvs.empty() && sends.empty())) return;
-    coll::Args args;
-    complete_args(c_.entry, args);
+    coll::Args args;  // what a schedule reads: pml, communicator, tag, memory kind
+    args.pml = &the_pml();
+    args.comm = c_.entry.comm.get();
     args.tag = c_.tag;
     for (const Blocks* list : {&recvs, &sends})
       for (const Block& b : *list)
