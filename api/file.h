@@ -5,9 +5,10 @@
 // communicator that opened it, whose handler returns errors, and the collective calls agree
 // through the PMPI_ collectives on it (the library's lock is recursive). Data moves between the
 // user's buffer and the file through a packed copy of the memory datatype's data and the
-// file's view (runtime/io/file_view.h); collective data access is the independent access of
-// every member followed by nothing else the standard asks for, and the nonblocking calls finish
-// their access before they return a completed request.
+// file's view (runtime/io/file_view.h). Collective reads and writes agree first, then move the
+// data by two-phase access when the members' runs interleave (api/file_collective.cc), else as
+// independent ones; the nonblocking calls finish their access before they return a completed
+// request.
 //
 // File handles are MPI_File values 0x7c000000 | index into a table, so a handle that names no
 // open file (freed, garbage) is found out and reported, never followed.
@@ -41,7 +42,8 @@ struct File {
   std::string no_shared;     // why there is no shared file pointer, when there is none
   bool atomic = false;
   ErrhandlerRef errhandler{MPI_ERRORS_RETURN};
-  std::unique_ptr<core::Info> info;  // the hints given (kept, none of them acted on)
+  // The hints given; those of two-phase access are acted on (api/file_collective.cc).
+  std::unique_ptr<core::Info> info;
   // A split collective begun and not ended: its kind (the *_begin call's name) and status.
   const char* split = nullptr;
   MPI_Status split_status{};

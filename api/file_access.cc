@@ -28,6 +28,13 @@ int check_mode(const Call& call, MPI_File fh, const File& f, const Access& a) {
   return MPI_SUCCESS;
 }
 
+// Looks up `datatype` into *out (MPI_ERR_TYPE when it is none or not committed).
+int check_type(const Call& call, MPI_File fh, MPI_Datatype datatype, const core::Datatype** out) {
+  GPURUN_CHECK_FILE_TYPE(fh, "datatype", type, datatype);
+  *out = type;
+  return MPI_SUCCESS;
+}
+
 int check_args(const Call& call, MPI_File fh, const File& f, const Access& a, MPI_Offset offset,
                const void* buf, MPI_Count count, const core::Datatype& type, MPI_Status* status) {
   if (int rc = check_mode(call, fh, f, a); rc != MPI_SUCCESS) return rc;
@@ -81,64 +88,94 @@ Result<std::int64_t> start_of(File& f, const Access& a, MPI_Offset offset, std::
   return std::int64_t{sent[0] + before};
 }
 
-// Moves `bytes` between the file (stream position `at`, in bytes) and host memory `data`.
-Result<std::int64_t> move(const File& f, const Access& a, std::int64_t at, std::byte* data,
-                          std::int64_t bytes) {
-  if (a.write) {
-    GPURUN_TRY(io::write_view(f.file, f.view, at, data, bytes, f.atomic));
-    return bytes;
-  }
-  return io::read_view(f.file, f.view, at, data, bytes, f.atomic);
-}
-
 // The transfer itself, between the user's buffer and the file; returns the bytes moved.
 Result<std::int64_t> transfer(File& f, const Access& a, MPI_Offset offset, const void* buf,
                               MPI_Count count, const core::Datatype& type) {
   std::int64_t bytes = count * type.size(), unit = f.view.etype->size();
   GPURUN_ASSIGN_OR_RETURN(std::int64_t start, start_of(f, a, offset, bytes / unit));
-  auto* user = const_cast<std::byte*>(static_cast<const std::byte*>(buf));
-  bool host = memory_of(buf) == accel::MemoryKind::kHost;
-  if (!host && !type.contiguous()) {
-    return Status(ErrorCode::kUnsupported,
-                  "a non-contiguous datatype in device memory (MPI-IO stages device data "
-                  "through host memory, contiguous types only)");
-  }
-  std::vector<std::byte> staged;
-  std::byte* data = user + type.true_lb();
-  if (!host || !type.contiguous()) {
-    staged.resize(static_cast<std::size_t>(bytes));
-    data = staged.data();
-    if (a.write && host) type.pack(buf, count, 0, data, static_cast<std::size_t>(bytes));
-    if (a.write && !host) GPURUN_TRY(accel::current().copy(data, user + type.true_lb(), bytes));
-  }
-  GPURUN_ASSIGN_OR_RETURN(std::int64_t done, move(f, a, start * unit, data, bytes));
-  if (!a.write && data == staged.data()) {
-    if (host) type.unpack(user, count, 0, data, static_cast<std::size_t>(done));
-    if (!host) GPURUN_TRY(accel::current().copy(user + type.true_lb(), data, done));
-  }
+  PackedStream stream;
+  GPURUN_TRY(stream.pack(buf, count, type, a.write));
+  GPURUN_ASSIGN_OR_RETURN(std::int64_t done,
+                          move_own(f, a.write, start * unit, stream.data(), bytes));
+  if (!a.write) GPURUN_TRY(stream.unpack(const_cast<void*>(buf), count, type, done));
   if (a.position == Position::kIndividual) f.pointer = start + done / unit;
   return done;
 }
 
 }  // namespace
 
+Status PackedStream::pack(const void* buf, MPI_Count count, const core::Datatype& type,
+                          bool write) {
+  auto bytes = static_cast<std::size_t>(count * type.size());
+  auto* user = const_cast<std::byte*>(static_cast<const std::byte*>(buf));
+  bool host = memory_of(buf) == accel::MemoryKind::kHost;
+  if (!host && !type.contiguous()) return device_refused();
+  data_ = user + type.true_lb();
+  if (host && type.contiguous()) return ok_status();
+  staged_.resize(bytes);
+  data_ = staged_.data();
+  if (write && host) type.pack(buf, count, 0, data_, bytes);
+  if (write && !host) {
+    GPURUN_TRY(accel::current().copy(data_, user + type.true_lb(),
+                                     static_cast<std::int64_t>(bytes)));
+  }
+  return ok_status();
+}
+
+Status PackedStream::unpack(void* buf, MPI_Count count, const core::Datatype& type,
+                            std::int64_t done) const {
+  if (data_ != staged_.data() || staged_.empty()) return ok_status();
+  auto* user = static_cast<std::byte*>(buf);
+  if (memory_of(buf) == accel::MemoryKind::kHost) {
+    type.unpack(user, count, 0, data_, static_cast<std::size_t>(done));
+    return ok_status();
+  }
+  return accel::current().copy(user + type.true_lb(), data_, done);
+}
+
+Status PackedStream::device_refused() {
+  return Status(ErrorCode::kUnsupported,
+                "a non-contiguous datatype in device memory (MPI-IO stages device data "
+                "through host memory, contiguous types only)");
+}
+
+Result<std::int64_t> move_own(const File& f, bool write, std::int64_t at, std::byte* data,
+                              std::int64_t bytes) {
+  if (!write) return io::read_view(f.file, f.view, at, data, bytes, f.atomic);
+  GPURUN_TRY(io::write_view(f.file, f.view, at, data, bytes, f.atomic));
+  return bytes;
+}
+
+void set_access_status(MPI_Status* status, std::int64_t done) {
+  if (status == MPI_STATUS_IGNORE) return;
+  write_empty_status(status);
+  set_status_bytes(status, static_cast<std::uint64_t>(done));
+}
+
 int file_access(const Call& call, MPI_File fh, const Access& access, MPI_Offset offset,
                 const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
   GPURUN_CHECK_FILE(f, fh);
-  GPURUN_CHECK_FILE_TYPE(fh, "datatype", type, datatype);
-  if (int rc = check_args(call, fh, *f, access, offset, buf, count, *type, status);
-      rc != MPI_SUCCESS) {
-    // The others of an ordered access wait for this member's share of the shared pointer.
-    if (access.position == Position::kOrdered) (void)start_of(*f, access, 0, 0);
-    return rc;
-  }
+  const core::Datatype* type = nullptr;
+  int rc = check_type(call, fh, datatype, &type);
+  if (rc == MPI_SUCCESS) rc = check_args(call, fh, *f, access, offset, buf, count, *type, status);
+  if (access.collective && access.position != Position::kOrdered)
+    return collective_access(call, fh, *f, access, offset, buf, count, type, status, rc);
+  if (rc != MPI_SUCCESS) return access_refused(call, fh, access, rc);
   auto done = transfer(*f, access, offset, buf, count, *type);
   if (!done.ok()) return raise_file_status(call, fh, done.status());
-  if (status != MPI_STATUS_IGNORE) {
-    write_empty_status(status);
-    set_status_bytes(status, static_cast<std::uint64_t>(done.value()));
-  }
+  set_access_status(status, done.value());
   return MPI_SUCCESS;
+}
+
+int access_refused(const Call& call, MPI_File fh, const Access& access, int rc) {
+  File* f = find_file(fh);
+  if (f == nullptr || !access.collective) return rc;
+  if (access.position == Position::kOrdered) {
+    // The others wait for this member's share of the shared pointer.
+    (void)start_of(*f, access, 0, 0);
+    return rc;
+  }
+  return collective_access(call, fh, *f, access, 0, nullptr, 0, nullptr, MPI_STATUS_IGNORE, rc);
 }
 
 int refused_by_another(const Call& call, MPI_File fh) {

@@ -3,6 +3,9 @@
 
 #include <mpi.h>
 
+#include <cstddef>
+#include <vector>
+
 #include "api/agree.h"
 #include "api/datatypes.h"
 #include "api/file.h"
@@ -19,10 +22,51 @@ struct Access {
   bool collective;  // every member calls it (the *_all, *_ordered and split forms)
 };
 
+// The data of an access as a packed stream in host memory: the user's buffer itself when its
+// datatype is contiguous in host memory, else a copy (packed from the datatype, or staged from
+// device memory, contiguous types only).
+class PackedStream {
+ public:
+  // Points at or makes the stream of `count` elements of `type` at `buf`; a write's copy holds
+  // the data.
+  Status pack(const void* buf, MPI_Count count, const core::Datatype& type, bool write);
+  // After a read of `done` bytes: a copy's data into the user's buffer.
+  Status unpack(void* buf, MPI_Count count, const core::Datatype& type, std::int64_t done) const;
+  std::byte* data() const { return data_; }
+
+ private:
+  // The error for device memory with a non-contiguous datatype.
+  static Status device_refused();
+  std::byte* data_ = nullptr;
+  std::vector<std::byte> staged_;
+};
+
 // One read or write of `count` elements of `datatype` at `buf`: checks every argument, moves
 // the data and writes `status` (the bytes moved). `offset` is used for Position::kAt.
 int file_access(const Call& call, MPI_File fh, const Access& access, MPI_Offset offset,
                 const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status);
+
+// A collective access at an explicit offset or through the individual file pointer
+// (api/file_collective.cc): `rc` is the outcome of this member's argument checks (its error
+// already raised), `type` null when the datatype was bad. Every member agrees, then the data
+// moves by two-phase access or by each member on its own.
+int collective_access(const Call& call, MPI_File fh, File& f, const Access& access,
+                      MPI_Offset offset, const void* buf, MPI_Count count,
+                      const core::Datatype* type, MPI_Status* status, int rc);
+
+// Moves `bytes` of the packed stream `data` between memory and the file through the view, at
+// stream byte `at`, by this member alone. Returns the bytes moved (a read stops at the end of
+// the file).
+Result<std::int64_t> move_own(const File& f, bool write, std::int64_t at, std::byte* data,
+                              std::int64_t bytes);
+
+// Writes `done` bytes moved into `status` (MPI_STATUS_IGNORE allowed).
+void set_access_status(MPI_Status* status, std::int64_t done);
+
+// After this member found a bad argument (error `rc`, already raised) in an access that the
+// file's other members make collectively: takes its part in the call's agreement, so that
+// they fail too instead of waiting. Returns `rc`.
+int access_refused(const Call& call, MPI_File fh, const Access& access, int rc);
 
 // The error of a member whose own arguments were good when another's were not (api/agree.h).
 int refused_by_another(const Call& call, MPI_File fh);

@@ -17,8 +17,9 @@ Access with(bool write, Position position, bool collective) {
 int nonblocking(const Call& call, MPI_File fh, const Access& a, MPI_Offset offset, const void* buf,
                 MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
   if (request == nullptr) {
-    return raise_file(call, find_file(fh) ? fh : MPI_FILE_NULL, MPI_ERR_ARG,
-                      "argument request is a null pointer");
+    int rc = raise_file(call, find_file(fh) ? fh : MPI_FILE_NULL, MPI_ERR_ARG,
+                        "argument request is a null pointer");
+    return access_refused(call, fh, a, rc);
   }
   MPI_Status status;
   int rc = file_access(call, fh, a, offset, buf, count, datatype, &status);
@@ -33,9 +34,10 @@ int begin(const Call& call, MPI_File fh, const Access& a, MPI_Offset offset, con
           MPI_Count count, MPI_Datatype datatype) {
   GPURUN_CHECK_FILE(f, fh);
   if (f->split != nullptr) {
-    return raise_file(call, fh, MPI_ERR_OTHER,
-                      "%s was called and its end was not: one split collective at a time",
-                      f->split);
+    int rc = raise_file(call, fh, MPI_ERR_OTHER,
+                        "%s was called and its end was not: one split collective at a time",
+                        f->split);
+    return access_refused(call, fh, a, rc);
   }
   int rc = file_access(call, fh, a, offset, buf, count, datatype, &f->split_status);
   if (rc == MPI_SUCCESS) f->split = call.name;

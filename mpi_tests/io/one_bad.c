@@ -1,8 +1,8 @@
 /* A collective MPI-IO call in which one member passes a bad argument ends on every member with
  * an error, never leaving the others waiting: that member gets its argument's error class and a
  * message naming it, the others MPI_ERR_ARG, and the file is as before (MPI_File_open,
- * set_view, set_size, seek_shared, write_ordered). gpurun's rule; the standard leaves such
- * programs erroneous. */
+ * set_view, set_size, write_at_all, iwrite_at_all, read_all, seek_shared, write_ordered).
+ * gpurun's rule; the standard leaves such programs erroneous. */
 #include <string.h>
 
 #include "iotest.h"
@@ -45,6 +45,22 @@ static void calls_refused(MPI_File fh) {
   MPI_Offset bytes = -1;
   MPI_File_get_size(fh, &bytes);
   MTEST_CHECK(bytes == 0, "the file has %lld bytes after a refused set_size", (long long)bytes);
+  /* A collective write at explicit offsets: nobody writes. */
+  int mine[2] = {rank, rank};
+  rc = MPI_File_write_at_all(fh, rank * 8, mine, rank == bad ? -1 : 2, MPI_INT,
+                             MPI_STATUS_IGNORE);
+  expect_refused(rc, MPI_ERR_COUNT, "MPI_File_write_at_all", "argument count", "another member");
+  MPI_File_get_size(fh, &bytes);
+  MTEST_CHECK(bytes == 0, "the file has %lld bytes after a refused write_at_all",
+              (long long)bytes);
+  MPI_Request req = MPI_REQUEST_NULL;
+  rc = MPI_File_iwrite_at_all(fh, rank * 8, mine, 2, MPI_INT, rank == bad ? NULL : &req);
+  expect_refused(rc, MPI_ERR_ARG, "MPI_File_iwrite_at_all", "argument request", "another member");
+  MTEST_CHECK(req == MPI_REQUEST_NULL, "a refused MPI_File_iwrite_at_all gave a request");
+  if (req != MPI_REQUEST_NULL) MPI_Wait(&req, MPI_STATUS_IGNORE);
+  rc = MPI_File_read_all(fh, mine, 2, rank == bad ? MPI_DATATYPE_NULL : MPI_INT,
+                         MPI_STATUS_IGNORE);
+  expect_refused(rc, MPI_ERR_TYPE, "MPI_File_read_all", "argument datatype", "another member");
   rc = MPI_File_seek_shared(fh, 4, rank == bad ? 12345 : MPI_SEEK_SET);
   expect_refused(rc, MPI_ERR_ARG, "MPI_File_seek_shared", "argument whence", "another member");
   int data[2] = {rank, rank};

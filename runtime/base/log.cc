@@ -16,11 +16,11 @@ std::atomic<std::uint8_t> g_threshold[static_cast<int>(Subsys::kCount)] = {
     static_cast<std::uint8_t>(Level::warn), static_cast<std::uint8_t>(Level::warn),
     static_cast<std::uint8_t>(Level::warn), static_cast<std::uint8_t>(Level::warn),
     static_cast<std::uint8_t>(Level::warn), static_cast<std::uint8_t>(Level::warn),
-    static_cast<std::uint8_t>(Level::warn)};
+    static_cast<std::uint8_t>(Level::warn), static_cast<std::uint8_t>(Level::warn)};
 
 namespace {
 constexpr std::array<std::string_view, static_cast<int>(Subsys::kCount)> kSubsysNames = {
-    "init", "topo", "transport", "pml", "coll", "cuda", "launcher"};
+    "init", "topo", "transport", "pml", "coll", "cuda", "launcher", "io"};
 constexpr std::array<std::string_view, 6> kLevelNames = {"none",  "error", "warn",
                                                          "info",  "debug", "trace"};
 std::atomic<int> g_rank{-1};

@@ -12,7 +12,7 @@
 namespace gpurun::log {
 
 enum class Level : std::uint8_t { none, error, warn, info, debug, trace };
-enum class Subsys : std::uint8_t { init, topo, transport, pml, coll, cuda, launcher, kCount };
+enum class Subsys : std::uint8_t { init, topo, transport, pml, coll, cuda, launcher, io, kCount };
 
 #ifdef GPURUN_ENABLE_TRACE
 inline constexpr bool kTraceCompiled = true;

@@ -11,7 +11,7 @@ param::Param<param::List> g_log_level(
 param::Param<param::List> g_log_subsys(
     "GPURUN_LOG_SUBSYS", param::List{},
     "Subsystems whose info and debug messages show (init, topo, transport, pml, coll, cuda, "
-    "launcher); empty means all, ^ excludes.");
+    "launcher, io); empty means all, ^ excludes.");
 }  // namespace
 
 param::Param<std::string>& param_file() { return g_param_file; }
