@@ -36,7 +36,10 @@ struct File {
   int amode = 0;
   io::PosixFile file;
   io::FileView view;
-  std::string datarep = "native";  // the view's ("internal" reads and writes the same bytes)
+  // The view's data representation: "internal" reads and writes the bytes of "native",
+  // "external32" converts each element in place (types of equal sizes only).
+  std::string datarep = "native";
+  bool external32() const { return datarep == "external32"; }
   std::int64_t pointer = 0;  // the individual file pointer, in etypes of the view
   io::SharedPointer shared;  // the shared file pointer, in etypes of the view
   std::string no_shared;     // why there is no shared file pointer, when there is none

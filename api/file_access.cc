@@ -3,9 +3,11 @@
 // when the type is contiguous in host memory), the file side the view (runtime/io).
 #include "api/file_access.h"
 
+#include <cstring>
 #include <vector>
 
 #include "api/memory.h"
+#include "runtime/core/datatype_external.h"
 #include "api/requests.h"
 #include "runtime/accel/accelerator.h"
 
@@ -52,6 +54,7 @@ int check_args(const Call& call, MPI_File fh, const File& f, const Access& a, MP
                       "(%lld bytes)",
                       (long long)(count * type.size()), (long long)f.view.etype->size());
   }
+  if (f.external32()) return check_external32(call, fh, type, "datatype");
   return MPI_SUCCESS;
 }
 
@@ -94,7 +97,7 @@ Result<std::int64_t> transfer(File& f, const Access& a, MPI_Offset offset, const
   std::int64_t bytes = count * type.size(), unit = f.view.etype->size();
   GPURUN_ASSIGN_OR_RETURN(std::int64_t start, start_of(f, a, offset, bytes / unit));
   PackedStream stream;
-  GPURUN_TRY(stream.pack(buf, count, type, a.write));
+  GPURUN_TRY(stream.pack(buf, count, type, a.write, f.external32()));
   GPURUN_ASSIGN_OR_RETURN(std::int64_t done,
                           move_own(f, a.write, start * unit, stream.data(), bytes));
   if (!a.write) GPURUN_TRY(stream.unpack(const_cast<void*>(buf), count, type, done));
@@ -105,32 +108,50 @@ Result<std::int64_t> transfer(File& f, const Access& a, MPI_Offset offset, const
 }  // namespace
 
 Status PackedStream::pack(const void* buf, MPI_Count count, const core::Datatype& type,
-                          bool write) {
+                          bool write, bool external32) {
   auto bytes = static_cast<std::size_t>(count * type.size());
   auto* user = const_cast<std::byte*>(static_cast<const std::byte*>(buf));
   bool host = memory_of(buf) == accel::MemoryKind::kHost;
   if (!host && !type.contiguous()) return device_refused();
   data_ = user + type.true_lb();
-  if (host && type.contiguous()) return ok_status();
+  external32_ = external32;
+  if (host && type.contiguous() && !external32) return ok_status();
   staged_.resize(bytes);
   data_ = staged_.data();
-  if (write && host) type.pack(buf, count, 0, data_, bytes);
-  if (write && !host) {
+  if (!write) return ok_status();
+  if (host) type.pack(buf, count, 0, data_, bytes);
+  if (!host) {
     GPURUN_TRY(accel::current().copy(data_, user + type.true_lb(),
                                      static_cast<std::int64_t>(bytes)));
   }
+  if (external32) core::to_external32(type, count, data_, data_);
   return ok_status();
 }
 
 Status PackedStream::unpack(void* buf, MPI_Count count, const core::Datatype& type,
-                            std::int64_t done) const {
+                            std::int64_t done) {
   if (data_ != staged_.data() || staged_.empty()) return ok_status();
+  if (external32_) from_external32_in_place(type, done);
   auto* user = static_cast<std::byte*>(buf);
   if (memory_of(buf) == accel::MemoryKind::kHost) {
     type.unpack(user, count, 0, data_, static_cast<std::size_t>(done));
     return ok_status();
   }
   return accel::current().copy(user + type.true_lb(), data_, done);
+}
+
+// The whole elements of `type` in the first `done` bytes, then what a last, cut one holds
+// (converted as a whole in a copy, its missing bytes zero).
+void PackedStream::from_external32_in_place(const core::Datatype& type, std::int64_t done) {
+  if (type.size() <= 0) return;
+  std::int64_t whole = done / type.size(), rest = done % type.size();
+  core::from_external32(type, whole, data_, data_);
+  if (rest == 0) return;
+  std::vector<std::byte> last(static_cast<std::size_t>(type.size()));
+  std::byte* at = data_ + whole * type.size();
+  std::memcpy(last.data(), at, static_cast<std::size_t>(rest));
+  core::from_external32(type, 1, last.data(), last.data());
+  std::memcpy(at, last.data(), static_cast<std::size_t>(rest));
 }
 
 Status PackedStream::device_refused() {
@@ -165,6 +186,15 @@ int file_access(const Call& call, MPI_File fh, const Access& access, MPI_Offset 
   if (!done.ok()) return raise_file_status(call, fh, done.status());
   set_access_status(status, done.value());
   return MPI_SUCCESS;
+}
+
+int check_external32(const Call& call, MPI_File fh, const core::Datatype& type, const char* arg) {
+  if (type.external32_size() == type.size()) return MPI_SUCCESS;
+  return raise_file(call, fh, MPI_ERR_UNSUPPORTED_DATAREP,
+                    "argument %s holds C long, unsigned long or wchar_t elements, whose "
+                    "\"external32\" size differs from the native one: gpurun's \"external32\" "
+                    "views take types whose elements keep their size",
+                    arg);
 }
 
 int access_refused(const Call& call, MPI_File fh, const Access& access, int rc) {

@@ -28,18 +28,27 @@ struct Access {
 class PackedStream {
  public:
   // Points at or makes the stream of `count` elements of `type` at `buf`; a write's copy holds
-  // the data.
-  Status pack(const void* buf, MPI_Count count, const core::Datatype& type, bool write);
-  // After a read of `done` bytes: a copy's data into the user's buffer.
-  Status unpack(void* buf, MPI_Count count, const core::Datatype& type, std::int64_t done) const;
+  // the data, in the external32 representation when `external32`.
+  Status pack(const void* buf, MPI_Count count, const core::Datatype& type, bool write,
+              bool external32);
+  // After a read of `done` bytes: a copy's data into the user's buffer (converted from
+  // external32 first when it was made so).
+  Status unpack(void* buf, MPI_Count count, const core::Datatype& type, std::int64_t done);
   std::byte* data() const { return data_; }
 
  private:
   // The error for device memory with a non-contiguous datatype.
   static Status device_refused();
+  void from_external32_in_place(const core::Datatype& type, std::int64_t done);
   std::byte* data_ = nullptr;
   std::vector<std::byte> staged_;
+  bool external32_ = false;
 };
+
+// MPI_ERR_UNSUPPORTED_DATAREP when `type` (argument `arg`) holds elements whose external32
+// size is not their native one (C long, unsigned long, wchar_t): an "external32" view keeps
+// the native layout and converts each element in place.
+int check_external32(const Call& call, MPI_File fh, const core::Datatype& type, const char* arg);
 
 // One read or write of `count` elements of `datatype` at `buf`: checks every argument, moves
 // the data and writes `status` (the bytes moved). `offset` is used for Position::kAt.

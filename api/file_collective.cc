@@ -140,7 +140,7 @@ int collective_access(const Call& call, MPI_File fh, File& f, const Access& a, M
   if (rc == MPI_SUCCESS) {
     start = a.position == Position::kAt ? offset : f.pointer;
     bytes = count * type->size();
-    ready = stream.pack(buf, count, *type, a.write);
+    ready = stream.pack(buf, count, *type, a.write, f.external32());
     if (ready.ok()) runs = io::view_extents(f.view, start * unit, bytes);
   }
   int members = 1;

@@ -10,14 +10,12 @@
 namespace gpurun::api {
 namespace {
 
-// Why `datarep` cannot be used, or nullptr for "native" and "internal" (which the standard
-// leaves to the implementation: here the bytes of "native", as every process of a job runs on
-// one architecture).
+// Why `datarep` cannot be used, or nullptr for "native", "internal" (which the standard leaves
+// to the implementation: here the bytes of "native", as every process of a job runs on one
+// architecture) and "external32".
 const char* datarep_problem(const char* datarep) {
-  if (std::strcmp(datarep, "native") == 0 || std::strcmp(datarep, "internal") == 0) return nullptr;
-  if (std::strcmp(datarep, "external32") == 0)
-    return "is not supported by gpurun, which reads and writes \"native\" (and \"internal\", the "
-           "same bytes) only";
+  for (const char* known : {"native", "internal", "external32"})
+    if (std::strcmp(datarep, known) == 0) return nullptr;
   return "is not a data representation (\"native\", \"internal\", \"external32\")";
 }
 
@@ -50,6 +48,10 @@ int make_view(const Call& call, MPI_File fh, const File& f, MPI_Offset disp, MPI
   if (const char* problem = datarep_problem(datarep))
     return raise_file(call, fh, MPI_ERR_UNSUPPORTED_DATAREP, "argument datarep \"%s\" %s", datarep,
                       problem);
+  if (std::strcmp(datarep, "external32") == 0) {
+    if (int rc = check_external32(call, fh, *et, "etype"); rc != MPI_SUCCESS) return rc;
+    if (int rc = check_external32(call, fh, *ft, "filetype"); rc != MPI_SUCCESS) return rc;
+  }
   view = io::FileView{disp, core::DatatypeRef(et), core::DatatypeRef(ft)};
   if (disp == MPI_DISPLACEMENT_CURRENT) {
     auto at = shared_position(f);
@@ -130,13 +132,17 @@ int get_view(const Call& call, MPI_File fh, const File& f, MPI_Offset* disp, MPI
   return MPI_SUCCESS;
 }
 
-// MPI_File_get_type_extent(_c): with "native" (and "internal"), the extent in memory.
+// MPI_File_get_type_extent(_c): the extent in memory (every representation gpurun writes
+// keeps the native sizes and layout).
 template <class Extent>
 int type_extent(const Call& call, MPI_File fh, MPI_Datatype datatype, Extent* extent) {
   GPURUN_CHECK_FILE(f, fh);
   GPURUN_CHECK_FILE_TYPE(fh, "datatype", type, datatype);
   if (extent == nullptr)
     return raise_file(call, fh, MPI_ERR_ARG, "argument extent is a null pointer");
+  if (f->external32()) {
+    if (int rc = check_external32(call, fh, *type, "datatype"); rc != MPI_SUCCESS) return rc;
+  }
   *extent = type->extent();
   return MPI_SUCCESS;
 }
