@@ -63,6 +63,11 @@ int collective_access(const Call& call, MPI_File fh, File& f, const Access& acce
                       MPI_Offset offset, const void* buf, MPI_Count count,
                       const core::Datatype* type, MPI_Status* status, int rc);
 
+// Adds to `info` (a copy of the file's hints, for MPI_File_get_info) the hints of two-phase
+// access that were not given, with the values in effect (romio_cb_read, romio_cb_write,
+// cb_buffer_size, cb_nodes).
+void add_hints_in_effect(const File& f, core::Info& info);
+
 // Moves `bytes` of the packed stream `data` between memory and the file through the view, at
 // stream byte `at`, by this member alone. Returns the bytes moved (a read stops at the end of
 // the file).

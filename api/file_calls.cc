@@ -66,7 +66,9 @@ extern "C" int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used) {
   GPURUN_API_ENTER("MPI_File_get_info");
   GPURUN_CHECK_FILE(f, fh);
   GPURUN_CHECK_OUT(fh, info_used);
-  *info_used = new_info_handle(std::make_unique<gpurun::core::Info>(*f->info));
+  auto used = std::make_unique<gpurun::core::Info>(*f->info);
+  add_hints_in_effect(*f, *used);
+  *info_used = new_info_handle(std::move(used));
   return MPI_SUCCESS;
 }
 

@@ -130,6 +130,22 @@ bool two_phase_plan(const File& f, const std::vector<Summary>& all, TwoPhasePlan
 
 }  // namespace
 
+void add_hints_in_effect(const File& f, core::Info& info) {
+  int members = 1;
+  PMPI_Comm_size(f.comm, &members);
+  for (bool write : {false, true}) {
+    Settings s = settings_of(f, write);
+    auto mode = static_cast<TwoPhaseMode>(s.mode);
+    for (const auto& [name, value] : param_enum_names(TwoPhaseMode{})) {
+      const char* key = write ? "romio_cb_write" : "romio_cb_read";
+      if (value == mode && info.get(key) == nullptr) info.set(key, name);
+    }
+    if (info.get("cb_buffer_size") == nullptr) info.set("cb_buffer_size", std::to_string(s.buffer));
+    long long aggregators = s.aggregators <= 0 ? members : std::min<long long>(s.aggregators, members);
+    if (info.get("cb_nodes") == nullptr) info.set("cb_nodes", std::to_string(aggregators));
+  }
+}
+
 int collective_access(const Call& call, MPI_File fh, File& f, const Access& a, MPI_Offset offset,
                       const void* buf, MPI_Count count, const core::Datatype* type,
                       MPI_Status* status, int rc) {

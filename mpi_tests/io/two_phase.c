@@ -5,9 +5,11 @@
  * member with nothing to move, the individual file pointer (write_all, read_all), the
  * nonblocking and split forms, a non-contiguous memory datatype, and a file opened with the
  * peers' hints (cb_nodes, cb_buffer_size, romio_cb_write, romio_cb_read) that force two-phase
- * access on blocks that do not interleave. The testlist runs it with windows smaller than the
+ * access on blocks that do not interleave; MPI_File_get_info returns those hints as given, and
+ * names them with the values in effect where none was given. The testlist runs it with windows smaller than the
  * data (many rounds), fewer aggregators than members, and two-phase access off. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "iotest.h"
 
@@ -173,6 +175,21 @@ static void other_forms(MPI_File fh) {
   MPI_Type_free(&every_other);
 }
 
+/* Without hints, MPI_File_get_info names the two-phase hints with the values in effect. */
+static void defaults(MPI_File fh) {
+  MPI_Info used;
+  char text[64];
+  const char *keys[] = {"cb_nodes", "cb_buffer_size", "romio_cb_write", "romio_cb_read"};
+  MPI_File_get_info(fh, &used);
+  for (int k = 0; k < 4; ++k) {
+    int flag = 0;
+    MPI_Info_get(used, keys[k], sizeof text - 1, text, &flag);
+    MTEST_CHECK(flag && text[0] != '\0', "get_info names no %s", keys[k]);
+    if (flag && k < 2) MTEST_CHECK(atoi(text) > 0, "get_info: %s is \"%s\"", keys[k], text);
+  }
+  MPI_Info_free(&used);
+}
+
 /* Blocks one after another (no interleaving) with the hints that force two-phase access. */
 static void hinted(void) {
   char path[IOTEST_PATH_LEN];
@@ -188,6 +205,21 @@ static void hinted(void) {
     MTEST_CHECK(0, "open with hints failed");
     return;
   }
+  /* MPI_File_get_info returns the hints in effect: those given, as given. */
+  MPI_Info used;
+  char text[64];
+  const char *want[][2] = {{"cb_nodes", "1"},
+                           {"cb_buffer_size", "1000"},
+                           {"romio_cb_write", "enable"},
+                           {"romio_cb_read", "enable"}};
+  MPI_File_get_info(fh, &used);
+  for (int k = 0; k < 4; ++k) {
+    int flag = 0;
+    MPI_Info_get(used, want[k][0], sizeof text - 1, text, &flag);
+    MTEST_CHECK(flag && strcmp(text, want[k][1]) == 0, "get_info: %s is \"%s\", want \"%s\"",
+                want[k][0], flag ? text : "(none)", want[k][1]);
+  }
+  MPI_Info_free(&used);
   int buf[M], got[M];
   for (int i = 0; i < M; ++i) buf[i] = value(5, rank, i);
   MPI_Offset mine = (MPI_Offset)rank * M * sizeof(int);
@@ -208,6 +240,7 @@ int main(int argc, char **argv) {
   iotest_name_files("two_phase");
   MPI_File fh;
   if (iotest_open("cyclic", MPI_MODE_CREATE | MPI_MODE_RDWR, &fh)) {
+    defaults(fh);
     cyclic(fh, 1, 0);
     cyclic(fh, 3, 1);
     holes(fh);
