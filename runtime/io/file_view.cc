@@ -3,11 +3,20 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 
+#include "runtime/base/param.h"
 #include "runtime/core/datatype_layout.h"
 
 namespace gpurun::io {
 namespace {
+
+param::Param<param::Size> g_sieve_span(
+    "GPURUN_IO_SIEVE_SPAN", param::Size{1 << 10},
+    "Independent MPI-IO writes of runs at most this many bytes apart on average (their span "
+    "divided by their number) read the span, put the runs in and write it back under an "
+    "exclusive lock (data sieving) instead of one system call per run; 0: never (a file system "
+    "whose locks are slow).");
 
 // The stream bytes [skip, skip + length) as runs, handed to add(offset, bytes) in order.
 template <class Add>
@@ -54,7 +63,48 @@ Result<std::int64_t> read_sieved(const PosixFile& file, const std::vector<Extent
   return done;
 }
 
+// Reads the span of the runs, puts them in and writes it back (the caller holds an exclusive
+// lock on the span); what lay beyond the end of the file stays zero.
+Status write_sieved(const PosixFile& file, std::span<const Extent> runs, std::int64_t lo,
+                    std::int64_t hi, const std::byte* packed) {
+  std::vector<std::byte> span(static_cast<std::size_t>(hi - lo));
+  GPURUN_ASSIGN_OR_RETURN(std::int64_t got, file.read_at(lo, span.data(), hi - lo));
+  (void)got;  // the rest of the span stays zero
+  std::int64_t done = 0;
+  for (const Extent& e : runs) {
+    std::memcpy(span.data() + (e.offset - lo), packed + done, static_cast<std::size_t>(e.bytes));
+    done += e.bytes;
+  }
+  return file.write_at(lo, span.data(), hi - lo);
+}
+
+// The first runs of `runs` whose span stays within kSieveBytes (at least one run).
+std::span<const Extent> next_chunk(std::span<const Extent> runs) {
+  std::size_t n = 1;
+  while (n < runs.size() && runs[n].offset + runs[n].bytes - runs[0].offset <= kSieveBytes) ++n;
+  return runs.first(n);
+}
+
+// Writes one chunk of runs: sieved when the span holds at most kSieveSpanPerRun per run (one
+// system call would move little), else run by run. `atomic`: the caller holds the lock.
+Status write_chunk(const PosixFile& file, std::span<const Extent> chunk, const std::byte* packed,
+                   bool atomic) {
+  std::int64_t lo = chunk.front().offset, hi = chunk.back().offset + chunk.back().bytes;
+  auto count = static_cast<std::int64_t>(chunk.size());
+  bool sieve = count > 1 && file.readable() && hi - lo <= sieve_span_per_run() * count;
+  RangeLock lock(atomic ? nullptr : &file, lo, hi - lo, sieve || !file.readable());
+  if (!lock.status().ok()) sieve = false;  // a file system without locks: no sieving
+  if (sieve) return write_sieved(file, chunk, lo, hi, packed);
+  for (const Extent& e : chunk) {
+    GPURUN_TRY(file.write_at(e.offset, packed, e.bytes));
+    packed += e.bytes;
+  }
+  return ok_status();
+}
+
 }  // namespace
+
+std::int64_t sieve_span_per_run() { return static_cast<std::int64_t>(g_sieve_span.get().bytes); }
 
 std::vector<Extent> view_extents(const FileView& view, std::int64_t skip, std::int64_t length) {
   std::vector<Extent> runs;
@@ -113,12 +163,14 @@ Status write_view(const PosixFile& file, const FileView& view, std::int64_t skip
   if (length <= 0) return ok_status();
   std::vector<Extent> runs = view_extents(view, skip, length);
   std::int64_t lo = runs.front().offset, hi = runs.back().offset + runs.back().bytes;
-  RangeLock lock(atomic ? &file : nullptr, lo, hi - lo, true);
-  GPURUN_TRY(lock.status());
-  std::int64_t done = 0;
-  for (const Extent& e : runs) {
-    GPURUN_TRY(file.write_at(e.offset, packed + done, e.bytes));
-    done += e.bytes;
+  RangeLock whole(atomic ? &file : nullptr, lo, hi - lo, true);
+  GPURUN_TRY(whole.status());
+  std::span<const Extent> rest(runs);
+  while (!rest.empty()) {
+    std::span<const Extent> chunk = next_chunk(rest);
+    GPURUN_TRY(write_chunk(file, chunk, packed, atomic));
+    for (const Extent& e : chunk) packed += e.bytes;
+    rest = rest.subspan(chunk.size());
   }
   return ok_status();
 }

@@ -13,6 +13,7 @@ PosixFile& PosixFile::operator=(PosixFile&& other) noexcept {
   if (this != &other) {
     close();
     fd_ = other.fd_;
+    readable_ = other.readable_;
     other.fd_ = -1;
   }
   return *this;
@@ -24,7 +25,7 @@ Result<PosixFile> PosixFile::open(const std::string& path, int flags) {
     fd = ::open(path.c_str(), flags | O_CLOEXEC, 0666);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return errno_status("open " + path, errno);
-  return PosixFile(fd);
+  return PosixFile(fd, (flags & O_ACCMODE) != O_WRONLY);
 }
 
 void PosixFile::close() {

@@ -19,7 +19,9 @@ class PosixFile {
  public:
   PosixFile() = default;
   ~PosixFile() { close(); }
-  PosixFile(PosixFile&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  PosixFile(PosixFile&& other) noexcept : fd_(other.fd_), readable_(other.readable_) {
+    other.fd_ = -1;
+  }
   PosixFile& operator=(PosixFile&& other) noexcept;
   PosixFile(const PosixFile&) = delete;
   PosixFile& operator=(const PosixFile&) = delete;
@@ -28,6 +30,8 @@ class PosixFile {
   static Result<PosixFile> open(const std::string& path, int flags);
 
   bool is_open() const { return fd_ >= 0; }
+  // Opened for reading (not O_WRONLY): reads and shared locks are allowed.
+  bool readable() const { return readable_; }
   int fd() const { return fd_; }
   void close();
 
@@ -46,8 +50,9 @@ class PosixFile {
   Status unlock(std::int64_t offset, std::int64_t bytes) const;
 
  private:
-  explicit PosixFile(int fd) : fd_(fd) {}
+  PosixFile(int fd, bool readable) : fd_(fd), readable_(readable) {}
   int fd_ = -1;
+  bool readable_ = false;
 };
 
 // Holds a lock on a range of `file` while it lives (nothing when `file` is null).

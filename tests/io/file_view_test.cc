@@ -130,6 +130,18 @@ TEST(FileView, InterleavedWritesKeepTheHolesAndReadBack) {
   }
 }
 
+TEST(FileView, SievedWritesBeyondTheEndLeaveZerosBetween) {
+  ScratchFile scratch;  // empty: the sieve reads nothing and writes the span back
+  FileView v = pairs_view(0, 2);
+  std::vector<std::int32_t> mine(6, 9);
+  ASSERT_TRUE(
+      write_view(scratch.file(), v, 0, reinterpret_cast<std::byte*>(mine.data()), 24, false).ok());
+  EXPECT_EQ(scratch.file().size().value(), 64);  // up to the end of the third pair
+  std::vector<std::int32_t> all(16, -1);
+  ASSERT_EQ(scratch.file().read_at(0, all.data(), 64).value(), 64);
+  for (int k = 0; k < 16; ++k) EXPECT_EQ(all[k], k % 6 == 2 || k % 6 == 3 ? 9 : 0) << "int " << k;
+}
+
 TEST(FileView, ReadsStopAtTheEndOfTheFile) {
   ScratchFile scratch;
   std::vector<std::int32_t> data(10);
