@@ -14,7 +14,7 @@ set(BENCH_PROGRAM_SOURCES
   coll/osu_reduce_scatter
   coll/osu_iallreduce coll/osu_ibcast coll/osu_ialltoall
   init/osu_init init/osu_hello
-  io/io_write_all io/io_read_all)
+  io/io_write_all io/io_read_all io/io_write io/io_read)
 # Programs that need only MPI_Init/Finalize/Comm_rank/Comm_size/Barrier/Wtime.
 set(BENCH_MINIMAL_PROGRAMS osu_init osu_hello osu_barrier)
 

@@ -1,9 +1,10 @@
-/* The collective MPI-IO benchmarks (io_write_all, io_read_all; no OSU counterpart): every rank
- * owns blocks of the message size that take turns in one file (block i of rank r at
+/* The MPI-IO benchmarks (io_write_all, io_read_all, io_write, io_read; no OSU counterpart):
+ * every rank owns blocks of the message size that take turns in one file (block i of rank r at
  * (i * ranks + r) * size, a cyclic distribution through a file view), 1 MiB of blocks per rank
  * (one block when the size is larger), and the time is that of one MPI_File_write_at_all or
- * MPI_File_read_at_all of a rank's whole share, averaged over the ranks. With -c the data read
- * back (after the writes, or by the reads) is checked. The file is TMPDIR's (or /tmp's)
+ * MPI_File_read_at_all (collective) or MPI_File_write_at or MPI_File_read_at (independent, every
+ * rank at once) of a rank's whole share, averaged over the ranks. With -c the data read back
+ * (after the writes, or by the reads) is checked. The file is TMPDIR's (or /tmp's)
  * "bench-io-<pid of rank 0>", removed at the end. */
 #ifndef BENCH_IO_IO_CYCLIC_H
 #define BENCH_IO_IO_CYCLIC_H
@@ -41,12 +42,19 @@ static void io_set_view(struct bench *b, MPI_File fh, size_t size) {
   MPI_Type_free(&tile);
 }
 
+static int io_collective; /* the *_all calls, else the independent ones */
+
 static void io_move(struct bench *b, MPI_File fh, struct bench_buf *buf, int write) {
-  int rc = write ? MPI_File_write_at_all(fh, 0, buf->ptr, (int)buf->bytes, MPI_BYTE,
-                                         MPI_STATUS_IGNORE)
-                 : MPI_File_read_at_all(fh, 0, buf->ptr, (int)buf->bytes, MPI_BYTE,
-                                        MPI_STATUS_IGNORE);
-  if (rc != MPI_SUCCESS) bench_fail(b, "MPI_File_%s_at_all failed", write ? "write" : "read");
+  int n = (int)buf->bytes, rc;
+  if (io_collective) {
+    rc = write ? MPI_File_write_at_all(fh, 0, buf->ptr, n, MPI_BYTE, MPI_STATUS_IGNORE)
+               : MPI_File_read_at_all(fh, 0, buf->ptr, n, MPI_BYTE, MPI_STATUS_IGNORE);
+  } else {
+    rc = write ? MPI_File_write_at(fh, 0, buf->ptr, n, MPI_BYTE, MPI_STATUS_IGNORE)
+               : MPI_File_read_at(fh, 0, buf->ptr, n, MPI_BYTE, MPI_STATUS_IGNORE);
+  }
+  if (rc != MPI_SUCCESS)
+    bench_fail(b, "MPI_File_%s_at%s failed", write ? "write" : "read", io_collective ? "_all" : "");
 }
 
 /* The time of one call (us) at `size`; *errors counts wrong bytes read back (-c). */
@@ -57,6 +65,9 @@ static double io_measure(struct bench *b, MPI_File fh, size_t size, int write, l
   bench_buf_fill(&buf, 0, share, (unsigned)b->rank + 1);
   io_set_view(b, fh, size);
   if (!write) io_move(b, fh, &buf, 1);
+  MPI_File_sync(fh); /* the reads find every rank's blocks */
+  MPI_Barrier(b->comm);
+  MPI_File_sync(fh);
   int iters = bench_iters(b, size), warmup = bench_warmup(b, size);
   for (int i = 0; i < warmup; i++) io_move(b, fh, &buf, write);
   MPI_Barrier(b->comm);
@@ -66,6 +77,9 @@ static double io_measure(struct bench *b, MPI_File fh, size_t size, int write, l
   *errors = -1;
   if (b->opt.validate) {
     if (write) {
+      MPI_File_sync(fh);
+      MPI_Barrier(b->comm);
+      MPI_File_sync(fh);
       bench_buf_poison(&buf, share);
       io_move(b, fh, &buf, 0);
     }
@@ -75,8 +89,10 @@ static double io_measure(struct bench *b, MPI_File fh, size_t size, int write, l
   return us;
 }
 
-static int io_cyclic_main(const struct bench_spec *spec, int write, int argc, char **argv) {
+static int io_cyclic_main(const struct bench_spec *spec, int write, int collective, int argc,
+                          char **argv) {
   struct bench b;
+  io_collective = collective;
   struct bench_stat st;
   int status = bench_start(&b, spec, &argc, &argv);
   if (status >= 0) return status;
@@ -99,7 +115,7 @@ static int io_cyclic_main(const struct bench_spec *spec, int write, int argc, ch
 
 #define IO_SPEC(prog, what)                                                                 \
   {                                                                                         \
-    .name = prog, .title = "gpurun MPI-IO Collective " what " Test (cyclic blocks)",        \
+    .name = prog, .title = "gpurun MPI-IO " what " Test (cyclic blocks)",                   \
     .accepts = BENCH_OPTS_COMMON | BENCH_OPT_FULL, .ranks = BENCH_RANKS_ANY, .min_size = 8, \
     .max_size = 1 << 20, .iters_small = 5, .iters_large = 5, .warmup_small = 1,             \
     .warmup_large = 1, .large_size = 1 << 20,                                               \
