@@ -144,6 +144,9 @@ class Rounds {
     if (runs.empty()) return;
     std::int64_t lo = runs.front().offset, hi = runs.back().offset + runs.back().bytes;
     window_.resize(static_cast<std::size_t>(hi - lo));
+    // Shared, as every write that does not sieve (runtime/io/file_view.h); refused locks
+    // (a file system without them) do not stop the write.
+    io::RangeLock lock(&f_.file, lo, hi - lo, !f_.file.readable());
     std::size_t at = 0;
     for (const io::Extent& p : in_pieces_) {
       std::memcpy(window_.data() + (p.offset - lo), in_data_.data() + at,
