@@ -195,6 +195,8 @@ int error_class_of(ErrorCode code) {
     case ErrorCode::kInternal: return MPI_ERR_INTERN;
     case ErrorCode::kInvalidRoot:
       return MPI_ERR_ROOT;
+    case ErrorCode::kConversion:
+      return MPI_ERR_CONVERSION;
   }
   return MPI_ERR_UNKNOWN;
 }

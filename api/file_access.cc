@@ -54,7 +54,7 @@ int check_args(const Call& call, MPI_File fh, const File& f, const Access& a, MP
                       "(%lld bytes)",
                       (long long)(count * type.size()), (long long)f.view.etype->size());
   }
-  if (f.external32()) return check_external32(call, fh, type, "datatype");
+  return check_representation(call, fh, f.datarep, type, "datatype");
   return MPI_SUCCESS;
 }
 
@@ -93,11 +93,11 @@ Result<std::int64_t> start_of(File& f, const Access& a, MPI_Offset offset, std::
 
 // The transfer itself, between the user's buffer and the file; returns the bytes moved.
 Result<std::int64_t> transfer(File& f, const Access& a, MPI_Offset offset, const void* buf,
-                              MPI_Count count, const core::Datatype& type) {
+                              MPI_Count count, MPI_Datatype datatype, const core::Datatype& type) {
   std::int64_t bytes = count * type.size(), unit = f.view.etype->size();
   GPURUN_ASSIGN_OR_RETURN(std::int64_t start, start_of(f, a, offset, bytes / unit));
   PackedStream stream;
-  GPURUN_TRY(stream.pack(buf, count, type, a.write, f.external32()));
+  GPURUN_TRY(stream.pack(buf, count, type, a.write, conversion_of(f, datatype)));
   GPURUN_ASSIGN_OR_RETURN(std::int64_t done,
                           move_own(f, a.write, start * unit, stream.data(), bytes));
   if (!a.write) GPURUN_TRY(stream.unpack(const_cast<void*>(buf), count, type, done));
@@ -108,30 +108,42 @@ Result<std::int64_t> transfer(File& f, const Access& a, MPI_Offset offset, const
 }  // namespace
 
 Status PackedStream::pack(const void* buf, MPI_Count count, const core::Datatype& type,
-                          bool write, bool external32) {
+                          bool write, const Conversion& conversion) {
   auto bytes = static_cast<std::size_t>(count * type.size());
   auto* user = const_cast<std::byte*>(static_cast<const std::byte*>(buf));
   bool host = memory_of(buf) == accel::MemoryKind::kHost;
   if (!host && !type.contiguous()) return device_refused();
+  const Datarep* rep = conversion.user;
+  if (rep != nullptr && !host) {
+    return Status(ErrorCode::kUnsupported,
+                  "device memory through data representation \"" + rep->name +
+                      "\" (its conversion functions take host memory)");
+  }
+  conversion_ = conversion;
   data_ = user + type.true_lb();
-  external32_ = external32;
-  if (host && type.contiguous() && !external32) return ok_status();
+  bool convert = conversion.external32 || (rep != nullptr && rep->converts(write));
+  if (host && type.contiguous() && !convert) return ok_status();
   staged_.resize(bytes);
   data_ = staged_.data();
   if (!write) return ok_status();
+  if (rep != nullptr && rep->converts(true))
+    return api::convert(*rep, true, user, conversion.handle, count, data_);
   if (host) type.pack(buf, count, 0, data_, bytes);
   if (!host) {
     GPURUN_TRY(accel::current().copy(data_, user + type.true_lb(),
                                      static_cast<std::int64_t>(bytes)));
   }
-  if (external32) core::to_external32(type, count, data_, data_);
+  if (conversion.external32) core::to_external32(type, count, data_, data_);
   return ok_status();
 }
 
 Status PackedStream::unpack(void* buf, MPI_Count count, const core::Datatype& type,
                             std::int64_t done) {
   if (data_ != staged_.data() || staged_.empty()) return ok_status();
-  if (external32_) from_external32_in_place(type, done);
+  const Datarep* rep = conversion_.user;
+  if (rep != nullptr && rep->converts(false) && type.size() > 0)
+    return api::convert(*rep, false, buf, conversion_.handle, done / type.size(), data_);
+  if (conversion_.external32) from_external32_in_place(type, done);
   auto* user = static_cast<std::byte*>(buf);
   if (memory_of(buf) == accel::MemoryKind::kHost) {
     type.unpack(user, count, 0, data_, static_cast<std::size_t>(done));
@@ -180,9 +192,10 @@ int file_access(const Call& call, MPI_File fh, const Access& access, MPI_Offset 
   int rc = check_type(call, fh, datatype, &type);
   if (rc == MPI_SUCCESS) rc = check_args(call, fh, *f, access, offset, buf, count, *type, status);
   if (access.collective && access.position != Position::kOrdered)
-    return collective_access(call, fh, *f, access, offset, buf, count, type, status, rc);
+    return collective_access(call, fh, *f, access, offset, buf, count, datatype, type, status,
+                             rc);
   if (rc != MPI_SUCCESS) return access_refused(call, fh, access, rc);
-  auto done = transfer(*f, access, offset, buf, count, *type);
+  auto done = transfer(*f, access, offset, buf, count, datatype, *type);
   if (!done.ok()) return raise_file_status(call, fh, done.status());
   set_access_status(status, done.value());
   return MPI_SUCCESS;
@@ -197,6 +210,17 @@ int check_external32(const Call& call, MPI_File fh, const core::Datatype& type, 
                     arg);
 }
 
+int check_representation(const Call& call, MPI_File fh, const std::string& datarep,
+                         const core::Datatype& type, const char* arg) {
+  if (datarep == "external32") return check_external32(call, fh, type, arg);
+  const Datarep* rep = find_datarep(datarep);
+  return rep != nullptr ? check_datarep_extents(call, fh, *rep, type, arg) : MPI_SUCCESS;
+}
+
+Conversion conversion_of(const File& f, MPI_Datatype handle) {
+  return Conversion{f.external32(), find_datarep(f.datarep), handle};
+}
+
 int access_refused(const Call& call, MPI_File fh, const Access& access, int rc) {
   File* f = find_file(fh);
   if (f == nullptr || !access.collective) return rc;
@@ -205,7 +229,8 @@ int access_refused(const Call& call, MPI_File fh, const Access& access, int rc) 
     (void)start_of(*f, access, 0, 0);
     return rc;
   }
-  return collective_access(call, fh, *f, access, 0, nullptr, 0, nullptr, MPI_STATUS_IGNORE, rc);
+  return collective_access(call, fh, *f, access, 0, nullptr, 0, MPI_DATATYPE_NULL, nullptr,
+                           MPI_STATUS_IGNORE, rc);
 }
 
 int refused_by_another(const Call& call, MPI_File fh) {

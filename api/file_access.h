@@ -9,6 +9,7 @@
 #include "api/agree.h"
 #include "api/datatypes.h"
 #include "api/file.h"
+#include "api/file_datarep.h"
 
 namespace gpurun::api {
 
@@ -22,17 +23,25 @@ struct Access {
   bool collective;  // every member calls it (the *_all, *_ordered and split forms)
 };
 
+// How an access's data are converted between memory and the file: the view's representation.
+struct Conversion {
+  bool external32 = false;
+  const Datarep* user = nullptr;            // a representation the program registered
+  MPI_Datatype handle = MPI_DATATYPE_NULL;  // the memory datatype, for its functions
+};
+Conversion conversion_of(const File& f, MPI_Datatype handle);
+
 // The data of an access as a packed stream in host memory: the user's buffer itself when its
 // datatype is contiguous in host memory, else a copy (packed from the datatype, or staged from
 // device memory, contiguous types only).
 class PackedStream {
  public:
   // Points at or makes the stream of `count` elements of `type` at `buf`; a write's copy holds
-  // the data, in the external32 representation when `external32`.
+  // the data, in the file's representation (`conversion`).
   Status pack(const void* buf, MPI_Count count, const core::Datatype& type, bool write,
-              bool external32);
-  // After a read of `done` bytes: a copy's data into the user's buffer (converted from
-  // external32 first when it was made so).
+              const Conversion& conversion);
+  // After a read of `done` bytes: a copy's data into the user's buffer, converted from the
+  // file's representation (whole elements of `type` only, through a program's functions).
   Status unpack(void* buf, MPI_Count count, const core::Datatype& type, std::int64_t done);
   std::byte* data() const { return data_; }
 
@@ -42,13 +51,17 @@ class PackedStream {
   void from_external32_in_place(const core::Datatype& type, std::int64_t done);
   std::byte* data_ = nullptr;
   std::vector<std::byte> staged_;
-  bool external32_ = false;
+  Conversion conversion_;
 };
 
 // MPI_ERR_UNSUPPORTED_DATAREP when `type` (argument `arg`) holds elements whose external32
 // size is not their native one (C long, unsigned long, wchar_t): an "external32" view keeps
 // the native layout and converts each element in place.
 int check_external32(const Call& call, MPI_File fh, const core::Datatype& type, const char* arg);
+// That check, or a registered representation's extent check (api/file_datarep.h), for data
+// representation `datarep`.
+int check_representation(const Call& call, MPI_File fh, const std::string& datarep,
+                         const core::Datatype& type, const char* arg);
 
 // One read or write of `count` elements of `datatype` at `buf`: checks every argument, moves
 // the data and writes `status` (the bytes moved). `offset` is used for Position::kAt.
@@ -61,7 +74,8 @@ int file_access(const Call& call, MPI_File fh, const Access& access, MPI_Offset 
 // moves by two-phase access or by each member on its own.
 int collective_access(const Call& call, MPI_File fh, File& f, const Access& access,
                       MPI_Offset offset, const void* buf, MPI_Count count,
-                      const core::Datatype* type, MPI_Status* status, int rc);
+                      MPI_Datatype datatype, const core::Datatype* type, MPI_Status* status,
+                      int rc);
 
 // Adds to `info` (a copy of the file's hints, for MPI_File_get_info) the hints of two-phase
 // access that were not given, with the values in effect (romio_cb_read, romio_cb_write,

@@ -147,8 +147,8 @@ void add_hints_in_effect(const File& f, core::Info& info) {
 }
 
 int collective_access(const Call& call, MPI_File fh, File& f, const Access& a, MPI_Offset offset,
-                      const void* buf, MPI_Count count, const core::Datatype* type,
-                      MPI_Status* status, int rc) {
+                      const void* buf, MPI_Count count, MPI_Datatype datatype,
+                      const core::Datatype* type, MPI_Status* status, int rc) {
   PackedStream stream;
   Status ready;
   std::vector<io::Extent> runs;
@@ -156,7 +156,7 @@ int collective_access(const Call& call, MPI_File fh, File& f, const Access& a, M
   if (rc == MPI_SUCCESS) {
     start = a.position == Position::kAt ? offset : f.pointer;
     bytes = count * type->size();
-    ready = stream.pack(buf, count, *type, a.write, f.external32());
+    ready = stream.pack(buf, count, *type, a.write, conversion_of(f, datatype));
     if (ready.ok()) runs = io::view_extents(f.view, start * unit, bytes);
   }
   int members = 1;

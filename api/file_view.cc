@@ -12,11 +12,13 @@ namespace {
 
 // Why `datarep` cannot be used, or nullptr for "native", "internal" (which the standard leaves
 // to the implementation: here the bytes of "native", as every process of a job runs on one
-// architecture) and "external32".
+// architecture), "external32" and those the program registered.
 const char* datarep_problem(const char* datarep) {
   for (const char* known : {"native", "internal", "external32"})
     if (std::strcmp(datarep, known) == 0) return nullptr;
-  return "is not a data representation (\"native\", \"internal\", \"external32\")";
+  if (find_datarep(datarep) != nullptr) return nullptr;
+  return "is not a data representation (\"native\", \"internal\", \"external32\", or one "
+         "registered with MPI_Register_datarep)";
 }
 
 // Checks the types of a view; returns the error code or MPI_SUCCESS.
@@ -48,10 +50,9 @@ int make_view(const Call& call, MPI_File fh, const File& f, MPI_Offset disp, MPI
   if (const char* problem = datarep_problem(datarep))
     return raise_file(call, fh, MPI_ERR_UNSUPPORTED_DATAREP, "argument datarep \"%s\" %s", datarep,
                       problem);
-  if (std::strcmp(datarep, "external32") == 0) {
-    if (int rc = check_external32(call, fh, *et, "etype"); rc != MPI_SUCCESS) return rc;
-    if (int rc = check_external32(call, fh, *ft, "filetype"); rc != MPI_SUCCESS) return rc;
-  }
+  if (int rc = check_representation(call, fh, datarep, *et, "etype"); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_representation(call, fh, datarep, *ft, "filetype"); rc != MPI_SUCCESS)
+    return rc;
   view = io::FileView{disp, core::DatatypeRef(et), core::DatatypeRef(ft)};
   if (disp == MPI_DISPLACEMENT_CURRENT) {
     auto at = shared_position(f);
@@ -140,9 +141,8 @@ int type_extent(const Call& call, MPI_File fh, MPI_Datatype datatype, Extent* ex
   GPURUN_CHECK_FILE_TYPE(fh, "datatype", type, datatype);
   if (extent == nullptr)
     return raise_file(call, fh, MPI_ERR_ARG, "argument extent is a null pointer");
-  if (f->external32()) {
-    if (int rc = check_external32(call, fh, *type, "datatype"); rc != MPI_SUCCESS) return rc;
-  }
+  if (int rc = check_representation(call, fh, f->datarep, *type, "datatype"); rc != MPI_SUCCESS)
+    return rc;
   *extent = type->extent();
   return MPI_SUCCESS;
 }

@@ -1,5 +1,4 @@
-// The calls of dynamic processes and user-defined data representations, which gpurun does not
-// implement (api/unsupported.h).
+// The calls of dynamic processes, which gpurun does not implement (api/unsupported.h).
 #include "api/unsupported.h"
 
 namespace gpurun::api {
@@ -9,8 +8,6 @@ const char* feature_name(Feature feature) {
   switch (feature) {
     case Feature::kDynamicProcesses:
       return "dynamic process management (spawn, ports, name publishing, join)";
-    case Feature::kDatareps:
-      return "user-defined data representations (MPI-IO reads and writes \"native\" only)";
   }
   return "this feature";
 }
@@ -45,10 +42,3 @@ GPURUN_UNSUPPORTED(MPI_Publish_name, Feature::kDynamicProcesses, MPI_COMM_NULL, 
 GPURUN_UNSUPPORTED(MPI_Unpublish_name, Feature::kDynamicProcesses, MPI_COMM_NULL, const char*,
                    MPI_Info, const char*)
 
-
-GPURUN_UNSUPPORTED(MPI_Register_datarep, Feature::kDatareps, MPI_COMM_NULL, const char*,
-                   MPI_Datarep_conversion_function*, MPI_Datarep_conversion_function*,
-                   MPI_Datarep_extent_function*, void*)
-GPURUN_UNSUPPORTED(MPI_Register_datarep_c, Feature::kDatareps, MPI_COMM_NULL, const char*,
-                   MPI_Datarep_conversion_function_c*, MPI_Datarep_conversion_function_c*,
-                   MPI_Datarep_extent_function*, void*)

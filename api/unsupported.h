@@ -12,7 +12,6 @@ namespace gpurun::api {
 
 enum class Feature : std::uint8_t {
   kDynamicProcesses,     // MPI_Comm_spawn, ports, name publishing, MPI_Comm_join
-  kDatareps,             // MPI_Register_datarep
 };
 
 // The error for `call`: through the error handler of `comm` (MPI_COMM_WORLD's for

@@ -233,7 +233,7 @@ std::optional<Status> deadlock(const CommGuard& g, const Received& r, const Noti
 
 Status member_failed(const Received& r, const Notice& mine) {
   auto code = static_cast<ErrorCode>(r.notice.error);
-  if (r.notice.error <= 0 || r.notice.error > static_cast<int>(ErrorCode::kInvalidRoot))
+  if (r.notice.error <= 0 || r.notice.error > static_cast<int>(ErrorCode::kConversion))
     code = ErrorCode::kInternal;
   return Status(code, "rank " + std::to_string(r.source) + " ended this call (" + call_name(mine) +
                           ", tag " + std::to_string(mine.tag) + ") with an error (" +

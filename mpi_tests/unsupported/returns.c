@@ -30,19 +30,11 @@ static void dynamic_processes(void) {
                      "dynamic process management");
 }
 
-/* MPI-IO works, but only with the "native" data representation: registering another fails. */
-static void datarep(void) {
-  expect_unsupported(MPI_Register_datarep("mine", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
-                                          NULL, NULL),
-                     "MPI_Register_datarep", "data representations");
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   dynamic_processes();
-  datarep();
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   return mtest_finalize();
 }

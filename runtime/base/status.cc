@@ -26,6 +26,8 @@ std::string_view error_code_name(ErrorCode code) {
     case ErrorCode::kInternal: return "internal error";
     case ErrorCode::kInvalidRoot:
       return "invalid root";
+    case ErrorCode::kConversion:
+      return "conversion failed";
   }
   return "unknown";
 }

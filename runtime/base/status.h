@@ -31,6 +31,7 @@ enum class ErrorCode : std::uint8_t {
   kAborted,
   kInternal,     // an invariant broke
   kInvalidRoot,  // a collective's root that differs between the ranks of a call
+  kConversion,   // a data conversion function of the program's failed
 };
 
 std::string_view error_code_name(ErrorCode code);
