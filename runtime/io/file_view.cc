@@ -12,11 +12,12 @@ namespace gpurun::io {
 namespace {
 
 param::Param<param::Size> g_sieve_span(
-    "GPURUN_IO_SIEVE_SPAN", param::Size{1 << 10},
-    "Independent MPI-IO writes of runs at most this many bytes apart on average (their span "
-    "divided by their number) read the span, put the runs in and write it back under an "
-    "exclusive lock (data sieving) instead of one system call per run; 0: never (a file system "
-    "whose locks are slow).");
+    "GPURUN_IO_SIEVE_SPAN", param::Size{16 << 10},
+    "MPI-IO reads and writes of runs at most this many bytes apart on average (their span "
+    "divided by their number) move the span at once (data sieving): a read reads it and picks "
+    "the runs out, a write reads it, puts the runs in and writes it back under an exclusive "
+    "lock; farther apart, one system call per run. 0: never (a file system whose locks are "
+    "slow).");
 
 // The stream bytes [skip, skip + length) as runs, handed to add(offset, bytes) in order.
 template <class Add>
@@ -37,7 +38,7 @@ void walk(const FileView& view, std::int64_t skip, std::int64_t length, Add&& ad
 }
 
 // Reads each run by itself; stops at the end of the file.
-Result<std::int64_t> read_runs(const PosixFile& file, const std::vector<Extent>& runs,
+Result<std::int64_t> read_runs(const PosixFile& file, std::span<const Extent> runs,
                                std::byte* packed) {
   std::int64_t done = 0;
   for (const Extent& e : runs) {
@@ -49,7 +50,7 @@ Result<std::int64_t> read_runs(const PosixFile& file, const std::vector<Extent>&
 }
 
 // Reads the span of the runs at once and picks them out.
-Result<std::int64_t> read_sieved(const PosixFile& file, const std::vector<Extent>& runs,
+Result<std::int64_t> read_sieved(const PosixFile& file, std::span<const Extent> runs,
                                  std::int64_t lo, std::int64_t hi, std::byte* packed) {
   std::vector<std::byte> span(static_cast<std::size_t>(hi - lo));
   GPURUN_ASSIGN_OR_RETURN(std::int64_t got, file.read_at(lo, span.data(), hi - lo));
@@ -78,11 +79,28 @@ Status write_sieved(const PosixFile& file, std::span<const Extent> runs, std::in
   return file.write_at(lo, span.data(), hi - lo);
 }
 
-// The first runs of `runs` whose span stays within kSieveBytes (at least one run).
-std::span<const Extent> next_chunk(std::span<const Extent> runs) {
+// The first runs of `runs` whose span stays within `window` bytes (at least one run).
+std::span<const Extent> next_chunk(std::span<const Extent> runs, std::int64_t window) {
   std::size_t n = 1;
-  while (n < runs.size() && runs[n].offset + runs[n].bytes - runs[0].offset <= kSieveBytes) ++n;
+  while (n < runs.size() && runs[n].offset + runs[n].bytes - runs[0].offset <= window) ++n;
   return runs.first(n);
+}
+
+// Whether the runs of `chunk` lie close enough to move their span at once.
+bool close_runs(std::span<const Extent> chunk) {
+  std::int64_t lo = chunk.front().offset, hi = chunk.back().offset + chunk.back().bytes;
+  auto count = static_cast<std::int64_t>(chunk.size());
+  return count > 1 && hi - lo <= sieve_span_per_run() * count;
+}
+
+// Reads one chunk of runs, sieved when they are close; returns the bytes read (fewer at the
+// end of the file).
+Result<std::int64_t> read_chunk(const PosixFile& file, std::span<const Extent> chunk,
+                                std::byte* packed) {
+  std::int64_t lo = chunk.front().offset, hi = chunk.back().offset + chunk.back().bytes;
+  if (chunk.size() == 1) return file.read_at(lo, packed, hi - lo);
+  if (close_runs(chunk)) return read_sieved(file, chunk, lo, hi, packed);
+  return read_runs(file, chunk, packed);
 }
 
 // Writes one chunk of runs: sieved when the span holds at most kSieveSpanPerRun per run (one
@@ -90,8 +108,7 @@ std::span<const Extent> next_chunk(std::span<const Extent> runs) {
 Status write_chunk(const PosixFile& file, std::span<const Extent> chunk, const std::byte* packed,
                    bool atomic) {
   std::int64_t lo = chunk.front().offset, hi = chunk.back().offset + chunk.back().bytes;
-  auto count = static_cast<std::int64_t>(chunk.size());
-  bool sieve = count > 1 && file.readable() && hi - lo <= sieve_span_per_run() * count;
+  bool sieve = file.readable() && close_runs(chunk);
   RangeLock lock(atomic ? nullptr : &file, lo, hi - lo, sieve || !file.readable());
   if (!lock.status().ok()) sieve = false;  // a file system without locks: no sieving
   if (sieve) return write_sieved(file, chunk, lo, hi, packed);
@@ -153,9 +170,17 @@ Result<std::int64_t> read_view(const PosixFile& file, const FileView& view, std:
   std::int64_t lo = runs.front().offset, hi = runs.back().offset + runs.back().bytes;
   RangeLock lock(atomic ? &file : nullptr, lo, hi - lo, false);
   GPURUN_TRY(lock.status());
-  if (runs.size() == 1) return file.read_at(lo, packed, length);
-  if (hi - lo <= std::max(kSieveBytes, 2 * length)) return read_sieved(file, runs, lo, hi, packed);
-  return read_runs(file, runs, packed);
+  std::int64_t done = 0;
+  for (std::span<const Extent> rest(runs); !rest.empty();) {
+    std::span<const Extent> chunk = next_chunk(rest, kSieveBytes);
+    std::int64_t want = 0;
+    for (const Extent& e : chunk) want += e.bytes;
+    GPURUN_ASSIGN_OR_RETURN(std::int64_t got, read_chunk(file, chunk, packed + done));
+    done += got;
+    if (got < want) break;
+    rest = rest.subspan(chunk.size());
+  }
+  return done;
 }
 
 Status write_view(const PosixFile& file, const FileView& view, std::int64_t skip,
@@ -167,7 +192,7 @@ Status write_view(const PosixFile& file, const FileView& view, std::int64_t skip
   GPURUN_TRY(whole.status());
   std::span<const Extent> rest(runs);
   while (!rest.empty()) {
-    std::span<const Extent> chunk = next_chunk(rest);
+    std::span<const Extent> chunk = next_chunk(rest, kSieveWriteBytes);
     GPURUN_TRY(write_chunk(file, chunk, packed, atomic));
     for (const Extent& e : chunk) packed += e.bytes;
     rest = rest.subspan(chunk.size());
