@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <span>
 
 #include "runtime/base/param.h"
@@ -10,6 +11,9 @@
 
 namespace gpurun::io {
 namespace {
+
+// The most runs view_extents reserves room for at once (16 MiB of extents).
+constexpr std::int64_t kMaxReservedRuns = 1 << 20;
 
 param::Param<param::Size> g_sieve_span(
     "GPURUN_IO_SIEVE_SPAN", param::Size{16 << 10},
@@ -49,15 +53,28 @@ Result<std::int64_t> read_runs(const PosixFile& file, std::span<const Extent> ru
   return done;
 }
 
+// A buffer of at least `bytes` (at most kSieveBytes) for a sieved span, kept from one access to
+// the next: a fresh one costs a page fault per page, more than the copies themselves. Not
+// zeroed.
+std::byte* sieve_buffer(std::int64_t bytes) {
+  thread_local std::unique_ptr<std::byte[]> buffer;
+  thread_local std::int64_t capacity = 0;
+  if (capacity < bytes) {
+    buffer.reset(new std::byte[static_cast<std::size_t>(bytes)]);
+    capacity = bytes;
+  }
+  return buffer.get();
+}
+
 // Reads the span of the runs at once and picks them out.
 Result<std::int64_t> read_sieved(const PosixFile& file, std::span<const Extent> runs,
                                  std::int64_t lo, std::int64_t hi, std::byte* packed) {
-  std::vector<std::byte> span(static_cast<std::size_t>(hi - lo));
-  GPURUN_ASSIGN_OR_RETURN(std::int64_t got, file.read_at(lo, span.data(), hi - lo));
+  std::byte* span = sieve_buffer(hi - lo);
+  GPURUN_ASSIGN_OR_RETURN(std::int64_t got, file.read_at(lo, span, hi - lo));
   std::int64_t done = 0;
   for (const Extent& e : runs) {
     std::int64_t have = std::clamp<std::int64_t>(lo + got - e.offset, 0, e.bytes);
-    std::memcpy(packed + done, span.data() + (e.offset - lo), static_cast<std::size_t>(have));
+    std::memcpy(packed + done, span + (e.offset - lo), static_cast<std::size_t>(have));
     done += have;
     if (have < e.bytes) break;
   }
@@ -65,18 +82,18 @@ Result<std::int64_t> read_sieved(const PosixFile& file, std::span<const Extent> 
 }
 
 // Reads the span of the runs, puts them in and writes it back (the caller holds an exclusive
-// lock on the span); what lay beyond the end of the file stays zero.
+// lock on the span); what lay beyond the end of the file becomes zeros.
 Status write_sieved(const PosixFile& file, std::span<const Extent> runs, std::int64_t lo,
                     std::int64_t hi, const std::byte* packed) {
-  std::vector<std::byte> span(static_cast<std::size_t>(hi - lo));
-  GPURUN_ASSIGN_OR_RETURN(std::int64_t got, file.read_at(lo, span.data(), hi - lo));
-  (void)got;  // the rest of the span stays zero
+  std::byte* span = sieve_buffer(hi - lo);
+  GPURUN_ASSIGN_OR_RETURN(std::int64_t got, file.read_at(lo, span, hi - lo));
+  std::memset(span + got, 0, static_cast<std::size_t>(hi - lo - got));
   std::int64_t done = 0;
   for (const Extent& e : runs) {
-    std::memcpy(span.data() + (e.offset - lo), packed + done, static_cast<std::size_t>(e.bytes));
+    std::memcpy(span + (e.offset - lo), packed + done, static_cast<std::size_t>(e.bytes));
     done += e.bytes;
   }
-  return file.write_at(lo, span.data(), hi - lo);
+  return file.write_at(lo, span, hi - lo);
 }
 
 // The first runs of `runs` whose span stays within `window` bytes (at least one run).
@@ -125,6 +142,15 @@ std::int64_t sieve_span_per_run() { return static_cast<std::int64_t>(g_sieve_spa
 
 std::vector<Extent> view_extents(const FileView& view, std::int64_t skip, std::int64_t length) {
   std::vector<Extent> runs;
+  const core::Datatype& ft = *view.filetype;
+  if (!ft.contiguous() && ft.size() > 0 && length > 0) {
+    // Room for every block at once: growing the vector costs copies and page faults.
+    std::int64_t tiles = length / ft.size() + 2, blocks = ft.layout()->blocks;
+    std::int64_t want = 0;
+    if (!__builtin_mul_overflow(tiles, blocks, &want)) {
+      runs.reserve(static_cast<std::size_t>(std::min<std::int64_t>(want, kMaxReservedRuns)));
+    }
+  }
   walk(view, skip, length, [&](std::int64_t offset, std::int64_t bytes) {
     if (!runs.empty() && runs.back().offset + runs.back().bytes == offset) {
       runs.back().bytes += bytes;
