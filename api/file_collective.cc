@@ -141,7 +141,8 @@ void add_hints_in_effect(const File& f, core::Info& info) {
       if (value == mode && info.get(key) == nullptr) info.set(key, name);
     }
     if (info.get("cb_buffer_size") == nullptr) info.set("cb_buffer_size", std::to_string(s.buffer));
-    long long aggregators = s.aggregators <= 0 ? members : std::min<long long>(s.aggregators, members);
+    long long aggregators =
+        s.aggregators <= 0 ? members : std::min<long long>(s.aggregators, members);
     if (info.get("cb_nodes") == nullptr) info.set("cb_nodes", std::to_string(aggregators));
   }
 }

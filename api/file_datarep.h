@@ -29,7 +29,8 @@ struct Datarep {
   void* extra_state = nullptr;
 
   bool converts(bool writing) const {
-    return writing ? (write != nullptr || write_c != nullptr) : (read != nullptr || read_c != nullptr);
+    if (writing) return write != nullptr || write_c != nullptr;
+    return read != nullptr || read_c != nullptr;
   }
 };
 

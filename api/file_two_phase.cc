@@ -153,7 +153,8 @@ class Rounds {
                   static_cast<std::size_t>(p.bytes));
       at += static_cast<std::size_t>(p.bytes);
     }
-    for (const io::Extent& r : runs) keep(f_.file.write_at(r.offset, window_.data() + (r.offset - lo), r.bytes));
+    for (const io::Extent& r : runs)
+      keep(f_.file.write_at(r.offset, window_.data() + (r.offset - lo), r.bytes));
   }
 
   // Reads [offset, offset + bytes) into the window (which starts at `lo`); what lies beyond the

@@ -6,8 +6,9 @@
  * nonblocking and split forms, a non-contiguous memory datatype, and a file opened with the
  * peers' hints (cb_nodes, cb_buffer_size, romio_cb_write, romio_cb_read) that force two-phase
  * access on blocks that do not interleave; MPI_File_get_info returns those hints as given, and
- * names them with the values in effect where none was given. The testlist runs it with windows smaller than the
- * data (many rounds), fewer aggregators than members, and two-phase access off. */
+ * names them with the values in effect where none was given. The testlist runs it with
+ * windows smaller than the data (many rounds), fewer aggregators than members, and two-phase
+ * access off. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -43,8 +43,8 @@ struct Extent {
 
 // The largest span a read moves at once.
 inline constexpr std::int64_t kSieveBytes = 4 << 20;
-// The largest span a sieving write reads and writes back under one lock (io_write at 4 ranks,
-// 8-byte to 16 KiB blocks: 512 KiB about 2x faster than 4 MiB and than 128 KiB).
+// The largest span a sieving write reads and writes back under one lock (io_write at 4 ranks:
+// 2x faster than 4 MiB at 8-byte blocks, about as fast as 128 KiB).
 inline constexpr std::int64_t kSieveWriteBytes = 512 << 10;
 // A span is moved at once when its runs are at most GPURUN_IO_SIEVE_SPAN apart on average
 // (span / runs; default 16 KiB, 0: never): beyond it the span costs more to move than the
