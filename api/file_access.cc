@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "api/memory.h"
-#include "runtime/core/datatype_external.h"
 #include "api/requests.h"
 #include "runtime/accel/accelerator.h"
+#include "runtime/core/datatype_external.h"
 
 namespace gpurun::api {
 namespace {
@@ -55,7 +55,6 @@ int check_args(const Call& call, MPI_File fh, const File& f, const Access& a, MP
                       (long long)(count * type.size()), (long long)f.view.etype->size());
   }
   return check_representation(call, fh, f.datarep, type, "datatype");
-  return MPI_SUCCESS;
 }
 
 // Where the access starts, in etypes; moves the shared pointer past it (kShared, kOrdered).
@@ -98,8 +97,8 @@ Result<std::int64_t> transfer(File& f, const Access& a, MPI_Offset offset, const
   GPURUN_ASSIGN_OR_RETURN(std::int64_t start, start_of(f, a, offset, bytes / unit));
   PackedStream stream;
   GPURUN_TRY(stream.pack(buf, count, type, a.write, conversion_of(f, datatype)));
-  GPURUN_ASSIGN_OR_RETURN(std::int64_t done,
-                          move_own(f, a.write, start * unit, stream.data(), bytes));
+  std::vector<io::Extent> runs = io::view_extents(f.view, start * unit, bytes);
+  GPURUN_ASSIGN_OR_RETURN(std::int64_t done, move_own(f, a.write, runs, stream.data()));
   if (!a.write) GPURUN_TRY(stream.unpack(const_cast<void*>(buf), count, type, done));
   if (a.position == Position::kIndividual) f.pointer = start + done / unit;
   return done;
@@ -172,10 +171,12 @@ Status PackedStream::device_refused() {
                 "through host memory, contiguous types only)");
 }
 
-Result<std::int64_t> move_own(const File& f, bool write, std::int64_t at, std::byte* data,
-                              std::int64_t bytes) {
-  if (!write) return io::read_view(f.file, f.view, at, data, bytes, f.atomic);
-  GPURUN_TRY(io::write_view(f.file, f.view, at, data, bytes, f.atomic));
+Result<std::int64_t> move_own(const File& f, bool write, std::span<const io::Extent> runs,
+                              std::byte* data) {
+  if (!write) return io::read_extents(f.file, runs, data, f.atomic);
+  GPURUN_TRY(io::write_extents(f.file, runs, data, f.atomic));
+  std::int64_t bytes = 0;
+  for (const io::Extent& e : runs) bytes += e.bytes;
   return bytes;
 }
 

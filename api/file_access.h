@@ -82,11 +82,10 @@ int collective_access(const Call& call, MPI_File fh, File& f, const Access& acce
 // cb_buffer_size, cb_nodes).
 void add_hints_in_effect(const File& f, core::Info& info);
 
-// Moves `bytes` of the packed stream `data` between memory and the file through the view, at
-// stream byte `at`, by this member alone. Returns the bytes moved (a read stops at the end of
-// the file).
-Result<std::int64_t> move_own(const File& f, bool write, std::int64_t at, std::byte* data,
-                              std::int64_t bytes);
+// Moves the packed stream `data` between memory and the file's `runs` (view_extents of the
+// access), by this member alone. Returns the bytes moved (a read stops at the end of the file).
+Result<std::int64_t> move_own(const File& f, bool write, std::span<const io::Extent> runs,
+                              std::byte* data);
 
 // Writes `done` bytes moved into `status` (MPI_STATUS_IGNORE allowed).
 void set_access_status(MPI_Status* status, std::int64_t done);

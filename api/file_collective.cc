@@ -78,6 +78,11 @@ Settings settings_of(const File& f, bool write) {
                   positive_hint(*f.info, "cb_nodes", g_aggregators.get())};
 }
 
+// The aggregators that setting `setting` gives a group of `members` (0: every member).
+int aggregators_of(long long setting, long long members) {
+  return static_cast<int>(setting <= 0 ? members : std::min(setting, members));
+}
+
 // What each member tells the others before anything moves.
 struct Summary {
   long long ok;         // its arguments were good and its data is ready
@@ -117,8 +122,7 @@ bool two_phase_plan(const File& f, const std::vector<Summary>& all, TwoPhasePlan
   }
   const Settings& rule = all.front().settings;
   auto members = static_cast<long long>(all.size());
-  plan.aggregators = static_cast<int>(
-      rule.aggregators <= 0 ? members : std::min(rule.aggregators, members));
+  plan.aggregators = aggregators_of(rule.aggregators, members);
   plan.buffer = rule.buffer;
   if (f.atomic || !ascending) return false;
   auto mode = static_cast<TwoPhaseMode>(rule.mode);
@@ -140,10 +144,10 @@ void add_hints_in_effect(const File& f, core::Info& info) {
       const char* key = write ? "romio_cb_write" : "romio_cb_read";
       if (value == mode && info.get(key) == nullptr) info.set(key, name);
     }
-    if (info.get("cb_buffer_size") == nullptr) info.set("cb_buffer_size", std::to_string(s.buffer));
-    long long aggregators =
-        s.aggregators <= 0 ? members : std::min<long long>(s.aggregators, members);
-    if (info.get("cb_nodes") == nullptr) info.set("cb_nodes", std::to_string(aggregators));
+    if (info.get("cb_buffer_size") == nullptr)
+      info.set("cb_buffer_size", std::to_string(s.buffer));
+    if (info.get("cb_nodes") == nullptr)
+      info.set("cb_nodes", std::to_string(aggregators_of(s.aggregators, members)));
   }
 }
 
@@ -180,7 +184,7 @@ int collective_access(const Call& call, MPI_File fh, File& f, const Access& a, M
                static_cast<long long>(plan.begin), static_cast<long long>(plan.end));
     done = two_phase(f, a.write, runs, stream.data(), plan);
   } else {
-    done = move_own(f, a.write, start * unit, stream.data(), bytes);
+    done = move_own(f, a.write, runs, stream.data());
   }
   if (done.ok() && !a.write) {
     Status back = stream.unpack(const_cast<void*>(buf), count, *type, done.value());

@@ -120,8 +120,8 @@ Result<std::int64_t> read_chunk(const PosixFile& file, std::span<const Extent> c
   return read_runs(file, chunk, packed);
 }
 
-// Writes one chunk of runs: sieved when the span holds at most kSieveSpanPerRun per run (one
-// system call would move little), else run by run. `atomic`: the caller holds the lock.
+// Writes one chunk of runs: sieved when they are close (close_runs: one system call per run
+// would move little), else run by run. `atomic`: the caller holds the lock.
 Status write_chunk(const PosixFile& file, std::span<const Extent> chunk, const std::byte* packed,
                    bool atomic) {
   std::int64_t lo = chunk.front().offset, hi = chunk.back().offset + chunk.back().bytes;
@@ -189,15 +189,14 @@ bool view_monotonic(const FileView& view) {
   return ok;
 }
 
-Result<std::int64_t> read_view(const PosixFile& file, const FileView& view, std::int64_t skip,
-                               std::byte* packed, std::int64_t length, bool atomic) {
-  if (length <= 0) return std::int64_t{0};
-  std::vector<Extent> runs = view_extents(view, skip, length);
+Result<std::int64_t> read_extents(const PosixFile& file, std::span<const Extent> runs,
+                                  std::byte* packed, bool atomic) {
+  if (runs.empty()) return std::int64_t{0};
   std::int64_t lo = runs.front().offset, hi = runs.back().offset + runs.back().bytes;
   RangeLock lock(atomic ? &file : nullptr, lo, hi - lo, false);
   GPURUN_TRY(lock.status());
   std::int64_t done = 0;
-  for (std::span<const Extent> rest(runs); !rest.empty();) {
+  for (std::span<const Extent> rest = runs; !rest.empty();) {
     std::span<const Extent> chunk = next_chunk(rest, kSieveBytes);
     std::int64_t want = 0;
     for (const Extent& e : chunk) want += e.bytes;
@@ -209,21 +208,29 @@ Result<std::int64_t> read_view(const PosixFile& file, const FileView& view, std:
   return done;
 }
 
-Status write_view(const PosixFile& file, const FileView& view, std::int64_t skip,
-                  const std::byte* packed, std::int64_t length, bool atomic) {
-  if (length <= 0) return ok_status();
-  std::vector<Extent> runs = view_extents(view, skip, length);
+Status write_extents(const PosixFile& file, std::span<const Extent> runs,
+                     const std::byte* packed, bool atomic) {
+  if (runs.empty()) return ok_status();
   std::int64_t lo = runs.front().offset, hi = runs.back().offset + runs.back().bytes;
   RangeLock whole(atomic ? &file : nullptr, lo, hi - lo, true);
   GPURUN_TRY(whole.status());
-  std::span<const Extent> rest(runs);
-  while (!rest.empty()) {
+  for (std::span<const Extent> rest = runs; !rest.empty();) {
     std::span<const Extent> chunk = next_chunk(rest, kSieveWriteBytes);
     GPURUN_TRY(write_chunk(file, chunk, packed, atomic));
     for (const Extent& e : chunk) packed += e.bytes;
     rest = rest.subspan(chunk.size());
   }
   return ok_status();
+}
+
+Result<std::int64_t> read_view(const PosixFile& file, const FileView& view, std::int64_t skip,
+                               std::byte* packed, std::int64_t length, bool atomic) {
+  return read_extents(file, view_extents(view, skip, length), packed, atomic);
+}
+
+Status write_view(const PosixFile& file, const FileView& view, std::int64_t skip,
+                  const std::byte* packed, std::int64_t length, bool atomic) {
+  return write_extents(file, view_extents(view, skip, length), packed, atomic);
 }
 
 }  // namespace gpurun::io

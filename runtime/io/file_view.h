@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "runtime/base/status.h"
@@ -70,5 +71,11 @@ Result<std::int64_t> read_view(const PosixFile& file, const FileView& view, std:
 // Writes `length` stream bytes from `packed` at stream position `skip`.
 Status write_view(const PosixFile& file, const FileView& view, std::int64_t skip,
                   const std::byte* packed, std::int64_t length, bool atomic);
+// The same two through runs already found by view_extents (in file order), for a caller that
+// needed them before moving the data.
+Result<std::int64_t> read_extents(const PosixFile& file, std::span<const Extent> runs,
+                                  std::byte* packed, bool atomic);
+Status write_extents(const PosixFile& file, std::span<const Extent> runs,
+                     const std::byte* packed, bool atomic);
 
 }  // namespace gpurun::io
