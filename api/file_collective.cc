@@ -45,11 +45,15 @@ param::Param<param::Size> g_run(
 param::Param<param::Size> g_buffer(
     "GPURUN_IO_TWO_PHASE_BUFFER", param::Size{16 << 20},
     "The most bytes of the file that one aggregator of two-phase access reads or writes in one "
-    "round (the hint cb_buffer_size sets it per file).");
+    "round, at least 512 (the hint cb_buffer_size sets it per file).");
 param::Param<int> g_aggregators(
     "GPURUN_IO_TWO_PHASE_AGGREGATORS", 0,
     "How many members of a file's group read and write the file in two-phase access, spread "
     "over the group; 0: every member (the hint cb_nodes sets it per file).");
+
+// The smallest window of two-phase access: smaller ones (a buffer of 0 or 1 byte) would take a
+// round of four collectives per byte.
+constexpr long long kLeastBuffer = 512;
 
 // How a member would move the data, from the file's hints, else the knobs.
 struct Settings {
@@ -123,7 +127,7 @@ bool two_phase_plan(const File& f, const std::vector<Summary>& all, TwoPhasePlan
   const Settings& rule = all.front().settings;
   auto members = static_cast<long long>(all.size());
   plan.aggregators = aggregators_of(rule.aggregators, members);
-  plan.buffer = rule.buffer;
+  plan.buffer = std::max<long long>(rule.buffer, kLeastBuffer);
   if (f.atomic || !ascending) return false;
   auto mode = static_cast<TwoPhaseMode>(rule.mode);
   if (mode == TwoPhaseMode::kDisable) return false;
@@ -145,7 +149,7 @@ void add_hints_in_effect(const File& f, core::Info& info) {
       if (value == mode && info.get(key) == nullptr) info.set(key, name);
     }
     if (info.get("cb_buffer_size") == nullptr)
-      info.set("cb_buffer_size", std::to_string(s.buffer));
+      info.set("cb_buffer_size", std::to_string(std::max<long long>(s.buffer, kLeastBuffer)));
     if (info.get("cb_nodes") == nullptr)
       info.set("cb_nodes", std::to_string(aggregators_of(s.aggregators, members)));
   }
