@@ -74,6 +74,10 @@ void Pml::add_transport(transport::Transport* transport) {
 
 void Pml::set_route(int rank, transport::Endpoint* endpoint, std::size_t eager_limit,
                     const char* transport_name) {
+  if (static_cast<std::size_t>(rank) >= routes_.size()) {  // a process of another job
+    routes_.resize(static_cast<std::size_t>(rank) + 1);
+    gone_.resize(routes_.size(), 0);
+  }
   Route& route = routes_[rank];
   route.endpoint = endpoint;
   route.eager_limit = eager_limit;

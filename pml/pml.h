@@ -78,7 +78,9 @@ class Pml {
   // --- wiring, by the composition root ---
   transport::PacketHandler handler();
   void add_transport(transport::Transport* transport);
-  // The endpoint that reaches job rank `rank`, and the largest eager message on it.
+  // The endpoint that reaches job rank `rank`, and the largest eager message on it. A process
+  // of another job (MPI_Comm_connect) has a number at or above the job's size: its route is
+  // added then (never from inside progress).
   void set_route(int rank, transport::Endpoint* endpoint, std::size_t eager_limit,
                  const char* transport_name);
   // The endpoint that moves device memory to job rank `rank` itself (cuda_ipc, or a network

@@ -13,6 +13,7 @@ constexpr std::uint64_t bit(int id) { return std::uint64_t{1} << (id % 64); }
 ContextIds::ContextIds() {
   free_.fill(-1);  // all bits set
   free_[0] &= static_cast<std::int64_t>(~(bit(0) | bit(1)));
+  free_[kBridgeId / 64] &= static_cast<std::int64_t>(~bit(kBridgeId % 64));
 }
 
 ContextIds::Ticket ContextIds::enter(std::uint64_t key) {
@@ -57,7 +58,7 @@ int ContextIds::take_alone() {
 }
 
 std::vector<int> ContextIds::release(int id) {
-  if (id < 2 || id >= kMaxIds) return {};  // the predefined ids are never given back
+  if (id < 2 || id >= kBridgeId) return {};  // the reserved ids are never given back
   resting_.push_back(id);
   std::vector<int> freed;
   bool scarce = free_count() < kMaxIds / 2;  // then none rests

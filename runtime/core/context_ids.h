@@ -44,8 +44,11 @@ class ContextIds {
   // integer allreduce (bitwise and) carries them.
   using Mask = std::array<std::int64_t, kWords>;
   using Ticket = std::uint64_t;  // one agreement, on this process
+  // The id of the communicator over two groups that are connecting (api/connect.h), which
+  // have no common communicator to agree over: never handed out.
+  static constexpr int kBridgeId = kMaxIds - 1;
 
-  ContextIds();  // every id free but 0 and 1 (MPI_COMM_WORLD and MPI_COMM_SELF)
+  ContextIds();  // every id free but 0 and 1 (MPI_COMM_WORLD and MPI_COMM_SELF) and kBridgeId
 
   // An agreement whose every member has started it joins the competition for the mask.
   Ticket enter(std::uint64_t key);

@@ -155,6 +155,17 @@ class Transport {
   // The endpoint to the process of job rank `rank`, from the address it published. The
   // transport owns the endpoint.
   virtual Result<Endpoint*> connect(int rank, std::span<const std::byte> address) = 0;
+  // The endpoint to a process of another job (MPI_Comm_connect and MPI_Comm_accept), numbered
+  // `id` here (at or above the job's size), which numbers this process `id_at_peer`: packets
+  // to it carry that number, and packets from it arrive with peer `id`. kUnsupported where the
+  // transport cannot reach other jobs.
+  virtual Result<Endpoint*> connect_other_job(int id, int id_at_peer,
+                                              std::span<const std::byte> address) {
+    (void)id;
+    (void)id_at_peer;
+    (void)address;
+    return Status(ErrorCode::kUnsupported, caps().name + " does not reach other jobs");
+  }
   // Delivers arrived packets to the handler and moves bulk transfers along. Returns how many
   // events it handled.
   virtual int progress() = 0;

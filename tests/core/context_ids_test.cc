@@ -22,7 +22,10 @@ TEST(ContextIds, StartsWithWorldAndSelfTaken) {
   EXPECT_FALSE(ids.is_free(0));
   EXPECT_FALSE(ids.is_free(1));
   EXPECT_TRUE(ids.is_free(2));
-  EXPECT_EQ(ids.free_count(), ContextIds::kMaxIds - 2);
+  EXPECT_EQ(ids.free_count(), ContextIds::kMaxIds - 3);
+  EXPECT_FALSE(ids.is_free(ContextIds::kBridgeId));
+  EXPECT_TRUE(ids.release(ContextIds::kBridgeId).empty());  // reserved: never given back
+  EXPECT_FALSE(ids.is_free(ContextIds::kBridgeId));
   EXPECT_EQ(ids.take_alone(), 2);
   EXPECT_EQ(ids.take_alone(), 3);
   EXPECT_TRUE(ids.release(0).empty());  // the predefined ids are never given back
@@ -77,7 +80,7 @@ TEST(ContextIds, AHolderGivesWayToALowerKey) {
 
 TEST(ContextIds, ExhaustionLeavesAnEmptyAnd) {
   ContextIds ids;
-  for (int i = 2; i < ContextIds::kMaxIds; ++i) EXPECT_EQ(ids.take_alone(), i);
+  for (int i = 2; i < ContextIds::kBridgeId; ++i) EXPECT_EQ(ids.take_alone(), i);
   EXPECT_EQ(ids.take_alone(), -2);
   auto t = ids.enter(1);
   Mask m;

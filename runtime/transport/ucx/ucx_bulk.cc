@@ -95,7 +95,7 @@ Result<BulkCookie> UcxEndpoint::offer(const Data& data, Completion done) {
   op->early_in_flight = 0;
   op->done = done;
   op->status = ok_status();
-  op->header.bulk = BulkHeader{t.config_.rank, 0, next_offer_, 1, 0};
+  op->header.bulk = BulkHeader{id_at_peer_, 0, next_offer_, 1, 0};
   waiting_ = op;
   ++t.offers_waiting_;
   return BulkCookie{next_offer_++, 0};
@@ -345,7 +345,7 @@ ucs_status_t UcxTransport::on_bulk(void* arg, const void* header, std::size_t he
   }
   std::memcpy(&h, header, header_length);
   int rank = h.bulk.rank;
-  if (rank < 0 || rank >= t->config_.size || h.bulk.piece >= h.bulk.pieces ||
+  if (rank < 0 || !t->known(rank) || h.bulk.piece >= h.bulk.pieces ||
       (h.bulk.pieces > 1 && h.bulk.piece_size == 0) ||
       (param->recv_attr & (UCP_AM_RECV_ATTR_FLAG_RNDV | UCP_AM_RECV_ATTR_FLAG_DATA)) == 0)
       [[unlikely]] {

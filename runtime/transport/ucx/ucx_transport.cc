@@ -58,7 +58,7 @@ Status UcxEndpoint::send(const PacketHeader& header, const void* payload, std::s
     }
     return failed_;
   }
-  WireHeader wire{header, transport_->config_.rank, next_seq_};
+  WireHeader wire{header, id_at_peer_, next_seq_};
   if (waiting_ != nullptr) {
     if (length <= transport_->carry_max_) {  // rides with the offer
       Status st = send_offer(&wire, payload, length);
@@ -237,10 +237,28 @@ Status UcxTransport::init_worker() {
 Result<Endpoint*> UcxTransport::connect(int rank, std::span<const std::byte> address) {
   if (rank < 0 || rank >= config_.size)
     return Status(ErrorCode::kInvalidArgument, "ucx: no rank " + std::to_string(rank));
+  return make_endpoint(rank, config_.rank, address);
+}
+
+Result<Endpoint*> UcxTransport::connect_other_job(int id, int id_at_peer,
+                                                  std::span<const std::byte> address) {
+  if (id < config_.size || id_at_peer < 0)
+    return Status(ErrorCode::kInvalidArgument, "ucx: " + std::to_string(id) +
+                                                   " is no number of another job's process");
+  if (static_cast<std::size_t>(id) >= endpoints_.size()) {
+    endpoints_.resize(static_cast<std::size_t>(id) + 1);
+    if (inbound_.size() < endpoints_.size()) inbound_.resize(endpoints_.size());
+  }
+  return make_endpoint(id, id_at_peer, address);
+}
+
+Result<Endpoint*> UcxTransport::make_endpoint(int rank, int id_at_peer,
+                                              std::span<const std::byte> address) {
   if (endpoints_[rank]) return static_cast<Endpoint*>(endpoints_[rank].get());
   auto ep = std::make_unique<UcxEndpoint>();
   ep->transport_ = this;
   ep->peer_ = rank;
+  ep->id_at_peer_ = id_at_peer;
   ucp_ep_params_t p{};
   p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
   p.address = reinterpret_cast<const ucp_address_t*>(address.data());
@@ -277,7 +295,7 @@ ucs_status_t UcxTransport::on_packet(void* arg, const void* header, std::size_t 
 
 void UcxTransport::receive_packet(const WireHeader& wire, const std::byte* payload,
                                   std::size_t length) {
-  if (wire.rank < 0 || wire.rank >= config_.size) [[unlikely]] {
+  if (wire.rank < 0 || !known(wire.rank)) [[unlikely]] {
     GPURUN_LOG(error, transport, "ucx: dropped a packet from unknown rank %d", wire.rank);
     return;
   }

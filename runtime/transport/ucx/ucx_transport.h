@@ -50,7 +50,7 @@ struct Config {
 // The UCX header of a packet.
 struct WireHeader {
   PacketHeader header;
-  std::int32_t rank;  // the sender's job rank
+  std::int32_t rank;  // the sender's job rank (its number here, when of another job)
   std::uint32_t seq;  // packets from that rank to this one, counted from 0
 };
 static_assert(sizeof(WireHeader) == 24);
@@ -216,6 +216,7 @@ class UcxEndpoint final : public Endpoint {
   UcxTransport* transport_ = nullptr;
   ucp_ep_h ep_ = nullptr;
   int peer_ = -1;
+  int id_at_peer_ = -1;           // this process's number at the peer: its job rank, or not
   std::uint32_t next_seq_ = 0;    // of the next packet to the peer
   std::uint64_t next_offer_ = 0;  // id of the next offer to the peer
   SendOp* waiting_ = nullptr;     // an offer not sent yet: the next packet rides with it
@@ -238,6 +239,8 @@ class UcxTransport final : public Transport {
   const Caps& caps() const override { return caps_; }
   std::vector<std::byte> address() const override { return address_; }
   Result<Endpoint*> connect(int rank, std::span<const std::byte> address) override;
+  Result<Endpoint*> connect_other_job(int id, int id_at_peer,
+                                      std::span<const std::byte> address) override;
   int progress() override;
   // No packet, offer or pull in flight, and the worker flushed since the last send.
   bool quiescent() const override;
@@ -258,6 +261,9 @@ class UcxTransport final : public Transport {
   static void on_small(void* request, ucs_status_t status, const ucp_tag_recv_info_t* info,
                        void* user_data);
 
+  Result<Endpoint*> make_endpoint(int id, int id_at_peer, std::span<const std::byte> address);
+  // Whether `rank` (not negative) names a process this transport may hear from.
+  bool known(int rank) const { return static_cast<std::size_t>(rank) < inbound_.size(); }
   Status init_small();
   Status post_small();
   void deliver_small(const SmallReceive& slot, std::size_t length);
@@ -295,16 +301,16 @@ class UcxTransport final : public Transport {
   ucp_worker_h worker_ = nullptr;
   ucp_datatype_t generic_ = 0;  // GenericState through the Data's pack/unpack
   std::vector<std::byte> address_;
-  std::vector<std::unique_ptr<UcxEndpoint>> endpoints_;  // by job rank
-  std::vector<Inbound> inbound_;                         // by job rank
-  ucp_request_param_t immediate_{};                      // packets: eager, at once or not at all
-  ucp_request_param_t small_send_{};                     // small packets: at once or not at all
-  std::vector<std::unique_ptr<SmallReceive>> small_;     // the posted receives of small packets
-  std::vector<SmallReceive*> small_repost_;              // completed, to post again
-  int send_queue_ = 0;                                   // GPURUN_UCX_SEND_QUEUE
-  std::size_t piece_size_ = 0;                           // GPURUN_UCX_PIECE_SIZE
-  int piece_window_ = 0;                                 // GPURUN_UCX_PIECE_WINDOW
-  int opened_offers_ = 0;                                // in the endpoints' opened_ lists
+  std::vector<std::unique_ptr<UcxEndpoint>> endpoints_;  // by job rank (or number, other jobs)
+  std::deque<Inbound> inbound_;       // by job rank; grows (in place) with processes of other jobs
+  ucp_request_param_t immediate_{};   // packets: eager, at once or not at all
+  ucp_request_param_t small_send_{};  // small packets: at once or not at all
+  std::vector<std::unique_ptr<SmallReceive>> small_;  // the posted receives of small packets
+  std::vector<SmallReceive*> small_repost_;           // completed, to post again
+  int send_queue_ = 0;                                // GPURUN_UCX_SEND_QUEUE
+  std::size_t piece_size_ = 0;                        // GPURUN_UCX_PIECE_SIZE
+  int piece_window_ = 0;                              // GPURUN_UCX_PIECE_WINDOW
+  int opened_offers_ = 0;                             // in the endpoints' opened_ lists
   std::vector<UcxEndpoint*> to_pump_;  // endpoints that may send pieces of opened offers now
   Pool<QueuedPacket> queued_;
   Pool<SendOp> send_ops_;
