@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/coll.h"
+#include "api/connect.h"
 #include "api/info.h"
 #include "api/memory.h"
 #include "api/ops.h"
@@ -127,6 +128,7 @@ namespace {
 
 bool on_one_host(const core::Communicator& comm) {
   const bootstrap::JobInfo& job = state().bootstrap->job();
+  if (has_other_jobs(comm.group())) return false;  // no shared memory with other jobs
   if (job.num_nodes <= 1) return true;
   for (int i = 0; i < comm.size(); ++i)
     if (!std::binary_search(job.local_ranks.begin(), job.local_ranks.end(),

@@ -147,6 +147,7 @@ void reclaim_retired() {
     coll::forget_comm(entry->comm->context_id());  // before another communicator gets the id
     release_context_id(static_cast<int>(entry->comm->context_id()));
     if (entry->local != MPI_COMM_NULL) locals.push_back(entry->local);
+    if (entry->span != MPI_COMM_NULL) locals.push_back(entry->span);
   }
   for (MPI_Comm local : locals) PMPI_Comm_free(&local);
 }

@@ -11,6 +11,7 @@
 #include "api/attr.h"
 #include "api/checks.h"
 #include "api/comm_build.h"
+#include "api/connect.h"
 #include "api/group.h"
 #include "api/info.h"
 #include "api/requests.h"
@@ -283,6 +284,9 @@ extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_
   GPURUN_CHECK_NOT_NULL(comm, newcomm);
   bool strict = false;
   int color = split_type_colour(split_type, hints, &strict);
+  // Processes of two jobs share no memory here, even on one host: the job goes into the colour.
+  if (color != MPI_UNDEFINED && has_other_jobs(entry->comm->group()))
+    color = string_tag((job_key() + "/" + std::to_string(color)).c_str());
   return split(call, comm, *entry, color, key, strict, newcomm);
 }
 

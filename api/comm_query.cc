@@ -1,5 +1,5 @@
 // Questions about communicators and their settings: MPI_Comm_compare, MPI_Comm_group, names,
-// info hints and MPI_Comm_get_parent (the intercommunicator calls: api/intercomm.cc).
+// info hints (the intercommunicator calls: api/intercomm.cc; MPI_Comm_get_parent: api/spawn.cc).
 #include <algorithm>
 #include <cstring>
 
@@ -102,18 +102,9 @@ extern "C" int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
   return MPI_SUCCESS;
 }
 
-// gpurun starts every process with its job (no MPI_Comm_spawn): none has a parent.
-extern "C" int PMPI_Comm_get_parent(MPI_Comm* parent) {
-  GPURUN_API_ENTER("MPI_Comm_get_parent");
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, parent);
-  *parent = MPI_COMM_NULL;
-  return MPI_SUCCESS;
-}
-
 GPURUN_MPI_ALIAS(MPI_Comm_compare)
 GPURUN_MPI_ALIAS(MPI_Comm_group)
 GPURUN_MPI_ALIAS(MPI_Comm_set_name)
 GPURUN_MPI_ALIAS(MPI_Comm_get_name)
 GPURUN_MPI_ALIAS(MPI_Comm_set_info)
 GPURUN_MPI_ALIAS(MPI_Comm_get_info)
-GPURUN_MPI_ALIAS(MPI_Comm_get_parent)

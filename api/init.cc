@@ -18,6 +18,7 @@
 #include "api/coll_repeat.h"
 #include "api/comm_build.h"
 #include "api/memory_kinds.h"
+#include "api/spawn.h"
 #include "api/state.h"
 #include "api/wiring.h"
 #include "coll/select_guard.h"
@@ -116,6 +117,7 @@ int end_runtime_if_unused(const Call& call, bool world_ending) {
   ProcessState& s = state();
   wait_buffered_sends();  // a buffered message must still arrive if the buffer was not detached
   drain(s);
+  wait_spawned_jobs();
   gpurun::Status st = s.bootstrap->finalize();
   g_phase.store(Phase::kFinalized, std::memory_order_release);
   if (!st.ok()) GPURUN_LOG(warn, init, "finalize (%s): %s", call.name, st.to_string().c_str());
@@ -139,6 +141,7 @@ int initialize(const Call& call, int required, int* provided) {
   }
   if (int rc = start_runtime(call, required); rc != MPI_SUCCESS) return rc;
   g_world_phase = Phase::kInitialized;
+  if (int rc = connect_to_parent(call); rc != MPI_SUCCESS) return rc;
   if (provided != nullptr) *provided = state().thread_level;
   return MPI_SUCCESS;
 }

@@ -45,21 +45,55 @@ std::vector<int> sorted_union(const core::Group& a, const core::Group& b) {
   return all;
 }
 
-// An intercommunicator of `local` and `remote` (MPI_COMM_WORLD ranks), whose local group's
-// communicator is `local_comm` (duplicated for it). Errors go to `report`'s handler.
+// Where the two groups of an intercommunicator agree on what they make of it: MPI_COMM_WORLD,
+// or between two jobs its span (CommEntry::span), whose ranks both groups number alike.
+struct Place {
+  CommEntry* entry;
+  // The rank there of process `id` (a number of this process's).
+  int rank_of(int id) const {
+    return entry == &state().world ? id : entry->comm->group().rank_of(id);
+  }
+  // The ranks there of the members of `a` and `b`, ascending.
+  std::vector<int> ranks(const core::Group& a, const core::Group& b) const {
+    std::vector<int> all = sorted_union(a, b);
+    for (int& r : all) r = rank_of(r);
+    std::sort(all.begin(), all.end());
+    return all;
+  }
+};
+Place place_of(MPI_Comm span) {
+  return Place{span == MPI_COMM_NULL ? &state().world : find_comm(span)};
+}
+
+// An intercommunicator of `local` and `remote` (process numbers), whose local group's
+// communicator is `local_comm` (duplicated for it), agreed in `span`'s place (place_of).
+// Errors go to `report`'s handler.
 int make_inter(const Call& call, MPI_Comm report, MPI_Comm local_comm, core::GroupPtr local,
-               ErrhandlerRef errhandler, core::GroupPtr remote, int salt, MPI_Comm* newcomm) {
+               ErrhandlerRef errhandler, core::GroupPtr remote, int salt, MPI_Comm* newcomm,
+               MPI_Comm span = MPI_COMM_NULL) {
   CommSpec spec;
   spec.group = std::move(local);
   spec.remote = std::move(remote);
   spec.errhandler = std::move(errhandler);
-  std::vector<int> members = sorted_union(*spec.group, *spec.remote);
+  Place place = place_of(span);
+  std::vector<int> members = place.ranks(*spec.group, *spec.remote);
   int tag = shared_tag(members, salt);
   if (int rc = PMPI_Comm_dup(local_comm, &spec.local); rc != MPI_SUCCESS) return rc;
   MPI_Comm dup = spec.local;
-  int rc = create_among(call, report, state().world, members, tag, std::move(spec), newcomm);
-  if (rc != MPI_SUCCESS) PMPI_Comm_free(&dup);
+  int rc = create_among(call, report, *place.entry, members, tag, std::move(spec), newcomm);
+  if (rc != MPI_SUCCESS) {
+    PMPI_Comm_free(&dup);
+    return rc;
+  }
+  if (span != MPI_COMM_NULL) rc = PMPI_Comm_dup(span, &find_comm(*newcomm)->span);
   return rc;
+}
+
+// MPI_Comm_idup, _split and _create of an intercommunicator between two jobs.
+int refuse_between_jobs(const Call& call, MPI_Comm comm) {
+  return raise(call, comm, MPI_ERR_UNSUPPORTED_OPERATION,
+               "argument comm joins two jobs (MPI_Comm_accept/connect); this call does not "
+               "support such an intercommunicator: merge it first (MPI_Intercomm_merge)");
 }
 
 // The local leader's part: the remote group's MPI_COMM_WORLD ranks from the remote leader, or
@@ -160,17 +194,19 @@ int intercomm_merge(const Call& call, MPI_Comm intercomm, int high, MPI_Comm* ne
   bool mine_high = high != 0, theirs_high = remote_value(*entry, mine_high ? 1 : 0) != 0;
   // The group that passed high = false first; on a tie, the one with the lower MPI_COMM_WORLD
   // rank at its rank 0.
-  bool local_first = mine_high != theirs_high ? !mine_high : local.job_rank(0) < remote.job_rank(0);
+  Place place = place_of(entry->span);
+  bool local_first = mine_high != theirs_high
+                         ? !mine_high
+                         : place.rank_of(local.job_rank(0)) < place.rank_of(remote.job_rank(0));
   std::vector<int> order = (local_first ? local : remote).job_ranks();
   std::vector<int> second = (local_first ? remote : local).job_ranks();
   order.insert(order.end(), second.begin(), second.end());
-  std::vector<int> members = order;
-  std::sort(members.begin(), members.end());
+  std::vector<int> members = place.ranks(local, remote);
   CommSpec spec;
   spec.group = core::Group::of(std::move(order));
   spec.errhandler = entry->errhandler;
   int tag = shared_tag(members, static_cast<int>(entry->comm->context_id()) * 2 + 1);
-  return create_among(call, intercomm, state().world, members, tag, std::move(spec), newintracomm);
+  return create_among(call, intercomm, *place.entry, members, tag, std::move(spec), newintracomm);
 }
 
 // MPI_Intercomm_create_from_groups: every member knows both groups, so the leaders need not
@@ -262,11 +298,12 @@ void inter_dup_done(void* context) {
 
 int dup_inter(const Call& call, MPI_Comm comm, CommEntry& entry, MPI_Comm* newcomm) {
   return make_inter(call, comm, entry.local, entry.comm->shared_local_group(), entry.errhandler,
-                    entry.comm->shared_group(), dup_salt(entry), newcomm);
+                    entry.comm->shared_group(), dup_salt(entry), newcomm, entry.span);
 }
 
 int idup_inter(const Call& call, MPI_Comm comm, CommEntry& entry,
                std::unique_ptr<core::Info> hints, MPI_Comm* newcomm, MPI_Request* request) {
+  if (entry.span != MPI_COMM_NULL) return refuse_between_jobs(call, comm);
   finished_inter_dups().clear();
   reclaim_retired();
   CommSpec spec;
@@ -338,6 +375,7 @@ int pair_up(const Call& call, MPI_Comm comm, const CommEntry& entry, MPI_Comm lo
 
 int split_inter(const Call& call, MPI_Comm comm, CommEntry& entry, int color, int key,
                 MPI_Comm* newcomm) {
+  if (entry.span != MPI_COMM_NULL) return refuse_between_jobs(call, comm);
   const std::uint32_t made = ++entry.inter_made;
   // Every remote member's colour and key, then this group's split of its local communicator.
   int mine[2] = {color, key};
@@ -356,6 +394,7 @@ int split_inter(const Call& call, MPI_Comm comm, CommEntry& entry, int color, in
 
 int create_inter(const Call& call, MPI_Comm comm, CommEntry& entry, MPI_Group group,
                  const core::Group& g, MPI_Comm* newcomm) {
+  if (entry.span != MPI_COMM_NULL) return refuse_between_jobs(call, comm);
   const std::uint32_t made = ++entry.inter_made;
   // The other group's choice: its size from everyone, its MPI_COMM_WORLD ranks from its leader.
   int n = g.size();

@@ -7,6 +7,7 @@
 #include "gpurun/build_config.h"
 #include "pml/params.h"
 #include "runtime/base/log.h"
+#include "runtime/transport/params.h"
 #if GPURUN_HAVE_UCX
 #include "runtime/transport/ucx/ucx_transport.h"
 #endif
@@ -260,6 +261,33 @@ Status connect_network(ProcessState& s, const TransportSelection& selection, Net
   }
   return ok_status();
 }
+
+Result<transport::Transport*> network_for_other_jobs(ProcessState& s) {
+  for (const auto& t : s.transports)
+    if (t->caps().reach == transport::Reach::kNetwork) return t.get();
+  TransportSelection selection(transport::params::transports().get());
+  std::vector<std::string> failures;
+  for (const char* name : kNetworkTransports) {
+    if (!selection.allows(name)) {
+      failures.push_back(std::string(name) + ": excluded by " + selection.setting());
+      continue;
+    }
+    auto created = create_network(name, s.bootstrap->job(), s.pml->handler());
+    if (!created.ok()) {
+      failures.push_back(std::string(name) + ": " + std::string(created.status().message()));
+      continue;
+    }
+    transport::Transport* t = created.value().get();
+    GPURUN_LOG(info, transport, "%s started to reach other jobs", name);
+    s.pml->add_transport(t);
+    s.transports.push_back(std::move(created).value());
+    return t;
+  }
+  return Status(ErrorCode::kUnsupported, "no network transport to reach other jobs (" +
+                                             join(failures) + ")");
+}
+
+std::size_t network_eager_limit(const transport::Transport& t) { return eager_limit(t); }
 
 bool uses_network(const ProcessState& s) {
   return std::any_of(s.transports.begin(), s.transports.end(),

@@ -50,6 +50,13 @@ Status start_network(ProcessState& state, const TransportSelection& selection, b
 Status connect_network(ProcessState& state, const TransportSelection& selection, NetWiring& net,
                        std::vector<bool>& routed);
 
+// The network transport, started now when this process has none (a job on one host), for
+// the processes of other jobs (MPI_Comm_connect, MPI_Comm_accept); kUnsupported with the reasons
+// when none can start.
+Result<transport::Transport*> network_for_other_jobs(ProcessState& state);
+// The largest eager message on a route over network transport `t`.
+std::size_t network_eager_limit(const transport::Transport& t);
+
 // Whether any transport of this process crosses the network: then MPI_Finalize waits for every
 // rank before the process leaves, since a peer may still read what this one sent.
 bool uses_network(const ProcessState& state);

@@ -97,6 +97,10 @@ struct CommEntry {
   // An intercommunicator's duplicate of its local group's communicator (api/intercomm.cc),
   // freed with it; MPI_COMM_NULL for an intracommunicator.
   MPI_Comm local = MPI_COMM_NULL;
+  // An intercommunicator between two jobs (api/connect.h): a communicator over both groups, the
+  // accepting one first, where they agree on the communicators made of this one (MPI_COMM_WORLD
+  // does that within a job); freed with it. MPI_COMM_NULL otherwise.
+  MPI_Comm span = MPI_COMM_NULL;
   std::uint32_t inter_made = 0;  // MPI_Comm_dup, _split and _create calls on it so far
   // A nonblocking or persistent collective was made on this intercommunicator: from then on
   // its calls' local phases may start in different orders on different members, and keep to

@@ -11,7 +11,7 @@
 namespace gpurun::api {
 
 enum class Feature : std::uint8_t {
-  kDynamicProcesses,     // MPI_Comm_spawn, ports, name publishing, MPI_Comm_join
+  kDynamicProcesses,     // name publishing (MPI_Publish_name, _Lookup_name, _Unpublish_name)
 };
 
 // The error for `call`: through the error handler of `comm` (MPI_COMM_WORLD's for

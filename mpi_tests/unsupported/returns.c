@@ -17,17 +17,13 @@ static void expect_unsupported(int rc, const char *call, const char *feature) {
 }
 
 static void dynamic_processes(void) {
-  MPI_Comm parent = MPI_COMM_WORLD, child = MPI_COMM_NULL;
-  MPI_Comm_get_parent(&parent);
-  MTEST_CHECK(parent == MPI_COMM_NULL, "MPI_Comm_get_parent gave %#x", parent);
-  char *argv[] = {NULL};
-  expect_unsupported(MPI_Comm_spawn("true", argv, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &child,
-                                    MPI_ERRCODES_IGNORE),
-                     "MPI_Comm_spawn", "dynamic process management");
-  MTEST_CHECK(child == MPI_COMM_NULL, "MPI_Comm_spawn changed its output to %#x", child);
   char port[MPI_MAX_PORT_NAME];
-  expect_unsupported(MPI_Open_port(MPI_INFO_NULL, port), "MPI_Open_port",
+  expect_unsupported(MPI_Lookup_name("service", MPI_INFO_NULL, port), "MPI_Lookup_name",
                      "dynamic process management");
+  expect_unsupported(MPI_Publish_name("service", MPI_INFO_NULL, "port"), "MPI_Publish_name",
+                     "name publishing");
+  expect_unsupported(MPI_Unpublish_name("service", MPI_INFO_NULL, "port"), "MPI_Unpublish_name",
+                     "name publishing");
 }
 
 int main(int argc, char **argv) {

@@ -51,7 +51,9 @@ static int unsupported_calls(void) {
   if (rank == 0 && *base != size) errors++;
   MPI_Win_free(&win);
   char port[MPI_MAX_PORT_NAME];
-  rc = MPI_Open_port(MPI_INFO_NULL, port);
+  if (MPI_Open_port(MPI_INFO_NULL, port) != MPI_SUCCESS || MPI_Close_port(port) != MPI_SUCCESS)
+    errors++;
+  rc = MPI_Lookup_name("service", MPI_INFO_NULL, port);
   MPI_Error_class(rc, &cls);
   if (cls != MPI_ERR_UNSUPPORTED_OPERATION) errors++;
   int provided = -1, num = -1;

@@ -1,0 +1,139 @@
+/* MPI_Comm_spawn, MPI_Comm_spawn_multiple and MPI_Comm_get_parent: the job spawns 3 copies of
+ * this program ("child"); parents and children exchange messages both ways (checked), run an
+ * intercommunicator bcast and allreduce, merge (the parents first) and reduce over the merged
+ * communicator; the children report their own error count to the parents' root. Then spawns that
+ * fail at every parent with MPI_ERR_SPAWN: a program that does not exist (the children's job ends
+ * before it connects), maxprocs 0, and MPI_Comm_spawn_multiple of two commands; and one that
+ * succeeds through MPI_Comm_spawn_multiple with one command (2 children, in a working directory
+ * given by info "wdir"). Each ends with MPI_Comm_disconnect. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mtest.h"
+
+#define CHILDREN 3
+
+/* The part both sides run over the intercommunicator; `parent` says which side this is. */
+static void talk(MPI_Comm inter, int parent) {
+  int rank, size, remote;
+  MPI_Comm_rank(inter, &rank);
+  MPI_Comm_size(inter, &size);
+  MPI_Comm_remote_size(inter, &remote);
+  int out[2] = {rank, parent}, in[2];
+  MPI_Request req;
+  MPI_Isend(out, 2, MPI_INT, rank % remote, 3, inter, &req);
+  for (int from = 0; from < remote; ++from) {
+    if (from % size != rank) continue;
+    MPI_Recv(in, 2, MPI_INT, from, 3, inter, MPI_STATUS_IGNORE);
+    MTEST_CHECK(in[0] == from && in[1] == !parent, "got (%d, %d) from %d", in[0], in[1], from);
+  }
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  int value = 77, sum = 0, one = 1;
+  if (parent)
+    MPI_Bcast(&value, 1, MPI_INT, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
+  else
+    MPI_Bcast(&value, 1, MPI_INT, 0, inter);
+  MTEST_CHECK(value == 77, "bcast gave %d", value);
+  MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, inter);
+  MTEST_CHECK(sum == remote, "allreduce gave %d, not %d", sum, remote);
+  MPI_Comm merged;
+  MPI_Intercomm_merge(inter, !parent, &merged);
+  int mrank, total = 0;
+  MPI_Comm_rank(merged, &mrank);
+  MTEST_CHECK(mrank == rank + (parent ? 0 : remote), "merged rank %d", mrank);
+  MPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, merged);
+  MTEST_CHECK(total == size + remote, "merged allreduce gave %d", total);
+  MPI_Comm_free(&merged);
+}
+
+static int child(const char *wdir) {
+  MPI_Comm parent;
+  MPI_Comm_get_parent(&parent);
+  MTEST_CHECK(parent != MPI_COMM_NULL, "a spawned process has no parent");
+  if (parent == MPI_COMM_NULL) MPI_Abort(MPI_COMM_WORLD, 1);
+  char name[MPI_MAX_OBJECT_NAME];
+  int length = 0;
+  MPI_Comm_get_name(parent, name, &length);
+  MTEST_CHECK(strcmp(name, "MPI_COMM_PARENT") == 0, "the parent is named '%s'", name);
+  talk(parent, 0);
+  char cwd[4096];
+  if (wdir != NULL)
+    MTEST_CHECK(getcwd(cwd, sizeof cwd) && strcmp(cwd, wdir) == 0, "started in %s, not %s", cwd,
+                wdir);
+  int errors = mtest_errors();
+  MPI_Reduce(&errors, NULL, 1, MPI_INT, MPI_SUM, 0, parent);
+  MPI_Comm_disconnect(&parent);
+  MPI_Comm_get_parent(&parent);
+  if (parent != MPI_COMM_NULL) fprintf(stderr, "check failed: the parent outlived its disconnect\n");
+  MPI_Finalize();
+  return 0;
+}
+
+static void spawned(MPI_Comm inter, int expected) {
+  int remote = 0, rank, child_errors = -1;
+  MPI_Comm_remote_size(inter, &remote);
+  MTEST_CHECK(remote == expected, "%d children, not %d", remote, expected);
+  MPI_Comm_rank(inter, &rank);
+  talk(inter, 1);
+  MPI_Reduce(NULL, &child_errors, 1, MPI_INT, MPI_SUM, rank == 0 ? MPI_ROOT : MPI_PROC_NULL,
+             inter);
+  if (rank == 0) MTEST_CHECK(child_errors == 0, "the children found %d errors", child_errors);
+  MPI_Comm_disconnect(&inter);
+}
+
+static void failures(const char *self) {
+  MPI_Comm none = MPI_COMM_NULL;
+  int codes[2] = {-1, -1}, rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rc = MPI_Comm_spawn("/nonexistent/program", MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0,
+                          MPI_COMM_WORLD, &none, codes);
+  mtest_expect_error(rc, MPI_ERR_SPAWN, "spawning a missing program", "before its processes");
+  MTEST_CHECK(none == MPI_COMM_NULL, "a failed spawn set its output");
+  if (rank == 0) MTEST_CHECK(codes[0] == rc && codes[1] == rc, "errcodes %d %d", codes[0], codes[1]);
+  rc = MPI_Comm_spawn(self, MPI_ARGV_NULL, 0, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &none,
+                      MPI_ERRCODES_IGNORE);
+  mtest_expect_error(rc, MPI_ERR_SPAWN, "spawning 0 processes", "maxprocs 0");
+  char *commands[2] = {(char *)self, (char *)self};
+  int counts[2] = {1, 1};
+  rc = MPI_Comm_spawn_multiple(2, commands, NULL, counts, NULL, 0, MPI_COMM_WORLD, &none,
+                               MPI_ERRCODES_IGNORE);
+  mtest_expect_error(rc, MPI_ERR_SPAWN, "MPI_Comm_spawn_multiple of 2", "not supported");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  if (argc > 1 && strcmp(argv[1], "child") == 0) return child(argc > 2 ? argv[2] : NULL);
+  MPI_Comm parent, inter;
+  MPI_Comm_get_parent(&parent);
+  MTEST_CHECK(parent == MPI_COMM_NULL, "a process started by gpurun has a parent");
+  char self[8192];
+  if (argv[0][0] == '/') {
+    snprintf(self, sizeof self, "%s", argv[0]);
+  } else { /* the children of the last spawn start in "/" */
+    char cwd[4096];
+    snprintf(self, sizeof self, "%s/%s", getcwd(cwd, sizeof cwd) ? cwd : ".", argv[0]);
+  }
+  char *child_args[] = {"child", NULL};
+  int codes[CHILDREN];
+  MPI_Comm_spawn(self, child_args, CHILDREN, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes);
+  for (int i = 0; i < CHILDREN; ++i) MTEST_CHECK(codes[i] == MPI_SUCCESS, "errcode %d", codes[i]);
+  spawned(inter, CHILDREN);
+
+  failures(self);
+
+  char *commands[1] = {self}, *in_root[] = {"child", "/", NULL};
+  char **args[1] = {in_root};
+  int counts[1] = {2};
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "wdir", "/");
+  MPI_Comm_spawn_multiple(1, commands, args, counts, &info, 0, MPI_COMM_WORLD, &inter,
+                          MPI_ERRCODES_IGNORE);
+  MPI_Info_free(&info);
+  spawned(inter, 2);
+  return mtest_finalize();
+}
