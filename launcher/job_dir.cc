@@ -1,7 +1,6 @@
 #include "launcher/job_dir.h"
 
 #include <dirent.h>
-#include <signal.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,11 +11,11 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 
 #include "runtime/base/log.h"
 #include "runtime/base/param.h"
+#include "runtime/base/process.h"
 
 namespace gpurun::launcher {
 
@@ -42,40 +41,11 @@ namespace {
 
 constexpr const char* kOwnerFile = "owner";
 
-// The start time of process `pid` in clock ticks since boot (field 22 of /proc/PID/stat), or
-// nothing when there is no such process. With the pid it names one process: pids are reused.
-std::optional<unsigned long long> start_time(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  if (!std::getline(in, stat)) return std::nullopt;
-  std::size_t paren = stat.rfind(')');  // the command name may hold spaces and parentheses
-  if (paren == std::string::npos) return std::nullopt;
-  std::istringstream fields(stat.substr(paren + 1));
-  std::string field;
-  for (int i = 3; i < 22 && fields >> field; ++i) {
-  }
-  unsigned long long ticks = 0;
-  if (!(fields >> ticks)) return std::nullopt;
-  return ticks;
-}
-
-// Where the pids of an owner file mean something: this boot of this machine (a TMPDIR on a
-// shared file system holds other hosts' jobs) and this pid namespace (containers that share
-// /tmp but not their pids), as "BOOT-ID/pid:[INODE]".
-std::string pid_scope() {
-  std::ifstream in("/proc/sys/kernel/random/boot_id");
-  std::string boot;
-  std::error_code ec;
-  std::string ns = std::filesystem::read_symlink("/proc/self/ns/pid", ec).string();
-  if (!std::getline(in, boot) || boot.empty() || ec || ns.empty()) return "unknown";
-  return boot + "/" + ns;
-}
-
 // Records who owns a job directory: "PID START-TIME PID-SCOPE TOKEN", written whole by a
 // rename.
 // Without its start time or scope there is no owner file: the sweep leaves such a directory.
 void write_owner(const std::string& dir, const std::string& token) {
-  std::optional<unsigned long long> started = start_time(getpid());
+  std::optional<unsigned long long> started = process_start_time(getpid());
   std::string scope = pid_scope();
   if (!started || scope == "unknown") return;
   std::string tmp = dir + "/" + kOwnerFile + ".new";
@@ -97,9 +67,7 @@ bool owner_is_gone(const std::string& dir, const std::string& here, std::string&
   if (!(in >> pid >> started >> scope >> token) || pid <= 0 || scope != here ||
       !is_job_token(token))
     return false;
-  auto now = start_time(static_cast<pid_t>(pid));
-  if (now) return *now != started;
-  return kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+  return process_gone(static_cast<pid_t>(pid), started);
 }
 
 }  // namespace
