@@ -18,6 +18,7 @@
 #include "api/coll_repeat.h"
 #include "api/comm_build.h"
 #include "api/memory_kinds.h"
+#include "api/names.h"
 #include "api/spawn.h"
 #include "api/state.h"
 #include "api/wiring.h"
@@ -118,6 +119,7 @@ int end_runtime_if_unused(const Call& call, bool world_ending) {
   wait_buffered_sends();  // a buffered message must still arrive if the buffer was not detached
   drain(s);
   wait_spawned_jobs();
+  unpublish_names();
   gpurun::Status st = s.bootstrap->finalize();
   g_phase.store(Phase::kFinalized, std::memory_order_release);
   if (!st.ok()) GPURUN_LOG(warn, init, "finalize (%s): %s", call.name, st.to_string().c_str());

@@ -7,10 +7,8 @@
  *
  * Left out on purpose: MPICH's own macros (MPICH_*, MPIR_*) and the MPICH extensions whose
  * functions gpurun does not provide (MPIX_ERR_* of fault tolerance, MPIX_Grequest_*): a program
- * that tests for them with #ifdef must not find them. Function prototypes live in mpi_proto.h
- * (what the library implements) and mpi_proto_unsupported.h (the calls of features it does not
- * implement, which return MPI_ERR_UNSUPPORTED_OPERATION; their constants and types are here, so
- * that programs built for MPICH compile and load), both included at the end; the MPIX extensions
+ * that tests for them with #ifdef must not find them. Function prototypes live in mpi_proto.h,
+ * mpi_proto_io.h and mpi_proto_rma.h, included at the end; the MPIX extensions
  * gpurun provides (GPU support queries, MPIX_BFLOAT16) are in mpix.h, included after them, as
  * MPICH declares its MPIX_ functions in mpi.h. */
 #ifndef GPURUN_MPI_H_INCLUDED
@@ -698,7 +696,6 @@ extern MPI_F08_status *MPI_F08_STATUSES_IGNORE GPURUN_API;
 #include "mpi_proto.h"
 #include "mpi_proto_io.h"
 #include "mpi_proto_rma.h"
-#include "mpi_proto_unsupported.h"
 #include "mpix.h"
 
 #endif

@@ -153,6 +153,9 @@ int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm com
 int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) GPURUN_API;
 int MPI_Comm_disconnect(MPI_Comm *comm) GPURUN_API;
 int MPI_Comm_join(int fd, MPI_Comm *intercomm) GPURUN_API;
+int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) GPURUN_API;
+int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) GPURUN_API;
+int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) GPURUN_API;
 int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) GPURUN_API;
 int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) GPURUN_API;
 int MPI_Open_port(MPI_Info info, char *port_name) GPURUN_API;
@@ -638,6 +641,9 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm co
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) GPURUN_API;
 int PMPI_Comm_disconnect(MPI_Comm *comm) GPURUN_API;
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm) GPURUN_API;
+int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) GPURUN_API;
+int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) GPURUN_API;
+int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) GPURUN_API;
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) GPURUN_API;
 int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) GPURUN_API;
 int PMPI_Open_port(MPI_Info info, char *port_name) GPURUN_API;

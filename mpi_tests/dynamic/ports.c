@@ -2,8 +2,10 @@
  *
  * Without arguments (the testlist): MPI_COMM_WORLD splits into two halves, the even ranks
  * accept on a port whose name goes to the odd ranks by a message, the odd ranks connect.
- * With "accept FILE" / "connect FILE" (tests/dynamic/two_jobs.py): two jobs started apart meet;
- * the acceptor writes the port name into FILE, the connector reads it from there.
+ * With "accept FILE" / "connect FILE" (mpi_tests/dynamic/two_jobs.py): two jobs started apart
+ * meet; the acceptor writes the port name into FILE, the connector reads it from there. With
+ * "accept-name SERVICE" / "connect-name SERVICE" the port goes through MPI_Publish_name and
+ * MPI_Lookup_name instead (the connector retries until the name is published).
  *
  * Over each intercommunicator: point-to-point both ways (8 bytes and 1 MiB, checked byte for
  * byte), an intercommunicator allreduce and bcast, MPI_Intercomm_merge and an allreduce over the
@@ -93,6 +95,31 @@ static void collectives(MPI_Comm inter, int accepting) {
   MPI_Comm_free(&merged);
 }
 
+/* Name publishing at every member: a name nobody published, publishing twice, unpublishing with
+ * another port, by another process or twice; one name stays published for MPI_Finalize. */
+static void name_errors(void) {
+  char service[64], left[64], port[MPI_MAX_PORT_NAME];
+  snprintf(service, sizeof service, "gpurun-test-%d-%d", (int)getpid(), world_rank);
+  snprintf(left, sizeof left, "gpurun-test-left-%d-%d", (int)getpid(), world_rank);
+  int rc = MPI_Lookup_name(service, MPI_INFO_NULL, port);
+  mtest_expect_error(rc, MPI_ERR_NAME, "MPI_Lookup_name of nothing", "no service");
+  rc = MPI_Publish_name(service, MPI_INFO_NULL, "port-one");
+  MTEST_CHECK(rc == MPI_SUCCESS, "MPI_Publish_name failed (%d)", rc);
+  rc = MPI_Publish_name(service, MPI_INFO_NULL, "port-two");
+  mtest_expect_error(rc, MPI_ERR_SERVICE, "MPI_Publish_name twice", "already published");
+  MPI_Lookup_name(service, MPI_INFO_NULL, port);
+  MTEST_CHECK(strcmp(port, "port-one") == 0, "MPI_Lookup_name gave '%s'", port);
+  rc = MPI_Unpublish_name(service, MPI_INFO_NULL, "port-two");
+  mtest_expect_error(rc, MPI_ERR_SERVICE, "MPI_Unpublish_name, other port", "not the port");
+  MPI_Unpublish_name(service, MPI_INFO_NULL, "port-one");
+  rc = MPI_Unpublish_name(service, MPI_INFO_NULL, "port-one");
+  mtest_expect_error(rc, MPI_ERR_SERVICE, "MPI_Unpublish_name twice", "not published");
+  rc = MPI_Lookup_name(service, MPI_INFO_NULL, port);
+  mtest_expect_error(rc, MPI_ERR_NAME, "MPI_Lookup_name after unpublishing", "no service");
+  rc = MPI_Publish_name(left, MPI_INFO_NULL, "left-for-finalize");
+  MTEST_CHECK(rc == MPI_SUCCESS, "MPI_Publish_name of the name left failed (%d)", rc);
+}
+
 static void errors(MPI_Comm comm) {
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
@@ -112,6 +139,7 @@ static void errors(MPI_Comm comm) {
   mtest_expect_error(rc, MPI_ERR_ROOT, "MPI_Comm_accept with root 99", "root 99");
   rc = MPI_Comm_disconnect(&comm);
   mtest_expect_error(rc, MPI_ERR_COMM, "MPI_Comm_disconnect of a predefined one", "cannot");
+  name_errors();
 }
 
 /* Two connections over `comm` on one port; checks each and that both reach the same processes. */
@@ -157,6 +185,29 @@ static void run(MPI_Comm comm, int accepting, const char *port) {
   MTEST_CHECK(first == MPI_COMM_NULL, "MPI_Comm_disconnect left the handle");
 }
 
+static void by_name(int accepting, const char *service) {
+  char port[MPI_MAX_PORT_NAME] = {0};
+  if (accepting && world_rank == 0) {
+    MPI_Open_port(MPI_INFO_NULL, port);
+    MPI_Publish_name(service, MPI_INFO_NULL, port);
+  } else if (world_rank == 0) {
+    int rc = MPI_ERR_NAME;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN); /* not published yet: retry */
+    for (int i = 0; i < 6000 && rc != MPI_SUCCESS; ++i) {
+      rc = MPI_Lookup_name(service, MPI_INFO_NULL, port);
+      if (rc != MPI_SUCCESS) usleep(10000);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MTEST_CHECK(rc == MPI_SUCCESS, "%s was never published", service);
+    if (rc != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  run(MPI_COMM_WORLD, accepting, port);
+  if (accepting && world_rank == 0) {
+    MPI_Unpublish_name(service, MPI_INFO_NULL, port);
+    MPI_Close_port(port);
+  }
+}
+
 static void two_jobs(int accepting, const char *file) {
   char port[MPI_MAX_PORT_NAME] = {0};
   if (accepting && world_rank == 0) {
@@ -199,7 +250,9 @@ static void one_job(void) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  if (argc >= 3)
+  if (argc >= 3 && strstr(argv[1], "-name") != NULL)
+    by_name(strcmp(argv[1], "accept-name") == 0, argv[2]);
+  else if (argc >= 3)
     two_jobs(strcmp(argv[1], "accept") == 0, argv[2]);
   else
     one_job();

@@ -282,7 +282,7 @@ def check_symbols(args):
     for name in sorted(globals_ - set(exported)):
         check.fail("api/abi_globals.cc defines %s, which the library does not export" % name)
     # A binary built against MPICH may refer to any MPI symbol MPICH's library exports; each must
-    # resolve here (an unimplemented call exists and fails loudly, api/unsupported.h), else such
+    # resolve here, else such
     # a binary does not load, or dies in the dynamic linker at the call.
     mpich_exports = exported_symbols(args, args.mpich_lib)
     for name in sorted(mpich_exports):
