@@ -332,8 +332,8 @@ int fail(const Call& call, const Meeting& m, int error_class) {
 
 std::string job_key() {
   const bootstrap::JobInfo& job = state().bootstrap->job();
-  if (job.launcher == bootstrap::Launcher::kOtherPmix) return job.nspace;
-  return job.nspace + "/" + job.job_token;
+  if (job.launcher == bootstrap::Launcher::kSingleton) return job.nspace + "/" + job.job_token;
+  return job.nspace + "@" + job.leader_host;
 }
 
 int check_group_args(const Call& call, MPI_Comm comm, int root, MPI_Comm* newcomm) {

@@ -49,8 +49,9 @@ Result<std::unique_ptr<bootstrap::Channel>> connect_to_port(const char* port_nam
 // Whether `group` holds a process of another job (numbered at or above the job's size).
 bool has_other_jobs(const core::Group& group);
 
-// What names this process's job among jobs: its namespace, and where the launcher's namespace
-// alone may repeat (gpurun, a singleton), the job's token.
+// What names this process's job among jobs, alike at all its processes: its namespace and rank
+// 0's host (gpurun's namespaces repeat across hosts), or a singleton's namespace and random
+// token.
 std::string job_key();
 
 }  // namespace gpurun::api

@@ -2,9 +2,14 @@
 // MPI_Comm_accept, MPI_Comm_connect, MPI_Comm_join and MPI_Comm_disconnect (the handshake:
 // api/connect.h; ports: runtime/bootstrap/port.h).
 //
-// A port listens on the loopback (GPURUN_PORT_ADDRESS names another address of this host), so by
-// default the groups that meet on it run on one host. MPI_Comm_join opens a port on each side,
-// trades the names over the program's socket, and the side whose name sorts first accepts.
+// A port listens on the loopback in a job on one host, on the first network interface that is up
+// in a job across hosts; GPURUN_PORT_ADDRESS names another address of this host. MPI_Comm_join
+// opens a port on each side, trades the names over the program's socket, and the side whose name
+// sorts first accepts.
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,9 +28,31 @@ namespace gpurun::api {
 namespace {
 
 param::Param<std::string> g_port_address(
-    "GPURUN_PORT_ADDRESS", "127.0.0.1",
-    "IPv4 address of this host that ports (MPI_Open_port, MPI_Comm_join) listen on; the "
-    "loopback by default, so that only programs of this host can connect.");
+    "GPURUN_PORT_ADDRESS", "",
+    "IPv4 address of this host that ports (MPI_Open_port, MPI_Comm_join) listen on; empty: the "
+    "loopback in a job on one host (only programs of this host can connect), the first "
+    "network interface that is up in a job across hosts.");
+
+// Where a port listens when GPURUN_PORT_ADDRESS does not say.
+std::string default_port_address() {
+  if (state().bootstrap->job().num_nodes <= 1) return "127.0.0.1";
+  ifaddrs* list = nullptr;
+  std::string found = "127.0.0.1";
+  if (getifaddrs(&list) != 0) return found;
+  for (ifaddrs* a = list; a != nullptr; a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET ||
+        (a->ifa_flags & IFF_UP) == 0 || (a->ifa_flags & IFF_LOOPBACK) != 0)
+      continue;
+    char text[INET_ADDRSTRLEN];
+    const auto* in = reinterpret_cast<const sockaddr_in*>(a->ifa_addr);
+    if (inet_ntop(AF_INET, &in->sin_addr, text, sizeof text) != nullptr) {
+      found = text;
+      break;
+    }
+  }
+  freeifaddrs(list);
+  return found;
+}
 
 std::map<std::string, std::unique_ptr<bootstrap::Port>>& ports() {
   static std::map<std::string, std::unique_ptr<bootstrap::Port>> open;
@@ -47,6 +74,7 @@ Result<std::unique_ptr<bootstrap::Channel>> accept_on(const char* port_name) {
 
 int open_port(const Call& call, std::string* name) {
   std::string address = g_port_address.get();
+  if (address.empty()) address = default_port_address();
   Result<std::unique_ptr<bootstrap::Port>> port = bootstrap::Port::open(address);
   if (!port.ok())
     return raise(call, MPI_COMM_NULL, MPI_ERR_OTHER, "cannot open a port on %s (%s): %s",

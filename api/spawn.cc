@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -93,6 +94,11 @@ Result<pid_t> start_job(const Request& r, const std::string& port) {
     env.push_back(std::move(var));
   }
   env.push_back(std::string(kParentPortVariable) + "=" + port);
+  // Parents on several hosts reach the children over the network: the children's network
+  // transport then uses this host's network devices, not only the loopback (which it keeps to
+  // in a job on one host).
+  if (state().bootstrap->job().num_nodes > 1 && std::getenv("UCX_NET_DEVICES") == nullptr)
+    env.emplace_back("UCX_NET_DEVICES=all");
   std::vector<char*> argv_c, env_c;
   for (std::string& a : args) argv_c.push_back(a.data());
   for (std::string& e : env) env_c.push_back(e.data());

@@ -36,6 +36,7 @@ struct JobInfo {
   int universe_size = 1;
   int appnum = 0;
   std::string host;        // this host's name as the launcher knows it
+  std::string leader_host;  // rank 0's host, when the launcher said; else empty
   std::string nspace;      // job identity ("singleton" alone)
   std::string job_dir;     // private per-job directory, empty when the launcher gave none
   std::string job_token;   // names the job's shared-memory segments; never empty

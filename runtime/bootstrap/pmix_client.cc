@@ -140,6 +140,9 @@ void PmixClient::read_job_info() {
     gethostname(host, sizeof host - 1);
     job_.host = host;
   }
+  pmix_proc_t first;
+  PMIX_LOAD_PROCID(&first, me_.nspace, 0);
+  job_.leader_host = job_.rank == 0 ? job_.host : lookup_string(first, PMIX_HOSTNAME).value_or("");
   auto job_dir = lookup_string(wildcard_, keys::kJobDir);
   job_.launcher = job_dir ? Launcher::kGpurun : Launcher::kOtherPmix;
   job_.job_dir = job_dir.value_or("");

@@ -25,6 +25,7 @@ class Singleton final : public Bootstrap {
     job_.host = host;
     job_.nspace = "singleton." + std::to_string(getpid());
     job_.job_token = random_token();
+    job_.leader_host = job_.host;
     job_.launcher = Launcher::kSingleton;
   }
 
