@@ -40,11 +40,11 @@ Status load(const std::string& path) {
   bind(library, "ucp_worker_get_address", a.worker_get_address, missing);
   bind(library, "ucp_worker_release_address", a.worker_release_address, missing);
   bind(library, "ucp_worker_progress", a.worker_progress, missing);
+  bind(library, "ucp_worker_flush_nbx", a.worker_flush_nbx, missing);
   bind(library, "ucp_dt_create_generic", a.dt_create_generic, missing);
   bind(library, "ucp_dt_destroy", a.dt_destroy, missing);
   bind(library, "ucp_ep_create", a.ep_create, missing);
   bind(library, "ucp_ep_close_nbx", a.ep_close_nbx, missing);
-  bind(library, "ucp_ep_flush_nbx", a.ep_flush_nbx, missing);
   bind(library, "ucp_am_send_nbx", a.am_send_nbx, missing);
   bind(library, "ucp_am_recv_data_nbx", a.am_recv_data_nbx, missing);
   bind(library, "ucp_am_data_release", a.am_data_release, missing);

@@ -26,11 +26,11 @@ struct UcxApi {
   decltype(&ucp_worker_get_address) worker_get_address;
   decltype(&ucp_worker_release_address) worker_release_address;
   decltype(&ucp_worker_progress) worker_progress;
+  decltype(&ucp_worker_flush_nbx) worker_flush_nbx;
   decltype(&ucp_dt_create_generic) dt_create_generic;
   decltype(&ucp_dt_destroy) dt_destroy;
   decltype(&ucp_ep_create) ep_create;
   decltype(&ucp_ep_close_nbx) ep_close_nbx;
-  decltype(&ucp_ep_flush_nbx) ep_flush_nbx;
   decltype(&ucp_am_send_nbx) am_send_nbx;
   decltype(&ucp_am_recv_data_nbx) am_recv_data_nbx;
   decltype(&ucp_am_data_release) am_data_release;

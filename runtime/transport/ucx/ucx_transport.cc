@@ -365,7 +365,7 @@ bool UcxTransport::quiescent() const {
   if (in_flight_ > 0 || offers_waiting_ > 0 || opened_offers_ > 0 || !deferred_.empty())
     return false;
   if (flushed_ == sends_) return true;
-  if (flushes_running_ > 0) return false;
+  if (flush_running_) return false;
   // Sends UCX completed at once may still sit in its buffers (a busy socket): flush them out
   // before the process may leave.
   ucp_request_param_t p;
@@ -373,17 +373,15 @@ bool UcxTransport::quiescent() const {
   p.cb.send = on_flushed;
   p.user_data = const_cast<UcxTransport*>(this);
   flushing_ = sends_;
-  for (const auto& ep : endpoints_) {
-    if (!ep || ep->ep_ == nullptr || ep->forgotten_) continue;
-    ucs_status_ptr_t r = api().ep_flush_nbx(ep->ep_, &p);
+  ucs_status_ptr_t r = api().worker_flush_nbx(worker_, &p);
+  if (r == nullptr || UCS_PTR_IS_ERR(r)) {
     if (UCS_PTR_IS_ERR(r))
-      GPURUN_LOG(warn, transport, "ucx: flush to rank %d failed: %s", ep->peer_,
-                 api().status_string(UCS_PTR_STATUS(r)));
-    else if (r != nullptr)
-      ++flushes_running_;
+      GPURUN_LOG(warn, transport, "ucx: flush failed: %s", api().status_string(UCS_PTR_STATUS(r)));
+    flushed_ = flushing_;
+    return flushed_ == sends_;
   }
-  if (flushes_running_ == 0) flushed_ = flushing_;
-  return flushed_ == sends_;
+  flush_running_ = true;
+  return false;
 }
 
 void UcxTransport::on_flushed(void* request, ucs_status_t status, void* user_data) {
@@ -391,7 +389,8 @@ void UcxTransport::on_flushed(void* request, ucs_status_t status, void* user_dat
   api().request_free(request);
   if (status != UCS_OK)
     GPURUN_LOG(warn, transport, "ucx: flush failed: %s", api().status_string(status));
-  if (--t->flushes_running_ == 0) t->flushed_ = t->flushing_;
+  t->flushed_ = t->flushing_;
+  t->flush_running_ = false;
 }
 
 // ---- teardown ----------------------------------------------------------------------------

@@ -242,9 +242,7 @@ class UcxTransport final : public Transport {
   Result<Endpoint*> connect_other_job(int id, int id_at_peer,
                                       std::span<const std::byte> address) override;
   int progress() override;
-  // No packet, offer or pull in flight, and every endpoint to a peer that has not left flushed
-  // since the last send (not the whole worker: a flush of the connections of peers that left,
-  // processes of other jobs that ended long before, waits for UCX to time them out).
+  // No packet, offer or pull in flight, and the worker flushed since the last send.
   bool quiescent() const override;
 
  private:
@@ -328,7 +326,7 @@ class UcxTransport final : public Transport {
   std::uint64_t sends_ = 0;
   mutable std::uint64_t flushed_ = 0;
   mutable std::uint64_t flushing_ = 0;  // sends_ when the running flush began
-  mutable int flushes_running_ = 0;  // of the endpoints, for the last flush
+  mutable bool flush_running_ = false;
 };
 
 }  // namespace gpurun::transport::ucx
