@@ -489,5 +489,65 @@ TEST_P(NetConformance, ForgottenOffersKeepNothingBusy) {
       << "an offer to a peer that left";
 }
 
+// Two processes of different jobs (each rank 0 of 2): each numbers the other beyond its job
+// (5 and 3), packets arrive with the sender's number at the receiver, and bulk data moves.
+TEST_P(NetConformance, ReachesAProcessOfAnotherJob) {
+  ScopedEnv env(GetParam().env);
+  std::vector<Received> got[2];
+  auto on_packet = [](void* context, const Packet& p) {
+    auto* into = static_cast<std::vector<Received>*>(context);
+    into->push_back(
+        Received{p.peer, *p.header, std::vector<std::byte>(p.payload, p.payload + p.length)});
+  };
+  auto a = GetParam().create(0, 2, PacketHandler{on_packet, &got[0]});
+  auto b = GetParam().create(0, 2, PacketHandler{on_packet, &got[1]});
+  ASSERT_TRUE(a.ok() && b.ok());
+  Transport& ta = **a;
+  Transport& tb = **b;
+  EXPECT_EQ(ta.connect_other_job(1, 3, tb.address()).status().code(),
+            ErrorCode::kInvalidArgument);  // a number of its own job
+  auto to_b = ta.connect_other_job(5, 3, tb.address());
+  auto to_a = tb.connect_other_job(3, 5, ta.address());
+  ASSERT_TRUE(to_b.ok() && to_a.ok()) << to_b.status().to_string();
+  auto progress_until = [&](const std::function<bool()>& done) {
+    for (int i = 0; i < 2000000 && !done(); ++i) {
+      ta.progress();
+      tb.progress();
+    }
+    return done();
+  };
+  // Sends, progressing while the transport asks to retry (a connection still being made).
+  auto send = [&](Endpoint* ep, const PacketHeader& h, const void* data, std::size_t length) {
+    Status st = ep->send(h, data, length);
+    for (int i = 0; i < 2000000 && st.code() == ErrorCode::kNoResource; ++i) {
+      ta.progress();
+      tb.progress();
+      st = ep->send(h, data, length);
+    }
+    return st;
+  };
+  PacketHeader h{1, 0, 0, 7, 11, 0};
+  std::vector<std::byte> payload = pattern(100, 1);
+  ASSERT_TRUE(send(*to_b, h, payload.data(), payload.size()).ok());
+  ASSERT_TRUE(send(*to_a, h, payload.data(), payload.size()).ok());
+  ASSERT_TRUE(progress_until([&] { return got[0].size() == 1 && got[1].size() == 1; }));
+  EXPECT_EQ(got[1][0].peer, 3);  // B knows A as 3
+  EXPECT_EQ(got[0][0].peer, 5);  // A knows B as 5
+  EXPECT_EQ(got[1][0].payload, payload);
+
+  std::vector<std::byte> big = pattern(std::size_t{1} << 20, 2), into(big.size());
+  Done offered, pulled;
+  auto cookie = (*to_b)->offer(contiguous(big, big.size()), offered.completion());
+  ASSERT_TRUE(cookie.ok());
+  ASSERT_TRUE(send(*to_b, h, &*cookie, sizeof *cookie).ok());  // the cookie travels
+  ASSERT_TRUE(progress_until([&] { return got[1].size() == 2; }));
+  BulkCookie arrived;
+  std::memcpy(&arrived, got[1][1].payload.data(), sizeof arrived);
+  ASSERT_TRUE((*to_a)->pull(arrived, contiguous(into, into.size()), pulled.completion()).ok());
+  ASSERT_TRUE(progress_until([&] { return offered.called && pulled.called; }));
+  EXPECT_TRUE(offered.status.ok() && pulled.status.ok());
+  EXPECT_EQ(into, big);
+}
+
 }  // namespace
 }  // namespace gpurun::transport::testing

@@ -54,7 +54,7 @@ Result<BulkCookie> OfiEndpoint::offer(const Data& data, Completion done) {
   op->data = data;
   op->done = done;
   op->length = data.size;
-  op->tag = t.bulk_tag(t.config_.rank, next_offer_);
+  op->tag = t.bulk_tag(id_at_peer_, next_offer_);
   op->piece_size = t.piece_size_of(data);
   offers_.emplace(next_offer_, op);
   ++t.in_flight_;  // the peer still needs this memory

@@ -38,7 +38,7 @@ Status OfiTransport::post_packet(OfiEndpoint& ep, const PacketHeader& header, co
   if (free_sends_.empty()) [[unlikely]]
     return Status(ErrorCode::kNoResource);
   PacketBuffer* b = free_sends_.back();
-  WireHeader wire{header, config_.rank, ep.next_seq_};
+  WireHeader wire{header, ep.id_at_peer_, ep.next_seq_};
   std::memcpy(b->bytes.data(), &wire, sizeof wire);
   if (length > 0) std::memcpy(b->bytes.data() + sizeof wire, payload, length);
   b->endpoint = &ep;
@@ -159,10 +159,28 @@ Status OfiTransport::post_receive(PacketBuffer* b) {
 Result<Endpoint*> OfiTransport::connect(int rank, std::span<const std::byte> address) {
   if (rank < 0 || rank >= config_.size)
     return Status(ErrorCode::kInvalidArgument, "ofi: no rank " + std::to_string(rank));
+  return make_endpoint(rank, config_.rank, address);
+}
+
+Result<Endpoint*> OfiTransport::connect_other_job(int id, int id_at_peer,
+                                                  std::span<const std::byte> address) {
+  if (id < config_.size || id_at_peer < 0)
+    return Status(ErrorCode::kInvalidArgument,
+                  "ofi: " + std::to_string(id) + " is no number of another job's process");
+  if (static_cast<std::size_t>(id) >= endpoints_.size()) {
+    endpoints_.resize(static_cast<std::size_t>(id) + 1);
+    if (inbound_.size() < endpoints_.size()) inbound_.resize(endpoints_.size());
+  }
+  return make_endpoint(id, id_at_peer, address);
+}
+
+Result<Endpoint*> OfiTransport::make_endpoint(int rank, int id_at_peer,
+                                              std::span<const std::byte> address) {
   if (endpoints_[rank]) return static_cast<Endpoint*>(endpoints_[rank].get());
   auto ep = std::make_unique<OfiEndpoint>();
   ep->transport_ = this;
   ep->peer_ = rank;
+  ep->id_at_peer_ = id_at_peer;
   int rc = fi_av_insert(av_, address.data(), 1, &ep->address_, 0, nullptr);
   if (rc != 1)
     return Status(ErrorCode::kIo, "ofi: cannot add the address of rank " + std::to_string(rank) +
@@ -251,7 +269,7 @@ void OfiTransport::receive_packet(PacketBuffer* b, std::size_t length) {
     return;
   }
   std::memcpy(&wire, b->bytes.data(), sizeof wire);
-  if (wire.rank < 0 || wire.rank >= config_.size) [[unlikely]] {
+  if (wire.rank < 0 || !known(wire.rank)) [[unlikely]] {
     GPURUN_LOG(error, transport, "ofi: dropped a packet from unknown rank %d", wire.rank);
     return;
   }

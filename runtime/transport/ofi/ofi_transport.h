@@ -116,6 +116,7 @@ class OfiEndpoint final : public Endpoint {
   OfiTransport* transport_ = nullptr;
   fi_addr_t address_ = FI_ADDR_UNSPEC;
   int peer_ = -1;
+  int id_at_peer_ = -1;                      // this process's number at the peer
   std::uint32_t next_seq_ = 0;               // of the next packet to the peer
   std::uint32_t next_offer_ = 0;             // id of the next offer to the peer
   std::map<std::uint32_t, BulkOp*> offers_;  // offered to the peer, not yet asked for
@@ -132,6 +133,8 @@ class OfiTransport final : public Transport {
   const Caps& caps() const override { return caps_; }
   std::vector<std::byte> address() const override { return address_; }
   Result<Endpoint*> connect(int rank, std::span<const std::byte> address) override;
+  Result<Endpoint*> connect_other_job(int id, int id_at_peer,
+                                      std::span<const std::byte> address) override;
   int progress() override;
   // Every send (packets and offers) completed and every pull posted has completed.
   bool quiescent() const override { return in_flight_ == 0 && retry_.empty() && controls_.empty(); }
@@ -173,6 +176,9 @@ class OfiTransport final : public Transport {
   int read_error();
   int retry();
   std::uint64_t bulk_tag(int sender, std::uint32_t id) const;
+  Result<Endpoint*> make_endpoint(int id, int id_at_peer, std::span<const std::byte> address);
+  // Whether `rank` (not negative) names a process this transport may hear from.
+  bool known(int rank) const { return static_cast<std::size_t>(rank) < inbound_.size(); }
 
   Config config_;
   PacketHandler handler_;
@@ -187,7 +193,7 @@ class OfiTransport final : public Transport {
   fid_cq* cq_ = nullptr;
   fid_ep* ep_ = nullptr;
   std::vector<std::byte> address_;
-  std::vector<std::unique_ptr<OfiEndpoint>> endpoints_;  // by job rank
+  std::vector<std::unique_ptr<OfiEndpoint>> endpoints_;  // by job rank (or number, other jobs)
   std::vector<std::unique_ptr<PacketBuffer>> buffers_;   // every packet buffer, send and receive
   std::vector<PacketBuffer*> free_sends_;
   std::deque<PacketBuffer*> unposted_;            // receive buffers waiting to be posted again
@@ -199,7 +205,7 @@ class OfiTransport final : public Transport {
     std::uint32_t next_seq = 0;
     std::map<std::uint32_t, std::vector<std::byte>> early;  // packets that overtook others
   };
-  std::vector<Inbound> inbound_;  // by job rank
+  std::deque<Inbound> inbound_;  // by job rank; grows (in place) with processes of other jobs
   int in_flight_ = 0;             // packet sends, offers and pulls (and pieces) not completed
   std::size_t piece_size_ = 0;    // GPURUN_OFI_PIECE_SIZE
   int piece_window_ = 0;          // GPURUN_OFI_PIECE_WINDOW
