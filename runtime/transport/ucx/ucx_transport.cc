@@ -263,7 +263,9 @@ Result<Endpoint*> UcxTransport::make_endpoint(int rank, int id_at_peer,
   p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
   p.address = reinterpret_cast<const ucp_address_t*>(address.data());
   p.err_mode = UCP_ERR_HANDLING_MODE_NONE;
-  if (params::peer_failure().get()) {
+  // Processes of another job come and go on their own: UCX is asked to notice when one has
+  // gone, so that no flush waits for it.
+  if (params::peer_failure().get() || rank >= config_.size) {
     p.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER;
     p.err_mode = UCP_ERR_HANDLING_MODE_PEER;
     p.err_handler.cb = UcxEndpoint::on_error;
