@@ -272,6 +272,12 @@ Result<Endpoint*> UcxTransport::make_endpoint(int rank, int id_at_peer,
     p.err_handler.arg = ep.get();
   }
   ucs_status_t st = api().ep_create(worker_, &p, &ep->ep_);
+  if (st != UCS_OK && rank >= config_.size && !params::peer_failure().get()) {
+    // Transports that cannot tell (shared memory alone): without the detection, as in the job.
+    p.field_mask &= ~static_cast<std::uint64_t>(UCP_EP_PARAM_FIELD_ERR_HANDLER);
+    p.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+    st = api().ep_create(worker_, &p, &ep->ep_);
+  }
   if (st != UCS_OK) return ucx_error("ucx: cannot connect to rank " + std::to_string(rank), st);
   endpoints_[rank] = std::move(ep);
   return static_cast<Endpoint*>(endpoints_[rank].get());
