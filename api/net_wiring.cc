@@ -170,6 +170,31 @@ Result<transport::Endpoint*> connect_peer(ProcessState& s, NetWiring& net, int p
                                           " (its log says why)");
 }
 
+// The first network transport, in order of preference, that `selection` allows and that starts:
+// added to the pml and the process's transports. Null when none does; `failures` then says why
+// of each ("ucx: <why>").
+transport::Transport* start_first_network(ProcessState& s, const TransportSelection& selection,
+                                          std::vector<std::string>& failures) {
+  for (const char* name : kNetworkTransports) {
+    if (!selection.allows(name)) {
+      failures.push_back(std::string(name) + ": excluded by " + selection.setting());
+      continue;
+    }
+    auto created = create_network(name, s.bootstrap->job(), s.pml->handler());
+    if (!created.ok()) {
+      std::string why(created.status().message());
+      GPURUN_LOG(info, transport, "%s unavailable: %s", name, why.c_str());
+      failures.push_back(std::string(name) + ": " + why);
+      continue;
+    }
+    transport::Transport* t = created.value().get();
+    s.pml->add_transport(t);
+    s.transports.push_back(std::move(created).value());
+    return t;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 TransportSelection::TransportSelection(const param::List& list) : list_(list) {
@@ -205,23 +230,9 @@ Status start_network(ProcessState& s, const TransportSelection& selection, bool 
   bool other_hosts = job.local_size < job.size;
   bool local_peers_need_it = job.local_size > 1 && !shm_used;
   if (!other_hosts && !local_peers_need_it) return ok_status();
-  for (const char* name : kNetworkTransports) {
-    if (!selection.allows(name)) {
-      net.failures.push_back(std::string(name) + ": excluded by " + selection.setting());
-      continue;
-    }
-    auto created = create_network(name, job, s.pml->handler());
-    if (!created.ok()) {
-      std::string why(created.status().message());
-      GPURUN_LOG(info, transport, "%s unavailable: %s", name, why.c_str());
-      net.failures.push_back(std::string(name) + ": " + why);
-      continue;
-    }
-    net.transport = created.value().get();
-    net.name = name;
-    s.pml->add_transport(net.transport);
-    s.transports.push_back(std::move(created).value());
-    break;
+  if (transport::Transport* t = start_first_network(s, selection, net.failures)) {
+    net.transport = t;
+    net.name = t->caps().name;
   }
   std::vector<std::byte> blob =
       encode(net.name, net.transport ? net.transport->address() : std::vector<std::byte>{});
@@ -267,24 +278,12 @@ Result<transport::Transport*> network_for_other_jobs(ProcessState& s) {
     if (t->caps().reach == transport::Reach::kNetwork) return t.get();
   TransportSelection selection(transport::params::transports().get());
   std::vector<std::string> failures;
-  for (const char* name : kNetworkTransports) {
-    if (!selection.allows(name)) {
-      failures.push_back(std::string(name) + ": excluded by " + selection.setting());
-      continue;
-    }
-    auto created = create_network(name, s.bootstrap->job(), s.pml->handler());
-    if (!created.ok()) {
-      failures.push_back(std::string(name) + ": " + std::string(created.status().message()));
-      continue;
-    }
-    transport::Transport* t = created.value().get();
-    GPURUN_LOG(info, transport, "%s started to reach other jobs", name);
-    s.pml->add_transport(t);
-    s.transports.push_back(std::move(created).value());
+  if (transport::Transport* t = start_first_network(s, selection, failures)) {
+    GPURUN_LOG(info, transport, "%s started to reach other jobs", t->caps().name.c_str());
     return t;
   }
-  return Status(ErrorCode::kUnsupported, "no network transport to reach other jobs (" +
-                                             join(failures) + ")");
+  return Status(ErrorCode::kUnsupported,
+                "no network transport to reach other jobs (" + join(failures) + ")");
 }
 
 std::size_t network_eager_limit(const transport::Transport& t) { return eager_limit(t); }

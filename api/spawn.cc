@@ -5,7 +5,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -97,7 +96,7 @@ Result<pid_t> start_job(const Request& r, const std::string& port) {
   // Parents on several hosts reach the children over the network: the children's network
   // transport then uses this host's network devices, not only the loopback (which it keeps to
   // in a job on one host).
-  if (state().bootstrap->job().num_nodes > 1 && std::getenv("UCX_NET_DEVICES") == nullptr)
+  if (state().bootstrap->job().num_nodes > 1 && !param::external_env("UCX_NET_DEVICES"))
     env.emplace_back("UCX_NET_DEVICES=all");
   std::vector<char*> argv_c, env_c;
   for (std::string& a : args) argv_c.push_back(a.data());
