@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
 #include <string_view>
 
 #include "runtime/base/param.h"
@@ -56,6 +59,15 @@ int parse_positive(std::string_view text, std::string_view option) {
   return n;
 }
 
+// A working directory, made absolute against gpurun's own.
+std::string parse_wdir(std::string_view text, std::string_view option) {
+  if (text.empty()) throw UsageError(std::string(option) + " needs a directory");
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::absolute(std::filesystem::path(text), ec);
+  if (ec) throw UsageError(std::string(option) + " " + std::string(text) + ": " + ec.message());
+  return dir.lexically_normal().string();
+}
+
 BindTo parse_bind(std::string_view text) {
   if (text == "core") return BindTo::kCore;
   if (text == "none") return BindTo::kNone;
@@ -69,14 +81,17 @@ bool is_executable_file(const std::string& path) {
          access(path.c_str(), X_OK) == 0;
 }
 
-std::string resolve_program(const std::string& name) {
+// `name` as an executable file: itself when it holds a '/' (under `wdir` when relative and wdir
+// is given), else the first in `path` (a PATH value).
+std::string resolve_program(const std::string& name, const std::string& path,
+                            const std::string& wdir = {}) {
   if (name.find('/') != std::string::npos) {
+    std::string file = name.starts_with("/") || wdir.empty() ? name : wdir + "/" + name;
     struct stat st;
-    if (stat(name.c_str(), &st) != 0) throw UsageError(name + ": no such file");
-    if (!is_executable_file(name)) throw UsageError(name + ": not an executable file");
-    return name;
+    if (stat(file.c_str(), &st) != 0) throw UsageError(file + ": no such file");
+    if (!is_executable_file(file)) throw UsageError(file + ": not an executable file");
+    return file;
   }
-  std::string path = param::external_env("PATH").value_or("/usr/local/bin:/usr/bin:/bin");
   std::string_view rest = path;
   while (true) {
     auto colon = rest.find(':');
@@ -87,6 +102,10 @@ std::string resolve_program(const std::string& name) {
     rest.remove_prefix(colon + 1);
   }
   throw UsageError(name + ": program not found in PATH");
+}
+
+std::string gpurun_path() {
+  return param::external_env("PATH").value_or("/usr/local/bin:/usr/bin:/bin");
 }
 
 // Takes the value of an option: "--opt value" or "--opt=value".
@@ -120,6 +139,14 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
     opts.np = parse_np(take_value(argc, argv, i, arg, name));
   } else if (matches(arg, "-x")) {
     opts.exports.push_back(parse_export(take_value(argc, argv, i, arg, "-x")));
+  } else if (matches(arg, "--wdir") || matches(arg, "-wdir")) {
+    std::string_view name = arg.substr(0, arg.find('='));
+    opts.wdir = parse_wdir(take_value(argc, argv, i, arg, name), name);
+  } else if (matches(arg, "--app") || matches(arg, "--configfile") ||
+             matches(arg, "-configfile")) {
+    std::string_view name = arg.substr(0, arg.find('='));
+    opts.app_file = take_value(argc, argv, i, arg, name);
+    if (opts.app_file.empty()) throw UsageError(std::string(name) + " needs a file name");
   } else if (arg == "--tag-output") {
     opts.tag_output = true;
   } else if (matches(arg, "--timeout")) {
@@ -174,9 +201,120 @@ bool parse_last_option(std::string_view arg, Options& opts) {
   return true;
 }
 
+// The options a program takes for itself after a ':' or on an --app line: -np, -x, --wdir.
+bool parse_app_option(int argc, char** argv, int& i, App& app) {
+  std::string_view arg = argv[i];
+  std::string_view name = arg.substr(0, arg.find('='));
+  if (matches(arg, "-np") || matches(arg, "-n") || matches(arg, "--np"))
+    app.np = parse_np(take_value(argc, argv, i, arg, name));
+  else if (matches(arg, "-x"))
+    app.exports.push_back(parse_export(take_value(argc, argv, i, arg, "-x")));
+  else if (matches(arg, "--wdir") || matches(arg, "-wdir"))
+    app.wdir = parse_wdir(take_value(argc, argv, i, arg, name), name);
+  else
+    return false;
+  return true;
+}
+
+// A program after the first, or one of --app: its own options, then the program and its
+// arguments. `where` names it in errors.
+App parse_app(std::vector<std::string> words, const std::string& where) {
+  std::vector<char*> args;
+  for (std::string& word : words) args.push_back(word.data());
+  int n = static_cast<int>(args.size());
+  App app;
+  int i = 0;
+  try {
+    for (; i < n; ++i) {
+      std::string_view arg = args[static_cast<std::size_t>(i)];
+      if (arg == "--") {
+        ++i;
+        break;
+      }
+      if (!arg.starts_with("-") || arg == "-") break;
+      if (parse_app_option(n, args.data(), i, app)) continue;
+      Options whole_job;
+      bool known = false;
+      try {
+        known = parse_option(n, args.data(), i, whole_job);
+      } catch (const UsageError&) {
+      }
+      throw UsageError(known ? "'" + std::string(arg.substr(0, arg.find('='))) +
+                                   "' applies to the whole job: give it before the first program"
+                             : "unknown option '" + std::string(arg) + "'");
+    }
+  } catch (const UsageError& e) {
+    throw UsageError(where + ": " + e.what());
+  }
+  if (i >= n) throw UsageError(where + ": no program to run");
+  app.argv.assign(words.begin() + i, words.end());
+  return app;
+}
+
+// The programs from argv[i] on: the first (its options were the job's), then one after each ':'.
+void add_programs(int argc, char** argv, int i, Options& opts, std::vector<std::string>& names) {
+  int end = i;
+  while (end < argc && std::string_view(argv[end]) != ":") ++end;
+  if (end == i) throw UsageError("no program before the first ':'");
+  opts.apps.push_back(App{.np = opts.np,
+                          .argv = {argv + i, argv + end},
+                          .exports = std::move(opts.exports),
+                          .wdir = std::move(opts.wdir)});
+  opts.exports.clear();
+  opts.wdir.clear();
+  names.emplace_back("program 1");
+  while (end < argc) {
+    int start = end + 1;
+    for (end = start; end < argc && std::string_view(argv[end]) != ":";) ++end;
+    names.push_back("program " + std::to_string(opts.apps.size() + 1) + " (after ':')");
+    opts.apps.push_back(parse_app({argv + start, argv + end}, names.back()));
+  }
+}
+
+void add_app_file(Options& opts, std::vector<std::string>& names) {
+  if (opts.np != 0 || !opts.exports.empty() || !opts.wdir.empty())
+    throw UsageError("with --app, -np, -x and --wdir go on each line of the file");
+  for (auto& [where, words] : read_app_file(opts.app_file)) {
+    opts.apps.push_back(parse_app(std::move(words), where));
+    names.push_back(where);
+  }
+}
+
+std::string path_for(const App& app) {
+  for (const auto& [name, value] : app.exports)
+    if (name == "PATH") return value;
+  return gpurun_path();
+}
+
+// The job's rank count, each program's working directory and resolved path.
+void finish_apps(Options& opts, bool explain, const std::vector<std::string>& names) {
+  bool hosts = !opts.hosts.empty() || !opts.hostfile.empty();
+  if (opts.apps.size() > 1) {
+    std::int64_t total = 0;
+    for (std::size_t k = 0; k < opts.apps.size(); ++k) {
+      if (opts.apps[k].np == 0)
+        throw UsageError(names[k] + ": no -np (in a job of several programs, each gives its "
+                                    "number of ranks)");
+      total += opts.apps[k].np;
+    }
+    if (total > std::numeric_limits<int>::max() / 2)
+      throw UsageError("-np: " + std::to_string(total) + " ranks in all are too many");
+    opts.np = static_cast<int>(total);
+  } else if (opts.np == 0 && !explain && !hosts) {
+    // With hosts, the default is one rank per slot (launcher/hosts.h), decided at launch.
+    opts.np = opts.apps[0].np = 1;
+  }
+  for (App& app : opts.apps) {
+    // Across hosts the directory may be on the other hosts only; their daemons report it.
+    if (!app.wdir.empty() && !hosts && !std::filesystem::is_directory(app.wdir))
+      throw UsageError("--wdir " + app.wdir + ": no such directory");
+    app.program = resolve_program(app.argv.front(), path_for(app), app.wdir);
+  }
+}
+
 }  // namespace
 
-std::string find_program(const std::string& name) { return resolve_program(name); }
+std::string find_program(const std::string& name) { return resolve_program(name, gpurun_path()); }
 
 MapBy local_map_by(MapBy map_by) {
   return map_by == MapBy::kSlot || map_by == MapBy::kNode ? MapBy::kAuto : map_by;
@@ -208,19 +346,27 @@ Options parse_command_line(int argc, char** argv) {
   if (!opts.hosts.empty() && !opts.hostfile.empty())
     throw UsageError("give the hosts with -H or with --hostfile, not both");
   bool explain = opts.action == Options::Action::kExplain;
-  if (i >= argc) {
-    if (explain) return opts;
+  std::vector<std::string> names;  // each program's name in errors
+  if (!opts.app_file.empty()) {
+    if (i < argc)
+      throw UsageError("--app names the programs: '" + std::string(argv[i]) +
+                       "' on the command line is one too many");
+    add_app_file(opts, names);
+  } else if (i < argc) {
+    add_programs(argc, argv, i, opts, names);
+  } else if (explain) {
+    return opts;
+  } else {
     throw UsageError("no program to run (usage: gpurun -np N program [args])");
   }
-  // With hosts, the default is one rank per slot (launcher/hosts.h), decided at launch.
-  if (opts.np == 0 && !explain && opts.hosts.empty() && opts.hostfile.empty()) opts.np = 1;
-  opts.program = resolve_program(argv[i]);
-  opts.argv.assign(argv + i, argv + argc);
+  finish_apps(opts, explain, names);
   return opts;
 }
 
 std::string usage_text() {
   return R"(usage: gpurun [options] [--] program [args...]
+       gpurun [options] program [args...] : [-np N] [-x VAR] [--wdir DIR] program [args...] ...
+       gpurun [options] --app FILE
        gpurun --explain [-np N] [placement options] [program [args...]]
 
 Starts N copies (ranks) of an MPI program on this host, or on the hosts -H or --hostfile name,
@@ -229,6 +375,7 @@ and serves them as their PMIx server.
 options:
   -np N, -n N          number of ranks (default 1)
   -x VAR[=value]       set VAR in the ranks' environment (its current value without '=')
+  --wdir DIR           start the ranks in DIR (default: gpurun's working directory)
   --tag-output         prefix every output line with [rank]
   --timeout T          end the job after T (seconds, or 500ms, 2m); exit code 124
   --bind-to core|none  without GPUs, bind each rank to one core (default: core; with more
@@ -240,6 +387,16 @@ options:
                        default when the host has GPUs); core: no GPU placement
   --gpus-per-rank N    give each rank N GPUs (an error when the host has too few)
   --map-by numa        spread the ranks of a host over its NUMA nodes, each bound to its node
+
+several programs in one job (MPMD):
+  A : B                after ':' comes another program with its own -np N (each program of
+                       such a job needs one), -x VAR and --wdir DIR (those before the first
+                       program are the first's; the other options go there only, for the
+                       whole job); the programs' ranks follow one another in MPI_COMM_WORLD,
+                       and MPI_APPNUM tells each rank its program (0, 1, ...)
+  --app FILE           the programs one a line ("-np N [-x VAR] [--wdir DIR] program args";
+                       '...' or "..." keep blanks in a word; # starts a comment line);
+                       --configfile FILE is the same
 
 across hosts:
   -H, --host LIST      hosts and their slots: host[:slots],... (a host without slots has 1)

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "launcher/apps.h"
+
 namespace gpurun::launcher {
 
 // A bad command line: gpurun prints the message on one line and exits with code 2.
@@ -26,16 +28,20 @@ struct Options {
   enum class Action { kRun, kVersion, kHelp, kInfo, kExplain, kDaemon, kHostCleanup };
   Action action = Action::kRun;
   std::string info_topic;
-  int np = 0;  // 0 when -np was not given (a run then has 1 rank)
+  int np = 0;  // every program's ranks; 0 when -np was not given (a run then has 1 rank)
   MapBy map_by = MapBy::kAuto;
   int gpus_per_rank = 0;  // 0 when --gpus-per-rank was not given
-  // -x: VAR=value to set in the ranks' environment.
+  // While parsing: -x (VAR=value) and --wdir before the first program, which are that program's
+  // own (parse_command_line moves them into apps[0]).
   std::vector<std::pair<std::string, std::string>> exports;
+  std::string wdir;
+  std::string app_file;  // --app FILE
   bool tag_output = false;
   std::optional<std::chrono::nanoseconds> timeout;
   BindTo bind_to = BindTo::kAuto;
-  std::string program;            // resolved path of the program (may be empty for --explain)
-  std::vector<std::string> argv;  // argv[0] as the user wrote it, then its arguments
+  // The programs, ':' apart on the command line or one a line of the --app file; none only
+  // for --explain without a program.
+  std::vector<App> apps;
 
   // Across hosts (launcher/hosts.h): -H values as given, --hostfile, --npernode,
   // --oversubscribe and --launch-agent (unset: ssh).
@@ -51,9 +57,9 @@ struct Options {
 // The local placement that --map-by asks for (host-level choices place by kAuto on a host).
 MapBy local_map_by(MapBy map_by);
 
-// Parses argv (throws UsageError). Resolves the program through PATH and checks that it is
-// an executable file, so that nothing is started for a command line that cannot run.
-// --explain needs no program (one given is checked, never run).
+// Parses argv (throws UsageError). Resolves each program through PATH (its own -x PATH when
+// given) or its --wdir and checks that it is an executable file, so that nothing is started for
+// a command line that cannot run. --explain needs no program (one given is checked, never run).
 Options parse_command_line(int argc, char** argv);
 
 std::string usage_text();

@@ -120,7 +120,8 @@ void HostJob::set_up() {
                    .token = dir_->token(),
                    .oversubscribed = plan_->placement.oversubscribed,
                    .cores = plan_->placement.cores,
-                   .copy = copy_key(*plan_)};
+                   .copy = copy_key(*plan_),
+                   .app_sizes = app_sizes(spec_.apps, spec_.map.size())};
   if (plan_->placement.by_gpu) {
     for (const RankPlace& place : plan_->placement.ranks) {
       layout.rank_gpus.push_back(gpu_bus_ids(plan_->topology, place));
@@ -148,13 +149,16 @@ void HostJob::spawn() {
     GPURUN_LOG(
         warn, launcher, "host %s: cannot enter %s (%m); the ranks start where the daemon did",
         spec_.map.nodes[static_cast<std::size_t>(spec_.node)].name.c_str(), spec_.cwd.c_str());
-  std::vector<std::string> env = environment_with({});
+  std::vector<std::vector<std::string>> envs;  // per program: the job's are the daemon's own
+  for (const App& app : spec_.apps) envs.push_back(environment_with(app.exports));
   std::vector<int> pids;
   for (std::size_t i = 0; i < ranks_.size(); ++i) {
     Rank& rank = ranks_[i];
-    RankCommand command{.program = spec_.program,
-                        .argv = spec_.argv,
-                        .env = server_->rank_environment(rank.rank, env),
+    auto k = static_cast<std::size_t>(app_of_rank(spec_.apps, rank.rank));
+    RankCommand command{.program = spec_.apps[k].program,
+                        .argv = spec_.apps[k].argv,
+                        .env = server_->rank_environment(rank.rank, envs[k]),
+                        .cwd = spec_.apps[k].wdir,
                         .binding = plan_->placement.binding(static_cast<int>(i))};
     RankPipes pipes;
     try {

@@ -12,11 +12,43 @@ std::string encode(const JobSpec& spec) {
   wire::Encoder e;
   e.str(spec.nspace).i32(spec.node).u32(static_cast<std::uint32_t>(spec.map.nodes.size()));
   for (const NodeRanks& node : spec.map.nodes) e.str(node.name).ints(node.ranks);
-  e.str(spec.program).strings(spec.argv).strings(spec.env).str(spec.cwd);
+  e.u32(static_cast<std::uint32_t>(spec.apps.size()));
+  for (const App& app : spec.apps) {
+    std::vector<std::string> exports;
+    for (const auto& [name, value] : app.exports) exports.push_back(name + "=" + value);
+    e.i32(app.np).str(app.program).strings(app.argv).strings(exports).str(app.wdir);
+  }
+  e.strings(spec.env).str(spec.cwd);
   e.i32(static_cast<int>(spec.bind)).i32(static_cast<int>(spec.map_by)).i32(spec.gpus_per_rank);
   e.i32(spec.share.first).i32(spec.share.ranks);
   return e.take();
 }
+
+namespace {
+
+// The programs of a job of `size` ranks: each with a program and its ranks, all ranks covered.
+void decode_apps(wire::Decoder& d, int size, std::vector<App>& apps) {
+  std::uint32_t count = d.u32();
+  if (count == 0 || count > static_cast<std::uint32_t>(size))
+    throw wire::ProtocolError("bad programs");
+  std::int64_t ranks = 0;
+  for (std::uint32_t k = 0; k < count; ++k) {
+    App app{.np = d.i32(), .program = d.str(), .argv = d.strings()};
+    for (const std::string& entry : d.strings()) {
+      auto eq = entry.find('=');
+      if (eq == std::string::npos || eq == 0) throw wire::ProtocolError("bad export");
+      app.exports.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+    }
+    app.wdir = d.str();
+    if (app.np < 0 || (app.np == 0 && count > 1) || app.program.empty() || app.argv.empty())
+      throw wire::ProtocolError("bad program");
+    ranks += app.np == 0 ? size : app.np;
+    apps.push_back(std::move(app));
+  }
+  if (ranks != size) throw wire::ProtocolError("the programs' ranks are not the job's");
+}
+
+}  // namespace
 
 JobSpec decode_job_spec(std::string_view body) {
   wire::Decoder d(body);
@@ -39,8 +71,7 @@ JobSpec decode_job_spec(std::string_view body) {
       spec.map.node_of[static_cast<std::size_t>(rank)] = static_cast<int>(n);
     }
   if (spec.node < 0 || spec.node >= static_cast<int>(nodes)) throw wire::ProtocolError("bad node");
-  spec.program = d.str();
-  spec.argv = d.strings();
+  decode_apps(d, size, spec.apps);
   spec.env = d.strings();
   spec.cwd = d.str();
   spec.bind = static_cast<BindTo>(d.i32());
@@ -56,24 +87,19 @@ JobSpec decode_job_spec(std::string_view body) {
   return spec;
 }
 
-std::vector<std::string> forwarded_env(
-    const std::vector<std::pair<std::string, std::string>>& exports) {
+std::vector<std::string> forwarded_env() {
   static constexpr std::array<std::string_view, 5> kPrefixes = {"GPURUN_", "UCX_", "FI_", "NCCL_",
                                                                 "PMIX_MCA_"};
   std::vector<std::string> env;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     std::string_view entry(*e);
     std::string_view name = entry.substr(0, entry.find('='));
-    bool exported = false;
-    for (const auto& [export_name, value] : exports) exported |= name == export_name;
-    if (exported) continue;
     for (std::string_view prefix : kPrefixes)
       if (name.starts_with(prefix)) {
         env.emplace_back(entry);
         break;
       }
   }
-  for (const auto& [name, value] : exports) env.push_back(name + "=" + value);
   return env;
 }
 

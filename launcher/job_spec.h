@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "launcher/apps.h"
 #include "launcher/cli.h"
 #include "launcher/machine.h"
 #include "launcher/mapping.h"
@@ -16,10 +17,10 @@ struct JobSpec {
   std::string nspace;  // the job's PMIx namespace, the same on every host
   int node = 0;        // the daemon's node id in `map`
   JobMap map;          // every node (names as gpurun knows them) and its ranks
-  std::string program;
-  std::vector<std::string> argv;
-  // Set in the daemon's environment before it reads its knobs, and in its ranks': the -x
-  // exports and gpurun's variables for gpurun and the network libraries (forwarded_env()).
+  std::vector<App> apps;  // the programs, their ranks in rank order
+  // Set in the daemon's environment before it reads its knobs, and in its ranks': gpurun's
+  // variables for gpurun and the network libraries (forwarded_env()). Each program's -x
+  // exports go to its ranks only (App::exports).
   std::vector<std::string> env;
   std::string cwd;  // the ranks' working directory (gpurun's), when the host has it
   BindTo bind = BindTo::kAuto;
@@ -33,10 +34,9 @@ std::string encode(const JobSpec& spec);
 // Throws wire::ProtocolError.
 JobSpec decode_job_spec(std::string_view body);
 
-// The variables of gpurun's environment a remote host's ranks get besides the -x exports:
-// GPURUN_*, UCX_*, FI_*, NCCL_* and PMIX_MCA_* (knobs of gpurun, its network libraries and
-// PMIx), as "NAME=value" after the exports, which win.
-std::vector<std::string> forwarded_env(
-    const std::vector<std::pair<std::string, std::string>>& exports);
+// The variables of gpurun's environment a remote host's daemon and ranks get (a program's -x
+// exports win over them): GPURUN_*, UCX_*, FI_*, NCCL_* and PMIX_MCA_* (knobs of gpurun, its
+// network libraries and PMIx), as "NAME=value".
+std::vector<std::string> forwarded_env();
 
 }  // namespace gpurun::launcher

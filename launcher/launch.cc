@@ -55,14 +55,17 @@ JobConfig job_config(const Options& options, JobMap map) {
                    .map = std::move(map)};
 }
 
-JobLayout job_layout(JobMap map, int node, const Plan& plan, const JobDir& dir) {
+JobLayout job_layout(JobMap map, int node, const Plan& plan, const JobDir& dir,
+                     const std::vector<App>& apps) {
+  std::vector<int> sizes = app_sizes(apps, map.size());
   JobLayout layout{.map = std::move(map),
                    .node = node,
                    .jobdir = dir.path(),
                    .token = dir.token(),
                    .oversubscribed = plan.placement.oversubscribed,
                    .cores = plan.placement.cores,
-                   .copy = copy_key(plan)};
+                   .copy = copy_key(plan),
+                   .app_sizes = std::move(sizes)};
   if (plan.placement.by_gpu) {
     for (const RankPlace& rank : plan.placement.ranks) {
       layout.rank_gpus.push_back(gpu_bus_ids(plan.topology, rank));
@@ -74,13 +77,19 @@ JobLayout job_layout(JobMap map, int node, const Plan& plan, const JobDir& dir) 
 
 std::vector<RankCommand> rank_commands(const Options& options, const std::vector<int>& ranks,
                                        const Placement& placement, PmixServer& server) {
-  std::vector<std::string> env = environment_with(options.exports);
+  std::vector<std::vector<std::string>> envs;  // per program
+  for (const App& app : options.apps)
+    envs.push_back(environment_with(app.exports));
   std::vector<RankCommand> commands;
-  for (std::size_t i = 0; i < ranks.size(); ++i)
-    commands.push_back(RankCommand{.program = options.program,
-                                   .argv = options.argv,
-                                   .env = server.rank_environment(ranks[i], env),
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    auto k = static_cast<std::size_t>(app_of_rank(options.apps, ranks[i]));
+    const App& app = options.apps[k];
+    commands.push_back(RankCommand{.program = app.program,
+                                   .argv = app.argv,
+                                   .env = server.rank_environment(ranks[i], envs[k]),
+                                   .cwd = app.wdir,
                                    .binding = placement.binding(static_cast<int>(i))});
+  }
   return commands;
 }
 
@@ -127,7 +136,7 @@ int launch_here(const Options& options, JobMap map) {
   profile.mark("placement");
   JobDir dir;
   JobConfig config = job_config(options, map);
-  JobLayout layout = job_layout(std::move(map), 0, plan, dir);
+  JobLayout layout = job_layout(std::move(map), 0, plan, dir, options.apps);
   set_pmix_environment();
   EventQueue events;
   std::optional<PmixServer> server;
@@ -162,9 +171,8 @@ JobSpec job_spec(const Options& options, const JobMap& map) {
   std::error_code ec;
   return JobSpec{.nspace = "gpurun." + std::to_string(getpid()),
                  .map = map,
-                 .program = options.program,
-                 .argv = options.argv,
-                 .env = forwarded_env(options.exports),
+                 .apps = options.apps,
+                 .env = forwarded_env(),
                  .cwd = std::filesystem::current_path(ec).string(),
                  .bind = options.bind_to,
                  .map_by = local_map_by(options.map_by),
@@ -187,7 +195,7 @@ void set_up_local(LocalPart& part, const Options& options, const JobSpec& spec, 
   part.ranks = spec.map.nodes[static_cast<std::size_t>(node)].ranks;
   part.plan.emplace(make_host_plan(options, static_cast<int>(part.ranks.size()), share));
   part.dir.emplace();
-  JobLayout layout = job_layout(spec.map, node, *part.plan, *part.dir);
+  JobLayout layout = job_layout(spec.map, node, *part.plan, *part.dir, options.apps);
   part.server.emplace(part.dir->make_subdir("pmix"), part.plan->topology, events, spec.nspace,
                       true);
   part.server->register_job(layout);

@@ -69,6 +69,32 @@ std::string join(const std::vector<int>& ranks) {
   return out;
 }
 
+// The program (MPI_APPNUM) of `rank`.
+std::uint32_t app_of(const JobLayout& job, int rank) {
+  std::uint32_t app = 0;
+  for (int first = 0; app < job.app_sizes.size(); ++app) {
+    first += job.app_sizes[app];
+    if (rank < first) return app;
+  }
+  return 0;
+}
+
+// The programs' PMIx application data: number, size and first rank of each.
+void add_apps(InfoList& info, const JobLayout& job) {
+  std::vector<int> sizes = job.app_sizes;
+  if (sizes.empty()) sizes.push_back(job.map.size());
+  info.add_uint32(PMIX_JOB_NUM_APPS, static_cast<std::uint32_t>(sizes.size()));
+  int first = 0;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    InfoList app;
+    app.add_uint32(PMIX_APPNUM, static_cast<std::uint32_t>(k));
+    app.add_uint32(PMIX_APP_SIZE, static_cast<std::uint32_t>(sizes[k]));
+    app.add_rank(PMIX_APPLDR, static_cast<pmix_rank_t>(first));
+    info.add_array(PMIX_APP_INFO_ARRAY, std::move(app));
+    first += sizes[k];
+  }
+}
+
 // Rank `rank`, the `index`-th rank of node `node`.
 InfoList rank_info(const JobLayout& job, int rank, int node, std::size_t index) {
   const NodeRanks& where = job.map.nodes[static_cast<std::size_t>(node)];
@@ -77,7 +103,7 @@ InfoList rank_info(const JobLayout& job, int rank, int node, std::size_t index) 
   info.add_uint16(PMIX_LOCAL_RANK, static_cast<std::uint16_t>(index));
   info.add_uint16(PMIX_NODE_RANK, static_cast<std::uint16_t>(index));
   info.add_uint32(PMIX_NODEID, static_cast<std::uint32_t>(node));
-  info.add_uint32(PMIX_APPNUM, 0);
+  info.add_uint32(PMIX_APPNUM, app_of(job, rank));
   info.add_string(PMIX_HOSTNAME, where.name);
   if (node != job.node) return info;
   if (index < job.rank_gpus.size() && !job.rank_gpus[index].empty())
@@ -115,6 +141,7 @@ InfoList job_info(const std::string& nspace, const JobLayout& job) {
   info.add_string(PMIX_JOBID, nspace);
   info.add_regex(PMIX_NODE_MAP, make_regex(names, false));
   info.add_regex(PMIX_PROC_MAP, make_regex(ppn, true));
+  add_apps(info, job);
   info.add_string(bootstrap::keys::kJobDir, job.jobdir);
   info.add_string(bootstrap::keys::kJobToken, job.token);
   info.add_bool(bootstrap::keys::kOversubscribed, job.oversubscribed);

@@ -41,6 +41,7 @@ struct ChildPlan {
   const char* program;
   char* const* argv;
   char* const* envp;
+  const char* cwd;  // nullptr: stay in the launcher's
   int stdin_fd;
   int stdout_fd;
   int stderr_fd;
@@ -50,6 +51,8 @@ struct ChildPlan {
   pid_t parent;
   const char* exec_error;  // message written when execve fails
   std::size_t exec_error_len;
+  const char* cwd_error;  // message written when chdir fails
+  std::size_t cwd_error_len;
 };
 
 // Runs in the forked child: async-signal-safe calls only.
@@ -71,6 +74,10 @@ struct ChildPlan {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   if (plan.bind) sched_setaffinity(0, sizeof plan.mask, &plan.mask);
+  if (plan.cwd != nullptr && chdir(plan.cwd) != 0) {
+    [[maybe_unused]] ssize_t n = write(STDERR_FILENO, plan.cwd_error, plan.cwd_error_len);
+    _exit(127);
+  }
   execve(plan.program, plan.argv, plan.envp);
   [[maybe_unused]] ssize_t n = write(STDERR_FILENO, plan.exec_error, plan.exec_error_len);
   _exit(127);
@@ -82,14 +89,19 @@ pid_t spawn_rank(const RankCommand& command, bool with_stdin, RankPipes& pipes) 
   std::vector<char*> argv = pointers(command.argv);
   std::vector<char*> envp = pointers(command.env);
   std::string exec_error = "gpurun: cannot execute " + command.program + "\n";
+  std::string cwd_error = "gpurun: cannot enter " + command.cwd + " to start " +
+                          command.program + "\n";
   ChildPlan plan{.program = command.program.c_str(),
                  .argv = argv.data(),
                  .envp = envp.data(),
+                 .cwd = command.cwd.empty() ? nullptr : command.cwd.c_str(),
                  .bind = command.binding.has_value(),
                  .death_signal = command.death_signal,
                  .parent = getpid(),
                  .exec_error = exec_error.c_str(),
-                 .exec_error_len = exec_error.size()};
+                 .exec_error_len = exec_error.size(),
+                 .cwd_error = cwd_error.c_str(),
+                 .cwd_error_len = cwd_error.size()};
   if (plan.bind && !command.binding->to_cpu_set(plan.mask).ok()) plan.bind = false;
   Pipe out = make_pipe();
   Pipe err = make_pipe();

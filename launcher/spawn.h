@@ -18,6 +18,7 @@ struct RankCommand {
   std::string program;            // path to execute
   std::vector<std::string> argv;  // argv[0] first
   std::vector<std::string> env;   // "NAME=value"
+  std::string cwd;                // its working directory; empty: the launcher's
   std::optional<topo::CpuSet> binding;
   // Sent to the process when gpurun dies. A launch agent gets SIGTERM, so that the daemon it
   // runs can clean its host up.

@@ -124,7 +124,9 @@ void PmixClient::read_job_info() {
   job_.universe_size =
       static_cast<int>(lookup_int(wildcard_, PMIX_UNIV_SIZE).value_or(job_.size));
   job_.num_nodes = static_cast<int>(lookup_int(wildcard_, PMIX_NUM_NODES).value_or(1));
-  job_.appnum = static_cast<int>(lookup_int(wildcard_, PMIX_APPNUM).value_or(0));
+  // Per process: the program of a job of several (launcher/apps.h); the job's as a fallback.
+  job_.appnum = static_cast<int>(
+      lookup_int(me_, PMIX_APPNUM).value_or(lookup_int(wildcard_, PMIX_APPNUM).value_or(0)));
   job_.local_rank = static_cast<int>(lookup_int(me_, PMIX_LOCAL_RANK).value_or(0));
   job_.node_id = static_cast<int>(lookup_int(me_, PMIX_NODEID).value_or(0));
   read_node_ids();

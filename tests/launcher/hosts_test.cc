@@ -216,8 +216,12 @@ TEST(JobSpec, RoundTrips) {
   JobSpec spec{.nspace = "gpurun.42",
                .node = 1,
                .map = map_ranks(two_hosts(2, 2), {.np = 3}),
-               .program = "/bin/prog",
-               .argv = {"prog", "x"},
+               .apps = {App{.np = 1, .program = "/bin/prog", .argv = {"prog", "x"}},
+                        App{.np = 2,
+                            .program = "/bin/other",
+                            .argv = {"other"},
+                            .exports = {{"B", "x=y"}},
+                            .wdir = "/tmp"}},
                .env = {"A=1"},
                .cwd = "/w",
                .bind = BindTo::kNone,
@@ -230,7 +234,12 @@ TEST(JobSpec, RoundTrips) {
   EXPECT_EQ(back.map.node_of, spec.map.node_of);
   EXPECT_TRUE(back.map.nodes[1].local);
   EXPECT_FALSE(back.map.nodes[0].local);
-  EXPECT_EQ(back.argv, spec.argv);
+  ASSERT_EQ(back.apps.size(), 2u);
+  EXPECT_EQ(back.apps[0].argv, spec.apps[0].argv);
+  EXPECT_EQ(back.apps[1].program, "/bin/other");
+  EXPECT_EQ(back.apps[1].np, 2);
+  EXPECT_EQ(back.apps[1].exports, spec.apps[1].exports);
+  EXPECT_EQ(back.apps[1].wdir, "/tmp");
   EXPECT_EQ(back.env, spec.env);
   EXPECT_EQ(back.map_by, MapBy::kNuma);
   EXPECT_EQ(back.gpus_per_rank, 2);
@@ -239,9 +248,32 @@ TEST(JobSpec, RoundTrips) {
   std::string broken = encode(spec);
   broken.pop_back();
   EXPECT_THROW(decode_job_spec(broken), wire::ProtocolError);
+  // Programs whose ranks are not the job's are refused.
+  JobSpec short_apps = spec;
+  short_apps.apps[1].np = 1;
+  EXPECT_THROW(decode_job_spec(encode(short_apps)), wire::ProtocolError);
   // A share that cannot hold the host's ranks is refused.
   spec.share = {.first = 2, .ranks = 2};
   EXPECT_THROW(decode_job_spec(encode(spec)), wire::ProtocolError);
+}
+
+TEST(Apps, RanksFollowThePrograms) {
+  std::vector<App> apps = {{.np = 2}, {.np = 1}, {.np = 3}};
+  std::vector<int> of;
+  for (int rank = 0; rank < 6; ++rank) of.push_back(app_of_rank(apps, rank));
+  EXPECT_EQ(of, (std::vector<int>{0, 0, 1, 2, 2, 2}));
+  EXPECT_EQ(app_sizes(apps, 6), (std::vector<int>{2, 1, 3}));
+  // The sole program without -np (over hosts, one rank per slot) has every rank.
+  std::vector<App> sole = {{.np = 0}};
+  EXPECT_EQ(app_of_rank(sole, 5), 0);
+  EXPECT_EQ(app_sizes(sole, 7), (std::vector<int>{7}));
+}
+
+TEST(Apps, AppFileLinesSplitAtBlanksAndKeepQuotedWords) {
+  EXPECT_EQ(split_app_line("  -np 2\t./a 'x y' \"\" b\"c d\"e ", "f:1"),
+            (std::vector<std::string>{"-np", "2", "./a", "x y", "", "bc de"}));
+  EXPECT_TRUE(split_app_line("   ", "f:2").empty());
+  EXPECT_THROW(split_app_line("./a 'open", "f:3"), UsageError);
 }
 
 TEST(MachineShare, HostsOfOneKernelArePlacedTogether) {

@@ -13,7 +13,11 @@
  *   litter        leave litter, then finalize and exit 0
  *   stdin         rank 0 echoes its stdin as "got: <line>"; others report EOF
  *   lines N       every rank writes N lines, each in three separate writes
- *   bcast N       an MPI_Bcast of N bytes from rank 0, checked; prints "bcast ok" */
+ *   bcast N       an MPI_Bcast of N bytes from rank 0, checked; prints "bcast ok"
+ *   app TAG       one program of several (gpurun A : B): prints "rank R of N app A tag TAG
+ *                 name P var V cwd D" (P its argv[0], V $MPMD_VAR), then "ranks of app A:
+ *                 Z, apps in all: K" (the sizes from MPI_Comm_split by MPI_APPNUM, and the
+ *                 largest MPI_APPNUM + 1 over MPI_COMM_WORLD) */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <mpi.h>
@@ -100,6 +104,26 @@ static int mode_bcast(int bytes) {
   return wrong == 0 ? 0 : 1;
 }
 
+static int mode_app(const char* tag, const char* name) {
+  int* appnum = NULL;
+  int flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag);
+  int app = flag ? *appnum : -1;
+  const char* var = getenv("MPMD_VAR");
+  char cwd[4096];
+  printf("rank %d of %d app %d tag %s name %s var %s cwd %s\n", rank, size, app, tag, name,
+         var ? var : "-", getcwd(cwd, sizeof cwd) ? cwd : "?");
+  MPI_Comm mine;
+  MPI_Comm_split(MPI_COMM_WORLD, app, rank, &mine);
+  int mine_size = 0, apps = 0, top = app + 1;
+  MPI_Comm_size(mine, &mine_size);
+  MPI_Allreduce(&top, &apps, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  printf("rank %d: ranks of app %d: %d, apps in all: %d\n", rank, app, mine_size, apps);
+  MPI_Comm_free(&mine);
+  MPI_Finalize();
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "hello";
   int target = argc > 2 ? atoi(argv[2]) : 0;
@@ -117,6 +141,7 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "stdin") == 0) return mode_stdin();
   if (strcmp(mode, "lines") == 0) return mode_lines(target);
   if (strcmp(mode, "bcast") == 0) return mode_bcast(target);
+  if (strcmp(mode, "app") == 0) return mode_app(argc > 2 ? argv[2] : "-", argv[0]);
   announce();
   if (strcmp(mode, "litter") == 0) {
     MPI_Finalize();

@@ -15,6 +15,9 @@
  *   stdin              init; rank 0 echoes its stdin as "got: <line>"; others report EOF
  *   lines N            every rank writes N lines, each in three separate writes
  *   litter             init, leave a segment and a file behind (below), finalize, exit 0
+ *   apps               print "rank R appnum A apps K size Z leader L": the rank's PMIX_APPNUM,
+ *                      the job's PMIX_JOB_NUM_APPS, and its program's PMIX_APP_SIZE and
+ *                      PMIX_APPLDR (asked with PMIX_APP_INFO)
  * Every mode that waits or fails prints "pid <rank> <pid>" first, so tests can check that the
  * ranks die, and leaves litter as a crashing MPI rank would: a shared-memory segment
  * /dev/shm/gpurun-<token>-rank<R> and a file <jobdir>/rank<R>, for gpurun to remove. */
@@ -136,6 +139,39 @@ static char* get_string(const pmix_proc_t* proc, const char* key) {
 
 static char* get_own_string(const char* key) { return get_string(&me, key); }
 
+/* The number `key` of `proc`, asked with `info` (PMIX_UINT32 or PMIX_PROC_RANK). */
+static uint32_t get_number(const pmix_proc_t* proc, const char* key, pmix_info_t* info,
+                           size_t ninfo) {
+  pmix_value_t* val = NULL;
+  pmix_status_t rc = PMIx_Get(proc, key, info, ninfo, &val);
+  if (rc != PMIX_SUCCESS) {
+    fprintf(stderr, "PMIx_Get %s failed: %s\n", key, PMIx_Error_string(rc));
+    exit(3);
+  }
+  uint32_t out = val->type == PMIX_PROC_RANK ? val->data.rank : val->data.uint32;
+  PMIX_VALUE_RELEASE(val);
+  return out;
+}
+
+static int mode_apps(void) {
+  pmix_proc_t wild;
+  PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+  uint32_t appnum = get_number(&me, PMIX_APPNUM, NULL, 0);
+  uint32_t apps = get_number(&wild, PMIX_JOB_NUM_APPS, NULL, 0);
+  pmix_info_t app[2];
+  bool yes = true;
+  PMIX_INFO_LOAD(&app[0], PMIX_APP_INFO, &yes, PMIX_BOOL);
+  PMIX_INFO_LOAD(&app[1], PMIX_APPNUM, &appnum, PMIX_UINT32);
+  uint32_t app_size = get_number(&wild, PMIX_APP_SIZE, app, 2);
+  uint32_t leader = get_number(&wild, PMIX_APPLDR, app, 2);
+  PMIX_INFO_DESTRUCT(&app[0]);
+  PMIX_INFO_DESTRUCT(&app[1]);
+  printf("rank %u appnum %u apps %u size %u leader %u\n", me.rank, appnum, apps, app_size,
+         leader);
+  finalize();
+  return 0;
+}
+
 static int mode_info(void) {
   pmix_proc_t wild;
   PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
@@ -203,6 +239,7 @@ int main(int argc, char** argv) {
     return ok ? 0 : 1;
   }
   if (strcmp(mode, "info") == 0) return mode_info();
+  if (strcmp(mode, "apps") == 0) return mode_apps();
   if (strcmp(mode, "stdin") == 0) return mode_stdin();
   if (strcmp(mode, "lines") == 0) return mode_lines(target);
   if (strcmp(mode, "litter") == 0) {

@@ -140,7 +140,8 @@ class CommandLine(GpurunTest):
         self.assertRegex(r.stdout, r"^gpurun \d+\.\d+\.\d+ \(PMIx ")
         r = self.run_gpurun("--help")
         self.assertEqual(r.returncode, 0)
-        for option in ("-np", "-x", "--tag-output", "--timeout", "--bind-to", "--info", "-H",
+        for option in ("-np", "-x", "--wdir", "--app", "--tag-output", "--timeout", "--bind-to",
+                       "--info", "-H",
                        "--hostfile", "--npernode", "--launch-agent", "--map-by slot|node"):
             self.assertIn(option, r.stdout)
 
@@ -472,6 +473,125 @@ class JobEnvironment(GpurunTest):
         self.assertTrue(ranks_env["PMIX_NAMESPACE"].startswith("gpurun."))
         self.assertEqual(ranks_env["SLURM_JOB_ID"], "42")
         self.assertEqual(ranks_env["OMPI_MCA_btl"], "self")
+
+
+class Mpmd(GpurunTest):
+    """Several programs in one job: gpurun A : B and --app FILE."""
+
+    LINE = re.compile(r"^rank (\d+) of (\d+) app (-?\d+) tag (\S+) name (\S+) var (.*) cwd (\S+)$")
+
+    def setUp(self):
+        super().setUp()
+        self._files = tempfile.TemporaryDirectory(prefix="gpurun-apps-")  # beside TMPDIR
+        self.files = self._files.name
+        self.rank = os.path.abspath(RANK)  # a relative one would be looked for under --wdir
+
+    def tearDown(self):
+        self._files.cleanup()
+        super().tearDown()
+
+    def app_lines(self, stdout):
+        """mpi_rank app output as {rank: (size, app, tag, name, var, cwd)}, and the
+        "ranks of app" lines as {rank: (app, app size, apps in all)}."""
+        ranks, sizes = {}, {}
+        for line in stdout.splitlines():
+            m = self.LINE.match(line)
+            if m:
+                ranks[int(m.group(1))] = (int(m.group(2)), int(m.group(3)), *m.group(4, 5, 6, 7))
+            m = re.match(r"^rank (\d+): ranks of app (\d+): (\d+), apps in all: (\d+)$", line)
+            if m:
+                sizes[int(m.group(1))] = tuple(int(g) for g in m.group(2, 3, 4))
+        return ranks, sizes
+
+    def copy_of_rank(self, directory, name):
+        os.makedirs(directory, exist_ok=True)
+        path = os.path.join(directory, name)
+        shutil.copy(RANK, path)
+        return path
+
+    def test_programs_share_one_world(self):
+        other = self.copy_of_rank(os.path.join(self.files, "bin"), "other_rank")
+        r = self.run_gpurun("-x", "MPMD_VAR=job", "-np", "2", self.rank, "app", "first", ":",
+                            "-np", "3", "-x", "MPMD_VAR=own", "--wdir", "/", other, "app",
+                            "second")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ranks, sizes = self.app_lines(r.stdout)
+        self.assertEqual(sorted(ranks), [0, 1, 2, 3, 4], r.stdout)
+        for rank in (0, 1):
+            self.assertEqual(ranks[rank], (5, 0, "first", self.rank, "job", os.getcwd()))
+            self.assertEqual(sizes[rank], (0, 2, 2))
+        for rank in (2, 3, 4):
+            self.assertEqual(ranks[rank], (5, 1, "second", other, "own", "/"))
+            self.assertEqual(sizes[rank], (1, 3, 2))
+        self.assert_nothing_left({})
+
+    def test_a_programs_path_and_wdir_find_it(self):
+        bin_dir = os.path.join(self.files, "bin")
+        self.copy_of_rank(bin_dir, "on_path")
+        self.copy_of_rank(bin_dir, "in_wdir")
+        path = bin_dir + ":" + os.environ.get("PATH", "/usr/bin:/bin")
+        r = self.run_gpurun("-np", "1", "-x", f"PATH={path}", "on_path", "app", "p", ":",
+                            "-np", "1", "--wdir", bin_dir, "./in_wdir", "app", "w")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ranks, _ = self.app_lines(r.stdout)
+        self.assertEqual(ranks[0][1:4], (0, "p", "on_path"))
+        self.assertEqual(ranks[1][1:4], (1, "w", "./in_wdir"))
+        self.assertEqual(ranks[1][5], bin_dir)
+
+    def test_app_file(self):
+        app_file = os.path.join(self.files, "apps")
+        with open(app_file, "w") as f:
+            f.write(f"# the ranks of each program\n\n-np 1 {self.rank} app one\n"
+                    f"  -np 2 -x 'MPMD_VAR=two words' --wdir=/ {self.rank} app \"two\"\n")
+        r = self.run_gpurun("--tag-output", "--app", app_file)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ranks, sizes = self.app_lines(re.sub(r"^\[\d+\] ", "", r.stdout, flags=re.M))
+        self.assertEqual(ranks[0], (3, 0, "one", self.rank, "-", os.getcwd()))
+        self.assertEqual(ranks[1], (3, 1, "two", self.rank, "two words", "/"))
+        self.assertEqual(sizes[2], (1, 2, 2))
+        r = self.run_gpurun("-configfile", app_file)  # MPICH's name for it
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(self.app_lines(r.stdout)[0]), 3, r.stdout)
+
+    def test_pmix_app_keys(self):
+        r = self.run_gpurun("-np", "2", PMIX_RANK, "apps", ":", "-np", "1", PMIX_RANK, "apps",
+                            ":", "-np", "2", PMIX_RANK, "apps")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(r.stdout.splitlines()),
+                         [f"rank {r} appnum {a} apps 3 size {z} leader {l}"
+                          for r, a, z, l in [(0, 0, 2, 0), (1, 0, 2, 0), (2, 1, 1, 2),
+                                             (3, 2, 2, 3), (4, 2, 2, 3)]])
+        r = self.run_gpurun("-np", "2", PMIX_RANK, "apps")
+        self.assertEqual(sorted(r.stdout.splitlines()),
+                         [f"rank {r} appnum 0 apps 1 size 2 leader 0" for r in (0, 1)], r.stderr)
+
+    def test_bad_mpmd_command_lines(self):
+        usage = CommandLine.assert_usage_error
+        usage(self, "-np", "1", self.rank, ":", mentions="program 2 (after ':'): no program to run")
+        usage(self, "-np", "1", self.rank, ":", "-np", "1", "--tag-output", self.rank,
+              mentions="'--tag-output' applies to the whole job")
+        usage(self, "-np", "1", self.rank, ":", "-np", "1", "--frobnicate", self.rank,
+              mentions="unknown option '--frobnicate'")
+        usage(self, "-np", "1", self.rank, ":", "-np", "x", self.rank,
+              mentions="program 2 (after ':'): -np")
+        usage(self, self.rank, ":", "-np", "1", self.rank, mentions="program 1: no -np")
+        usage(self, "-np", "1", self.rank, ":", self.rank, mentions="program 2 (after ':'): no -np")
+        usage(self, "-np", "1", ":", "-np", "1", self.rank,
+              mentions="no program before the first ':'")
+        usage(self, "-np", "1", self.rank, ":", "-np", "1", "no-such-program-xyz",
+              mentions="not found in PATH")
+        usage(self, "--wdir", "/no/such/dir", "-np", "1", self.rank, mentions="--wdir /no/such/dir")
+        usage(self, "--app", "/no/such/file", mentions="cannot read")
+        app_file = os.path.join(self.files, "apps")
+        with open(app_file, "w") as f:
+            f.write(f"-np 1 {self.rank}\n-np 1 {self.rank} 'unclosed\n")
+        usage(self, "--app", app_file, mentions=f"{app_file}:2: unclosed '")
+        usage(self, "--app", app_file, self.rank, mentions="one too many")
+        usage(self, "-np", "2", "--app", app_file, mentions="go on each line")
+        usage(self, "-x", "A=1", "--app", app_file, mentions="go on each line")
+        with open(app_file, "w") as f:
+            f.write("# nothing\n")
+        usage(self, "--app", app_file, mentions="names no program")
 
 
 class Info(GpurunTest):

@@ -10,7 +10,8 @@ namespaces, no file in their /tmp or /dev/shm, nothing in gpurun's TMPDIR, no ra
 Timeouts are hang guards, never assertions about speed.
 
 Environment: GPURUN, HOST_RANK (host_rank.c), PMIX_RANK_PROGRAM (tests/launcher/pmix_rank.c),
-MPI_WHERE (mpi_where.c), WRONG_SECRET_AGENT, TESTHOSTS, TESTHOSTS_DIR.
+MPI_WHERE (mpi_where.c), MPI_RANK (tests/launcher/mpi_rank.c), WRONG_SECRET_AGENT, TESTHOSTS,
+TESTHOSTS_DIR.
 """
 import hashlib
 import hmac
@@ -30,6 +31,7 @@ GPURUN = os.environ.get("GPURUN", "build/bin/gpurun")
 HOST_RANK = os.environ.get("HOST_RANK", "build/tests/bin/host_rank")
 PMIX_RANK = os.environ.get("PMIX_RANK_PROGRAM", "build/tests/bin/pmix_rank")
 MPI_WHERE = os.environ.get("MPI_WHERE", "build/tests/bin/mpi_where")
+MPI_RANK = os.environ.get("MPI_RANK", "build/tests/bin/mpi_rank")
 WRONG_SECRET_AGENT = os.environ.get("WRONG_SECRET_AGENT", "tests/multihost/wrong_secret_agent.sh")
 TESTHOSTS = os.environ.get("TESTHOSTS", "scripts/testhosts.sh")
 HOSTS_DIR = os.environ.get("TESTHOSTS_DIR", "build/testhosts")
@@ -195,6 +197,33 @@ class Hello(MultiHostTest):
         ranks = where_lines(r.stdout)
         self.assertEqual(sorted(ranks), [0, 1, 2])
         self.assertEqual({f["nodes"] for f in ranks.values()}, {"1"})
+
+
+class Mpmd(MultiHostTest):
+    """Several programs in one job across hosts: each host's daemon starts each rank with its
+    program's arguments, environment and working directory."""
+
+    def test_programs_across_hosts(self):
+        rank = os.path.abspath(MPI_RANK)
+        r = self.gpurun("-H", f"{H1}:2,{H2}:3", "-x", "MPMD_VAR=job", "-np", "2", rank, "app",
+                        "first", ":", "-np", "3", "-x", "MPMD_VAR=own", "--wdir", "/", rank,
+                        "app", "second")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = sorted(l for l in r.stdout.splitlines() if " of 5 " in l)
+        self.assertEqual(lines, [f"rank {i} of 5 app 0 tag first name {rank} var job "
+                                 f"cwd {os.getcwd()}" for i in (0, 1)] +
+                         [f"rank {i} of 5 app 1 tag second name {rank} var own cwd /"
+                          for i in (2, 3, 4)])
+        self.assertIn("rank 2: ranks of app 1: 3, apps in all: 2", r.stdout)
+
+    def test_pmix_app_keys_by_node(self):
+        # Dealt round robin: ranks 0 and 2 on the first host, 1 and 3 on the second.
+        r = self.gpurun("-H", f"{H1}:2,{H2}:2", "--map-by", "node", "-np", "1", PMIX_RANK,
+                        "apps", ":", "-np", "3", PMIX_RANK, "apps")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(r.stdout.splitlines()),
+                         ["rank 0 appnum 0 apps 2 size 1 leader 0"] +
+                         [f"rank {i} appnum 1 apps 2 size 3 leader 1" for i in (1, 2, 3)])
 
 
 class Mapping(MultiHostTest):

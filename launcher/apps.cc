@@ -1,0 +1,69 @@
+#include "launcher/apps.h"
+
+#include <fstream>
+
+#include "launcher/cli.h"
+
+namespace gpurun::launcher {
+
+int app_of_rank(const std::vector<App>& apps, int rank) {
+  int first = 0;
+  for (std::size_t i = 0; i < apps.size(); ++i) {
+    if (apps[i].np == 0) return static_cast<int>(i);  // the sole program, every rank
+    first += apps[i].np;
+    if (rank < first) return static_cast<int>(i);
+  }
+  return static_cast<int>(apps.size()) - 1;
+}
+
+std::vector<int> app_sizes(const std::vector<App>& apps, int size) {
+  std::vector<int> sizes;
+  for (const App& app : apps) sizes.push_back(app.np == 0 ? size : app.np);
+  return sizes;
+}
+
+std::vector<std::string> split_app_line(const std::string& line, const std::string& where) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : line) {
+    if (quote != 0) {
+      if (c == quote)
+        quote = 0;
+      else
+        word += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\r') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote != 0) throw UsageError(where + ": unclosed " + std::string(1, quote));
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> read_app_file(
+    const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("--app " + path + ": cannot read the file");
+  std::vector<std::pair<std::string, std::vector<std::string>>> lines;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::string where = path + ":" + std::to_string(number);
+    std::vector<std::string> words = split_app_line(line, where);
+    if (words.empty() || words.front().starts_with("#")) continue;
+    lines.emplace_back(where, std::move(words));
+  }
+  if (lines.empty()) throw UsageError("--app " + path + ": names no program");
+  return lines;
+}
+
+}  // namespace gpurun::launcher
