@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -55,43 +56,79 @@ Result<std::string> launcher_path() {
   return path;
 }
 
-// What the root was asked to start.
-struct Request {
+// One program the root was asked to start.
+struct Command {
   const char* command = nullptr;
   char** argv = nullptr;
   int maxprocs = 0;
   MPI_Info info = MPI_INFO_NULL;
-  std::string refused;  // why the root cannot start it at all, when it cannot
 };
 
-// The root's checks of the arguments only it passes.
-Status check_request(const Request& r) {
-  if (!r.refused.empty()) return Status(ErrorCode::kUnsupported, r.refused);
-  if (r.command == nullptr || r.command[0] == '\0')
-    return Status(ErrorCode::kInvalidArgument, "argument command is empty at the root");
-  if (r.maxprocs < 1)
+// What the root was asked to start: one job of these programs.
+struct Request {
+  std::vector<Command> commands;
+  std::string refused;  // why the root cannot start it at all, when it cannot
+
+  int processes() const {
+    int n = 0;
+    for (const Command& c : commands) n += std::max(c.maxprocs, 0);
+    return n;
+  }
+};
+
+// The root's checks of the arguments only it passes. `which`: how a command is named in errors.
+Status check_command(const Command& c, const std::string& which) {
+  if (c.command == nullptr || c.command[0] == '\0')
+    return Status(ErrorCode::kInvalidArgument, "argument " + which + " is empty at the root");
+  if (c.maxprocs < 1)
     return Status(ErrorCode::kInvalidArgument,
-                  "argument maxprocs " + std::to_string(r.maxprocs) + " is not positive");
-  if (r.info != MPI_INFO_NULL && find_info(r.info) == nullptr)
+                  "argument maxprocs " + std::to_string(c.maxprocs) + " is not positive");
+  if (c.info != MPI_INFO_NULL && find_info(c.info) == nullptr)
     return Status(ErrorCode::kInvalidArgument, "argument info is not an info object");
+  for (char** a = c.argv; a != nullptr && *a != nullptr; ++a)
+    if (std::strcmp(*a, ":") == 0)
+      return Status(ErrorCode::kInvalidArgument,
+                    "an argument of " + which + " is ':', which gpurun's command line takes as the "
+                    "start of another program");
   return ok_status();
 }
 
-// Starts gpurun for the children: -np maxprocs, the command and its arguments, with the port in
-// the environment; info "wdir" is their working directory, "path" goes before PATH.
+Status check_request(const Request& r) {
+  if (!r.refused.empty()) return Status(ErrorCode::kInvalidArgument, r.refused);
+  for (std::size_t k = 0; k < r.commands.size(); ++k)
+    GPURUN_TRY(check_command(r.commands[k], r.commands.size() == 1
+                                                ? std::string("command")
+                                                : "array_of_commands[" + std::to_string(k) + "]"));
+  return ok_status();
+}
+
+// gpurun's command line for the children: each command with -np maxprocs, its info "wdir" as
+// --wdir and "path" before PATH (-x PATH), ':' between commands.
+std::vector<std::string> launcher_args(const std::string& gpurun, const Request& r) {
+  std::vector<std::string> args = {gpurun};
+  std::string path = param::external_env("PATH").value_or("/usr/bin:/bin");
+  for (const Command& c : r.commands) {
+    if (args.size() > 1) args.emplace_back(":");
+    args.insert(args.end(), {"-np", std::to_string(c.maxprocs)});
+    const core::Info* info = c.info == MPI_INFO_NULL ? nullptr : find_info(c.info);
+    if (const std::string* wdir = info ? info->get("wdir") : nullptr)
+      args.insert(args.end(), {"--wdir", *wdir});
+    if (const std::string* dirs = info ? info->get("path") : nullptr)
+      args.insert(args.end(), {"-x", "PATH=" + *dirs + ":" + path});
+    args.emplace_back(c.command);
+    for (char** a = c.argv; a != nullptr && *a != nullptr; ++a) args.emplace_back(*a);
+  }
+  return args;
+}
+
+// Starts gpurun for the children, with the port in the environment.
 Result<pid_t> start_job(const Request& r, const std::string& port) {
   GPURUN_ASSIGN_OR_RETURN(std::string gpurun, launcher_path());
-  std::vector<std::string> args = {gpurun, "-np", std::to_string(r.maxprocs), r.command};
-  for (char** a = r.argv; a != nullptr && *a != nullptr; ++a) args.emplace_back(*a);
-  const core::Info* info = r.info == MPI_INFO_NULL ? nullptr : find_info(r.info);
+  std::vector<std::string> args = launcher_args(gpurun, r);
   std::vector<std::string> env;
-  const std::string* path = info ? info->get("path") : nullptr;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string var = *e;
-    if (var.starts_with(std::string(kParentPortVariable) + "=")) continue;
-    if (path != nullptr && var.starts_with("PATH=")) var = "PATH=" + *path + ":" + var.substr(5);
-    env.push_back(std::move(var));
-  }
+  for (char** e = environ; *e != nullptr; ++e)
+    if (!std::string_view(*e).starts_with(std::string(kParentPortVariable) + "="))
+      env.emplace_back(*e);
   env.push_back(std::string(kParentPortVariable) + "=" + port);
   // Parents on several hosts reach the children over the network: the children's network
   // transport then uses this host's network devices, not only the loopback (which it keeps to
@@ -103,18 +140,13 @@ Result<pid_t> start_job(const Request& r, const std::string& port) {
   for (std::string& e : env) env_c.push_back(e.data());
   argv_c.push_back(nullptr);
   env_c.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (const std::string* wdir = info ? info->get("wdir") : nullptr)
-    posix_spawn_file_actions_addchdir_np(&actions, wdir->c_str());
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, gpurun.c_str(), &actions, nullptr, argv_c.data(), env_c.data());
-  posix_spawn_file_actions_destroy(&actions);
+  int rc = posix_spawn(&pid, gpurun.c_str(), nullptr, nullptr, argv_c.data(), env_c.data());
   if (rc != 0)
     return Status(ErrorCode::kIo, "cannot start " + gpurun + ": " + std::strerror(rc), rc);
   g_spawned.push_back(pid);
-  GPURUN_LOG(info, init, "spawned %d processes of %s (gpurun pid %d)", r.maxprocs, r.command,
-             static_cast<int>(pid));
+  GPURUN_LOG(info, init, "spawned %d processes of %zu programs, the first %s (gpurun pid %d)",
+             r.processes(), r.commands.size(), r.commands.front().command, static_cast<int>(pid));
   return pid;
 }
 
@@ -146,7 +178,7 @@ int spawn(const Call& call, const Request& r, int root, MPI_Comm comm, MPI_Comm*
       call, comm, root, ConnectSide::kAccept, [&] { return open_for_children(r, &port); },
       intercomm, MPI_ERR_SPAWN);
   int n = rc == MPI_SUCCESS ? find_comm(*intercomm)->comm->size()
-                            : (entry->comm->rank() == root ? r.maxprocs : 0);
+                            : (entry->comm->rank() == root ? r.processes() : 0);
   if (errcodes != MPI_ERRCODES_IGNORE)
     for (int i = 0; i < n; ++i) errcodes[i] = rc;
   return rc;
@@ -185,7 +217,7 @@ extern "C" int PMPI_Comm_spawn(const char* command, char* argv[], int maxprocs, 
                                int root, MPI_Comm comm, MPI_Comm* intercomm,
                                int array_of_errcodes[]) {
   GPURUN_API_ENTER("MPI_Comm_spawn");
-  return spawn(call, Request{command, argv, maxprocs, info, {}}, root, comm, intercomm,
+  return spawn(call, Request{{Command{command, argv, maxprocs, info}}, {}}, root, comm, intercomm,
                array_of_errcodes);
 }
 
@@ -194,25 +226,21 @@ extern "C" int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[],
                                         const MPI_Info array_of_info[], int root, MPI_Comm comm,
                                         MPI_Comm* intercomm, int array_of_errcodes[]) {
   GPURUN_API_ENTER("MPI_Comm_spawn_multiple");
-  // Only the root reads its arguments; one command is MPI_Comm_spawn. Several would need one
-  // job of several programs, which gpurun does not start: the root refuses, and the whole
-  // group fails with it.
+  // Only the root reads its arguments: one job of `count` programs (gpurun A : B).
   Request r;
   GPURUN_CHECK_COMM(entry, comm);
   if (entry->comm->rank() != root) {
     // Nothing here is read.
-  } else if (count != 1) {
-    r.refused = "argument count " + std::to_string(count) +
-                ": gpurun starts one command per spawn (MPI_Comm_spawn_multiple of several "
-                "commands is not supported)";
+  } else if (count < 1) {
+    r.refused = "argument count " + std::to_string(count) + " is not positive";
   } else if (array_of_commands == nullptr || array_of_maxprocs == nullptr) {
     r.refused = "argument array_of_commands or array_of_maxprocs is a null pointer";
   } else {
-    r = Request{array_of_commands[0],
-                array_of_argv ? array_of_argv[0] : nullptr,
-                array_of_maxprocs[0],
-                array_of_info ? array_of_info[0] : MPI_INFO_NULL,
-                {}};
+    for (int k = 0; k < count; ++k)
+      r.commands.push_back(Command{array_of_commands[k],
+                                   array_of_argv ? array_of_argv[k] : nullptr,
+                                   array_of_maxprocs[k],
+                                   array_of_info ? array_of_info[k] : MPI_INFO_NULL});
   }
   return spawn(call, r, root, comm, intercomm, array_of_errcodes);
 }

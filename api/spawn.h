@@ -1,8 +1,10 @@
-// MPI_Comm_spawn, MPI_Comm_spawn_multiple (one command) and MPI_Comm_get_parent.
+// MPI_Comm_spawn, MPI_Comm_spawn_multiple and MPI_Comm_get_parent.
 //
 // The root starts the children as a job of their own: it runs gpurun (the one beside this
 // library, or GPURUN_SPAWN_LAUNCHER) with -np maxprocs and the command, on this host, with
-// GPURUN_PARENT_PORT naming a port the root opened. The children's MPI_Init connects their
+// GPURUN_PARENT_PORT naming a port the root opened. MPI_Comm_spawn_multiple starts one job of
+// several programs (gpurun -np 2 A : -np 1 B), whose MPI_APPNUM tells each child its command;
+// info "wdir" becomes the program's --wdir, info "path" goes before its PATH. The children's MPI_Init connects their
 // MPI_COMM_WORLD to that port (api/connect.h), which makes their parent intercommunicator; the
 // spawning group accepts on it, which makes the intercommunicator MPI_Comm_spawn returns. When the
 // children's job ends before it connected (a command that does not exist, a child that failed),

@@ -3,9 +3,11 @@
  * intercommunicator bcast and allreduce, merge (the parents first) and reduce over the merged
  * communicator; the children report their own error count to the parents' root. Then spawns that
  * fail at every parent with MPI_ERR_SPAWN: a program that does not exist (the children's job ends
- * before it connects), maxprocs 0, and MPI_Comm_spawn_multiple of two commands; and one that
- * succeeds through MPI_Comm_spawn_multiple with one command (2 children, in a working directory
- * given by info "wdir"). Each ends with MPI_Comm_disconnect. */
+ * before it connects), maxprocs 0, an argument ':' (gpurun's separator of programs), and
+ * MPI_Comm_spawn_multiple whose second command does not exist; and one that succeeds through
+ * MPI_Comm_spawn_multiple with two commands (2 children in the working directory info "wdir"
+ * gives, then 1 in the parents'), each child checking its MPI_APPNUM. Each ends with
+ * MPI_Comm_disconnect. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +50,13 @@ static void talk(MPI_Comm inter, int parent) {
   MPI_Comm_free(&merged);
 }
 
-static int child(const char *wdir) {
+/* argv: "child" [wdir or "-" [appnum]]. */
+static int child(int argc, char **argv) {
+  const char *wdir = argc > 2 && strcmp(argv[2], "-") != 0 ? argv[2] : NULL;
+  int want_app = argc > 3 ? atoi(argv[3]) : 0, *app = NULL, flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &app, &flag);
+  MTEST_CHECK(flag && *app == want_app, "MPI_APPNUM %d (flag %d), not %d", flag ? *app : -1, flag,
+              want_app);
   MPI_Comm parent;
   MPI_Comm_get_parent(&parent);
   MTEST_CHECK(parent != MPI_COMM_NULL, "a spawned process has no parent");
@@ -96,17 +104,23 @@ static void failures(const char *self) {
   rc = MPI_Comm_spawn(self, MPI_ARGV_NULL, 0, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &none,
                       MPI_ERRCODES_IGNORE);
   mtest_expect_error(rc, MPI_ERR_SPAWN, "spawning 0 processes", "maxprocs 0");
-  char *commands[2] = {(char *)self, (char *)self};
-  int counts[2] = {1, 1};
-  rc = MPI_Comm_spawn_multiple(2, commands, NULL, counts, NULL, 0, MPI_COMM_WORLD, &none,
-                               MPI_ERRCODES_IGNORE);
-  mtest_expect_error(rc, MPI_ERR_SPAWN, "MPI_Comm_spawn_multiple of 2", "not supported");
+  char *colon[] = {"child", ":", NULL};
+  rc = MPI_Comm_spawn(self, colon, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &none,
+                      MPI_ERRCODES_IGNORE);
+  mtest_expect_error(rc, MPI_ERR_SPAWN, "spawning with an argument ':'", "is ':'");
+  char *commands[2] = {(char *)self, "/nonexistent/program"};
+  int counts[2] = {1, 1}, three[3] = {-1, -1, -1};
+  rc = MPI_Comm_spawn_multiple(2, commands, NULL, counts, NULL, 0, MPI_COMM_WORLD, &none, three);
+  mtest_expect_error(rc, MPI_ERR_SPAWN, "MPI_Comm_spawn_multiple with a missing program",
+                     "before its processes");
+  if (rank == 0)
+    MTEST_CHECK(three[1] == rc && three[2] == -1, "errcodes %d %d", three[1], three[2]);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  if (argc > 1 && strcmp(argv[1], "child") == 0) return child(argc > 2 ? argv[2] : NULL);
+  if (argc > 1 && strcmp(argv[1], "child") == 0) return child(argc, argv);
   MPI_Comm parent, inter;
   MPI_Comm_get_parent(&parent);
   MTEST_CHECK(parent == MPI_COMM_NULL, "a process started by gpurun has a parent");
@@ -125,15 +139,17 @@ int main(int argc, char **argv) {
 
   failures(self);
 
-  char *commands[1] = {self}, *in_root[] = {"child", "/", NULL};
-  char **args[1] = {in_root};
-  int counts[1] = {2};
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "wdir", "/");
-  MPI_Comm_spawn_multiple(1, commands, args, counts, &info, 0, MPI_COMM_WORLD, &inter,
-                          MPI_ERRCODES_IGNORE);
-  MPI_Info_free(&info);
-  spawned(inter, 2);
+  char cwd[4096];
+  char *commands[2] = {self, self}, *in_root[] = {"child", "/", "0", NULL};
+  char *in_cwd[] = {"child", getcwd(cwd, sizeof cwd) ? cwd : "-", "1", NULL};
+  char **args[2] = {in_root, in_cwd};
+  int counts[2] = {2, 1}, errcodes[3] = {-1, -1, -1};
+  MPI_Info infos[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
+  MPI_Info_create(&infos[0]);
+  MPI_Info_set(infos[0], "wdir", "/");
+  MPI_Comm_spawn_multiple(2, commands, args, counts, infos, 0, MPI_COMM_WORLD, &inter, errcodes);
+  MPI_Info_free(&infos[0]);
+  for (int i = 0; i < 3; ++i) MTEST_CHECK(errcodes[i] == MPI_SUCCESS, "errcode %d", errcodes[i]);
+  spawned(inter, 3);
   return mtest_finalize();
 }
