@@ -129,13 +129,17 @@ void PmixClient::read_job_info() {
       lookup_int(me_, PMIX_APPNUM).value_or(lookup_int(wildcard_, PMIX_APPNUM).value_or(0)));
   job_.local_rank = static_cast<int>(lookup_int(me_, PMIX_LOCAL_RANK).value_or(0));
   job_.node_id = static_cast<int>(lookup_int(me_, PMIX_NODEID).value_or(0));
-  read_node_ids();
   if (auto peers = lookup_string(wildcard_, PMIX_LOCAL_PEERS)) {
     job_.local_ranks = parse_rank_list(peers->c_str());
   }
   if (job_.local_ranks.empty()) job_.local_ranks = {job_.rank};
   job_.local_size = static_cast<int>(
       lookup_int(wildcard_, PMIX_LOCAL_SIZE).value_or(static_cast<int>(job_.local_ranks.size())));
+  // After the local peers: libpmix's PMIx_Resolve_peers of a node named as this process's
+  // system host name replaces the job's local peers by that node's ranks, which are another
+  // host's where hosts share one system name (containers or namespaces of one machine, as the
+  // test hosts are, beside the machine's own name for gpurun's host).
+  read_node_ids();
   job_.host = lookup_string(me_, PMIX_HOSTNAME).value_or("");
   if (job_.host.empty()) {
     char host[256] = {};
