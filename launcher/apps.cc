@@ -16,6 +16,12 @@ int app_of_rank(const std::vector<App>& apps, int rank) {
   return static_cast<int>(apps.size()) - 1;
 }
 
+bool any_program_hosts(const std::vector<App>& apps) {
+  for (const App& app : apps)
+    if (!app.hosts.empty()) return true;
+  return false;
+}
+
 std::vector<int> app_sizes(const std::vector<App>& apps, int size) {
   std::vector<int> sizes;
   for (const App& app : apps) sizes.push_back(app.np == 0 ? size : app.np);

@@ -17,7 +17,13 @@ struct App {
   // Its -x exports: VAR=value to set in its ranks' environment.
   std::vector<std::pair<std::string, std::string>> exports;
   std::string wdir;  // its ranks' working directory; empty: gpurun's
+  // Its own -H lists (after a ':' or on its --app line): the hosts its ranks go to, among the
+  // job's or besides them (mapping.h); empty: the job's hosts.
+  std::vector<std::string> hosts;
 };
+
+// Whether a program names hosts of its own.
+bool any_program_hosts(const std::vector<App>& apps);
 
 // The program of `rank` (an index into apps), in a job of `size` ranks.
 int app_of_rank(const std::vector<App>& apps, int rank);

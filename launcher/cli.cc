@@ -9,6 +9,7 @@
 #include <limits>
 #include <string_view>
 
+#include "launcher/hosts.h"
 #include "runtime/base/param.h"
 
 namespace gpurun::launcher {
@@ -57,6 +58,13 @@ int parse_positive(std::string_view text, std::string_view option) {
     throw UsageError(std::string(option) + ": '" + std::string(text) +
                      "' is not a positive number");
   return n;
+}
+
+// A -H value, checked (launcher/hosts.h).
+std::string parse_hosts(std::string_view text, std::string_view option) {
+  if (text.empty()) throw UsageError(std::string(option) + " needs a host list");
+  parse_host_list(text);
+  return std::string(text);
 }
 
 // A working directory, made absolute against gpurun's own.
@@ -168,9 +176,7 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
 bool parse_host_option(int argc, char** argv, int& i, std::string_view arg, Options& opts) {
   if (matches(arg, "-H") || matches(arg, "--host")) {
     std::string_view name = arg.substr(0, arg.find('='));
-    std::string value(take_value(argc, argv, i, arg, name));
-    if (value.empty()) throw UsageError(std::string(name) + " needs a host list");
-    opts.hosts.push_back(value);
+    opts.hosts.push_back(parse_hosts(take_value(argc, argv, i, arg, name), name));
   } else if (matches(arg, "--hostfile") || matches(arg, "--machinefile")) {
     std::string_view name = arg.substr(0, arg.find('='));
     opts.hostfile = take_value(argc, argv, i, arg, name);
@@ -211,6 +217,8 @@ bool parse_app_option(int argc, char** argv, int& i, App& app) {
     app.exports.push_back(parse_export(take_value(argc, argv, i, arg, "-x")));
   else if (matches(arg, "--wdir") || matches(arg, "-wdir"))
     app.wdir = parse_wdir(take_value(argc, argv, i, arg, name), name);
+  else if (matches(arg, "-H") || matches(arg, "--host"))
+    app.hosts.emplace_back(parse_hosts(take_value(argc, argv, i, arg, name), name));
   else
     return false;
   return true;
@@ -288,7 +296,7 @@ std::string path_for(const App& app) {
 
 // The job's rank count, each program's working directory and resolved path.
 void finish_apps(Options& opts, bool explain, const std::vector<std::string>& names) {
-  bool hosts = !opts.hosts.empty() || !opts.hostfile.empty();
+  bool hosts = !opts.hosts.empty() || !opts.hostfile.empty() || any_program_hosts(opts.apps);
   if (opts.apps.size() > 1) {
     std::int64_t total = 0;
     for (std::size_t k = 0; k < opts.apps.size(); ++k) {
@@ -365,7 +373,7 @@ Options parse_command_line(int argc, char** argv) {
 
 std::string usage_text() {
   return R"(usage: gpurun [options] [--] program [args...]
-       gpurun [options] program [args...] : [-np N] [-x VAR] [--wdir DIR] program [args...] ...
+       gpurun [options] program [args...] : -np N [-x VAR] [--wdir DIR] [-H LIST] program ...
        gpurun [options] --app FILE
        gpurun --explain [-np N] [placement options] [program [args...]]
 
@@ -390,10 +398,11 @@ options:
 
 several programs in one job (MPMD):
   A : B                after ':' comes another program with its own -np N (each program of
-                       such a job needs one), -x VAR and --wdir DIR (those before the first
-                       program are the first's; the other options go there only, for the
-                       whole job); the programs' ranks follow one another in MPI_COMM_WORLD,
-                       and MPI_APPNUM tells each rank its program (0, 1, ...)
+                       such a job needs one), -x VAR, --wdir DIR and -H LIST (its hosts, which
+                       join the job's; -np, -x and --wdir before the first program are the
+                       first's, the other options go there only, for the whole job); the
+                       programs' ranks follow one another in MPI_COMM_WORLD, and MPI_APPNUM
+                       tells each rank its program (0, 1, ...)
   --app FILE           the programs one a line ("-np N [-x VAR] [--wdir DIR] program args";
                        '...' or "..." keep blanks in a word; # starts a comment line);
                        --configfile FILE is the same

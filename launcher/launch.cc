@@ -109,20 +109,53 @@ void start_ranks(Job& job, const std::vector<int>& ranks,
   }
 }
 
-// The hosts of -H or --hostfile, and the ranks mapped onto them; the node run here is named
-// by this host's own name.
-JobMap map_hosts(const Options& options) {
+// Ranks per core that one host takes without --oversubscribe: enough for tests of many ranks
+// on few cores, while a mistyped -np does not fill the host with processes.
+constexpr int kRanksPerCoreAtMost = 32;
+
+int own_cores() {
+  cpu_set_t cpus;
+  return sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+}
+
+void check_ranks_per_core(const Options& options) {
+  int cores = own_cores();
+  if (options.oversubscribe || options.np <= kRanksPerCoreAtMost * cores) return;
+  throw UsageError(std::to_string(options.np) + " ranks on the " + std::to_string(cores) +
+                   " cores of this host are more than " + std::to_string(kRanksPerCoreAtMost) +
+                   " per core (pass --oversubscribe to start them all the same)");
+}
+
+std::vector<HostSpec> host_lists(const std::vector<std::string>& lists) {
   std::vector<HostSpec> specs;
-  if (!options.hostfile.empty()) specs = read_hostfile(options.hostfile);
-  for (const std::string& list : options.hosts) {
+  for (const std::string& list : lists) {
     std::vector<HostSpec> more = parse_host_list(list);
     specs.insert(specs.end(), more.begin(), more.end());
   }
-  JobMap map =
-      map_ranks(merge_hosts(std::move(specs)), MapRequest{.np = options.np,
-                                                          .by_node = options.map_by == MapBy::kNode,
-                                                          .npernode = options.npernode,
-                                                          .oversubscribe = options.oversubscribe});
+  return specs;
+}
+
+// The hosts of -H or --hostfile and of the programs' own -H, and the ranks mapped onto them;
+// the node run here is named by this host's own name.
+JobMap map_hosts(const Options& options) {
+  std::vector<HostSpec> specs;
+  if (!options.hostfile.empty()) specs = read_hostfile(options.hostfile);
+  std::vector<HostSpec> listed = host_lists(options.hosts);
+  specs.insert(specs.end(), listed.begin(), listed.end());
+  // Without hosts of the job's own (only programs name some), this host is the job's host,
+  // with the ranks it takes without --oversubscribe.
+  if (specs.empty())
+    specs.push_back(HostSpec{.name = "localhost", .slots = kRanksPerCoreAtMost * own_cores()});
+  std::vector<ProgramHosts> programs;
+  for (std::size_t k = 0; k < options.apps.size(); ++k)
+    programs.push_back(ProgramHosts{
+        .np = options.apps[k].np,
+        .hosts = host_lists(options.apps[k].hosts),
+        .name = k == 0 ? "program 1" : "program " + std::to_string(k + 1) + " (after ':')"});
+  JobMap map = map_programs(merge_hosts(std::move(specs)), programs,
+                            MapRequest{.by_node = options.map_by == MapBy::kNode,
+                                       .npernode = options.npernode,
+                                       .oversubscribe = options.oversubscribe});
   if (int local = map.local_node(); local >= 0)
     map.nodes[static_cast<std::size_t>(local)].name = host_name();
   return map;
@@ -241,23 +274,10 @@ int launch_across(const Options& options, JobMap map) {
   return code;
 }
 
-// Ranks per core that one host takes without --oversubscribe: enough for tests of many ranks
-// on few cores, while a mistyped -np does not fill the host with processes.
-constexpr int kRanksPerCoreAtMost = 32;
-
-void check_ranks_per_core(const Options& options) {
-  cpu_set_t cpus;
-  int cores = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
-  if (options.oversubscribe || options.np <= kRanksPerCoreAtMost * cores) return;
-  throw UsageError(std::to_string(options.np) + " ranks on the " + std::to_string(cores) +
-                   " cores of this host are more than " + std::to_string(kRanksPerCoreAtMost) +
-                   " per core (pass --oversubscribe to start them all the same)");
-}
-
 }  // namespace
 
 int launch(const Options& options) {
-  if (options.hosts.empty() && options.hostfile.empty()) {
+  if (options.hosts.empty() && options.hostfile.empty() && !any_program_hosts(options.apps)) {
     check_ranks_per_core(options);
     return launch_here(options, single_host_map(options.np, host_name()));
   }

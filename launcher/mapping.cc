@@ -1,5 +1,6 @@
 #include "launcher/mapping.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "launcher/cli.h"
@@ -40,6 +41,71 @@ std::vector<int> counts_per_host(const std::vector<int>& capacity, int np, bool 
   return count;
 }
 
+// The index of `host` in `hosts`, which it joins when no entry names it (or both are this host).
+std::size_t add_host(std::vector<HostSpec>& hosts, const HostSpec& host) {
+  for (std::size_t i = 0; i < hosts.size(); ++i)
+    if (hosts[i].name == host.name || (hosts[i].local && host.local)) return i;
+  hosts.push_back(host);
+  return hosts.size() - 1;
+}
+
+// The hosts (indices into `hosts`) of one program's ranks, from the slots `left` on its hosts
+// `on`, which it then takes. `name` starts its errors.
+std::vector<int> place_program(const std::vector<HostSpec>& hosts,
+                               const std::vector<std::size_t>& on, std::vector<int>& left, int np,
+                               const MapRequest& request, const std::string& name) {
+  std::vector<int> capacity;
+  std::vector<HostSpec> its;
+  for (std::size_t h : on) {
+    capacity.push_back(std::max(left[h], 0));
+    its.push_back(hosts[h]);
+  }
+  int slots = std::accumulate(capacity.begin(), capacity.end(), 0);
+  if (np == 0) np = slots;
+  if (np > slots && !request.oversubscribe)
+    throw UsageError(name + std::to_string(np) + " ranks do not fit the " + std::to_string(slots) +
+                     (name.empty() ? " slots of " : " slots left on ") +
+                     describe(its, request.npernode) +
+                     " (give more slots, fewer ranks, or --oversubscribe)");
+  std::vector<int> count = counts_per_host(capacity, np, request.by_node);
+  for (std::size_t h = 0; h < on.size(); ++h) left[on[h]] -= count[h];
+  // Ranks are numbered host by host by slot, and dealt in turn by node.
+  std::vector<int> host_of;
+  if (request.by_node) {
+    std::size_t h = 0;
+    for (int r = 0; r < np; ++r) {
+      while (count[h] == 0) h = (h + 1) % on.size();
+      host_of.push_back(static_cast<int>(on[h]));
+      --count[h];
+      h = (h + 1) % on.size();
+    }
+  } else {
+    for (std::size_t h = 0; h < on.size(); ++h)
+      host_of.insert(host_of.end(), static_cast<std::size_t>(count[h]), static_cast<int>(on[h]));
+  }
+  return host_of;
+}
+
+// The map of ranks on `hosts` (host_of: each rank's index into hosts); hosts without a rank are
+// left out.
+JobMap job_map(const std::vector<HostSpec>& hosts, const std::vector<int>& host_of) {
+  std::vector<int> node_of_host(hosts.size(), -1);
+  std::vector<bool> used(hosts.size(), false);
+  for (int h : host_of) used[static_cast<std::size_t>(h)] = true;
+  JobMap map;
+  for (std::size_t h = 0; h < hosts.size(); ++h) {
+    if (!used[h]) continue;
+    node_of_host[h] = static_cast<int>(map.nodes.size());
+    map.nodes.push_back(NodeRanks{.name = hosts[h].name, .local = hosts[h].local});
+  }
+  for (std::size_t r = 0; r < host_of.size(); ++r) {
+    int node = node_of_host[static_cast<std::size_t>(host_of[r])];
+    map.node_of.push_back(node);
+    map.nodes[static_cast<std::size_t>(node)].ranks.push_back(static_cast<int>(r));
+  }
+  return map;
+}
+
 }  // namespace
 
 int JobMap::local_node() const {
@@ -55,46 +121,33 @@ bool JobMap::spans_hosts() const {
 }
 
 JobMap map_ranks(const std::vector<HostSpec>& hosts, const MapRequest& request) {
-  std::vector<int> capacity;
-  for (const HostSpec& host : hosts)
-    capacity.push_back(request.npernode > 0 ? request.npernode : host.slots);
-  int slots = std::accumulate(capacity.begin(), capacity.end(), 0);
-  int np = request.np > 0 ? request.np : slots;
-  if (np > slots && !request.oversubscribe)
-    throw UsageError(std::to_string(np) + " ranks do not fit the " + std::to_string(slots) +
-                     " slots of " + describe(hosts, request.npernode) +
-                     " (give more slots, fewer ranks, or --oversubscribe)");
-  std::vector<int> count = counts_per_host(capacity, np, request.by_node);
-  // Ranks are numbered host by host by slot, and dealt in turn by node.
-  std::vector<int> host_of(static_cast<std::size_t>(np));
-  if (request.by_node) {
-    std::vector<int> left = count;
-    std::size_t h = 0;
-    for (int r = 0; r < np; ++r) {
-      while (left[h] == 0) h = (h + 1) % hosts.size();
-      host_of[static_cast<std::size_t>(r)] = static_cast<int>(h);
-      --left[h];
-      h = (h + 1) % hosts.size();
+  return map_programs(hosts, {ProgramHosts{.np = request.np}}, request);
+}
+
+JobMap map_programs(std::vector<HostSpec> hosts, const std::vector<ProgramHosts>& programs,
+                    const MapRequest& request) {
+  std::vector<std::size_t> job_hosts(hosts.size());
+  std::iota(job_hosts.begin(), job_hosts.end(), std::size_t{0});
+  std::vector<std::vector<std::size_t>> on;  // each program's hosts, as indices into `hosts`
+  for (const ProgramHosts& program : programs) {
+    if (program.hosts.empty()) {
+      on.push_back(job_hosts);
+      continue;
     }
-  } else {
-    int r = 0;
-    for (std::size_t h = 0; h < hosts.size(); ++h)
-      for (int k = 0; k < count[h]; ++k)
-        host_of[static_cast<std::size_t>(r++)] = static_cast<int>(h);
+    on.emplace_back();
+    for (const HostSpec& host : merge_hosts(program.hosts))
+      on.back().push_back(add_host(hosts, host));
   }
-  JobMap map;
-  std::vector<int> node_of_host(hosts.size(), -1);
-  for (std::size_t h = 0; h < hosts.size(); ++h) {
-    if (count[h] == 0) continue;
-    node_of_host[h] = static_cast<int>(map.nodes.size());
-    map.nodes.push_back(NodeRanks{.name = hosts[h].name, .local = hosts[h].local});
+  std::vector<int> left;
+  for (const HostSpec& host : hosts)
+    left.push_back(request.npernode > 0 ? request.npernode : host.slots);
+  std::vector<int> host_of;  // of each rank, an index into `hosts`
+  for (std::size_t k = 0; k < programs.size(); ++k) {
+    std::string name = programs.size() > 1 ? programs[k].name + ": " : "";
+    std::vector<int> more = place_program(hosts, on[k], left, programs[k].np, request, name);
+    host_of.insert(host_of.end(), more.begin(), more.end());
   }
-  for (int r = 0; r < np; ++r) {
-    int node = node_of_host[static_cast<std::size_t>(host_of[static_cast<std::size_t>(r)])];
-    map.node_of.push_back(node);
-    map.nodes[static_cast<std::size_t>(node)].ranks.push_back(r);
-  }
-  return map;
+  return job_map(hosts, host_of);
 }
 
 JobMap single_host_map(int np, const std::string& hostname) {

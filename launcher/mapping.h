@@ -5,6 +5,8 @@
 // skipping full hosts. More ranks than slots is an error unless oversubscription is allowed;
 // the extra ranks are then dealt round robin over all hosts. Hosts that get no rank are not
 // part of the job. Node ids number the hosts that have ranks, in the order they were given.
+// In a job of several programs (apps.h), each program's ranks go, in program order, to the
+// slots its hosts have left (its own -H hosts, else the job's).
 #pragma once
 
 #include <string>
@@ -39,6 +41,19 @@ struct MapRequest {
 
 // Throws UsageError when the ranks do not fit the slots (and oversubscription is not allowed).
 JobMap map_ranks(const std::vector<HostSpec>& hosts, const MapRequest& request);
+
+// One program's part of a job of several: its ranks and hosts.
+struct ProgramHosts {
+  int np = 0;                   // 0: one rank per slot of its hosts (a job's sole program)
+  std::vector<HostSpec> hosts;  // its own -H hosts; empty: the job's
+  std::string name;             // how errors name it ("program 2 (after ':')")
+};
+
+// `hosts`: the job's (-H, --hostfile; merged). A program's own hosts that the job does not name
+// join the job with their slots; those it names share the job's slots. Throws UsageError when
+// a program's ranks do not fit its hosts' slots left (and oversubscription is not allowed).
+JobMap map_programs(std::vector<HostSpec> hosts, const std::vector<ProgramHosts>& programs,
+                    const MapRequest& request);
 
 // The map of a job on this host alone: `np` ranks on one local node named `hostname`.
 JobMap single_host_map(int np, const std::string& hostname);

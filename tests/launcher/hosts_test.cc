@@ -115,6 +115,29 @@ TEST(Mapping, NpernodeReplacesTheSlots) {
             std::string::npos);
 }
 
+TEST(Mapping, ProgramsTakeTheSlotsTheirHostsHaveLeft) {
+  // a:2,b:2; program 1 (3 ranks, the job's hosts) fills a and one slot of b; program 2 (2 ranks
+  // on b and on c, which the job does not name) gets b's last slot and c's.
+  std::vector<ProgramHosts> programs = {
+      {.np = 3}, {.np = 2, .hosts = {{.name = "b", .slots = 5}, {.name = "c", .slots = 1}}}};
+  JobMap map = map_programs(two_hosts(2, 2), programs, {});
+  ASSERT_EQ(map.nodes.size(), 3u);
+  EXPECT_EQ(map.nodes[2].name, "c");
+  EXPECT_EQ(map.node_of, (std::vector<int>{0, 0, 1, 1, 2}));
+  // By node, each program is dealt over its own hosts.
+  map = map_programs(two_hosts(2, 2), {{.np = 1}, {.np = 3, .hosts = {{.name = "b", .slots = 1}}}},
+                     {.by_node = true, .oversubscribe = true});
+  EXPECT_EQ(map.node_of, (std::vector<int>{0, 1, 1, 1}));
+  EXPECT_EQ(map.nodes[1].ranks, (std::vector<int>{1, 2, 3}));
+  // A program whose hosts have too few slots left is named.
+  EXPECT_NE(usage_error([] {
+              map_programs(two_hosts(1, 1),
+                           {{.np = 2}, {.np = 1, .hosts = {{.name = "a"}}, .name = "program 2"}},
+                           {});
+            }).find("program 2: 1 ranks do not fit the 0 slots left on a:1"),
+            std::string::npos);
+}
+
 TEST(Mapping, HostsWithoutRanksAreLeftOut) {
   JobMap map = map_ranks(two_hosts(2, 2), {.np = 2});
   ASSERT_EQ(map.nodes.size(), 1u);

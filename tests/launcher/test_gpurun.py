@@ -578,6 +578,8 @@ class Mpmd(GpurunTest):
         usage(self, "-np", "1", self.rank, ":", self.rank, mentions="program 2 (after ':'): no -np")
         usage(self, "-np", "1", ":", "-np", "1", self.rank,
               mentions="no program before the first ':'")
+        usage(self, "-np", "1", self.rank, ":", "-np", "1", "-H", "a:0", self.rank,
+              mentions="program 2 (after ':'): ")
         usage(self, "-np", "1", self.rank, ":", "-np", "1", "no-such-program-xyz",
               mentions="not found in PATH")
         usage(self, "--wdir", "/no/such/dir", "-np", "1", self.rank, mentions="--wdir /no/such/dir")

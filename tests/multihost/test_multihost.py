@@ -190,6 +190,14 @@ class Hello(MultiHostTest):
         for rank in (2, 3):
             self.assertEqual((ranks[rank]["host"], ranks[rank]["netns"]), (H2, H2))
 
+    def test_mpi_program_on_this_host_and_another(self):
+        # The test hosts share the machine's system host name, which gpurun's own host is named
+        # by: the ranks of each host must still find their own host's ranks alone.
+        r = self.gpurun("-H", f"localhost:2,{H2}:1", MPI_WHERE)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(r.stdout.splitlines()),
+                         [f"rank {i} of 3 netns {[H1, H1, H2][i]}" for i in range(3)])
+
     def test_hosts_that_are_all_this_one_need_no_agent(self):
         # The agent would fail: it is never started.
         r = self.gpurun("-H", "localhost:2,127.0.0.1:1", HOST_RANK, "where", agent="false")
@@ -215,6 +223,24 @@ class Mpmd(MultiHostTest):
                          [f"rank {i} of 5 app 1 tag second name {rank} var own cwd /"
                           for i in (2, 3, 4)])
         self.assertIn("rank 2: ranks of app 1: 3, apps in all: 2", r.stdout)
+
+    def test_programs_on_hosts_of_their_own(self):
+        # Program 1 on the job's host H1; program 2 on H2, which only it names.
+        r = self.gpurun("-H", f"{H1}:2", "-np", "2", MPI_WHERE, ":", "-np", "2", "-H", H2,
+                        "--host", H2, MPI_WHERE)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(r.stdout.splitlines()),
+                         [f"rank {i} of 4 netns {[H1, H1, H2, H2][i]}" for i in range(4)])
+        # Without hosts of the job's own, the first program runs on this host.
+        r = self.gpurun("-np", "2", MPI_WHERE, ":", "-np", "1", "-H", H2, MPI_WHERE)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(r.stdout.splitlines()),
+                         [f"rank {i} of 3 netns {[H1, H1, H2][i]}" for i in range(3)])
+        # A program's ranks beyond its hosts' slots left is an error naming the program.
+        r = self.gpurun("-H", f"{H1}:1,{H2}:1", "-np", "2", MPI_WHERE, ":", "-np", "1", "-H", H2,
+                        MPI_WHERE)
+        self.assert_one_line(r, "program 2 (after ':'): 1 ranks do not fit the 0 slots left on",
+                             code=2)
 
     def test_pmix_app_keys_by_node(self):
         # Dealt round robin: ranks 0 and 2 on the first host, 1 and 3 on the second.
