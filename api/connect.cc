@@ -354,6 +354,12 @@ Result<std::unique_ptr<bootstrap::Channel>> connect_to_port(const char* port_nam
   return bootstrap::connect_port(name);
 }
 
+bool reaches_other_hosts(const char* port_name) {
+  if (port_name == nullptr) return false;
+  Result<bootstrap::PortName> name = bootstrap::parse_port_name(port_name);
+  return name.ok() && !name.value().address.starts_with("127.");
+}
+
 bool has_other_jobs(const core::Group& group) {
   if (other_processes().empty()) [[likely]]
     return false;
@@ -364,10 +370,13 @@ bool has_other_jobs(const core::Group& group) {
 }
 
 int connect_groups(const Call& call, MPI_Comm comm, int root, ConnectSide side,
-                   const OpenChannel& open, MPI_Comm* newcomm, int error_class) {
+                   const OpenChannel& open, MPI_Comm* newcomm, int error_class, bool other_hosts) {
   CommEntry& entry = *find_comm(comm);
   Meeting m{comm, root, entry.comm->rank(), entry.comm->size(), side, nullptr, {}};
-  Result<transport::Transport*> net = network_for_other_jobs(state());
+  Bytes far{other_hosts ? std::byte{1} : std::byte{0}};
+  bcast_bytes(far, root, comm);
+  Result<transport::Transport*> net =
+      network_for_other_jobs(state(), far.size() == 1 && far[0] == std::byte{1});
   Bytes card;
   put_card(card, my_card(net));
   Bytes cards = gather_bytes(card, root, comm, m.rank, m.size);

@@ -35,9 +35,11 @@ using OpenChannel = std::function<Result<std::unique_ptr<bootstrap::Channel>>()>
 // The common part of MPI_Comm_accept and MPI_Comm_connect (and of MPI_Comm_spawn) over `comm`
 // with `root`. `open` runs at the root only. Errors: `error_class` (with the reason) when the
 // roots cannot meet or a process cannot reach the other group; every member of both groups
-// fails alike.
+// fails alike. `other_hosts` (the root's counts): whether the other group may run on other hosts,
+// which a job on one host then reaches through its network devices, not only the loopback.
 int connect_groups(const Call& call, MPI_Comm comm, int root, ConnectSide side,
-                   const OpenChannel& open, MPI_Comm* newcomm, int error_class = MPI_ERR_PORT);
+                   const OpenChannel& open, MPI_Comm* newcomm, int error_class = MPI_ERR_PORT,
+                   bool other_hosts = false);
 
 // The checks of MPI_Comm_accept, _connect and _spawn that every member makes alike (comm an
 // intracommunicator, root a rank of it, newcomm not null), so that all fail or none.
@@ -45,6 +47,15 @@ int check_group_args(const Call& call, MPI_Comm comm, int root, MPI_Comm* newcom
 
 // The channel to the port `port_name` names (MPI_Comm_connect's root).
 Result<std::unique_ptr<bootstrap::Channel>> connect_to_port(const char* port_name);
+
+// Whether `port_name` (null at a member that is not the root) listens on an address other hosts
+// reach: the processes behind it may run on other hosts.
+bool reaches_other_hosts(const char* port_name);
+
+// The address a port of this process listens on (api/port_calls.cc): GPURUN_PORT_ADDRESS, else
+// the loopback in a job on one host unless `other_hosts` (processes of other hosts will
+// connect), else the first network interface that is up.
+std::string port_address(bool other_hosts);
 
 // Whether `group` holds a process of another job (numbered at or above the job's size).
 bool has_other_jobs(const core::Group& group);

@@ -13,6 +13,7 @@
 #endif
 #if GPURUN_HAVE_OFI
 #include "runtime/transport/ofi/ofi_transport.h"
+#include "runtime/transport/ofi/params.h"
 #endif
 
 namespace gpurun::api {
@@ -115,10 +116,11 @@ class Unreachable final : public transport::Transport {
 
 // ---- creating the network transport ------------------------------------------------------
 
+// `one_host`: whether every peer is on this host (the transport then keeps to the loopback).
 Result<std::unique_ptr<transport::Transport>> create_network(const std::string& name,
                                                              const bootstrap::JobInfo& job,
-                                                             transport::PacketHandler handler) {
-  bool one_host = job.local_size == job.size;
+                                                             transport::PacketHandler handler,
+                                                             bool one_host) {
 #if GPURUN_HAVE_UCX
   if (name == "ucx") {
     transport::ucx::Config config{.rank = job.rank, .size = job.size, .loopback_only = one_host};
@@ -174,13 +176,13 @@ Result<transport::Endpoint*> connect_peer(ProcessState& s, NetWiring& net, int p
 // added to the pml and the process's transports. Null when none does; `failures` then says why
 // of each ("ucx: <why>").
 transport::Transport* start_first_network(ProcessState& s, const TransportSelection& selection,
-                                          std::vector<std::string>& failures) {
+                                          std::vector<std::string>& failures, bool one_host) {
   for (const char* name : kNetworkTransports) {
     if (!selection.allows(name)) {
       failures.push_back(std::string(name) + ": excluded by " + selection.setting());
       continue;
     }
-    auto created = create_network(name, s.bootstrap->job(), s.pml->handler());
+    auto created = create_network(name, s.bootstrap->job(), s.pml->handler(), one_host);
     if (!created.ok()) {
       std::string why(created.status().message());
       GPURUN_LOG(info, transport, "%s unavailable: %s", name, why.c_str());
@@ -224,13 +226,35 @@ std::string TransportSelection::setting() const {
   return out;
 }
 
+namespace {
+
+// Whether network transport `t`, started for peers of this host only, keeps to the loopback:
+// unless the user named its devices.
+bool keeps_to_loopback(const transport::Transport& t) {
+#if GPURUN_HAVE_UCX
+  if (t.caps().name == "ucx") return !param::external_env("UCX_NET_DEVICES");
+#endif
+#if GPURUN_HAVE_OFI
+  if (t.caps().name == "ofi") return !transport::ofi::params::domain().get();
+#endif
+  (void)t;
+  return true;
+}
+
+// Whether this process's network transport keeps to the loopback (started in a job on one
+// host, for its own ranks or for other jobs of this host).
+bool g_loopback_only = false;
+
+}  // namespace
+
 Status start_network(ProcessState& s, const TransportSelection& selection, bool shm_used,
                      NetWiring& net) {
   const bootstrap::JobInfo& job = s.bootstrap->job();
   bool other_hosts = job.local_size < job.size;
   bool local_peers_need_it = job.local_size > 1 && !shm_used;
   if (!other_hosts && !local_peers_need_it) return ok_status();
-  if (transport::Transport* t = start_first_network(s, selection, net.failures)) {
+  if (transport::Transport* t = start_first_network(s, selection, net.failures, !other_hosts)) {
+    g_loopback_only = !other_hosts && keeps_to_loopback(*t);
     net.transport = t;
     net.name = t->caps().name;
   }
@@ -273,13 +297,25 @@ Status connect_network(ProcessState& s, const TransportSelection& selection, Net
   return ok_status();
 }
 
-Result<transport::Transport*> network_for_other_jobs(ProcessState& s) {
-  for (const auto& t : s.transports)
-    if (t->caps().reach == transport::Reach::kNetwork) return t.get();
+Result<transport::Transport*> network_for_other_jobs(ProcessState& s, bool other_hosts) {
+  for (const auto& t : s.transports) {
+    if (t->caps().reach != transport::Reach::kNetwork) continue;
+    if (other_hosts && g_loopback_only)
+      return Status(ErrorCode::kUnsupported,
+                    "this process's " + t->caps().name +
+                        " keeps to the loopback since it first met a job of this host (set "
+                        "UCX_NET_DEVICES, or GPURUN_OFI_DOMAIN for ofi, to reach other hosts "
+                        "from the start)");
+    return t.get();
+  }
   TransportSelection selection(transport::params::transports().get());
   std::vector<std::string> failures;
-  if (transport::Transport* t = start_first_network(s, selection, failures)) {
-    GPURUN_LOG(info, transport, "%s started to reach other jobs", t->caps().name.c_str());
+  const bootstrap::JobInfo& job = s.bootstrap->job();
+  bool one_host = job.local_size == job.size && !other_hosts;
+  if (transport::Transport* t = start_first_network(s, selection, failures, one_host)) {
+    GPURUN_LOG(info, transport, "%s started to reach other jobs%s", t->caps().name.c_str(),
+               one_host ? " on this host" : "");
+    g_loopback_only = one_host && keeps_to_loopback(*t);
     return t;
   }
   return Status(ErrorCode::kUnsupported,

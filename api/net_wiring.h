@@ -52,8 +52,9 @@ Status connect_network(ProcessState& state, const TransportSelection& selection,
 
 // The network transport, started now when this process has none (a job on one host), for
 // the processes of other jobs (MPI_Comm_connect, MPI_Comm_accept); kUnsupported with the reasons
-// when none can start.
-Result<transport::Transport*> network_for_other_jobs(ProcessState& state);
+// when none can start. Started in a job on one host, it keeps to the loopback unless
+// `other_hosts` (the other job runs on other hosts too).
+Result<transport::Transport*> network_for_other_jobs(ProcessState& state, bool other_hosts);
 // The largest eager message on a route over network transport `t`.
 std::size_t network_eager_limit(const transport::Transport& t);
 

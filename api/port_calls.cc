@@ -34,8 +34,8 @@ param::Param<std::string> g_port_address(
     "network interface that is up in a job across hosts.");
 
 // Where a port listens when GPURUN_PORT_ADDRESS does not say.
-std::string default_port_address() {
-  if (state().bootstrap->job().num_nodes <= 1) return "127.0.0.1";
+std::string default_port_address(bool other_hosts) {
+  if (state().bootstrap->job().num_nodes <= 1 && !other_hosts) return "127.0.0.1";
   ifaddrs* list = nullptr;
   std::string found = "127.0.0.1";
   if (getifaddrs(&list) != 0) return found;
@@ -53,6 +53,15 @@ std::string default_port_address() {
   freeifaddrs(list);
   return found;
 }
+
+}  // namespace
+
+std::string port_address(bool other_hosts) {
+  std::string address = g_port_address.get();
+  return address.empty() ? default_port_address(other_hosts) : address;
+}
+
+namespace {
 
 std::map<std::string, std::unique_ptr<bootstrap::Port>>& ports() {
   static std::map<std::string, std::unique_ptr<bootstrap::Port>> open;
@@ -73,8 +82,7 @@ Result<std::unique_ptr<bootstrap::Channel>> accept_on(const char* port_name) {
 }
 
 int open_port(const Call& call, std::string* name) {
-  std::string address = g_port_address.get();
-  if (address.empty()) address = default_port_address();
+  std::string address = port_address(false);
   Result<std::unique_ptr<bootstrap::Port>> port = bootstrap::Port::open(address);
   if (!port.ok())
     return raise(call, MPI_COMM_NULL, MPI_ERR_OTHER, "cannot open a port on %s (%s): %s",
@@ -121,11 +129,12 @@ int join(const Call& call, int fd, MPI_Comm* intercomm) {
   } else if (mine < theirs) {
     rc = connect_groups(
         call, MPI_COMM_SELF, 0, ConnectSide::kAccept, [&] { return accept_on(mine.c_str()); },
-        intercomm);
+        intercomm, MPI_ERR_PORT, reaches_other_hosts(mine.c_str()));
   } else {
     rc = connect_groups(
         call, MPI_COMM_SELF, 0, ConnectSide::kConnect,
-        [&] { return connect_to_port(theirs.c_str()); }, intercomm);
+        [&] { return connect_to_port(theirs.c_str()); }, intercomm, MPI_ERR_PORT,
+        reaches_other_hosts(theirs.c_str()));
   }
   ports().erase(mine);
   return rc;
@@ -172,9 +181,11 @@ extern "C" int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, 
   GPURUN_API_ENTER("MPI_Comm_accept");
   (void)info;
   if (int rc = check_group_args(call, comm, root, newcomm); rc != MPI_SUCCESS) return rc;
+  // Only the root's port_name counts (and may be read).
+  bool far = find_comm(comm)->comm->rank() == root && reaches_other_hosts(port_name);
   return connect_groups(
       call, comm, root, ConnectSide::kAccept, [port_name] { return accept_on(port_name); },
-      newcomm);
+      newcomm, MPI_ERR_PORT, far);
 }
 
 extern "C" int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm,
@@ -182,9 +193,10 @@ extern "C" int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root,
   GPURUN_API_ENTER("MPI_Comm_connect");
   (void)info;
   if (int rc = check_group_args(call, comm, root, newcomm); rc != MPI_SUCCESS) return rc;
+  bool far = find_comm(comm)->comm->rank() == root && reaches_other_hosts(port_name);
   return connect_groups(
       call, comm, root, ConnectSide::kConnect, [port_name] { return connect_to_port(port_name); },
-      newcomm);
+      newcomm, MPI_ERR_PORT, far);
 }
 
 extern "C" int PMPI_Comm_join(int fd, MPI_Comm* intercomm) {

@@ -1,6 +1,7 @@
 #include "api/spawn.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,6 +78,42 @@ struct Request {
   }
 };
 
+const std::string* info_value(const Command& c, const char* key) {
+  const core::Info* info = c.info == MPI_INFO_NULL ? nullptr : find_info(c.info);
+  return info != nullptr ? info->get(key) : nullptr;
+}
+
+// Whether some command names hosts of its own (info "host").
+bool names_hosts(const Request& r) {
+  for (const Command& c : r.commands)
+    if (info_value(c, "host") != nullptr) return true;
+  return false;
+}
+
+// One word of a line of gpurun's --app file: as it is without blanks or quotes, else within the
+// quote it does not hold; nullopt when it cannot be written (both quotes, or a line break).
+std::optional<std::string> app_word(const std::string& word) {
+  if (!word.empty() && word.find_first_of(" \t\r\n'\"") == std::string::npos) return word;
+  if (word.find('\n') != std::string::npos) return std::nullopt;
+  if (word.find('\'') == std::string::npos) return "'" + word + "'";
+  if (word.find('"') == std::string::npos) return "\"" + word + "\"";
+  return std::nullopt;
+}
+
+// The words of one command's --app line: -np maxprocs, info "wdir" as --wdir, "path" before
+// PATH (-x PATH), "host" as -H, then the command and its arguments.
+std::vector<std::string> app_line(const Command& c) {
+  std::vector<std::string> words = {"-np", std::to_string(c.maxprocs)};
+  if (const std::string* wdir = info_value(c, "wdir")) words.insert(words.end(), {"--wdir", *wdir});
+  if (const std::string* dirs = info_value(c, "path"))
+    words.insert(words.end(), {"-x", "PATH=" + *dirs + ":" +
+                                         param::external_env("PATH").value_or("/usr/bin:/bin")});
+  if (const std::string* host = info_value(c, "host")) words.insert(words.end(), {"-H", *host});
+  words.insert(words.end(), {"--", c.command});
+  for (char** a = c.argv; a != nullptr && *a != nullptr; ++a) words.emplace_back(*a);
+  return words;
+}
+
 // The root's checks of the arguments only it passes. `which`: how a command is named in errors.
 Status check_command(const Command& c, const std::string& which) {
   if (c.command == nullptr || c.command[0] == '\0')
@@ -85,11 +123,11 @@ Status check_command(const Command& c, const std::string& which) {
                   "argument maxprocs " + std::to_string(c.maxprocs) + " is not positive");
   if (c.info != MPI_INFO_NULL && find_info(c.info) == nullptr)
     return Status(ErrorCode::kInvalidArgument, "argument info is not an info object");
-  for (char** a = c.argv; a != nullptr && *a != nullptr; ++a)
-    if (std::strcmp(*a, ":") == 0)
+  for (const std::string& word : app_line(c))
+    if (!app_word(word))
       return Status(ErrorCode::kInvalidArgument,
-                    "an argument of " + which + " is ':', which gpurun's command line takes as the "
-                    "start of another program");
+                    "'" + word.substr(0, 80) + "' of " + which +
+                        " holds both quote marks or a line break, which gpurun cannot pass on");
   return ok_status();
 }
 
@@ -102,46 +140,68 @@ Status check_request(const Request& r) {
   return ok_status();
 }
 
-// gpurun's command line for the children: each command with -np maxprocs, its info "wdir" as
-// --wdir and "path" before PATH (-x PATH), ':' between commands.
-std::vector<std::string> launcher_args(const std::string& gpurun, const Request& r) {
-  std::vector<std::string> args = {gpurun};
-  std::string path = param::external_env("PATH").value_or("/usr/bin:/bin");
+// The children's programs as gpurun's --app file (launcher/apps.h), a line each.
+std::string app_file(const Request& r) {
+  std::string text;
   for (const Command& c : r.commands) {
-    if (args.size() > 1) args.emplace_back(":");
-    args.insert(args.end(), {"-np", std::to_string(c.maxprocs)});
-    const core::Info* info = c.info == MPI_INFO_NULL ? nullptr : find_info(c.info);
-    if (const std::string* wdir = info ? info->get("wdir") : nullptr)
-      args.insert(args.end(), {"--wdir", *wdir});
-    if (const std::string* dirs = info ? info->get("path") : nullptr)
-      args.insert(args.end(), {"-x", "PATH=" + *dirs + ":" + path});
-    args.emplace_back(c.command);
-    for (char** a = c.argv; a != nullptr && *a != nullptr; ++a) args.emplace_back(*a);
+    for (const std::string& word : app_line(c)) text += *app_word(word) + " ";
+    text.back() = '\n';
   }
-  return args;
+  return text;
 }
 
-// Starts gpurun for the children, with the port in the environment.
+// A pipe whose read end (close-on-exec) holds `text`, all written before the reader starts.
+Result<int> pipe_holding(const std::string& text) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return Status(ErrorCode::kIo, std::string("pipe2: ") + std::strerror(errno), errno);
+  if (text.size() > 65536) fcntl(fds[1], F_SETPIPE_SZ, static_cast<int>(text.size()));
+  ssize_t n = fcntl(fds[1], F_GETPIPE_SZ) >= static_cast<int>(text.size())
+                  ? write(fds[1], text.data(), text.size())
+                  : -1;
+  close(fds[1]);
+  if (n != static_cast<ssize_t>(text.size())) {
+    close(fds[0]);
+    return Status(ErrorCode::kInvalidArgument, "the commands and their arguments take " +
+                                                   std::to_string(text.size()) +
+                                                   " bytes, more than a pipe to gpurun holds");
+  }
+  return fds[0];
+}
+
+// Starts gpurun for the children, with their programs as its --app file on descriptor 3 and the
+// port in the environment.
 Result<pid_t> start_job(const Request& r, const std::string& port) {
   GPURUN_ASSIGN_OR_RETURN(std::string gpurun, launcher_path());
-  std::vector<std::string> args = launcher_args(gpurun, r);
+  GPURUN_ASSIGN_OR_RETURN(int apps, pipe_holding(app_file(r)));
+  std::vector<std::string> args = {gpurun, "--app", "/dev/fd/3"};
+  // Hosts named by info get the ranks asked for, beyond their slots if need be.
+  if (names_hosts(r)) args.insert(args.begin() + 1, "--oversubscribe");
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e)
     if (!std::string_view(*e).starts_with(std::string(kParentPortVariable) + "="))
       env.emplace_back(*e);
   env.push_back(std::string(kParentPortVariable) + "=" + port);
-  // Parents on several hosts reach the children over the network: the children's network
-  // transport then uses this host's network devices, not only the loopback (which it keeps to
-  // in a job on one host).
-  if (state().bootstrap->job().num_nodes > 1 && !param::external_env("UCX_NET_DEVICES"))
+  // Parents or children on several hosts meet over the network: a network transport the
+  // children start with (GPURUN_TRANSPORTS without shm) then uses this host's network devices
+  // too, not only the loopback (which it keeps to in a job on one host).
+  if ((state().bootstrap->job().num_nodes > 1 || names_hosts(r)) &&
+      !param::external_env("UCX_NET_DEVICES"))
     env.emplace_back("UCX_NET_DEVICES=all");
   std::vector<char*> argv_c, env_c;
   for (std::string& a : args) argv_c.push_back(a.data());
   for (std::string& e : env) env_c.push_back(e.data());
   argv_c.push_back(nullptr);
   env_c.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  int source = apps == 3 ? fcntl(apps, F_DUPFD_CLOEXEC, 10) : apps;  // dup2 onto itself keeps
+  posix_spawn_file_actions_adddup2(&actions, source, 3);             // close-on-exec
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, gpurun.c_str(), nullptr, nullptr, argv_c.data(), env_c.data());
+  int rc = posix_spawn(&pid, gpurun.c_str(), &actions, nullptr, argv_c.data(), env_c.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(apps);
+  if (source != apps && source >= 0) close(source);
   if (rc != 0)
     return Status(ErrorCode::kIo, "cannot start " + gpurun + ": " + std::strerror(rc), rc);
   g_spawned.push_back(pid);
@@ -164,7 +224,9 @@ Status still_running(pid_t pid) {
 Result<std::unique_ptr<bootstrap::Channel>> open_for_children(
     const Request& r, std::unique_ptr<bootstrap::Port>* port) {
   GPURUN_TRY(check_request(r));
-  GPURUN_ASSIGN_OR_RETURN(*port, bootstrap::Port::open("127.0.0.1"));
+  // Children on other hosts connect over the network; on this host, through the loopback.
+  GPURUN_ASSIGN_OR_RETURN(*port,
+                          bootstrap::Port::open(names_hosts(r) ? port_address(true) : "127.0.0.1"));
   GPURUN_ASSIGN_OR_RETURN(pid_t pid, start_job(r, (*port)->name()));
   return (*port)->accept([] { state().pml->progress(); }, [pid] { return still_running(pid); });
 }
@@ -176,7 +238,7 @@ int spawn(const Call& call, const Request& r, int root, MPI_Comm comm, MPI_Comm*
   std::unique_ptr<bootstrap::Port> port;  // the root's, closed on return
   int rc = connect_groups(
       call, comm, root, ConnectSide::kAccept, [&] { return open_for_children(r, &port); },
-      intercomm, MPI_ERR_SPAWN);
+      intercomm, MPI_ERR_SPAWN, names_hosts(r));
   int n = rc == MPI_SUCCESS ? find_comm(*intercomm)->comm->size()
                             : (entry->comm->rank() == root ? r.processes() : 0);
   if (errcodes != MPI_ERRCODES_IGNORE)
@@ -193,7 +255,8 @@ int connect_to_parent(const Call& call) {
   const BigLock lock;
   int rc = connect_groups(
       call, MPI_COMM_WORLD, 0, ConnectSide::kConnect,
-      [&name] { return connect_to_port(name.c_str()); }, &g_parent, MPI_ERR_SPAWN);
+      [&name] { return connect_to_port(name.c_str()); }, &g_parent, MPI_ERR_SPAWN,
+      reaches_other_hosts(name.c_str()));
   if (rc == MPI_SUCCESS) find_comm(g_parent)->name = "MPI_COMM_PARENT";
   return rc;
 }
@@ -237,8 +300,7 @@ extern "C" int PMPI_Comm_spawn_multiple(int count, char* array_of_commands[],
     r.refused = "argument array_of_commands or array_of_maxprocs is a null pointer";
   } else {
     for (int k = 0; k < count; ++k)
-      r.commands.push_back(Command{array_of_commands[k],
-                                   array_of_argv ? array_of_argv[k] : nullptr,
+      r.commands.push_back(Command{array_of_commands[k], array_of_argv ? array_of_argv[k] : nullptr,
                                    array_of_maxprocs[k],
                                    array_of_info ? array_of_info[k] : MPI_INFO_NULL});
   }

@@ -2,9 +2,12 @@
 //
 // The root starts the children as a job of their own: it runs gpurun (the one beside this
 // library, or GPURUN_SPAWN_LAUNCHER) with -np maxprocs and the command, on this host, with
-// GPURUN_PARENT_PORT naming a port the root opened. MPI_Comm_spawn_multiple starts one job of
-// several programs (gpurun -np 2 A : -np 1 B), whose MPI_APPNUM tells each child its command;
-// info "wdir" becomes the program's --wdir, info "path" goes before its PATH. The children's MPI_Init connects their
+// GPURUN_PARENT_PORT naming a port the root opened. The commands reach gpurun as its --app file
+// through a pipe (descriptor 3), one line each, so that arguments pass as given: one job of all
+// the commands of MPI_Comm_spawn_multiple, whose MPI_APPNUM tells each child its command. Info
+// "wdir" becomes the program's --wdir, "path" goes before its PATH, "host" gives its -H hosts
+// (with --oversubscribe); children on other hosts make the root's port listen on the network
+// and the parents' network transport start on the network devices (api/net_wiring.h). The children's MPI_Init connects their
 // MPI_COMM_WORLD to that port (api/connect.h), which makes their parent intercommunicator; the
 // spawning group accepts on it, which makes the intercommunicator MPI_Comm_spawn returns. When the
 // children's job ends before it connected (a command that does not exist, a child that failed),

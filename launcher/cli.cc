@@ -308,7 +308,9 @@ void finish_apps(Options& opts, bool explain, const std::vector<std::string>& na
     if (total > std::numeric_limits<int>::max() / 2)
       throw UsageError("-np: " + std::to_string(total) + " ranks in all are too many");
     opts.np = static_cast<int>(total);
-  } else if (opts.np == 0 && !explain && !hosts) {
+  } else if (opts.apps[0].np > 0) {
+    opts.np = opts.apps[0].np;  // from its --app line
+  } else if (!explain && !hosts) {
     // With hosts, the default is one rank per slot (launcher/hosts.h), decided at launch.
     opts.np = opts.apps[0].np = 1;
   }

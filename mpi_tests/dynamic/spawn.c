@@ -3,11 +3,12 @@
  * intercommunicator bcast and allreduce, merge (the parents first) and reduce over the merged
  * communicator; the children report their own error count to the parents' root. Then spawns that
  * fail at every parent with MPI_ERR_SPAWN: a program that does not exist (the children's job ends
- * before it connects), maxprocs 0, an argument ':' (gpurun's separator of programs), and
- * MPI_Comm_spawn_multiple whose second command does not exist; and one that succeeds through
- * MPI_Comm_spawn_multiple with two commands (2 children in the working directory info "wdir"
- * gives, then 1 in the parents'), each child checking its MPI_APPNUM. Each ends with
- * MPI_Comm_disconnect. */
+ * before it connects), maxprocs 0, an argument holding both quote marks (which gpurun cannot be
+ * handed), and MPI_Comm_spawn_multiple whose second command does not exist; and one that
+ * succeeds through MPI_Comm_spawn_multiple with two commands (2 children in the working
+ * directory info "wdir" gives, then 1 in the parents', with the arguments ':' and one with
+ * blanks and quotes), each child checking its MPI_APPNUM. With SPAWN_HOST set, that last spawn
+ * comes first, its third child on that host (info "host"). Each ends with MPI_Comm_disconnect. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,13 +51,23 @@ static void talk(MPI_Comm inter, int parent) {
   MPI_Comm_free(&merged);
 }
 
-/* argv: "child" [wdir or "-" [appnum]]. */
+/* argv: "child" [wdir or "-" [appnum [":" "a 'b'  c" ["host=H"]]]]. */
 static int child(int argc, char **argv) {
   const char *wdir = argc > 2 && strcmp(argv[2], "-") != 0 ? argv[2] : NULL;
   int want_app = argc > 3 ? atoi(argv[3]) : 0, *app = NULL, flag = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &app, &flag);
   MTEST_CHECK(flag && *app == want_app, "MPI_APPNUM %d (flag %d), not %d", flag ? *app : -1, flag,
               want_app);
+  if (argc > 4) /* arguments that gpurun's command line would split or quote */
+    MTEST_CHECK((argc == 6 || argc == 7) && strcmp(argv[4], ":") == 0 &&
+                    strcmp(argv[5], "a 'b'  c") == 0,
+                "%d arguments, the fifth '%s'", argc, argv[4]);
+  if (argc > 6) { /* "host=H": started on host H (info "host") */
+    char name[MPI_MAX_PROCESSOR_NAME];
+    int length = 0;
+    MPI_Get_processor_name(name, &length);
+    MTEST_CHECK(strcmp(name, argv[6] + 5) == 0, "started on %s, not %s", name, argv[6] + 5);
+  }
   MPI_Comm parent;
   MPI_Comm_get_parent(&parent);
   MTEST_CHECK(parent != MPI_COMM_NULL, "a spawned process has no parent");
@@ -104,10 +115,11 @@ static void failures(const char *self) {
   rc = MPI_Comm_spawn(self, MPI_ARGV_NULL, 0, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &none,
                       MPI_ERRCODES_IGNORE);
   mtest_expect_error(rc, MPI_ERR_SPAWN, "spawning 0 processes", "maxprocs 0");
-  char *colon[] = {"child", ":", NULL};
-  rc = MPI_Comm_spawn(self, colon, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &none,
+  char *quotes[] = {"child", "both ' and \"", NULL};
+  rc = MPI_Comm_spawn(self, quotes, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &none,
                       MPI_ERRCODES_IGNORE);
-  mtest_expect_error(rc, MPI_ERR_SPAWN, "spawning with an argument ':'", "is ':'");
+  mtest_expect_error(rc, MPI_ERR_SPAWN, "spawning with an argument of both quote marks",
+                     "holds both quote marks");
   char *commands[2] = {(char *)self, "/nonexistent/program"};
   int counts[2] = {1, 1}, three[3] = {-1, -1, -1};
   rc = MPI_Comm_spawn_multiple(2, commands, NULL, counts, NULL, 0, MPI_COMM_WORLD, &none, three);
@@ -116,6 +128,32 @@ static void failures(const char *self) {
   if (rank == 0)
     MTEST_CHECK(three[1] == rc && three[2] == -1, "errcodes %d %d", three[1], three[2]);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+/* Two commands at once: 2 children in "/" (info "wdir"), then 1 in the parents' directory with
+ * the arguments ':' and one with blanks and quotes, on `host` (info "host") when it is set. */
+static void spawn_two(char *self, const char *host) {
+  MPI_Comm inter;
+  char cwd[4096];
+  char *commands[2] = {self, self}, *in_root[] = {"child", "/", "0", NULL};
+  char host_arg[300];
+  snprintf(host_arg, sizeof host_arg, "host=%s", host ? host : "");
+  char *in_cwd[] = {"child", getcwd(cwd, sizeof cwd) ? cwd : "-", "1", ":", "a 'b'  c",
+                    host ? host_arg : NULL, NULL};
+  char **args[2] = {in_root, in_cwd};
+  int counts[2] = {2, 1}, errcodes[3] = {-1, -1, -1};
+  MPI_Info infos[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
+  MPI_Info_create(&infos[0]);
+  MPI_Info_set(infos[0], "wdir", "/");
+  if (host) {
+    MPI_Info_create(&infos[1]);
+    MPI_Info_set(infos[1], "host", host);
+  }
+  MPI_Comm_spawn_multiple(2, commands, args, counts, infos, 0, MPI_COMM_WORLD, &inter, errcodes);
+  for (int i = 0; i < 2; ++i)
+    if (infos[i] != MPI_INFO_NULL) MPI_Info_free(&infos[i]);
+  for (int i = 0; i < 3; ++i) MTEST_CHECK(errcodes[i] == MPI_SUCCESS, "errcode %d", errcodes[i]);
+  spawned(inter, 3);
 }
 
 int main(int argc, char **argv) {
@@ -131,6 +169,10 @@ int main(int argc, char **argv) {
     char cwd[4096];
     snprintf(self, sizeof self, "%s/%s", getcwd(cwd, sizeof cwd) ? cwd : ".", argv[0]);
   }
+  /* SPAWN_HOST (the tests across hosts): children on that host first, before any other job
+   * (a job on one host then reaches other hosts from its first network transport on). */
+  const char *host = getenv("SPAWN_HOST");
+  if (host) spawn_two(self, host);
   char *child_args[] = {"child", NULL};
   int codes[CHILDREN];
   MPI_Comm_spawn(self, child_args, CHILDREN, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes);
@@ -139,17 +181,6 @@ int main(int argc, char **argv) {
 
   failures(self);
 
-  char cwd[4096];
-  char *commands[2] = {self, self}, *in_root[] = {"child", "/", "0", NULL};
-  char *in_cwd[] = {"child", getcwd(cwd, sizeof cwd) ? cwd : "-", "1", NULL};
-  char **args[2] = {in_root, in_cwd};
-  int counts[2] = {2, 1}, errcodes[3] = {-1, -1, -1};
-  MPI_Info infos[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
-  MPI_Info_create(&infos[0]);
-  MPI_Info_set(infos[0], "wdir", "/");
-  MPI_Comm_spawn_multiple(2, commands, args, counts, infos, 0, MPI_COMM_WORLD, &inter, errcodes);
-  MPI_Info_free(&infos[0]);
-  for (int i = 0; i < 3; ++i) MTEST_CHECK(errcodes[i] == MPI_SUCCESS, "errcode %d", errcodes[i]);
-  spawned(inter, 3);
+  spawn_two(self, NULL);
   return mtest_finalize();
 }
