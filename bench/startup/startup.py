@@ -4,8 +4,10 @@ Debian's MPICH (mpiexec.mpich, hydra) and Open MPI (mpirun.openmpi), each with h
 its own compiler wrapper (gpurun's: the build tree's include/ and lib/ directly). Runs are
 interleaved (one of each launcher per round) so that load from elsewhere hits all alike, and
 a launch of /bin/true shows the launcher's own share. Prints a Markdown table of medians.
+--programs K starts the ranks as K programs of one job (`-np a prog : -np b prog ...`, MPMD),
+which every launcher here takes alike.
 
-usage: bench/startup/startup.py [--build build] [--runs 20] [--np 2]
+usage: bench/startup/startup.py [--build build] [--runs 20] [--np 2] [--programs 1]
 """
 import argparse
 import os
@@ -46,6 +48,15 @@ def build_hellos(build, work):
     return out
 
 
+def command(launcher, np, programs, exe):
+    """`launcher -np N exe`, or the N ranks split over `programs` copies of exe, ':' apart."""
+    argv = list(launcher)
+    for k in range(programs):
+        share = np // programs + (1 if k < np % programs else 0)
+        argv += ([":"] if k else []) + ["-np", str(share), exe]
+    return argv
+
+
 def timed(argv, env):
     start = time.perf_counter()
     r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -61,22 +72,28 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--np", type=int, default=2)
+    parser.add_argument("--programs", type=int, default=1)
     args = parser.parse_args()
+    if not 1 <= args.programs <= args.np:
+        sys.exit("startup.py: --programs must be between 1 and --np")
     env = dict(os.environ, OMPI_MCA_btl_base_warn_component_unused="0",
                OMPI_MCA_rmaps_base_oversubscribe="1")
     with tempfile.TemporaryDirectory(prefix="gpurun-startup-") as work:
         hellos = build_hellos(os.path.abspath(args.build), work)
         cases = []
         for name, (launcher, exe) in hellos.items():
-            cases.append((name, "hello", launcher + ["-np", str(args.np), exe]))
-            cases.append((name, "/bin/true", launcher + ["-np", str(args.np), "/bin/true"]))
+            cases.append((name, "hello", command(launcher, args.np, args.programs, exe)))
+            cases.append((name, "/bin/true",
+                          command(launcher, args.np, args.programs, "/bin/true")))
         for _, _, argv in cases:  # warm the page cache once
             timed(argv, env)
         times = {(name, prog): [] for name, prog, _ in cases}
         for _ in range(args.runs):
             for name, prog, argv in cases:
                 times[(name, prog)].append(timed(argv, env))
-    print(f"Startup, `<launcher> -np {args.np} <program>`, wall time in ms over {args.runs} "
+    shape = (f"-np {args.np} <program>" if args.programs == 1 else
+             f"{args.np} ranks as {args.programs} programs (`-np a <program> : ...`)")
+    print(f"Startup, `<launcher> {shape}`, wall time in ms over {args.runs} "
           f"interleaved runs ({os.cpu_count()} CPUs):\n")
     print("| launcher | program | median | min | max |")
     print("|---|---|---:|---:|---:|")
