@@ -133,7 +133,8 @@ struct Failure {
   std::uint64_t size = 0;   // message bytes
   std::uint64_t bytes = 0;  // bytes received
   int peer = -1;            // the rank in the communicator it was with (-2: any source)
-  bool peer_left = false;   // that rank finalized (pml/leave.cc)
+  bool peer_left = false;   // that rank finalized or was lost (pml/leave.cc)
+  bool peer_lost = false;   // that rank was lost: its connection failed
   std::string note;         // note_failure()'s message
 };
 Failure& last_failure() {
@@ -144,8 +145,9 @@ void remember_failure(const core::Request* r) {
   bool left = r->comm != nullptr &&
               (r->kind == core::RequestKind::kSend || r->kind == core::RequestKind::kRecv) &&
               the_pml().left(*r->comm, r->peer);
+  bool lost = left && the_pml().lost(r->comm->group().job_rank(r->peer));
   Failure& f = last_failure();
-  f = Failure{r->status.error, r->size, r->status.bytes, r->peer, left, {}};
+  f = Failure{r->status.error, r->size, r->status.bytes, r->peer, left, lost, {}};
   if (r->kind == core::RequestKind::kRecv && r->peer == pml::kAnySource &&
       r->status.error == ErrorCode::kPeerFailed)
     f.note =
@@ -161,7 +163,7 @@ void remember_failure(const core::Request* r) {
 }  // namespace
 
 void note_last_failure(std::string message) {
-  last_failure() = Failure{ErrorCode::kInternal, 0, 0, -1, false, std::move(message)};
+  last_failure() = Failure{ErrorCode::kInternal, 0, 0, -1, false, false, std::move(message)};
 }
 
 MPI_Comm comm_handle_of(const core::Request* r) {
@@ -195,6 +197,12 @@ int raise_request_error(const Call& call, MPI_Comm comm, int error_class) {
   }
   if (error_class == MPI_ERR_IN_STATUS)
     return raise(call, comm, error_class, "an operation failed: see the MPI_ERROR of the statuses");
+  if (last_failure().code == ErrorCode::kPeerFailed && last_failure().peer_lost) {
+    return raise(call, comm, error_class,
+                 "rank %d is lost (its process ended or its connection failed) before this "
+                 "operation with it could complete",
+                 last_failure().peer);
+  }
   if (last_failure().code == ErrorCode::kPeerFailed && last_failure().peer_left) {
     return raise(call, comm, error_class,
                  "rank %d called MPI_Finalize before this operation with it could complete",

@@ -52,11 +52,19 @@ void Pml::leave() {
   }
 }
 
-void Pml::on_bye(int peer) {
+// A peer whose connection failed (a process of another job that died: gpurun ends the job when
+// one of its own does) is gone as if it had left: what waits for it fails instead of waiting.
+void Pml::on_lost_thunk(void* self, int peer, const Status& why) {
+  GPURUN_LOG(warn, pml, "rank %d is lost (%s): operations with it fail", peer,
+             std::string(why.message()).c_str());
+  static_cast<Pml*>(self)->on_bye(peer, kLost);
+}
+
+void Pml::on_bye(int peer, std::uint8_t how) {
   if (peer < 0 || peer >= static_cast<int>(gone_.size()) || gone_[peer] != 0) return;
-  gone_[peer] = 1;
+  gone_[peer] = how;
   ++gone_count_;
-  GPURUN_LOG(debug, pml, "rank %d finalized", peer);
+  GPURUN_LOG(debug, pml, "rank %d %s", peer, how == kLost ? "is lost" : "finalized");
   for (auto& q : contexts_) {
     if (!q) continue;
     q->take_posted_if(

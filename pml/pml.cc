@@ -65,7 +65,9 @@ Pml::Pml(int job_rank, int job_size)
 
 Pml::~Pml() = default;
 
-transport::PacketHandler Pml::handler() { return transport::PacketHandler{on_packet_thunk, this}; }
+transport::PacketHandler Pml::handler() {
+  return transport::PacketHandler{on_packet_thunk, this, on_lost_thunk};
+}
 
 void Pml::add_transport(transport::Transport* transport) {
   transports_.push_back(transport);

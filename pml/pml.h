@@ -150,8 +150,10 @@ class Pml {
   // Fails such a receive (kPeerFailed) if no message has matched it; false when one has. For a
   // rank blocked on it with no other thread: a send to itself was the only way left.
   bool fail_unmatchable(core::Request* r);
-  // Whether job rank `rank` has left.
+  // Whether job rank `rank` has left (finalized, or lost: its connection failed).
   bool left(int rank) const { return gone_count_ > 0 && gone_[rank] != 0; }
+  // Whether job rank `rank` is lost: it did not finalize, its connection failed.
+  bool lost(int rank) const { return gone_count_ > 0 && gone_[rank] == kLost; }
   // Whether rank `rank` of `comm` has left (false for MPI_ANY_SOURCE and other non-ranks).
   bool left(const core::Communicator& comm, int rank) const {
     return gone_count_ > 0 && rank >= 0 && rank < comm.size() && left(comm.group().job_rank(rank));
@@ -190,11 +192,13 @@ class Pml {
   };
 
   static void on_packet_thunk(void* self, const transport::Packet& packet);
+  static void on_lost_thunk(void* self, int peer, const Status& why);
   static void on_offer_done(void* request, Status status);
   static void on_pull_done(void* request, Status status);
   void on_packet(const transport::Packet& packet);
   void on_ack(const transport::Packet& packet);
-  void on_bye(int peer);
+  // Rank `peer` is gone (`how`: kLeft on its kBye, kLost when its connection failed).
+  void on_bye(int peer, std::uint8_t how = kLeft);
   // Fails the sends to `peer` that wait for it (pml/leave.cc).
   void fail_sends_to(int peer);
   // Fails a receive from, or a send to, a specific rank that left; false when it has not.
@@ -258,7 +262,9 @@ class Pml {
   std::vector<std::byte> staging_;  // host copy of a device buffer's extent (eager, strided)
   accel::Accelerator* accel_;
   std::uint64_t next_sequence_ = 0;
-  std::vector<std::uint8_t> gone_;  // by job rank: its kBye arrived
+  static constexpr std::uint8_t kLeft = 1;
+  static constexpr std::uint8_t kLost = 2;
+  std::vector<std::uint8_t> gone_;  // by job rank: 0, or kLeft (its kBye arrived) or kLost
   int gone_count_ = 0;
 };
 

@@ -77,6 +77,9 @@ struct Packet {
 struct PacketHandler {
   void (*fn)(void* context, const Packet& packet);
   void* context;
+  // Called (when set) once a transport knows that `peer` is gone (its connection failed): no
+  // packet from it will come any more, and none sent to it will arrive.
+  void (*lost)(void* context, int peer, const Status& why) = nullptr;
 };
 
 // Where bulk data comes from or goes: one contiguous block, or a packer over a typed buffer.

@@ -125,6 +125,7 @@ void UcxEndpoint::on_queued_sent(void* request, ucs_status_t status, void* user_
   if (status != UCS_OK && status != UCS_ERR_CANCELED && ep->failed_.ok()) {
     ep->failed_ = status_of(status, ep->peer_);
     GPURUN_LOG(error, transport, "%s", ep->failed_.to_string().c_str());
+    ep->transport_->report_lost(ep->peer_, ep->failed_);
   }
 }
 
@@ -135,6 +136,11 @@ void UcxEndpoint::on_error(void* arg, ucp_ep_h /*ep*/, ucs_status_t status) {
       Status(ErrorCode::kPeerFailed, "ucx connection to rank " + std::to_string(ep->peer_) +
                                          " failed: " + api().status_string(status));
   GPURUN_LOG(error, transport, "%s", std::string(ep->failed_.message()).c_str());
+  ep->transport_->report_lost(ep->peer_, ep->failed_);
+}
+
+void UcxTransport::report_lost(int peer, const Status& why) {
+  if (!closing_ && handler_.lost != nullptr) handler_.lost(handler_.context, peer, why);
 }
 
 // ---- UcxTransport: set-up --------------------------------------------------------------

@@ -293,6 +293,8 @@ class UcxTransport final : public Transport {
   void close_endpoints();
   void close_endpoint(UcxEndpoint& ep);
   void close_forgotten();  // the endpoints forget_offers() gave up
+  // Tells the packet handler that `peer`'s connection failed (PacketHandler::lost).
+  void report_lost(int peer, const Status& why);
 
   Config config_;
   PacketHandler handler_;
