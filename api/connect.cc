@@ -1,5 +1,7 @@
 #include "api/connect.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -201,7 +203,7 @@ struct Meeting {
   // wait for each other in the socket buffers).
   Bytes trade(const Bytes& payload) {
     if (channel == nullptr) return {};
-    auto idle = [] { state().pml->progress(); };
+    auto idle = [] { idle_turn(); };
     Bytes out;
     put_text(out, failure);
     out.insert(out.end(), payload.begin(), payload.end());
@@ -352,6 +354,14 @@ Result<std::unique_ptr<bootstrap::Channel>> connect_to_port(const char* port_nam
     return Status(ErrorCode::kInvalidArgument, "argument port_name is a null pointer at the root");
   GPURUN_ASSIGN_OR_RETURN(bootstrap::PortName name, bootstrap::parse_port_name(port_name));
   return bootstrap::connect_port(name);
+}
+
+void idle_turn() {
+  state().pml->progress();
+  if (!g_thread_multiple) return;
+  big_lock().unlock();
+  sched_yield();
+  big_lock().lock();
 }
 
 bool reaches_other_hosts(const char* port_name) {

@@ -48,6 +48,11 @@ int check_group_args(const Call& call, MPI_Comm comm, int root, MPI_Comm* newcom
 // The channel to the port `port_name` names (MPI_Comm_connect's root).
 Result<std::unique_ptr<bootstrap::Channel>> connect_to_port(const char* port_name);
 
+// One turn of a root that waits on a port's socket (accept, the roots' trade): moves
+// communication on and, under MPI_THREAD_MULTIPLE, lets the process's other threads into the
+// library for a moment, as waits for requests do.
+void idle_turn();
+
 // Whether `port_name` (null at a member that is not the root) listens on an address other hosts
 // reach: the processes behind it may run on other hosts.
 bool reaches_other_hosts(const char* port_name);

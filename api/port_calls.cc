@@ -68,7 +68,6 @@ std::map<std::string, std::unique_ptr<bootstrap::Port>>& ports() {
   return open;
 }
 
-void progress_once() { state().pml->progress(); }
 
 Result<std::unique_ptr<bootstrap::Channel>> accept_on(const char* port_name) {
   if (port_name == nullptr)
@@ -78,7 +77,7 @@ Result<std::unique_ptr<bootstrap::Channel>> accept_on(const char* port_name) {
     return Status(ErrorCode::kInvalidArgument,
                   "argument port_name '" + std::string(port_name).substr(0, 80) +
                       "' is no port that the root opened (MPI_Open_port)");
-  return it->second->accept(progress_once);
+  return it->second->accept(idle_turn);
 }
 
 int open_port(const Call& call, std::string* name) {
@@ -106,7 +105,7 @@ bool trade_over_fd(int fd, const std::string& mine, std::string* theirs) {
   }
   char in[MPI_MAX_PORT_NAME] = {};
   for (std::size_t got = 0; got < sizeof in;) {
-    if (!bootstrap::wait_readable(fd, progress_once)) return false;
+    if (!bootstrap::wait_readable(fd, idle_turn)) return false;
     ssize_t n = read(fd, in + got, sizeof in - got);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;

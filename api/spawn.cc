@@ -228,7 +228,7 @@ Result<std::unique_ptr<bootstrap::Channel>> open_for_children(
   GPURUN_ASSIGN_OR_RETURN(*port,
                           bootstrap::Port::open(names_hosts(r) ? port_address(true) : "127.0.0.1"));
   GPURUN_ASSIGN_OR_RETURN(pid_t pid, start_job(r, (*port)->name()));
-  return (*port)->accept([] { state().pml->progress(); }, [pid] { return still_running(pid); });
+  return (*port)->accept(idle_turn, [pid] { return still_running(pid); });
 }
 
 int spawn(const Call& call, const Request& r, int root, MPI_Comm comm, MPI_Comm* intercomm,
