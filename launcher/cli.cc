@@ -130,6 +130,7 @@ bool matches(std::string_view arg, std::string_view name) {
 }
 
 bool parse_host_option(int argc, char** argv, int& i, std::string_view arg, Options& opts);
+bool parse_env_option(int argc, char** argv, int& i, std::string_view arg, Options& opts);
 bool parse_last_option(std::string_view arg, Options& opts);
 
 // Handles one option; returns false when `arg` is not an option (the program starts here).
@@ -150,8 +151,7 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
   } else if (matches(arg, "--wdir") || matches(arg, "-wdir")) {
     std::string_view name = arg.substr(0, arg.find('='));
     opts.wdir = parse_wdir(take_value(argc, argv, i, arg, name), name);
-  } else if (matches(arg, "--app") || matches(arg, "--configfile") ||
-             matches(arg, "-configfile")) {
+  } else if (matches(arg, "--app") || matches(arg, "--configfile") || matches(arg, "-configfile")) {
     std::string_view name = arg.substr(0, arg.find('='));
     opts.app_file = take_value(argc, argv, i, arg, name);
     if (opts.app_file.empty()) throw UsageError(std::string(name) + " needs a file name");
@@ -166,23 +166,48 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
   } else if (matches(arg, "--gpus-per-rank")) {
     opts.gpus_per_rank =
         parse_positive(take_value(argc, argv, i, arg, "--gpus-per-rank"), "--gpus-per-rank");
-  } else if (!parse_host_option(argc, argv, i, arg, opts)) {
+  } else if (!parse_host_option(argc, argv, i, arg, opts) &&
+             !parse_env_option(argc, argv, i, arg, opts)) {
     return parse_last_option(arg, opts);
   }
   return true;
 }
 
+// "-env NAME VALUE" (and -genv) as MPICH's mpiexec takes them: two words after the option.
+std::pair<std::string, std::string> take_env(int argc, char** argv, int& i, std::string_view arg) {
+  if (i + 2 >= argc) throw UsageError(std::string(arg) + " needs a name and a value");
+  std::string name = argv[i + 1];
+  if (name.empty() || name.find('=') != std::string::npos)
+    throw UsageError(std::string(arg) + ": '" + name + "' is no variable name");
+  i += 2;
+  return {name, argv[i]};
+}
+
+// MPICH's spellings for the environment: -genv NAME VALUE (every program), -env NAME VALUE (this
+// program, as -x NAME=VALUE); returns false when `arg` is neither.
+bool parse_env_option(int argc, char** argv, int& i, std::string_view arg, Options& opts) {
+  if (arg == "-genv")
+    opts.job_exports.push_back(take_env(argc, argv, i, arg));
+  else if (arg == "-env")
+    opts.exports.push_back(take_env(argc, argv, i, arg));
+  else
+    return false;
+  return true;
+}
+
 // The options of jobs across hosts; returns false when `arg` is none of them.
 bool parse_host_option(int argc, char** argv, int& i, std::string_view arg, Options& opts) {
-  if (matches(arg, "-H") || matches(arg, "--host")) {
+  if (matches(arg, "-H") || matches(arg, "--host") || matches(arg, "-hosts")) {
     std::string_view name = arg.substr(0, arg.find('='));
     opts.hosts.push_back(parse_hosts(take_value(argc, argv, i, arg, name), name));
-  } else if (matches(arg, "--hostfile") || matches(arg, "--machinefile")) {
+  } else if (matches(arg, "--hostfile") || matches(arg, "--machinefile") ||
+             matches(arg, "-hostfile") || matches(arg, "-machinefile") || matches(arg, "-f")) {
     std::string_view name = arg.substr(0, arg.find('='));
     opts.hostfile = take_value(argc, argv, i, arg, name);
     if (opts.hostfile.empty()) throw UsageError(std::string(name) + " needs a file name");
-  } else if (matches(arg, "--npernode")) {
-    opts.npernode = parse_positive(take_value(argc, argv, i, arg, "--npernode"), "--npernode");
+  } else if (matches(arg, "--npernode") || matches(arg, "-ppn")) {
+    std::string_view name = arg.substr(0, arg.find('='));
+    opts.npernode = parse_positive(take_value(argc, argv, i, arg, name), name);
   } else if (arg == "--oversubscribe") {
     opts.oversubscribe = true;
   } else if (matches(arg, "--launch-agent")) {
@@ -215,9 +240,11 @@ bool parse_app_option(int argc, char** argv, int& i, App& app) {
     app.np = parse_np(take_value(argc, argv, i, arg, name));
   else if (matches(arg, "-x"))
     app.exports.push_back(parse_export(take_value(argc, argv, i, arg, "-x")));
+  else if (arg == "-env")
+    app.exports.push_back(take_env(argc, argv, i, arg));
   else if (matches(arg, "--wdir") || matches(arg, "-wdir"))
     app.wdir = parse_wdir(take_value(argc, argv, i, arg, name), name);
-  else if (matches(arg, "-H") || matches(arg, "--host"))
+  else if (matches(arg, "-H") || matches(arg, "--host") || matches(arg, "-hosts"))
     app.hosts.emplace_back(parse_hosts(take_value(argc, argv, i, arg, name), name));
   else
     return false;
@@ -301,8 +328,8 @@ void finish_apps(Options& opts, bool explain, const std::vector<std::string>& na
     std::int64_t total = 0;
     for (std::size_t k = 0; k < opts.apps.size(); ++k) {
       if (opts.apps[k].np == 0)
-        throw UsageError(names[k] + ": no -np (in a job of several programs, each gives its "
-                                    "number of ranks)");
+        throw UsageError(names[k] +
+                         ": no -np (in a job of several programs, each gives its number of ranks)");
       total += opts.apps[k].np;
     }
     if (total > std::numeric_limits<int>::max() / 2)
@@ -315,6 +342,14 @@ void finish_apps(Options& opts, bool explain, const std::vector<std::string>& na
     opts.np = opts.apps[0].np = 1;
   }
   for (App& app : opts.apps) {
+    std::vector<std::pair<std::string, std::string>> exports;  // -genv, under its own
+    for (const auto& entry : opts.job_exports) {
+      bool own = false;
+      for (const auto& mine : app.exports) own |= mine.first == entry.first;
+      if (!own) exports.push_back(entry);
+    }
+    exports.insert(exports.end(), app.exports.begin(), app.exports.end());
+    app.exports = std::move(exports);
     // Across hosts the directory may be on the other hosts only; their daemons report it.
     if (!app.wdir.empty() && !hosts && !std::filesystem::is_directory(app.wdir))
       throw UsageError("--wdir " + app.wdir + ": no such directory");
@@ -425,6 +460,9 @@ across hosts:
   --explain            print the placement, the GPU/NIC topology matrix and the path chosen
                        between every pair of ranks for host and device buffers, then exit
                        without running the program (-np defaults to one rank per GPU)
+  MPICH's spellings   -env NAME VALUE (-x NAME=VALUE), -genv NAME VALUE (every program),
+                       -hosts (-H), -f/-hostfile/-machinefile (--hostfile), -ppn (--npernode),
+                       -wdir (--wdir), -configfile (--app)
   --info params        list every knob: value, default, source and doc
   --version            print the version
   --help               print this help

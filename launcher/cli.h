@@ -35,6 +35,8 @@ struct Options {
   // own (parse_command_line moves them into apps[0]).
   std::vector<std::pair<std::string, std::string>> exports;
   std::string wdir;
+  // -genv NAME VALUE: set in every program's ranks (a program's own -x or -env wins).
+  std::vector<std::pair<std::string, std::string>> job_exports;
   std::string app_file;  // --app FILE
   bool tag_output = false;
   std::optional<std::chrono::nanoseconds> timeout;

@@ -553,6 +553,24 @@ class Mpmd(GpurunTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(self.app_lines(r.stdout)[0]), 3, r.stdout)
 
+    def test_mpich_spellings(self):
+        # mpiexec (a link to gpurun) as MPICH users write it: -genv for every program, -env for
+        # one (which wins), -hosts, -f and -ppn for the hosts (all this one here).
+        hostfile = os.path.join(self.files, "hosts")
+        with open(hostfile, "w") as f:
+            f.write("localhost:4\n")
+        r = self.run_gpurun("-genv", "MPMD_VAR", "every", "-f", hostfile, "-ppn", "3", "-n", "1",
+                            self.rank, "app", "a", ":", "-n", "2", "-env", "MPMD_VAR", "own",
+                            "-hosts", "localhost", self.rank, "app", "b")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ranks, _ = self.app_lines(r.stdout)
+        self.assertEqual([ranks[i][4] for i in range(3)], ["every", "own", "own"])
+        usage = CommandLine.assert_usage_error
+        usage(self, "-genv", "A", mentions="-genv needs a name and a value")
+        usage(self, "-env", "A=1", "x", "true", mentions="'A=1' is no variable name")
+        usage(self, "-n", "1", self.rank, ":", "-n", "1", "-genv", "A", "1", self.rank,
+              mentions="'-genv' applies to the whole job")
+
     def test_pmix_app_keys(self):
         r = self.run_gpurun("-np", "2", PMIX_RANK, "apps", ":", "-np", "1", PMIX_RANK, "apps",
                             ":", "-np", "2", PMIX_RANK, "apps")
