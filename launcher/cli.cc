@@ -130,6 +130,12 @@ bool matches(std::string_view arg, std::string_view name) {
 }
 
 bool parse_host_option(int argc, char** argv, int& i, std::string_view arg, Options& opts);
+
+// --wdir, and the peers' spellings of it (MPICH's -wdir, Open MPI's --wd and -wd).
+bool is_wdir_option(std::string_view arg) {
+  return matches(arg, "--wdir") || matches(arg, "-wdir") || matches(arg, "--wd") ||
+         matches(arg, "-wd");
+}
 bool parse_env_option(int argc, char** argv, int& i, std::string_view arg, Options& opts);
 bool parse_last_option(std::string_view arg, Options& opts);
 
@@ -148,7 +154,7 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
     opts.np = parse_np(take_value(argc, argv, i, arg, name));
   } else if (matches(arg, "-x")) {
     opts.exports.push_back(parse_export(take_value(argc, argv, i, arg, "-x")));
-  } else if (matches(arg, "--wdir") || matches(arg, "-wdir")) {
+  } else if (is_wdir_option(arg)) {
     std::string_view name = arg.substr(0, arg.find('='));
     opts.wdir = parse_wdir(take_value(argc, argv, i, arg, name), name);
   } else if (matches(arg, "--app") || matches(arg, "--configfile") || matches(arg, "-configfile")) {
@@ -205,11 +211,13 @@ bool parse_host_option(int argc, char** argv, int& i, std::string_view arg, Opti
     std::string_view name = arg.substr(0, arg.find('='));
     opts.hostfile = take_value(argc, argv, i, arg, name);
     if (opts.hostfile.empty()) throw UsageError(std::string(name) + " needs a file name");
-  } else if (matches(arg, "--npernode") || matches(arg, "-ppn")) {
+  } else if (matches(arg, "--npernode") || matches(arg, "-ppn") || matches(arg, "-N")) {
     std::string_view name = arg.substr(0, arg.find('='));
     opts.npernode = parse_positive(take_value(argc, argv, i, arg, name), name);
   } else if (arg == "--oversubscribe") {
     opts.oversubscribe = true;
+  } else if (arg == "--allow-run-as-root") {
+    // Open MPI's: gpurun runs as any user; scripts written for Open MPI pass it.
   } else if (matches(arg, "--launch-agent")) {
     std::string agent(take_value(argc, argv, i, arg, "--launch-agent"));
     if (agent.find_first_not_of(" \t") == std::string::npos)
@@ -242,7 +250,7 @@ bool parse_app_option(int argc, char** argv, int& i, App& app) {
     app.exports.push_back(parse_export(take_value(argc, argv, i, arg, "-x")));
   else if (arg == "-env")
     app.exports.push_back(take_env(argc, argv, i, arg));
-  else if (matches(arg, "--wdir") || matches(arg, "-wdir"))
+  else if (is_wdir_option(arg))
     app.wdir = parse_wdir(take_value(argc, argv, i, arg, name), name);
   else if (matches(arg, "-H") || matches(arg, "--host") || matches(arg, "-hosts"))
     app.hosts.emplace_back(parse_hosts(take_value(argc, argv, i, arg, name), name));
@@ -460,13 +468,17 @@ across hosts:
   --explain            print the placement, the GPU/NIC topology matrix and the path chosen
                        between every pair of ranks for host and device buffers, then exit
                        without running the program (-np defaults to one rank per GPU)
-  MPICH's spellings   -env NAME VALUE (-x NAME=VALUE), -genv NAME VALUE (every program),
-                       -hosts (-H), -f/-hostfile/-machinefile (--hostfile), -ppn (--npernode),
-                       -wdir (--wdir), -configfile (--app)
   --info params        list every knob: value, default, source and doc
   --version            print the version
   --help               print this help
   --                   end of options
+
+the peers' spellings:
+  MPICH's              -env NAME VALUE (-x NAME=VALUE), -genv NAME VALUE (every program),
+                       -hosts (-H), -f/-hostfile/-machinefile (--hostfile), -ppn (--npernode),
+                       -wdir (--wdir), -configfile (--app)
+  Open MPI's           --wd (--wdir), -N (--npernode), --allow-run-as-root (accepted: gpurun
+                       runs as any user)
 
 Each rank placed on a GPU is told its GPU (PCI bus id) and nearest NIC through PMIx
 (gpurun.gpus, gpurun.nic); CUDA_VISIBLE_DEVICES is left as it is, so that every GPU stays

@@ -571,6 +571,10 @@ class Mpmd(GpurunTest):
         usage(self, "-n", "1", self.rank, ":", "-n", "1", "-genv", "A", "1", self.rank,
               mentions="'-genv' applies to the whole job")
 
+    def test_open_mpi_spellings(self):
+        r = self.run_gpurun("--allow-run-as-root", "-N", "2", "--wd", "/", "-np", "1", "pwd")
+        self.assertEqual((r.returncode, r.stdout), (0, "/\n"), r.stderr)
+
     def test_pmix_app_keys(self):
         r = self.run_gpurun("-np", "2", PMIX_RANK, "apps", ":", "-np", "1", PMIX_RANK, "apps",
                             ":", "-np", "2", PMIX_RANK, "apps")
