@@ -1,35 +1,13 @@
 #include "launcher/agent.h"
 
 #include "launcher/cli.h"
+#include "launcher/words.h"
 
 namespace gpurun::launcher {
 namespace {
 
 std::vector<std::string> split_command(const std::string& text) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false;
-  char quote = 0;
-  for (char c : text) {
-    if (quote != 0) {
-      if (c == quote)
-        quote = 0;
-      else
-        word += c;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == ' ' || c == '\t' || c == '\n') {
-      if (in_word) words.push_back(std::move(word));
-      word.clear();
-      in_word = false;
-    } else {
-      word += c;
-      in_word = true;
-    }
-  }
-  if (quote != 0) throw UsageError("--launch-agent '" + text + "': unbalanced quote");
-  if (in_word) words.push_back(std::move(word));
+  std::vector<std::string> words = split_words(text, "--launch-agent '" + text + "'");
   if (words.empty()) throw UsageError("--launch-agent needs a command");
   return words;
 }

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "launcher/cli.h"
+#include "launcher/words.h"
 
 namespace gpurun::launcher {
 
@@ -28,34 +29,6 @@ std::vector<int> app_sizes(const std::vector<App>& apps, int size) {
   return sizes;
 }
 
-std::vector<std::string> split_app_line(const std::string& line, const std::string& where) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false;
-  char quote = 0;
-  for (char c : line) {
-    if (quote != 0) {
-      if (c == quote)
-        quote = 0;
-      else
-        word += c;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == ' ' || c == '\t' || c == '\r') {
-      if (in_word) words.push_back(std::move(word));
-      word.clear();
-      in_word = false;
-    } else {
-      word += c;
-      in_word = true;
-    }
-  }
-  if (quote != 0) throw UsageError(where + ": unclosed " + std::string(1, quote));
-  if (in_word) words.push_back(std::move(word));
-  return words;
-}
-
 std::vector<std::pair<std::string, std::vector<std::string>>> read_app_file(
     const std::string& path) {
   std::ifstream in(path);
@@ -64,7 +37,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> read_app_file(
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     std::string where = path + ":" + std::to_string(number);
-    std::vector<std::string> words = split_app_line(line, where);
+    std::vector<std::string> words = split_words(line, where);
     if (words.empty() || words.front().starts_with("#")) continue;
     lines.emplace_back(where, std::move(words));
   }

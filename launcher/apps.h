@@ -32,12 +32,8 @@ int app_of_rank(const std::vector<App>& apps, int rank);
 // them all).
 std::vector<int> app_sizes(const std::vector<App>& apps, int size);
 
-// The words of one line of an --app file: split at blanks; '...' and "..." keep blanks in a word
-// (no escapes). Throws UsageError naming `where` (file:line) for an unclosed quote.
-std::vector<std::string> split_app_line(const std::string& line, const std::string& where);
-
-// The lines of an --app file, each split into words; blank lines and lines starting with '#'
-// are skipped. Throws UsageError when the file cannot be read or names no program.
+// The lines of an --app file, each split into words (words.h); blank lines and lines starting with
+// '#' are skipped. Throws UsageError when the file cannot be read or names no program.
 std::vector<std::pair<std::string, std::vector<std::string>>> read_app_file(
     const std::string& path);
 

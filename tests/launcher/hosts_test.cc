@@ -17,6 +17,7 @@
 #include "launcher/machine.h"
 #include "launcher/mapping.h"
 #include "launcher/wire.h"
+#include "launcher/words.h"
 
 namespace gpurun::launcher {
 namespace {
@@ -292,11 +293,12 @@ TEST(Apps, RanksFollowThePrograms) {
   EXPECT_EQ(app_sizes(sole, 7), (std::vector<int>{7}));
 }
 
-TEST(Apps, AppFileLinesSplitAtBlanksAndKeepQuotedWords) {
-  EXPECT_EQ(split_app_line("  -np 2\t./a 'x y' \"\" b\"c d\"e ", "f:1"),
+TEST(Words, SplitAtBlanksAndKeepQuotedWords) {
+  EXPECT_EQ(split_words("  -np 2\t./a 'x y' \"\" b\"c d\"e ", "f:1"),
             (std::vector<std::string>{"-np", "2", "./a", "x y", "", "bc de"}));
-  EXPECT_TRUE(split_app_line("   ", "f:2").empty());
-  EXPECT_THROW(split_app_line("./a 'open", "f:3"), UsageError);
+  EXPECT_TRUE(split_words("   ", "f:2").empty());
+  EXPECT_NE(usage_error([] { split_words("./a 'open", "f:3"); }).find("f:3: unbalanced quote (')"),
+            std::string::npos);
 }
 
 TEST(MachineShare, HostsOfOneKernelArePlacedTogether) {

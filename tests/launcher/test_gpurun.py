@@ -609,7 +609,7 @@ class Mpmd(GpurunTest):
         app_file = os.path.join(self.files, "apps")
         with open(app_file, "w") as f:
             f.write(f"-np 1 {self.rank}\n-np 1 {self.rank} 'unclosed\n")
-        usage(self, "--app", app_file, mentions=f"{app_file}:2: unclosed '")
+        usage(self, "--app", app_file, mentions=f"{app_file}:2: unbalanced quote (')")
         usage(self, "--app", app_file, self.rank, mentions="one too many")
         usage(self, "-np", "2", "--app", app_file, mentions="go on each line")
         usage(self, "-x", "A=1", "--app", app_file, mentions="go on each line")
