@@ -161,8 +161,10 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
     std::string_view name = arg.substr(0, arg.find('='));
     opts.app_file = take_value(argc, argv, i, arg, name);
     if (opts.app_file.empty()) throw UsageError(std::string(name) + " needs a file name");
-  } else if (arg == "--tag-output") {
+  } else if (arg == "--tag-output" || arg == "-l" || arg == "-prepend-rank") {
     opts.tag_output = true;
+  } else if (arg == "--report-bindings") {
+    opts.report_bindings = true;
   } else if (matches(arg, "--timeout")) {
     opts.timeout = parse_timeout(take_value(argc, argv, i, arg, "--timeout"));
   } else if (matches(arg, "--bind-to")) {
@@ -413,6 +415,14 @@ Options parse_command_line(int argc, char** argv) {
     throw UsageError("no program to run (usage: gpurun -np N program [args])");
   }
   finish_apps(opts, explain, names);
+  // MPICH's mpiexec reads its time limit from the environment.
+  if (auto limit = param::external_env("MPIEXEC_TIMEOUT"); limit && !opts.timeout) {
+    try {
+      opts.timeout = parse_timeout(*limit);
+    } catch (const UsageError& e) {
+      throw UsageError(std::string("MPIEXEC_TIMEOUT: ") + e.what());
+    }
+  }
   return opts;
 }
 
@@ -430,7 +440,9 @@ options:
   -x VAR[=value]       set VAR in the ranks' environment (its current value without '=')
   --wdir DIR           start the ranks in DIR (default: gpurun's working directory)
   --tag-output         prefix every output line with [rank]
-  --timeout T          end the job after T (seconds, or 500ms, 2m); exit code 124
+  --timeout T          end the job after T (seconds, or 500ms, 2m); exit code 124 (without it,
+                       MPIEXEC_TIMEOUT in the environment, as MPICH's mpiexec reads it)
+  --report-bindings    print each rank's CPUs (and GPU, NIC) on stderr as the ranks start
   --bind-to core|none  without GPUs, bind each rank to one core (default: core; with more
                        ranks than cores, consecutive ranks share one: rank r on core
                        r * cores / N); with GPUs, ranks are bound to the CPUs of their
@@ -475,6 +487,7 @@ across hosts:
 
 the peers' spellings:
   MPICH's              -env NAME VALUE (-x NAME=VALUE), -genv NAME VALUE (every program),
+                       -l/-prepend-rank (--tag-output),
                        -hosts (-H), -f/-hostfile/-machinefile (--hostfile), -ppn (--npernode),
                        -wdir (--wdir), -configfile (--app)
   Open MPI's           --wd (--wdir), -N (--npernode), --allow-run-as-root (accepted: gpurun

@@ -39,6 +39,7 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> job_exports;
   std::string app_file;  // --app FILE
   bool tag_output = false;
+  bool report_bindings = false;  // --report-bindings
   std::optional<std::chrono::nanoseconds> timeout;
   BindTo bind_to = BindTo::kAuto;
   // The programs, ':' apart on the command line or one a line of the --app file; none only

@@ -130,6 +130,8 @@ void HostJob::set_up() {
   }
   server_.emplace(dir_->make_subdir("pmix"), plan_->topology, events_, spec_.nspace, true);
   server_->register_job(layout);
+  if (spec_.report_bindings)
+    report_bindings(*plan_, local, spec_.map.nodes[static_cast<std::size_t>(spec_.node)].name);
   for (int rank : local) ranks_.push_back(Rank{.rank = rank});
 }
 

@@ -20,7 +20,7 @@ std::string encode(const JobSpec& spec) {
   }
   e.strings(spec.env).str(spec.cwd);
   e.i32(static_cast<int>(spec.bind)).i32(static_cast<int>(spec.map_by)).i32(spec.gpus_per_rank);
-  e.i32(spec.share.first).i32(spec.share.ranks);
+  e.i32(spec.share.first).i32(spec.share.ranks).i32(spec.report_bindings ? 1 : 0);
   return e.take();
 }
 
@@ -79,6 +79,7 @@ JobSpec decode_job_spec(std::string_view body) {
   spec.gpus_per_rank = d.i32();
   spec.share.first = d.i32();
   spec.share.ranks = d.i32();
+  spec.report_bindings = d.i32() != 0;
   int local = static_cast<int>(spec.map.nodes[static_cast<std::size_t>(spec.node)].ranks.size());
   if (spec.share.ranks != 0 &&
       (spec.share.first < 0 || spec.share.first + local > spec.share.ranks))

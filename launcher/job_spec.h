@@ -28,6 +28,7 @@ struct JobSpec {
   int gpus_per_rank = 0;
   // The host's share of the ranks of the hosts that share its machine (machine.h).
   CpuShare share;
+  bool report_bindings = false;  // --report-bindings: the daemon prints its ranks' bindings
 };
 
 std::string encode(const JobSpec& spec);

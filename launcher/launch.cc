@@ -177,6 +177,7 @@ int launch_here(const Options& options, JobMap map) {
   profile.mark("pmix-init");
   server->register_job(layout);
   const std::vector<int>& ranks = layout.map.nodes[0].ranks;
+  if (options.report_bindings) report_bindings(plan, ranks, layout.map.nodes[0].name);
   std::vector<RankCommand> commands = rank_commands(options, ranks, plan.placement, *server);
   profile.mark("register");
   Job job(std::move(config), events, signals.fd());
@@ -209,7 +210,8 @@ JobSpec job_spec(const Options& options, const JobMap& map) {
                  .cwd = std::filesystem::current_path(ec).string(),
                  .bind = options.bind_to,
                  .map_by = local_map_by(options.map_by),
-                 .gpus_per_rank = options.gpus_per_rank};
+                 .gpus_per_rank = options.gpus_per_rank,
+                 .report_bindings = options.report_bindings};
 }
 
 // gpurun's own share of a job across hosts: its ranks, served by its PMIx server.
@@ -232,6 +234,8 @@ void set_up_local(LocalPart& part, const Options& options, const JobSpec& spec, 
   part.server.emplace(part.dir->make_subdir("pmix"), part.plan->topology, events, spec.nspace,
                       true);
   part.server->register_job(layout);
+  if (options.report_bindings)
+    report_bindings(*part.plan, part.ranks, spec.map.nodes[static_cast<std::size_t>(node)].name);
   part.commands = rank_commands(options, part.ranks, part.plan->placement, *part.server);
 }
 

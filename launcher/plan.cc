@@ -149,6 +149,24 @@ std::string host_name() {
   return buf;
 }
 
+void report_bindings(const Plan& plan, const std::vector<int>& ranks, const std::string& host) {
+  const Placement& placement = plan.placement;
+  for (std::size_t i = 0; i < ranks.size() && i < placement.ranks.size(); ++i) {
+    const RankPlace& place = placement.ranks[i];
+    std::string line = "gpurun: rank " + std::to_string(ranks[i]) + " on " + host + ": ";
+    if (!place.cpus)
+      line += "not bound";
+    else if (placement.apply_binding)
+      line += "CPUs " + place.cpus->to_string();
+    else  // GPURUN_TOPO_FILE: another machine's CPUs
+      line += "CPUs " + place.cpus->to_string() + " of the topology file (not applied here)";
+    if (!place.gpus.empty()) line += ", GPU " + gpu_bus_ids(plan.topology, place);
+    if (place.nic >= 0) line += ", NIC " + nic_name(plan.topology, place);
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+  std::fflush(stderr);
+}
+
 std::string gpu_bus_ids(const topo::Topology& topology, const RankPlace& rank) {
   std::string out;
   for (int gpu : rank.gpus)

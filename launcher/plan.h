@@ -46,4 +46,9 @@ std::string gpu_bus_ids(const topo::Topology& topology, const RankPlace& rank);
 // The keys::kNic value of a rank: its NIC's name; "" without NIC.
 std::string nic_name(const topo::Topology& topology, const RankPlace& rank);
 
+// --report-bindings: a line on stderr for each of this host's ranks (`ranks`, in the order of
+// plan.placement.ranks): "gpurun: rank R on HOST: CPUs 0-3, GPU <bus id>, NIC <name>", or
+// "not bound".
+void report_bindings(const Plan& plan, const std::vector<int>& ranks, const std::string& host);
+
 }  // namespace gpurun::launcher

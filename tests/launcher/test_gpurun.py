@@ -189,8 +189,31 @@ class ExitCodes(GpurunTest):
         self.assertIn("--timeout of 1s", r.stderr)
         self.assert_nothing_left(self.pids_from(r.stdout))
 
+    def test_mpiexec_timeout_from_the_environment(self):
+        # MPICH's mpiexec takes its limit from MPIEXEC_TIMEOUT; --timeout wins over it.
+        env = dict(self.env, MPIEXEC_TIMEOUT="1")
+        r = self.run_gpurun("-np", "2", RANK, "wait", env=env)
+        self.assertEqual(r.returncode, 124, r.stderr)
+        self.assert_nothing_left(self.pids_from(r.stdout))
+        r = self.run_gpurun("--timeout", "30", "-np", "1", "sh", "-c", "sleep 2", env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.run_gpurun("-np", "1", "true", env=dict(self.env, MPIEXEC_TIMEOUT="soon"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("MPIEXEC_TIMEOUT", r.stderr)
+
 
 class Output(GpurunTest):
+    def test_report_bindings_are_the_ranks_own(self):
+        r = self.run_gpurun("--report-bindings", "-l", "-np", "3", "sh", "-c",
+                            "grep Cpus_allowed_list /proc/self/status")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        seen = dict(re.findall(r"^\[(\d)\] Cpus_allowed_list:\s*(\S+)$", r.stdout, re.M))
+        reported = dict(re.findall(r"^gpurun: rank (\d) on \S+: CPUs (\S+)$", r.stderr, re.M))
+        self.assertEqual(sorted(seen), ["0", "1", "2"], r.stdout)
+        self.assertEqual(reported, seen, r.stderr)
+        r = self.run_gpurun("--report-bindings", "--bind-to", "none", "-np", "1", "true")
+        self.assertRegex(r.stderr, r"^gpurun: rank 0 on \S+: not bound$")
+
     def test_tagged_lines_are_whole(self):
         r = self.run_gpurun("--tag-output", "-np", "3", RANK, "lines", "200")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -850,6 +873,16 @@ class GpuPlacement(FixtureTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         fields = [dict(zip(l.split()[::2], l.split()[1::2])) for l in r.stdout.splitlines()]
         return sorted(fields, key=lambda f: int(f["rank"]))
+
+    def test_report_bindings_name_gpu_and_nic(self):
+        env = dict(self.env, GPURUN_TOPO_FILE=fixture("dgx-h100.xml"))
+        r = self.run_gpurun("--report-bindings", "-np", "2", "true", env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = sorted(l for l in r.stderr.splitlines() if l.startswith("gpurun: rank"))
+        self.assertEqual(len(lines), 2, r.stderr)
+        for rank, line in enumerate(lines):
+            self.assertIn(f"rank {rank} on ", line)
+            self.assertIn(f"(not applied here), GPU {DGX_GPUS[rank]}, NIC mlx5_", line)
 
     def test_ranks_are_told_their_gpu_and_nic(self):
         for info in self.info_lines("-np", "3", topo="dgx-h100.xml"):

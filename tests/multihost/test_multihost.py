@@ -198,6 +198,12 @@ class Hello(MultiHostTest):
         self.assertEqual(sorted(r.stdout.splitlines()),
                          [f"rank {i} of 3 netns {[H1, H1, H2][i]}" for i in range(3)])
 
+    def test_report_bindings_from_every_host(self):
+        r = self.gpurun("--report-bindings", "-H", f"{H1}:1,{H2}:2", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = sorted(re.findall(r"^gpurun: rank (\d) on (\S+): CPUs \S+$", r.stderr, re.M))
+        self.assertEqual(lines, [("0", H1), ("1", H2), ("2", H2)], r.stderr)
+
     def test_hosts_that_are_all_this_one_need_no_agent(self):
         # The agent would fail: it is never started.
         r = self.gpurun("-H", "localhost:2,127.0.0.1:1", HOST_RANK, "where", agent="false")
