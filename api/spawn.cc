@@ -83,10 +83,10 @@ const std::string* info_value(const Command& c, const char* key) {
   return info != nullptr ? info->get(key) : nullptr;
 }
 
-// Whether some command names hosts of its own (info "host").
+// Whether some command names hosts of its own (info "host" or "hostfile").
 bool names_hosts(const Request& r) {
   for (const Command& c : r.commands)
-    if (info_value(c, "host") != nullptr) return true;
+    if (info_value(c, "host") != nullptr || info_value(c, "hostfile") != nullptr) return true;
   return false;
 }
 
@@ -101,7 +101,7 @@ std::optional<std::string> app_word(const std::string& word) {
 }
 
 // The words of one command's --app line: -np maxprocs, info "wdir" as --wdir, "path" before
-// PATH (-x PATH), "host" as -H, then the command and its arguments.
+// PATH (-x PATH), "host" as -H, "hostfile" as --hostfile, then the command and its arguments.
 std::vector<std::string> app_line(const Command& c) {
   std::vector<std::string> words = {"-np", std::to_string(c.maxprocs)};
   if (const std::string* wdir = info_value(c, "wdir")) words.insert(words.end(), {"--wdir", *wdir});
@@ -109,6 +109,8 @@ std::vector<std::string> app_line(const Command& c) {
     words.insert(words.end(), {"-x", "PATH=" + *dirs + ":" +
                                          param::external_env("PATH").value_or("/usr/bin:/bin")});
   if (const std::string* host = info_value(c, "host")) words.insert(words.end(), {"-H", *host});
+  if (const std::string* file = info_value(c, "hostfile"))
+    words.insert(words.end(), {"--hostfile", *file});
   words.insert(words.end(), {"--", c.command});
   for (char** a = c.argv; a != nullptr && *a != nullptr; ++a) words.emplace_back(*a);
   return words;

@@ -19,7 +19,7 @@ int app_of_rank(const std::vector<App>& apps, int rank) {
 
 bool any_program_hosts(const std::vector<App>& apps) {
   for (const App& app : apps)
-    if (!app.hosts.empty()) return true;
+    if (!app.hosts.empty() || !app.hostfile.empty()) return true;
   return false;
 }
 

@@ -20,9 +20,10 @@ struct App {
   // Its own -H lists (after a ':' or on its --app line): the hosts its ranks go to, among the
   // job's or besides them (mapping.h); empty: the job's hosts.
   std::vector<std::string> hosts;
+  std::string hostfile;  // its own --hostfile (instead of -H)
 };
 
-// Whether a program names hosts of its own.
+// Whether a program names hosts of its own (-H or --hostfile).
 bool any_program_hosts(const std::vector<App>& apps);
 
 // The program of `rank` (an index into apps), in a job of `size` ranks.

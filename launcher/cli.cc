@@ -131,6 +131,20 @@ bool matches(std::string_view arg, std::string_view name) {
 
 bool parse_host_option(int argc, char** argv, int& i, std::string_view arg, Options& opts);
 
+// --hostfile, and the peers' spellings of it.
+bool is_hostfile_option(std::string_view arg) {
+  return matches(arg, "--hostfile") || matches(arg, "--machinefile") ||
+         matches(arg, "-hostfile") || matches(arg, "-machinefile") || matches(arg, "-f");
+}
+
+// The file name an option takes.
+std::string take_file(int argc, char** argv, int& i, std::string_view arg) {
+  std::string_view name = arg.substr(0, arg.find('='));
+  std::string file(take_value(argc, argv, i, arg, name));
+  if (file.empty()) throw UsageError(std::string(name) + " needs a file name");
+  return file;
+}
+
 // --wdir, and the peers' spellings of it (MPICH's -wdir, Open MPI's --wd and -wd).
 bool is_wdir_option(std::string_view arg) {
   return matches(arg, "--wdir") || matches(arg, "-wdir") || matches(arg, "--wd") ||
@@ -208,11 +222,8 @@ bool parse_host_option(int argc, char** argv, int& i, std::string_view arg, Opti
   if (matches(arg, "-H") || matches(arg, "--host") || matches(arg, "-hosts")) {
     std::string_view name = arg.substr(0, arg.find('='));
     opts.hosts.push_back(parse_hosts(take_value(argc, argv, i, arg, name), name));
-  } else if (matches(arg, "--hostfile") || matches(arg, "--machinefile") ||
-             matches(arg, "-hostfile") || matches(arg, "-machinefile") || matches(arg, "-f")) {
-    std::string_view name = arg.substr(0, arg.find('='));
-    opts.hostfile = take_value(argc, argv, i, arg, name);
-    if (opts.hostfile.empty()) throw UsageError(std::string(name) + " needs a file name");
+  } else if (is_hostfile_option(arg)) {
+    opts.hostfile = take_file(argc, argv, i, arg);
   } else if (matches(arg, "--npernode") || matches(arg, "-ppn") || matches(arg, "-N")) {
     std::string_view name = arg.substr(0, arg.find('='));
     opts.npernode = parse_positive(take_value(argc, argv, i, arg, name), name);
@@ -256,6 +267,8 @@ bool parse_app_option(int argc, char** argv, int& i, App& app) {
     app.wdir = parse_wdir(take_value(argc, argv, i, arg, name), name);
   else if (matches(arg, "-H") || matches(arg, "--host") || matches(arg, "-hosts"))
     app.hosts.emplace_back(parse_hosts(take_value(argc, argv, i, arg, name), name));
+  else if (is_hostfile_option(arg))
+    app.hostfile = take_file(argc, argv, i, arg);
   else
     return false;
   return true;
@@ -351,7 +364,10 @@ void finish_apps(Options& opts, bool explain, const std::vector<std::string>& na
     // With hosts, the default is one rank per slot (launcher/hosts.h), decided at launch.
     opts.np = opts.apps[0].np = 1;
   }
-  for (App& app : opts.apps) {
+  for (std::size_t k = 0; k < opts.apps.size(); ++k) {
+    App& app = opts.apps[k];
+    if (!app.hosts.empty() && !app.hostfile.empty())
+      throw UsageError(names[k] + ": give its hosts with -H or with --hostfile, not both");
     std::vector<std::pair<std::string, std::string>> exports;  // -genv, under its own
     for (const auto& entry : opts.job_exports) {
       bool own = false;
@@ -424,83 +440,6 @@ Options parse_command_line(int argc, char** argv) {
     }
   }
   return opts;
-}
-
-std::string usage_text() {
-  return R"(usage: gpurun [options] [--] program [args...]
-       gpurun [options] program [args...] : -np N [-x VAR] [--wdir DIR] [-H LIST] program ...
-       gpurun [options] --app FILE
-       gpurun --explain [-np N] [placement options] [program [args...]]
-
-Starts N copies (ranks) of an MPI program on this host, or on the hosts -H or --hostfile name,
-and serves them as their PMIx server.
-
-options:
-  -np N, -n N          number of ranks (default 1)
-  -x VAR[=value]       set VAR in the ranks' environment (its current value without '=')
-  --wdir DIR           start the ranks in DIR (default: gpurun's working directory)
-  --tag-output         prefix every output line with [rank]
-  --timeout T          end the job after T (seconds, or 500ms, 2m); exit code 124 (without it,
-                       MPIEXEC_TIMEOUT in the environment, as MPICH's mpiexec reads it)
-  --report-bindings    print each rank's CPUs (and GPU, NIC) on stderr as the ranks start
-  --bind-to core|none  without GPUs, bind each rank to one core (default: core; with more
-                       ranks than cores, consecutive ranks share one: rank r on core
-                       r * cores / N); with GPUs, ranks are bound to the CPUs of their
-                       GPU's NUMA node, or to one core of it with --bind-to core
-  --map-by gpu|core    gpu: give each rank a GPU, round robin over the GPUs in PCI bus order,
-                       consecutive ranks sharing one when there are more ranks than GPUs (the
-                       default when the host has GPUs); core: no GPU placement
-  --gpus-per-rank N    give each rank N GPUs (an error when the host has too few)
-  --map-by numa        spread the ranks of a host over its NUMA nodes, each bound to its node
-
-several programs in one job (MPMD):
-  A : B                after ':' comes another program with its own -np N (each program of
-                       such a job needs one), -x VAR, --wdir DIR and -H LIST (its hosts, which
-                       join the job's; -np, -x and --wdir before the first program are the
-                       first's, the other options go there only, for the whole job); the
-                       programs' ranks follow one another in MPI_COMM_WORLD, and MPI_APPNUM
-                       tells each rank its program (0, 1, ...)
-  --app FILE           the programs one a line ("-np N [-x VAR] [--wdir DIR] program args";
-                       '...' or "..." keep blanks in a word; # starts a comment line);
-                       --configfile FILE is the same
-
-across hosts:
-  -H, --host LIST      hosts and their slots: host[:slots],... (a host without slots has 1)
-  --hostfile FILE      one host a line: "host slots=N" (or "host:N"); # comments, blank lines
-  -np N                default with hosts: one rank per slot (per --npernode)
-  --map-by slot|node   slot (default): fill each host's slots in turn; node: deal the ranks
-                       round robin over the hosts
-  --npernode N         N ranks on each host (instead of its slots)
-  --oversubscribe      allow more ranks than slots, and on one host more than 32 per core
-                       (else an error)
-  --launch-agent CMD   how to start gpurun's daemon on a remote host (default: ssh); {host} in
-                       CMD is replaced by the host's name, else the name is appended:
-                       --launch-agent 'ip netns exec {host}'. localhost, 127.0.0.1 and this
-                       host's own names and addresses run their ranks without an agent
-  --explain            print the placement, the GPU/NIC topology matrix and the path chosen
-                       between every pair of ranks for host and device buffers, then exit
-                       without running the program (-np defaults to one rank per GPU)
-  --info params        list every knob: value, default, source and doc
-  --version            print the version
-  --help               print this help
-  --                   end of options
-
-the peers' spellings:
-  MPICH's              -env NAME VALUE (-x NAME=VALUE), -genv NAME VALUE (every program),
-                       -l/-prepend-rank (--tag-output),
-                       -hosts (-H), -f/-hostfile/-machinefile (--hostfile), -ppn (--npernode),
-                       -wdir (--wdir), -configfile (--app)
-  Open MPI's           --wd (--wdir), -N (--npernode), --allow-run-as-root (accepted: gpurun
-                       runs as any user)
-
-Each rank placed on a GPU is told its GPU (PCI bus id) and nearest NIC through PMIx
-(gpurun.gpus, gpurun.nic); CUDA_VISIBLE_DEVICES is left as it is, so that every GPU stays
-visible for CUDA IPC. GPURUN_TOPO_FILE=topology.xml places the ranks as on that machine.
-
-Output is forwarded line by line; stdin goes to rank 0. When a rank fails (non-zero exit, a
-signal, MPI_Abort) the other ranks are ended and gpurun exits with the failing rank's code
-(128+signal for a signal). Knobs are environment variables; see gpurun --info params.
-)";
 }
 
 }  // namespace gpurun::launcher

@@ -150,7 +150,8 @@ JobMap map_hosts(const Options& options) {
   for (std::size_t k = 0; k < options.apps.size(); ++k)
     programs.push_back(ProgramHosts{
         .np = options.apps[k].np,
-        .hosts = host_lists(options.apps[k].hosts),
+        .hosts = options.apps[k].hostfile.empty() ? host_lists(options.apps[k].hosts)
+                                                  : read_hostfile(options.apps[k].hostfile),
         .name = k == 0 ? "program 1" : "program " + std::to_string(k + 1) + " (after ':')"});
   JobMap map = map_programs(merge_hosts(std::move(specs)), programs,
                             MapRequest{.by_node = options.map_by == MapBy::kNode,

@@ -548,6 +548,18 @@ class Mpmd(GpurunTest):
             self.assertEqual(sizes[rank], (1, 3, 2))
         self.assert_nothing_left({})
 
+    def test_a_programs_own_hostfile(self):
+        hostfile = os.path.join(self.files, "hosts")
+        with open(hostfile, "w") as f:
+            f.write("localhost slots=2\n")
+        r = self.run_gpurun("-np", "1", self.rank, "app", "a", ":", "-np", "2", "--hostfile",
+                            hostfile, self.rank, "app", "b")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(self.app_lines(r.stdout)[0]), [0, 1, 2], r.stdout)
+        CommandLine.assert_usage_error(self, "-np", "1", self.rank, ":", "-np", "1", "-H",
+                                       "localhost", "-f", hostfile, self.rank,
+                                       mentions="program 2 (after ':'): give its hosts with -H")
+
     def test_a_programs_path_and_wdir_find_it(self):
         bin_dir = os.path.join(self.files, "bin")
         self.copy_of_rank(bin_dir, "on_path")

@@ -242,6 +242,16 @@ class Mpmd(MultiHostTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(sorted(r.stdout.splitlines()),
                          [f"rank {i} of 3 netns {[H1, H1, H2][i]}" for i in range(3)])
+        # Its hosts from a hostfile of its own.
+        hostfile = os.path.join(self.tmpdir, "hosts")
+        with open(hostfile, "w") as f:
+            f.write(f"{H2} slots=2\n")
+        r = self.gpurun("-H", f"{H1}:1", "-np", "1", MPI_WHERE, ":", "-np", "2", "--hostfile",
+                        hostfile, MPI_WHERE)
+        os.unlink(hostfile)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(r.stdout.splitlines()),
+                         [f"rank {i} of 3 netns {[H1, H2, H2][i]}" for i in range(3)])
         # A program's ranks beyond its hosts' slots left is an error naming the program.
         r = self.gpurun("-H", f"{H1}:1,{H2}:1", "-np", "2", MPI_WHERE, ":", "-np", "1", "-H", H2,
                         MPI_WHERE)
