@@ -83,10 +83,21 @@ const std::string* info_value(const Command& c, const char* key) {
   return info != nullptr ? info->get(key) : nullptr;
 }
 
-// Whether some command names hosts of its own (info "host" or "hostfile").
+// The command's hosts: info "host" (-H syntax), else Open MPI's "add-host".
+const std::string* hosts_of(const Command& c) {
+  const std::string* hosts = info_value(c, "host");
+  return hosts != nullptr ? hosts : info_value(c, "add-host");
+}
+// Its hostfile: info "hostfile", else Open MPI's "add-hostfile".
+const std::string* hostfile_of(const Command& c) {
+  const std::string* file = info_value(c, "hostfile");
+  return file != nullptr ? file : info_value(c, "add-hostfile");
+}
+
+// Whether some command names hosts of its own.
 bool names_hosts(const Request& r) {
   for (const Command& c : r.commands)
-    if (info_value(c, "host") != nullptr || info_value(c, "hostfile") != nullptr) return true;
+    if (hosts_of(c) != nullptr || hostfile_of(c) != nullptr) return true;
   return false;
 }
 
@@ -101,16 +112,16 @@ std::optional<std::string> app_word(const std::string& word) {
 }
 
 // The words of one command's --app line: -np maxprocs, info "wdir" as --wdir, "path" before
-// PATH (-x PATH), "host" as -H, "hostfile" as --hostfile, then the command and its arguments.
+// PATH (-x PATH), "host" as -H, "hostfile" as --hostfile (Open MPI's "add-host" and
+// "add-hostfile" alike), then the command and its arguments.
 std::vector<std::string> app_line(const Command& c) {
   std::vector<std::string> words = {"-np", std::to_string(c.maxprocs)};
   if (const std::string* wdir = info_value(c, "wdir")) words.insert(words.end(), {"--wdir", *wdir});
   if (const std::string* dirs = info_value(c, "path"))
     words.insert(words.end(), {"-x", "PATH=" + *dirs + ":" +
                                          param::external_env("PATH").value_or("/usr/bin:/bin")});
-  if (const std::string* host = info_value(c, "host")) words.insert(words.end(), {"-H", *host});
-  if (const std::string* file = info_value(c, "hostfile"))
-    words.insert(words.end(), {"--hostfile", *file});
+  if (const std::string* hosts = hosts_of(c)) words.insert(words.end(), {"-H", *hosts});
+  if (const std::string* file = hostfile_of(c)) words.insert(words.end(), {"--hostfile", *file});
   words.insert(words.end(), {"--", c.command});
   for (char** a = c.argv; a != nullptr && *a != nullptr; ++a) words.emplace_back(*a);
   return words;

@@ -179,6 +179,8 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
     opts.tag_output = true;
   } else if (arg == "--report-bindings") {
     opts.report_bindings = true;
+  } else if (arg == "--display-map") {
+    opts.display_map = true;
   } else if (matches(arg, "--timeout")) {
     opts.timeout = parse_timeout(take_value(argc, argv, i, arg, "--timeout"));
   } else if (matches(arg, "--bind-to")) {
@@ -205,15 +207,40 @@ std::pair<std::string, std::string> take_env(int argc, char** argv, int& i, std:
   return {name, argv[i]};
 }
 
-// MPICH's spellings for the environment: -genv NAME VALUE (every program), -env NAME VALUE (this
-// program, as -x NAME=VALUE); returns false when `arg` is neither.
+// "-envlist A,B": the named variables with their values here.
+std::vector<std::pair<std::string, std::string>> take_env_list(int argc, char** argv, int& i,
+                                                                std::string_view arg) {
+  std::string_view list = take_value(argc, argv, i, arg, arg);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t at = 0; at <= list.size();) {
+    std::size_t end = std::min(list.find(',', at), list.size());
+    std::string name(list.substr(at, end - at));
+    at = end + 1;
+    auto value = param::external_env(name.c_str());
+    if (name.empty() || !value)
+      throw UsageError(std::string(arg) + ": '" + name + "' is not set in the environment");
+    out.emplace_back(name, *value);
+  }
+  return out;
+}
+
+// MPICH's spellings for the environment: -genv NAME VALUE and -genvlist A,B (every program),
+// -env NAME VALUE and -envlist A,B (this program, as -x); -genvall and -envall pass the whole
+// environment, as gpurun always does. Returns false when `arg` is none of them.
 bool parse_env_option(int argc, char** argv, int& i, std::string_view arg, Options& opts) {
-  if (arg == "-genv")
+  if (arg == "-genv") {
     opts.job_exports.push_back(take_env(argc, argv, i, arg));
-  else if (arg == "-env")
+  } else if (arg == "-env") {
     opts.exports.push_back(take_env(argc, argv, i, arg));
-  else
+  } else if (arg == "-genvlist") {
+    auto more = take_env_list(argc, argv, i, arg);
+    opts.job_exports.insert(opts.job_exports.end(), more.begin(), more.end());
+  } else if (arg == "-envlist") {
+    auto more = take_env_list(argc, argv, i, arg);
+    opts.exports.insert(opts.exports.end(), more.begin(), more.end());
+  } else if (arg != "-genvall" && arg != "-envall") {
     return false;
+  }
   return true;
 }
 
@@ -257,20 +284,24 @@ bool parse_last_option(std::string_view arg, Options& opts) {
 bool parse_app_option(int argc, char** argv, int& i, App& app) {
   std::string_view arg = argv[i];
   std::string_view name = arg.substr(0, arg.find('='));
-  if (matches(arg, "-np") || matches(arg, "-n") || matches(arg, "--np"))
+  if (matches(arg, "-np") || matches(arg, "-n") || matches(arg, "--np")) {
     app.np = parse_np(take_value(argc, argv, i, arg, name));
-  else if (matches(arg, "-x"))
+  } else if (matches(arg, "-x")) {
     app.exports.push_back(parse_export(take_value(argc, argv, i, arg, "-x")));
-  else if (arg == "-env")
+  } else if (arg == "-env") {
     app.exports.push_back(take_env(argc, argv, i, arg));
-  else if (is_wdir_option(arg))
+  } else if (arg == "-envlist") {
+    auto more = take_env_list(argc, argv, i, arg);
+    app.exports.insert(app.exports.end(), more.begin(), more.end());
+  } else if (is_wdir_option(arg)) {
     app.wdir = parse_wdir(take_value(argc, argv, i, arg, name), name);
-  else if (matches(arg, "-H") || matches(arg, "--host") || matches(arg, "-hosts"))
+  } else if (matches(arg, "-H") || matches(arg, "--host") || matches(arg, "-hosts")) {
     app.hosts.emplace_back(parse_hosts(take_value(argc, argv, i, arg, name), name));
-  else if (is_hostfile_option(arg))
+  } else if (is_hostfile_option(arg)) {
     app.hostfile = take_file(argc, argv, i, arg);
-  else
+  } else if (arg != "-envall") {  // -envall: the whole environment, as gpurun passes always
     return false;
+  }
   return true;
 }
 

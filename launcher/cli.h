@@ -40,6 +40,7 @@ struct Options {
   std::string app_file;  // --app FILE
   bool tag_output = false;
   bool report_bindings = false;  // --report-bindings
+  bool display_map = false;      // --display-map
   std::optional<std::chrono::nanoseconds> timeout;
   BindTo bind_to = BindTo::kAuto;
   // The programs, ':' apart on the command line or one a line of the --app file; none only

@@ -109,6 +109,20 @@ void start_ranks(Job& job, const std::vector<int>& ranks,
   }
 }
 
+// --display-map: each rank's host and program, on stderr.
+void display_map(const JobMap& map, const std::vector<App>& apps) {
+  for (int rank = 0; rank < map.size(); ++rank) {
+    auto node_id = static_cast<std::size_t>(map.node_of[static_cast<std::size_t>(rank)]);
+    const NodeRanks& node = map.nodes[node_id];
+    auto k = static_cast<std::size_t>(app_of_rank(apps, rank));
+    std::string line = "gpurun: rank " + std::to_string(rank) + " on " + node.name + ": " +
+                       apps[k].argv.front();
+    if (apps.size() > 1) line += " (program " + std::to_string(k + 1) + ")";
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+  std::fflush(stderr);
+}
+
 // Ranks per core that one host takes without --oversubscribe: enough for tests of many ranks
 // on few cores, while a mistyped -np does not fill the host with processes.
 constexpr int kRanksPerCoreAtMost = 32;
@@ -282,12 +296,13 @@ int launch_across(const Options& options, JobMap map) {
 }  // namespace
 
 int launch(const Options& options) {
-  if (options.hosts.empty() && options.hostfile.empty() && !any_program_hosts(options.apps)) {
-    check_ranks_per_core(options);
-    return launch_here(options, single_host_map(options.np, host_name()));
-  }
-  JobMap map = map_hosts(options);
-  if (!map.spans_hosts()) return launch_here(options, single_host_map(map.size(), host_name()));
+  bool hosts =
+      !options.hosts.empty() || !options.hostfile.empty() || any_program_hosts(options.apps);
+  if (!hosts) check_ranks_per_core(options);
+  JobMap map = hosts ? map_hosts(options) : single_host_map(options.np, host_name());
+  if (!map.spans_hosts()) map = single_host_map(map.size(), host_name());
+  if (options.display_map) display_map(map, options.apps);
+  if (!map.spans_hosts()) return launch_here(options, std::move(map));
   return launch_across(options, std::move(map));
 }
 

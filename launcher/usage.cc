@@ -22,6 +22,7 @@ options:
   --timeout T          end the job after T (seconds, or 500ms, 2m); exit code 124 (without it,
                        MPIEXEC_TIMEOUT in the environment, as MPICH's mpiexec reads it)
   --report-bindings    print each rank's CPUs (and GPU, NIC) on stderr as the ranks start
+  --display-map        print each rank's host and program on stderr before they start
   --bind-to core|none  without GPUs, bind each rank to one core (default: core; with more
                        ranks than cores, consecutive ranks share one: rank r on core
                        r * cores / N); with GPUs, ranks are bound to the CPUs of their
@@ -66,7 +67,8 @@ across hosts:
 
 the peers' spellings:
   MPICH's              -env NAME VALUE (-x NAME=VALUE), -genv NAME VALUE (every program),
-                       -l/-prepend-rank (--tag-output),
+                       -envlist/-genvlist A,B (their values here), -envall/-genvall (what
+                       gpurun does anyway), -l/-prepend-rank (--tag-output),
                        -hosts (-H), -f/-hostfile/-machinefile (--hostfile), -ppn (--npernode),
                        -wdir (--wdir), -configfile (--app)
   Open MPI's           --wd (--wdir), -N (--npernode), --allow-run-as-root (accepted: gpurun

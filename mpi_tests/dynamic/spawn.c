@@ -8,8 +8,8 @@
  * succeeds through MPI_Comm_spawn_multiple with two commands (2 children in the working
  * directory info "wdir" gives, then 1 in the parents', with the arguments ':' and one with
  * blanks and quotes), each child checking its MPI_APPNUM. With SPAWN_HOST set, that last spawn
- * comes first, its third child on that host (info "host", or "hostfile" with the file
- * SPAWN_HOSTFILE names). Each ends with MPI_Comm_disconnect. */
+ * comes first, its third child on that host (info SPAWN_HOST_KEY: "host" or "add-host", or
+ * "hostfile" with the file SPAWN_HOSTFILE names). Each ends with MPI_Comm_disconnect. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,10 +146,11 @@ static void spawn_two(char *self, const char *host) {
   MPI_Info infos[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
   MPI_Info_create(&infos[0]);
   MPI_Info_set(infos[0], "wdir", "/");
-  if (host) { /* by info "hostfile" when SPAWN_HOSTFILE names one (listing that host) */
-    const char *file = getenv("SPAWN_HOSTFILE");
+  if (host) { /* info "hostfile" when SPAWN_HOSTFILE names one (listing that host), else the
+               * key SPAWN_HOST_KEY names ("host" or "add-host") */
+    const char *file = getenv("SPAWN_HOSTFILE"), *key = getenv("SPAWN_HOST_KEY");
     MPI_Info_create(&infos[1]);
-    MPI_Info_set(infos[1], file ? "hostfile" : "host", file ? file : host);
+    MPI_Info_set(infos[1], file ? "hostfile" : key ? key : "host", file ? file : host);
   }
   MPI_Comm_spawn_multiple(2, commands, args, counts, infos, 0, MPI_COMM_WORLD, &inter, errcodes);
   for (int i = 0; i < 2; ++i)

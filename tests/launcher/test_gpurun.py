@@ -600,11 +600,32 @@ class Mpmd(GpurunTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         ranks, _ = self.app_lines(r.stdout)
         self.assertEqual([ranks[i][4] for i in range(3)], ["every", "own", "own"])
+        # -genvlist/-envlist take the named variables' values here; -genvall/-envall are what
+        # gpurun does anyway.
+        env = dict(self.env, MPMD_VAR="listed")
+        r = self.run_gpurun("-genvall", "-genvlist", "MPMD_VAR", "-n", "1", self.rank, "app", "a",
+                            ":", "-n", "1", "-envall", "-env", "MPMD_VAR", "own", self.rank,
+                            "app", "b", env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ranks, _ = self.app_lines(r.stdout)
+        self.assertEqual([ranks[i][4] for i in range(2)], ["listed", "own"])
         usage = CommandLine.assert_usage_error
+        usage(self, "-genvlist", "GPURUN_TEST_UNSET_VAR", "true",
+              mentions="'GPURUN_TEST_UNSET_VAR' is not set")
         usage(self, "-genv", "A", mentions="-genv needs a name and a value")
         usage(self, "-env", "A=1", "x", "true", mentions="'A=1' is no variable name")
         usage(self, "-n", "1", self.rank, ":", "-n", "1", "-genv", "A", "1", self.rank,
               mentions="'-genv' applies to the whole job")
+
+    def test_display_map(self):
+        r = self.run_gpurun("--display-map", "-np", "2", "true", ":", "-np", "1", "sh", "-c",
+                            "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        host = socket.gethostname()
+        self.assertEqual(r.stderr.splitlines(),
+                         [f"gpurun: rank 0 on {host}: true (program 1)",
+                          f"gpurun: rank 1 on {host}: true (program 1)",
+                          f"gpurun: rank 2 on {host}: sh (program 2)"])
 
     def test_open_mpi_spellings(self):
         r = self.run_gpurun("--allow-run-as-root", "-N", "2", "--wd", "/", "-np", "1", "pwd")

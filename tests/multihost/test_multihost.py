@@ -198,11 +198,17 @@ class Hello(MultiHostTest):
         self.assertEqual(sorted(r.stdout.splitlines()),
                          [f"rank {i} of 3 netns {[H1, H1, H2][i]}" for i in range(3)])
 
-    def test_report_bindings_from_every_host(self):
+    def test_report_bindings_and_map_from_every_host(self):
         r = self.gpurun("--report-bindings", "-H", f"{H1}:1,{H2}:2", "true")
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = sorted(re.findall(r"^gpurun: rank (\d) on (\S+): CPUs \S+$", r.stderr, re.M))
         self.assertEqual(lines, [("0", H1), ("1", H2), ("2", H2)], r.stderr)
+        r = self.gpurun("--display-map", "--map-by", "node", "-H", f"{H1}:2,{H2}:2", "-np", "3",
+                        "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr.splitlines(), [f"gpurun: rank 0 on {H1}: true",
+                                                 f"gpurun: rank 1 on {H2}: true",
+                                                 f"gpurun: rank 2 on {H1}: true"])
 
     def test_hosts_that_are_all_this_one_need_no_agent(self):
         # The agent would fail: it is never started.
