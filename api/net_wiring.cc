@@ -13,7 +13,6 @@
 #endif
 #if GPURUN_HAVE_OFI
 #include "runtime/transport/ofi/ofi_transport.h"
-#include "runtime/transport/ofi/params.h"
 #endif
 
 namespace gpurun::api {
@@ -226,27 +225,6 @@ std::string TransportSelection::setting() const {
   return out;
 }
 
-namespace {
-
-// Whether network transport `t`, started for peers of this host only, keeps to the loopback:
-// unless the user named its devices.
-bool keeps_to_loopback(const transport::Transport& t) {
-#if GPURUN_HAVE_UCX
-  if (t.caps().name == "ucx") return !param::external_env("UCX_NET_DEVICES");
-#endif
-#if GPURUN_HAVE_OFI
-  if (t.caps().name == "ofi") return !transport::ofi::params::domain().get();
-#endif
-  (void)t;
-  return true;
-}
-
-// Whether this process's network transport keeps to the loopback (started in a job on one
-// host, for its own ranks or for other jobs of this host).
-bool g_loopback_only = false;
-
-}  // namespace
-
 Status start_network(ProcessState& s, const TransportSelection& selection, bool shm_used,
                      NetWiring& net) {
   const bootstrap::JobInfo& job = s.bootstrap->job();
@@ -254,7 +232,6 @@ Status start_network(ProcessState& s, const TransportSelection& selection, bool 
   bool local_peers_need_it = job.local_size > 1 && !shm_used;
   if (!other_hosts && !local_peers_need_it) return ok_status();
   if (transport::Transport* t = start_first_network(s, selection, net.failures, !other_hosts)) {
-    g_loopback_only = !other_hosts && keeps_to_loopback(*t);
     net.transport = t;
     net.name = t->caps().name;
   }
@@ -300,12 +277,12 @@ Status connect_network(ProcessState& s, const TransportSelection& selection, Net
 Result<transport::Transport*> network_for_other_jobs(ProcessState& s, bool other_hosts) {
   for (const auto& t : s.transports) {
     if (t->caps().reach != transport::Reach::kNetwork) continue;
-    if (other_hosts && g_loopback_only)
+    if (other_hosts && t->caps().loopback_only)
       return Status(ErrorCode::kUnsupported,
                     "this process's " + t->caps().name +
-                        " keeps to the loopback since it first met a job of this host (set "
-                        "UCX_NET_DEVICES, or GPURUN_OFI_DOMAIN for ofi, to reach other hosts "
-                        "from the start)");
+                        " keeps to the loopback: it started for processes of this host only "
+                        "(set UCX_NET_DEVICES, or GPURUN_OFI_DOMAIN for ofi, to reach other "
+                        "hosts from the start)");
     return t.get();
   }
   TransportSelection selection(transport::params::transports().get());
@@ -315,7 +292,6 @@ Result<transport::Transport*> network_for_other_jobs(ProcessState& s, bool other
   if (transport::Transport* t = start_first_network(s, selection, failures, one_host)) {
     GPURUN_LOG(info, transport, "%s started to reach other jobs%s", t->caps().name.c_str(),
                one_host ? " on this host" : "");
-    g_loopback_only = one_host && keeps_to_loopback(*t);
     return t;
   }
   return Status(ErrorCode::kUnsupported,

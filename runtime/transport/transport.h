@@ -37,6 +37,9 @@ struct Caps {
   bool host_memory = true;
   bool device_memory = false;  // moves CUDA device memory without staging
   std::size_t max_packet = 0;  // largest packet payload
+  // A network transport whose only device is the loopback: it reaches this host's processes
+  // only (started so in a job on one host).
+  bool loopback_only = false;
   Model model{};
 };
 

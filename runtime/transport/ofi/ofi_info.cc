@@ -67,6 +67,8 @@ std::string describe_offers(std::span<const Offer> offers) {
   return out.empty() ? "none" : out;
 }
 
+}  // namespace
+
 Offer offer_of(const fi_info* info) {
   Offer o;
   o.provider =
@@ -82,8 +84,6 @@ Offer offer_of(const fi_info* info) {
   }
   return o;
 }
-
-}  // namespace
 
 Result<std::size_t> choose_offer(std::span<const Offer> offers, const Preference& pref) {
   std::vector<std::string> tried;

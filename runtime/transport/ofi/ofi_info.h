@@ -34,6 +34,9 @@ struct Preference {
 // launcher's NIC, or the first non-loopback domain, IPv4 before IPv6. kNotFound says why none.
 Result<std::size_t> choose_offer(std::span<const Offer> offers, const Preference& preference);
 
+// What the choice sees of one fi_info.
+Offer offer_of(const fi_info* info);
+
 // fi_getinfo with the transport's needs (FI_EP_RDM, FI_TAGGED, send-after-send order), then the
 // chosen offer, as a copy the caller frees with fi_freeinfo.
 Result<fi_info*> get_info(const Preference& preference);

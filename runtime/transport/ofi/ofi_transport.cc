@@ -84,6 +84,7 @@ Status OfiTransport::open(fi_info* info) {
   provider_ = info->fabric_attr->prov_name;
   domain_name_ = info->domain_attr->name;
   local_mr_ = (info->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
+  caps_.loopback_only = offer_of(info).loopback;
   caps_.max_packet =
       std::min<std::size_t>(caps_.max_packet, info->ep_attr->max_msg_size - sizeof(WireHeader));
   int rc = api().fabric(info->fabric_attr, &fabric_, nullptr);

@@ -178,8 +178,9 @@ Status UcxTransport::init_context() {
   ucp_config_t* ucx_config = nullptr;
   ucs_status_t st = api().config_read(nullptr, nullptr, &ucx_config);
   if (st != UCS_OK) return ucx_error("ucp_config_read", st);
-  if (config_.loopback_only && !param::external_env("UCX_NET_DEVICES"))
-    st = api().config_modify(ucx_config, "NET_DEVICES", "lo");
+  auto devices = param::external_env("UCX_NET_DEVICES");
+  if (config_.loopback_only && !devices) st = api().config_modify(ucx_config, "NET_DEVICES", "lo");
+  caps_.loopback_only = devices ? *devices == "lo" : config_.loopback_only;
   ucp_params_t p{};
   p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
                  UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;
