@@ -7,6 +7,7 @@
 #pragma once
 
 #include <mpi.h>
+#include <sched.h>
 
 #include <atomic>
 #include <cstdarg>
@@ -34,6 +35,12 @@ extern bool g_thread_multiple;
 // or holds the lock: what the progress helper's start waits for.
 extern int g_call_depth;
 std::recursive_mutex& big_lock();
+// A waiting thread that holds the lock lets the others in for a moment (MPI_THREAD_MULTIPLE).
+inline void let_other_threads_in() {
+  big_lock().unlock();
+  sched_yield();
+  big_lock().lock();
+}
 class BigLock {
  public:
   BigLock() : counted_(helper::on()), held_(g_thread_multiple || counted_) {

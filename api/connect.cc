@@ -1,7 +1,5 @@
 #include "api/connect.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -358,10 +356,7 @@ Result<std::unique_ptr<bootstrap::Channel>> connect_to_port(const char* port_nam
 
 void idle_turn() {
   state().pml->progress();
-  if (!g_thread_multiple) return;
-  big_lock().unlock();
-  sched_yield();
-  big_lock().lock();
+  if (g_thread_multiple) let_other_threads_in();
 }
 
 bool reaches_other_hosts(const char* port_name) {

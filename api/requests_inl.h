@@ -1,8 +1,7 @@
 // Template definitions of api/requests.h.
 #pragma once
 
-#include <sched.h>
-
+#include "api/call.h"
 #include "runtime/progress/progress.h"
 
 namespace gpurun::api {
@@ -18,9 +17,7 @@ void wait_until(Done&& done, std::uint64_t yield_polls) {
   // poll finds nothing.
   while (!done()) {
     if (engine.poll() != 0 || done()) continue;
-    big_lock().unlock();
-    sched_yield();
-    big_lock().lock();
+    let_other_threads_in();
   }
 }
 
