@@ -151,6 +151,7 @@ bool is_wdir_option(std::string_view arg) {
          matches(arg, "-wd");
 }
 bool parse_env_option(int argc, char** argv, int& i, std::string_view arg, Options& opts);
+bool parse_program_option(int argc, char** argv, int& i, App& app);
 bool parse_last_option(std::string_view arg, Options& opts);
 
 // Handles one option; returns false when `arg` is not an option (the program starts here).
@@ -163,14 +164,8 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
   else if (matches(arg, "--info")) {
     opts.action = Options::Action::kInfo;
     opts.info_topic = take_value(argc, argv, i, arg, "--info");
-  } else if (matches(arg, "-np") || matches(arg, "-n") || matches(arg, "--np")) {
-    std::string_view name = arg.substr(0, arg.find('='));
-    opts.np = parse_np(take_value(argc, argv, i, arg, name));
-  } else if (matches(arg, "-x")) {
-    opts.exports.push_back(parse_export(take_value(argc, argv, i, arg, "-x")));
-  } else if (is_wdir_option(arg)) {
-    std::string_view name = arg.substr(0, arg.find('='));
-    opts.wdir = parse_wdir(take_value(argc, argv, i, arg, name), name);
+  } else if (parse_program_option(argc, argv, i, opts.first)) {
+    // the first program's -np, -x, -env or --wdir
   } else if (matches(arg, "--app") || matches(arg, "--configfile") || matches(arg, "-configfile")) {
     std::string_view name = arg.substr(0, arg.find('='));
     opts.app_file = take_value(argc, argv, i, arg, name);
@@ -224,21 +219,15 @@ std::vector<std::pair<std::string, std::string>> take_env_list(int argc, char** 
   return out;
 }
 
-// MPICH's spellings for the environment: -genv NAME VALUE and -genvlist A,B (every program),
-// -env NAME VALUE and -envlist A,B (this program, as -x); -genvall and -envall pass the whole
-// environment, as gpurun always does. Returns false when `arg` is none of them.
+// MPICH's spellings for every program's environment: -genv NAME VALUE, -genvlist A,B, and
+// -genvall (the whole environment, as gpurun passes always). Returns false for anything else.
 bool parse_env_option(int argc, char** argv, int& i, std::string_view arg, Options& opts) {
   if (arg == "-genv") {
     opts.job_exports.push_back(take_env(argc, argv, i, arg));
-  } else if (arg == "-env") {
-    opts.exports.push_back(take_env(argc, argv, i, arg));
   } else if (arg == "-genvlist") {
     auto more = take_env_list(argc, argv, i, arg);
     opts.job_exports.insert(opts.job_exports.end(), more.begin(), more.end());
-  } else if (arg == "-envlist") {
-    auto more = take_env_list(argc, argv, i, arg);
-    opts.exports.insert(opts.exports.end(), more.begin(), more.end());
-  } else if (arg != "-genvall" && arg != "-envall") {
+  } else if (arg != "-genvall") {
     return false;
   }
   return true;
@@ -280,8 +269,9 @@ bool parse_last_option(std::string_view arg, Options& opts) {
   return true;
 }
 
-// The options a program takes for itself after a ':' or on an --app line: -np, -x, --wdir.
-bool parse_app_option(int argc, char** argv, int& i, App& app) {
+// A program's own options, wherever it is: -np, -x, -env NAME VALUE, -envlist A,B, -envall
+// (the whole environment, as gpurun passes always), --wdir. Returns false for anything else.
+bool parse_program_option(int argc, char** argv, int& i, App& app) {
   std::string_view arg = argv[i];
   std::string_view name = arg.substr(0, arg.find('='));
   if (matches(arg, "-np") || matches(arg, "-n") || matches(arg, "--np")) {
@@ -295,13 +285,24 @@ bool parse_app_option(int argc, char** argv, int& i, App& app) {
     app.exports.insert(app.exports.end(), more.begin(), more.end());
   } else if (is_wdir_option(arg)) {
     app.wdir = parse_wdir(take_value(argc, argv, i, arg, name), name);
-  } else if (matches(arg, "-H") || matches(arg, "--host") || matches(arg, "-hosts")) {
-    app.hosts.emplace_back(parse_hosts(take_value(argc, argv, i, arg, name), name));
-  } else if (is_hostfile_option(arg)) {
-    app.hostfile = take_file(argc, argv, i, arg);
-  } else if (arg != "-envall") {  // -envall: the whole environment, as gpurun passes always
+  } else if (arg != "-envall") {
     return false;
   }
+  return true;
+}
+
+// The options of a program after a ':' or on an --app line: its own, and its hosts (which,
+// before the first program, are the job's).
+bool parse_app_option(int argc, char** argv, int& i, App& app) {
+  if (parse_program_option(argc, argv, i, app)) return true;
+  std::string_view arg = argv[i];
+  std::string_view name = arg.substr(0, arg.find('='));
+  if (matches(arg, "-H") || matches(arg, "--host") || matches(arg, "-hosts"))
+    app.hosts.emplace_back(parse_hosts(take_value(argc, argv, i, arg, name), name));
+  else if (is_hostfile_option(arg))
+    app.hostfile = take_file(argc, argv, i, arg);
+  else
+    return false;
   return true;
 }
 
@@ -345,12 +346,8 @@ void add_programs(int argc, char** argv, int i, Options& opts, std::vector<std::
   int end = i;
   while (end < argc && std::string_view(argv[end]) != ":") ++end;
   if (end == i) throw UsageError("no program before the first ':'");
-  opts.apps.push_back(App{.np = opts.np,
-                          .argv = {argv + i, argv + end},
-                          .exports = std::move(opts.exports),
-                          .wdir = std::move(opts.wdir)});
-  opts.exports.clear();
-  opts.wdir.clear();
+  opts.first.argv.assign(argv + i, argv + end);
+  opts.apps.push_back(std::exchange(opts.first, App{}));
   names.emplace_back("program 1");
   while (end < argc) {
     int start = end + 1;
@@ -361,7 +358,7 @@ void add_programs(int argc, char** argv, int i, Options& opts, std::vector<std::
 }
 
 void add_app_file(Options& opts, std::vector<std::string>& names) {
-  if (opts.np != 0 || !opts.exports.empty() || !opts.wdir.empty())
+  if (opts.first.np != 0 || !opts.first.exports.empty() || !opts.first.wdir.empty())
     throw UsageError("with --app, -np, -x and --wdir go on each line of the file");
   for (auto& [where, words] : read_app_file(opts.app_file)) {
     opts.apps.push_back(parse_app(std::move(words), where));
@@ -457,6 +454,7 @@ Options parse_command_line(int argc, char** argv) {
   } else if (i < argc) {
     add_programs(argc, argv, i, opts, names);
   } else if (explain) {
+    opts.np = opts.first.np;  // the placement to explain
     return opts;
   } else {
     throw UsageError("no program to run (usage: gpurun -np N program [args])");

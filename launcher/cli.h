@@ -31,10 +31,9 @@ struct Options {
   int np = 0;  // every program's ranks; 0 when -np was not given (a run then has 1 rank)
   MapBy map_by = MapBy::kAuto;
   int gpus_per_rank = 0;  // 0 when --gpus-per-rank was not given
-  // While parsing: -x (VAR=value) and --wdir before the first program, which are that program's
-  // own (parse_command_line moves them into apps[0]).
-  std::vector<std::pair<std::string, std::string>> exports;
-  std::string wdir;
+  // While parsing: the options before the first program that are that program's own (-np, -x,
+  // -env, --wdir); parse_command_line moves them into apps[0].
+  App first;
   // -genv NAME VALUE: set in every program's ranks (a program's own -x or -env wins).
   std::vector<std::pair<std::string, std::string>> job_exports;
   std::string app_file;  // --app FILE
