@@ -133,8 +133,8 @@ bool parse_host_option(int argc, char** argv, int& i, std::string_view arg, Opti
 
 // --hostfile, and the peers' spellings of it.
 bool is_hostfile_option(std::string_view arg) {
-  return matches(arg, "--hostfile") || matches(arg, "--machinefile") ||
-         matches(arg, "-hostfile") || matches(arg, "-machinefile") || matches(arg, "-f");
+  return matches(arg, "--hostfile") || matches(arg, "--machinefile") || matches(arg, "-hostfile") ||
+         matches(arg, "-machinefile") || matches(arg, "-f");
 }
 
 // The file name an option takes.
@@ -204,7 +204,7 @@ std::pair<std::string, std::string> take_env(int argc, char** argv, int& i, std:
 
 // "-envlist A,B": the named variables with their values here.
 std::vector<std::pair<std::string, std::string>> take_env_list(int argc, char** argv, int& i,
-                                                                std::string_view arg) {
+                                                               std::string_view arg) {
   std::string_view list = take_value(argc, argv, i, arg, arg);
   std::vector<std::pair<std::string, std::string>> out;
   for (std::size_t at = 0; at <= list.size();) {
