@@ -68,7 +68,6 @@ std::map<std::string, std::unique_ptr<bootstrap::Port>>& ports() {
   return open;
 }
 
-
 Result<std::unique_ptr<bootstrap::Channel>> accept_on(const char* port_name) {
   if (port_name == nullptr)
     return Status(ErrorCode::kInvalidArgument, "argument port_name is a null pointer at the root");
@@ -183,8 +182,8 @@ extern "C" int PMPI_Comm_accept(const char* port_name, MPI_Info info, int root, 
   // Only the root's port_name counts (and may be read).
   bool far = find_comm(comm)->comm->rank() == root && reaches_other_hosts(port_name);
   return connect_groups(
-      call, comm, root, ConnectSide::kAccept, [port_name] { return accept_on(port_name); },
-      newcomm, MPI_ERR_PORT, far);
+      call, comm, root, ConnectSide::kAccept, [port_name] { return accept_on(port_name); }, newcomm,
+      MPI_ERR_PORT, far);
 }
 
 extern "C" int PMPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm,

@@ -78,8 +78,7 @@ JobLayout job_layout(JobMap map, int node, const Plan& plan, const JobDir& dir,
 std::vector<RankCommand> rank_commands(const Options& options, const std::vector<int>& ranks,
                                        const Placement& placement, PmixServer& server) {
   std::vector<std::vector<std::string>> envs;  // per program
-  for (const App& app : options.apps)
-    envs.push_back(environment_with(app.exports));
+  for (const App& app : options.apps) envs.push_back(environment_with(app.exports));
   std::vector<RankCommand> commands;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     auto k = static_cast<std::size_t>(app_of_rank(options.apps, ranks[i]));
@@ -115,8 +114,8 @@ void display_map(const JobMap& map, const std::vector<App>& apps) {
     auto node_id = static_cast<std::size_t>(map.node_of[static_cast<std::size_t>(rank)]);
     const NodeRanks& node = map.nodes[node_id];
     auto k = static_cast<std::size_t>(app_of_rank(apps, rank));
-    std::string line = "gpurun: rank " + std::to_string(rank) + " on " + node.name + ": " +
-                       apps[k].argv.front();
+    std::string line =
+        "gpurun: rank " + std::to_string(rank) + " on " + node.name + ": " + apps[k].argv.front();
     if (apps.size() > 1) line += " (program " + std::to_string(k + 1) + ")";
     std::fprintf(stderr, "%s\n", line.c_str());
   }

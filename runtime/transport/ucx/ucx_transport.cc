@@ -250,8 +250,8 @@ Result<Endpoint*> UcxTransport::connect(int rank, std::span<const std::byte> add
 Result<Endpoint*> UcxTransport::connect_other_job(int id, int id_at_peer,
                                                   std::span<const std::byte> address) {
   if (id < config_.size || id_at_peer < 0)
-    return Status(ErrorCode::kInvalidArgument, "ucx: " + std::to_string(id) +
-                                                   " is no number of another job's process");
+    return Status(ErrorCode::kInvalidArgument,
+                  "ucx: " + std::to_string(id) + " is no number of another job's process");
   if (static_cast<std::size_t>(id) >= endpoints_.size()) {
     endpoints_.resize(static_cast<std::size_t>(id) + 1);
     if (inbound_.size() < endpoints_.size()) inbound_.resize(endpoints_.size());
