@@ -5,6 +5,7 @@
 
 #include "cuda/device.h"
 #include "cuda/state.h"
+#include "cuda/stream.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::cuda {
@@ -35,6 +36,9 @@ class CudaAccelerator final : public accel::Accelerator {
   }
   Status pack(const accel::DevicePack& args) override { return move(args, true); }
   Status unpack(const accel::DevicePack& args) override { return move(args, false); }
+  Result<std::unique_ptr<accel::Stream>> wrap_stream(std::uintptr_t handle) override {
+    return cuda::wrap_stream(state_.api(), handle);
+  }
 
  private:
   // Runs `fn` with the primary context of `device` current.

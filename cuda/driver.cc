@@ -106,6 +106,11 @@ void bind_optional(Binder& binder, DriverApi& api) {
                           cuMemPoolImportFromShareableHandle);
   GPURUN_CU_BIND_OPTIONAL(mem_pool_export_pointer, cuMemPoolExportPointer);
   GPURUN_CU_BIND_OPTIONAL(mem_pool_import_pointer, cuMemPoolImportPointer);
+  GPURUN_CU_BIND_OPTIONAL(mem_host_alloc, cuMemHostAlloc);
+  GPURUN_CU_BIND_OPTIONAL(mem_host_get_device_pointer, cuMemHostGetDevicePointer);
+  GPURUN_CU_BIND_OPTIONAL(stream_write_value32, cuStreamWriteValue32);
+  GPURUN_CU_BIND_OPTIONAL(stream_wait_value32, cuStreamWaitValue32);
+  GPURUN_CU_BIND_OPTIONAL(launch_host_func, cuLaunchHostFunc);
 }
 
 #undef GPURUN_CU_BIND

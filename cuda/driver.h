@@ -95,6 +95,12 @@ struct DriverApi {
   decltype(&::cuMemPoolImportFromShareableHandle) mem_pool_import_from_shareable_handle;
   decltype(&::cuMemPoolExportPointer) mem_pool_export_pointer;
   decltype(&::cuMemPoolImportPointer) mem_pool_import_pointer;
+  // ---- optional: what enqueued operations order streams with (cuda/stream.h) ----
+  decltype(&::cuMemHostAlloc) mem_host_alloc;
+  decltype(&::cuMemHostGetDevicePointer) mem_host_get_device_pointer;
+  decltype(&::cuStreamWriteValue32) stream_write_value32;
+  decltype(&::cuStreamWaitValue32) stream_wait_value32;
+  decltype(&::cuLaunchHostFunc) launch_host_func;
 };
 
 // Why CUDA is usable or not.

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "runtime/accel/memory.h"
+#include "runtime/accel/stream.h"
 #include "runtime/base/status.h"
 
 // The reduction interface names the op and datatype of runtime/core, a layer above this one:
@@ -86,6 +87,11 @@ class Accelerator {
   }
   virtual Status unpack(const DevicePack& /*args*/) {
     return Status(ErrorCode::kUnsupported, "no device unpack without an accelerator");
+  }
+  // The application's stream whose handle (a cudaStream_t) is `handle`, for enqueued
+  // operations. kUnsupported without devices; kInvalidArgument when the handle names no stream.
+  virtual Result<std::unique_ptr<Stream>> wrap_stream(std::uintptr_t /*handle*/) {
+    return Status(ErrorCode::kUnsupported, "no device streams without an accelerator");
   }
 };
 
