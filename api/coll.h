@@ -77,6 +77,10 @@ int hand_over(const Call& call, MPI_Comm comm, const core::Communicator& on,
 // error, raised on `comm`).
 int run_operation(const Call& call, MPI_Comm comm, coll::Operation& operation);
 
+// MPI_Allreduce_init with MPI_INFO_NULL (api/coll_reduce.cc), for calls of other names.
+int allreduce_init(const Call& call, const void* sendbuf, void* recvbuf, std::int64_t count,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request);
+
 // MPI_Wait is about to wait for collective request `r` (r->kind == kColl) alone: its
 // operation learns that the process is held in it (coll::Operation::waited).
 void collective_waited(core::Request* r);

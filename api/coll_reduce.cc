@@ -154,6 +154,13 @@ int reduce_scatter(const Call& call, const void* sendbuf, void* recvbuf, const C
 }
 
 }  // namespace
+
+int allreduce_init(const Call& call, const void* sendbuf, void* recvbuf, std::int64_t count,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return reduce_all(call, ReduceCall{sendbuf, recvbuf, count, datatype, op, comm},
+                    coll::Collective::kAllreduce, nullptr, persistent(MPI_INFO_NULL, request));
+}
+
 }  // namespace gpurun::api
 
 using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer

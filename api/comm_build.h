@@ -88,6 +88,9 @@ int create_group(const Call& call, MPI_Comm comm, CommEntry& entry, core::GroupP
 // (MPI_Comm_create_from_group's stringtag) or from numbers, hashed (FNV-1a).
 int string_tag(const char* text);
 int numbers_tag(std::initializer_list<int> values);
+// MPI_Comm_dup of `entry` (attributes copied, `hints` as its info), blocking.
+int duplicate(const Call& call, MPI_Comm comm, CommEntry& entry, std::unique_ptr<core::Info> hints,
+              MPI_Comm* newcomm);
 // MPI_Comm_dup of intercommunicator `entry` (api/intercomm.cc): its attributes are the caller's.
 int dup_inter(const Call& call, MPI_Comm comm, CommEntry& entry, MPI_Comm* newcomm);
 // The members of `parent` that chose `color`, ordered by key, then by rank in the parent.

@@ -15,6 +15,7 @@
 #include "api/group.h"
 #include "api/info.h"
 #include "api/requests.h"
+#include "api/stream.h"
 
 namespace gpurun::api {
 namespace {
@@ -156,6 +157,11 @@ int split_type_colour(int split_type, const core::Info* info, bool* strict) {
 int create_group_tag(int tag) { return coll::team_tag(tag); }
 
 }  // namespace
+
+int duplicate(const Call& call, MPI_Comm comm, CommEntry& entry, std::unique_ptr<core::Info> hints,
+              MPI_Comm* newcomm) {
+  return dup(call, comm, entry, std::move(hints), newcomm);
+}
 
 core::GroupPtr split_group(const core::Communicator& parent, const std::vector<int>& pairs,
                            int color) {
@@ -330,6 +336,7 @@ extern "C" int PMPI_Comm_free(MPI_Comm* comm) {
   int failed_keyval = MPI_KEYVAL_INVALID;
   if (int rc = delete_attributes(*comm, *entry, &failed_keyval); rc != MPI_SUCCESS)
     return raise_callback_error(call, *comm, "delete", failed_keyval, rc);
+  unbind_streams(*entry);
   retire(state().comms.release(handle_index(*comm)));
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;

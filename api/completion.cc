@@ -24,11 +24,10 @@ int resolve(const Call& call, MPI_Request handle, int index, Slot* out) {
   out->r = nullptr;
   if (handle == MPI_REQUEST_NULL) return MPI_SUCCESS;
   core::Request* r = find_request(handle);
-  if (r == nullptr) {
-    if (index == kSingle) return bad_request(call, "request", handle);
-    char name[48];
-    std::snprintf(name, sizeof name, "array_of_requests[%d]", index);
-    return bad_request(call, name, handle);
+  if (r == nullptr || r->enqueued) [[unlikely]] {
+    char name[48] = "request";
+    if (index != kSingle) std::snprintf(name, sizeof name, "array_of_requests[%d]", index);
+    return r == nullptr ? bad_request(call, name, handle) : refuse_enqueued(call, name, handle);
   }
   if (r->persistent && !r->active) return MPI_SUCCESS;
   out->r = r;
@@ -242,6 +241,7 @@ int request_free(const Call& call, MPI_Request* request) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
   core::Request* r = find_request(*request);
   if (r == nullptr) return bad_request(call, "request", *request);
+  if (r->enqueued) return refuse_enqueued(call, "request", *request);
   if (r->kind == core::RequestKind::kGeneralized) {
     *request = MPI_REQUEST_NULL;
     return free_generalized(call, r);

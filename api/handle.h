@@ -24,6 +24,7 @@ enum class ObjectType : std::uint32_t {
   kAttr = 10,
   kRequest = 11,
   kSession = 14,  // MPI_SESSION_NULL's type bits
+  kStream = 15,   // MPIX_STREAM_NULL's type bits
 };
 
 inline constexpr std::uint32_t kIndexBits = 26;

@@ -93,6 +93,32 @@ extern "C" int PMPI_Info_set(MPI_Info info, const char* key, const char* value) 
   return MPI_SUCCESS;
 }
 
+// MPICH's extension: `value_size` bytes as hexadecimal digits, two per byte in memory order
+// (the form in which MPIX_Stream_create takes a cudaStream_t).
+extern "C" int PMPIX_Info_set_hex(MPI_Info info, const char* key, const void* value,
+                                  int value_size) {
+  GPURUN_INFO_ENTER("MPIX_Info_set_hex");
+  GPURUN_FIND_INFO(object, info, true);
+  if (int rc = check_key(call, key); rc != MPI_SUCCESS) return rc;
+  if (value_size < 0 || value_size > MPI_MAX_INFO_VAL / 2) {
+    return raise(call, MPI_COMM_NULL, MPI_ERR_INFO_VALUE,
+                 "argument value_size %d is not between 0 and %d (MPI_MAX_INFO_VAL / 2)",
+                 value_size, MPI_MAX_INFO_VAL / 2);
+  }
+  if (value == nullptr && value_size > 0)
+    return raise(call, MPI_COMM_NULL, MPI_ERR_INFO_VALUE, "argument value is a null pointer");
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  const auto* bytes = static_cast<const unsigned char*>(value);
+  for (int i = 0; i < value_size; ++i) {
+    hex += kDigits[bytes[i] >> 4];
+    hex += kDigits[bytes[i] & 0xf];
+  }
+  object->set(key, hex);
+  return MPI_SUCCESS;
+}
+GPURUN_MPI_ALIAS(MPIX_Info_set_hex)
+
 extern "C" int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
   GPURUN_INFO_ENTER("MPI_Info_get");
   GPURUN_FIND_INFO(object, info, false);

@@ -64,6 +64,7 @@ int recv_init(const Call& call, const RecvCall& a, MPI_Request* request) {
 int startable(const Call& call, const char* arg, MPI_Request handle, core::Request** out) {
   core::Request* r = find_request(handle);
   if (r == nullptr) return bad_request(call, arg, handle);
+  if (r->enqueued) return refuse_enqueued(call, arg, handle);
   if (!r->persistent) {
     return raise(call, comm_handle_of(r), MPI_ERR_REQUEST,
                  "argument %s (0x%x) is not a persistent request (MPI_Start takes the requests "
@@ -157,6 +158,15 @@ int start_all(const Call& call, int count, MPI_Request* requests) {
 }
 
 }  // namespace
+
+int persistent_send(const Call& call, const SendCall& args, MPI_Request* request) {
+  return send_init(call, args, false, request);
+}
+int persistent_recv(const Call& call, const RecvCall& args, MPI_Request* request) {
+  return recv_init(call, args, request);
+}
+int start_request(const Call& call, core::Request* r) { return start(call, r); }
+
 }  // namespace gpurun::api
 
 using namespace gpurun::api;  // NOLINT(google-build-using-namespace): the C API's own layer

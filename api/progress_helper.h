@@ -2,7 +2,9 @@
 // while the application is outside MPI, so that they overlap its computation.
 //
 // A collective on host memory of at least GPURUN_PROGRESS_HELPER_SIZE (the size that
-// algorithm selection sees), with a predefined op or none, is "helped" while it is pending.
+// algorithm selection sees), with a predefined op or none, is "helped" while it is pending;
+// so is a CUDA stream with enqueued operations still to pass (api/enqueue.h), whatever the
+// rank's CPUs: nobody else may poll while the program waits for the stream.
 // The first one starts the thread. From then on every MPI call takes the library's lock and
 // counts itself in (enter/leave, from BigLock): the helper polls only while no call is in
 // progress and a helped collective is pending, under the lock, and it gives the lock up as

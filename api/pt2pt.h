@@ -83,6 +83,12 @@ int isend(const Call& call, const SendCall& args, MPI_Request* request);
 int recv(const Call& call, const RecvCall& args, MPI_Status* status);
 int irecv(const Call& call, const RecvCall& args, MPI_Request* request);
 
+// MPI_Send_init and MPI_Recv_init (api/persistent.cc), and MPI_Start of a persistent request
+// that is inactive (its checks done by the caller).
+int persistent_send(const Call& call, const SendCall& args, MPI_Request* request);
+int persistent_recv(const Call& call, const RecvCall& args, MPI_Request* request);
+int start_request(const Call& call, core::Request* r);
+
 // The status of an operation on MPI_PROC_NULL.
 inline core::MessageStatus proc_null_status() {
   return core::MessageStatus{MPI_PROC_NULL, MPI_ANY_TAG};

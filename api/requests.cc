@@ -17,6 +17,14 @@ int bad_request(const Call& call, const char* arg, MPI_Request handle) {
                arg, static_cast<unsigned>(handle));
 }
 
+int refuse_enqueued(const Call& call, const char* arg, MPI_Request handle) {
+  core::Request* r = find_request(handle);
+  return raise(call, r != nullptr ? comm_handle_of(r) : MPI_COMM_NULL, MPI_ERR_REQUEST,
+               "argument %s (0x%x) is a request of an operation enqueued on a CUDA stream: only "
+               "MPIX_Wait_enqueue or MPIX_Waitall_enqueue completes it",
+               arg, static_cast<unsigned>(handle));
+}
+
 void write_status_to(MPI_Status* status, const core::MessageStatus& m) {
   status->MPI_SOURCE = m.source;
   status->MPI_TAG = m.tag;

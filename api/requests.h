@@ -33,6 +33,9 @@ inline core::Request* find_request(MPI_Request handle) {
 // Reports a request argument that names no request (MPI_ERR_REQUEST): freed, completed by an
 // earlier wait or test, or never created.
 int bad_request(const Call& call, const char* arg, MPI_Request handle);
+// Reports a request argument of MPIX_Isend_enqueue or MPIX_Irecv_enqueue given to a call that
+// does not take them (MPI_ERR_REQUEST): only MPIX_Wait(all)_enqueue completes those.
+int refuse_enqueued(const Call& call, const char* arg, MPI_Request handle);
 
 // Writes `m` into `status` (nothing for MPI_STATUS_IGNORE). MPI_ERROR is left alone: only the
 // calls that complete several requests set it.

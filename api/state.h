@@ -75,7 +75,8 @@ class ObjectTable {
   std::deque<std::uint32_t> free_;
 };
 
-struct Topology;  // api/topo.h
+struct Topology;       // api/topo.h
+struct StreamBinding;  // api/stream.h
 
 // An attribute on a communicator: the keyval's handle and the value the user stored.
 struct Attribute {
@@ -106,6 +107,8 @@ struct CommEntry {
   // its calls' local phases may start in different orders on different members, and keep to
   // point-to-point algorithms (api/intercomm_ops.h). Every member sets it at the same call.
   bool inter_overlap = false;
+  // A stream communicator's streams (MPIX_Stream_comm_create(_multiplex)); null otherwise.
+  std::shared_ptr<StreamBinding> streams;
 
   // The tag of the next collective on this communicator. Every member starts collectives on a
   // communicator in the same order, so they all give the same collective the same tag.

@@ -72,6 +72,7 @@ int request_get_status(const Call& call, MPI_Request request, int* flag, MPI_Sta
   if (request != MPI_REQUEST_NULL) {
     r = find_request(request);
     if (r == nullptr) return bad_request(call, "request", request);
+    if (r->enqueued) return refuse_enqueued(call, "request", request);
   }
   if (r == nullptr || (r->persistent && !r->active)) {
     *flag = 1;
@@ -90,6 +91,7 @@ int cancel(const Call& call, MPI_Request* request) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
   core::Request* r = find_request(*request);
   if (r == nullptr) return bad_request(call, "request", *request);
+  if (r->enqueued) return refuse_enqueued(call, "request", *request);
   if (r->persistent && !r->active) {
     return raise(call, comm_handle_of(r), MPI_ERR_REQUEST,
                  "argument request (0x%x) is an inactive persistent request: there is nothing "

@@ -33,7 +33,32 @@
  *       memory only (info key mpi_assert_memory_alloc_kinds = "cuda:device", or the knob
  *       GPURUN_ASSERT_MEMORY_ALLOC_KINDS), every collective but the w forms answers
  *       MPIX_CUDA_PATH_NATIVE; elsewhere the answers are MPIX_Query_cuda_path's.
- *       MPI_ERR_COMM for an invalid communicator; needs MPI initialized. */
+ *       MPI_ERR_COMM for an invalid communicator; needs MPI initialized.
+ *
+ * Streams (MPICH 4.1's extension, same names, signatures and handle values):
+ *
+ *   MPIX_Stream_create(info, &stream): info key "type" = "cudaStream_t" with key "value" the
+ *       cudaStream_t in hexadecimal (MPIX_Info_set_hex) makes a CUDA stream; without "type"
+ *       (or MPI_INFO_NULL) a host stream, an execution context of one thread at a time.
+ *   MPIX_Stream_free(&stream): MPI_ERR_OTHER while a communicator still uses the stream.
+ *   MPIX_Stream_comm_create(comm, stream, &newcomm): collective; a duplicate of comm on which
+ *       this process's operations belong to `stream` (each process gives its own, or
+ *       MPIX_STREAM_NULL).
+ *   MPIX_Stream_comm_create_multiplex(comm, count, streams, &newcomm): collective; each process
+ *       attaches `count` streams (0: one MPIX_STREAM_NULL), addressed by their index.
+ *   MPIX_Comm_get_stream(comm, idx, &stream): the idx-th local stream, MPIX_STREAM_NULL if none.
+ *   MPIX_Stream_send/isend/recv/irecv(..., source_stream_index, dest_stream_index): messages
+ *       from one stream of the sender to one stream of the receiver; a message matches only a
+ *       receive with the same pair of indices (and the usual source, tag and communicator).
+ *   MPIX_Stream_progress(stream): progresses pending operations.
+ *   MPIX_Send_enqueue, MPIX_Recv_enqueue, MPIX_Isend_enqueue, MPIX_Irecv_enqueue,
+ *   MPIX_Wait_enqueue, MPIX_Waitall_enqueue, MPIX_Allreduce_enqueue: the operation is appended
+ *       to the communicator's CUDA stream and runs once the stream's earlier work is done; the
+ *       stream's later work waits for the blocking forms and for MPIX_Wait(all)_enqueue. The
+ *       host does not wait: the calls return at once. Buffers and statuses must stay valid
+ *       until the stream has passed the operation. The communicator needs a CUDA stream
+ *       (MPI_ERR_COMM otherwise); a request of MPIX_I*_enqueue completes only with
+ *       MPIX_Wait(all)_enqueue (MPI_Wait and the like refuse it: MPI_ERR_REQUEST). */
 #ifndef GPURUN_MPIX_H_INCLUDED
 #define GPURUN_MPIX_H_INCLUDED
 
@@ -56,6 +81,10 @@ extern "C" {
 #define MPIX_CUDA_PATH_STAGED 1
 #define MPIX_CUDA_PATH_NATIVE 2
 
+/* Streams. */
+typedef int MPIX_Stream;
+#define MPIX_STREAM_NULL ((MPIX_Stream)0x3c000000)
+
 int MPIX_Query_cuda_support(void) GPURUN_API;
 int MPIX_GPU_query_support(int gpu_type, int *is_supported) GPURUN_API;
 int MPIX_Query_cuda_path(const char *call, int *path) GPURUN_API;
@@ -65,6 +94,115 @@ int PMPIX_Query_cuda_support(void) GPURUN_API;
 int PMPIX_GPU_query_support(int gpu_type, int *is_supported) GPURUN_API;
 int PMPIX_Query_cuda_path(const char *call, int *path) GPURUN_API;
 int PMPIX_Comm_query_cuda_path(MPI_Comm comm, const char *call, int *path) GPURUN_API;
+
+int MPIX_Info_set_hex(MPI_Info info, const char *key, const void *value, int value_size) GPURUN_API;
+int MPIX_Stream_create(MPI_Info info, MPIX_Stream *stream) GPURUN_API;
+int MPIX_Stream_free(MPIX_Stream *stream) GPURUN_API;
+int MPIX_Stream_comm_create(MPI_Comm comm, MPIX_Stream stream, MPI_Comm *newcomm) GPURUN_API;
+int MPIX_Stream_comm_create_multiplex(MPI_Comm comm, int count, MPIX_Stream array_of_streams[],
+                                      MPI_Comm *newcomm) GPURUN_API;
+int MPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream) GPURUN_API;
+int MPIX_Stream_progress(MPIX_Stream stream) GPURUN_API;
+int MPIX_Stream_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, int source_stream_index, int dest_stream_index) GPURUN_API;
+int MPIX_Stream_isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                      MPI_Request *request) GPURUN_API;
+int MPIX_Stream_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                     MPI_Status *status) GPURUN_API;
+int MPIX_Stream_irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                      MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                      MPI_Request *request) GPURUN_API;
+int MPIX_Send_enqueue(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm) GPURUN_API;
+int MPIX_Recv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                      MPI_Comm comm, MPI_Status *status) GPURUN_API;
+int MPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                       MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPIX_Irecv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                       MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status) GPURUN_API;
+int MPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[],
+                         MPI_Status *array_of_statuses) GPURUN_API;
+int MPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm) GPURUN_API;
+int MPIX_Stream_send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                       MPI_Comm comm, int source_stream_index, int dest_stream_index) GPURUN_API;
+int MPIX_Stream_isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                        MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                        MPI_Request *request) GPURUN_API;
+int MPIX_Stream_recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                       MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                       MPI_Status *status) GPURUN_API;
+int MPIX_Stream_irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                        MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                        MPI_Request *request) GPURUN_API;
+int MPIX_Send_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                        MPI_Comm comm) GPURUN_API;
+int MPIX_Recv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                        MPI_Comm comm, MPI_Status *status) GPURUN_API;
+int MPIX_Isend_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPIX_Irecv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                         MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int MPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) GPURUN_API;
+
+int PMPIX_Info_set_hex(MPI_Info info, const char *key, const void *value,
+                       int value_size) GPURUN_API;
+int PMPIX_Stream_create(MPI_Info info, MPIX_Stream *stream) GPURUN_API;
+int PMPIX_Stream_free(MPIX_Stream *stream) GPURUN_API;
+int PMPIX_Stream_comm_create(MPI_Comm comm, MPIX_Stream stream, MPI_Comm *newcomm) GPURUN_API;
+int PMPIX_Stream_comm_create_multiplex(MPI_Comm comm, int count, MPIX_Stream array_of_streams[],
+                                       MPI_Comm *newcomm) GPURUN_API;
+int PMPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream) GPURUN_API;
+int PMPIX_Stream_progress(MPIX_Stream stream) GPURUN_API;
+int PMPIX_Stream_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, int source_stream_index, int dest_stream_index) GPURUN_API;
+int PMPIX_Stream_isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                       MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                       MPI_Request *request) GPURUN_API;
+int PMPIX_Stream_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                      MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                      MPI_Status *status) GPURUN_API;
+int PMPIX_Stream_irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                       MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                       MPI_Request *request) GPURUN_API;
+int PMPIX_Send_enqueue(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                       MPI_Comm comm) GPURUN_API;
+int PMPIX_Recv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                       MPI_Comm comm, MPI_Status *status) GPURUN_API;
+int PMPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                        MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPIX_Irecv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                        MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status) GPURUN_API;
+int PMPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[],
+                          MPI_Status *array_of_statuses) GPURUN_API;
+int PMPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm) GPURUN_API;
+int PMPIX_Stream_send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                        MPI_Comm comm, int source_stream_index, int dest_stream_index) GPURUN_API;
+int PMPIX_Stream_isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                         MPI_Request *request) GPURUN_API;
+int PMPIX_Stream_recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                        MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                        MPI_Status *status) GPURUN_API;
+int PMPIX_Stream_irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                         MPI_Comm comm, int source_stream_index, int dest_stream_index,
+                         MPI_Request *request) GPURUN_API;
+int PMPIX_Send_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                         MPI_Comm comm) GPURUN_API;
+int PMPIX_Recv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                         MPI_Comm comm, MPI_Status *status) GPURUN_API;
+int PMPIX_Isend_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                          int tag, MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPIX_Irecv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                          MPI_Comm comm, MPI_Request *request) GPURUN_API;
+int PMPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) GPURUN_API;
 
 #if defined(__cplusplus)
 }

@@ -59,6 +59,7 @@ class Request {
   bool persistent = false;  // made by a *_init call: restarted by MPI_Start
   bool active = false;      // started and not yet collected by a wait or test
   bool orphan = false;      // freed by the user before it completed: released on completion
+  bool enqueued = false;    // on a stream (api/enqueue.h): only MPIX_Wait(all)_enqueue collects it
   MessageStatus status;
 
   // The operation: what to move, with whom.

@@ -33,7 +33,18 @@ GPURUN_EXTENSIONS = frozenset([
     "MPIX_BFLOAT16", "MPIX_CUDA_PATH_REFUSED", "MPIX_CUDA_PATH_STAGED", "MPIX_CUDA_PATH_NATIVE",
     "MPIX_Query_cuda_path", "PMPIX_Query_cuda_path",
     "MPIX_Comm_query_cuda_path", "PMPIX_Comm_query_cuda_path",
-])
+] + [
+    # include/mpix.h: MPICH 4.1's streams (Debian's MPICH 4.0 lacks them); MPICH's names,
+    # signatures and MPIX_STREAM_NULL value
+    "MPIX_Stream", "MPIX_STREAM_NULL",
+] + [prefix + name for prefix in ("MPIX_", "PMPIX_") for name in [
+    "Info_set_hex", "Stream_create", "Stream_free", "Stream_comm_create",
+    "Stream_comm_create_multiplex", "Comm_get_stream", "Stream_progress",
+    "Stream_send", "Stream_isend", "Stream_recv", "Stream_irecv",
+    "Stream_send_c", "Stream_isend_c", "Stream_recv_c", "Stream_irecv_c",
+    "Send_enqueue", "Recv_enqueue", "Isend_enqueue", "Irecv_enqueue", "Wait_enqueue",
+    "Waitall_enqueue", "Allreduce_enqueue", "Send_enqueue_c", "Recv_enqueue_c",
+    "Isend_enqueue_c", "Irecv_enqueue_c", "Allreduce_enqueue_c"]])
 
 # MPICH names that gpurun's mpi.h leaves out on purpose, with the reason.
 OMITTED = [
