@@ -8,32 +8,25 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "api/enqueue.h"
+#include "tests/accel/serial_worker.h"
 
 namespace gpurun::api {
 namespace {
 
 class FakeDevice final : public accel::Stream {
  public:
-  FakeDevice() : worker_([this] { run(); }) {}
-  ~FakeDevice() override {
-    push(nullptr);
-    worker_.join();
-  }
-  void push(std::function<void()> work) {
-    const std::lock_guard<std::mutex> guard(mutex_);
-    queue_.push_back(std::move(work));
-    ready_.notify_one();
+  void push(std::function<void()> work) { worker_.push(std::move(work)); }
+  template <class Meanwhile>
+  void drain(Meanwhile meanwhile) {
+    worker_.drain(meanwhile);
   }
   Status signal(std::uint32_t value) override {
     push([this, value] { started_ = value; });
@@ -50,25 +43,9 @@ class FakeDevice final : public accel::Stream {
   std::string describe() const override { return "fake device stream"; }
 
  private:
-  void run() {
-    while (true) {
-      std::function<void()> work;
-      {
-        std::unique_lock<std::mutex> guard(mutex_);
-        ready_.wait(guard, [this] { return !queue_.empty(); });
-        work = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      if (!work) return;
-      work();
-    }
-  }
   std::atomic<std::uint32_t> started_{0};
   std::atomic<std::uint32_t> released_{0};
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<std::function<void()>> queue_;
-  std::thread worker_;
+  testing::SerialWorker worker_;  // declared last: it goes first, before the words it writes
 };
 
 struct FakeOperations final : EnqueueQueue::Operations {
@@ -112,9 +89,7 @@ class EnqueueQueueTest : public ::testing::Test {
   void open() { gate_ = true; }
   // Waits until the device has run everything pushed so far.
   void drain() {
-    std::atomic<bool> done{false};
-    device_.push([&done] { done = true; });
-    poll_until([&done] { return done.load(); });
+    device_.drain([this] { queue_.poll(); });
   }
 
   FakeDevice device_;

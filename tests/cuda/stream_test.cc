@@ -8,59 +8,17 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdlib>
-#include <deque>
-#include <functional>
-#include <mutex>
 #include <thread>
+
+#include "tests/accel/serial_worker.h"
 
 namespace gpurun::cuda {
 namespace {
 
-class FakeStream {
- public:
-  FakeStream() : worker_([this] { run(); }) {}
-  ~FakeStream() {
-    push(nullptr);
-    worker_.join();
-  }
-  // Appends `work` to the stream (nullptr ends the worker).
-  void push(std::function<void()> work) {
-    const std::lock_guard<std::mutex> guard(mutex_);
-    queue_.push_back(std::move(work));
-    ready_.notify_one();
-  }
-  // Waits until everything pushed so far has run.
-  void drain() {
-    std::atomic<bool> done{false};
-    push([&done] { done = true; });
-    while (!done) std::this_thread::yield();
-  }
-
- private:
-  void run() {
-    while (true) {
-      std::function<void()> work;
-      {
-        std::unique_lock<std::mutex> guard(mutex_);
-        ready_.wait(guard, [this] { return !queue_.empty(); });
-        work = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      if (!work) return;
-      work();
-    }
-  }
-  std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<std::function<void()>> queue_;
-  std::thread worker_;
-};
-
 struct FakeStreamDriver {
-  FakeStream stream;
-  bool memory_ops = true;  // false: cuStreamWrite/WaitValue32 answer CUDA_ERROR_NOT_SUPPORTED
+  testing::SerialWorker stream;  // the fake stream
+  bool memory_ops = true;        // false: cuStreamWrite/WaitValue32 answer CUDA_ERROR_NOT_SUPPORTED
   CUresult context_result = CUDA_SUCCESS;
   int host_functions = 0;
   static FakeStreamDriver* current;
