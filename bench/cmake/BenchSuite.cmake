@@ -19,7 +19,7 @@ set(BENCH_PROGRAM_SOURCES
 set(BENCH_MINIMAL_PROGRAMS osu_init osu_hello osu_barrier)
 
 set(BENCH_CORE_SOURCES options.c pattern.c cuda_rt.c run.c output.c ranks.c)
-set(BENCH_FULL_SOURCES coll.c coll_data.c pt2pt.c)
+set(BENCH_FULL_SOURCES coll.c coll_data.c pt2pt.c stream.c)
 list(TRANSFORM BENCH_CORE_SOURCES PREPEND ${BENCH_DIR}/common/)
 list(TRANSFORM BENCH_FULL_SOURCES PREPEND ${BENCH_DIR}/common/)
 

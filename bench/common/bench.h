@@ -85,6 +85,10 @@ struct bench {
   int rank, size;
   int local_rank;
   int device; /* CUDA device used by this rank, -1 when none */
+  /* -q stream: the CUDA stream (a cudaStream_t) and the communicator bound to it
+   * (MPIX_Stream_comm_create), made by the first buffers' allocation (stream.c). */
+  void *cuda_stream;
+  MPI_Comm queue_comm;
   struct bench_column columns[BENCH_MAX_COLUMNS];
   int ncolumns;
   char notes[BENCH_MAX_NOTES][160];
@@ -146,6 +150,11 @@ void bench_buf_fill(struct bench_buf *buf, size_t offset, size_t bytes, unsigned
 void bench_buf_poison(struct bench_buf *buf, size_t bytes);
 long long bench_buf_check(const struct bench *b, struct bench_buf *buf, size_t offset, size_t bytes,
                           unsigned seed);
+
+/* -q stream (stream.c; full MPI only): the stream and its communicator, made once; waiting
+ * until the stream has run everything enqueued so far (a no-op for -q host). */
+void bench_stream_open(struct bench *b);
+void bench_stream_sync(struct bench *b);
 
 /* Fails the whole job with a message (rank-local call, does not return). */
 void bench_fail(const struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)))

@@ -16,6 +16,9 @@ struct cuda_api {
   int (*memcpy)(void *, const void *, size_t, int);
   int (*synchronize)(void);
   const char *(*error_string)(int);
+  int (*stream_create)(void **, unsigned);
+  int (*stream_synchronize)(void *);
+  int (*stream_destroy)(void *);
 };
 
 static struct cuda_api cuda;
@@ -35,6 +38,9 @@ static int load_symbols(char *why, size_t why_len) {
       {(void **)&cuda.memcpy, "cudaMemcpy"},
       {(void **)&cuda.synchronize, "cudaDeviceSynchronize"},
       {(void **)&cuda.error_string, "cudaGetErrorString"},
+      {(void **)&cuda.stream_create, "cudaStreamCreateWithFlags"},
+      {(void **)&cuda.stream_synchronize, "cudaStreamSynchronize"},
+      {(void **)&cuda.stream_destroy, "cudaStreamDestroy"},
   };
   for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
     *syms[i].slot = dlsym(cuda.lib, syms[i].name);
@@ -97,4 +103,18 @@ int bench_cuda_to_host(void *dst, const void *src, size_t bytes, char *why, size
   if (check(cuda.synchronize(), "cudaDeviceSynchronize", why, why_len) != 0) return -1;
   return check(cuda.memcpy(dst, src, bytes, kCudaMemcpyDeviceToHost), "cudaMemcpy to host", why,
                why_len);
+}
+
+int bench_cuda_stream_create(void **stream, char *why, size_t why_len) {
+  enum { kCudaStreamNonBlocking = 1 };
+  return check(cuda.stream_create(stream, kCudaStreamNonBlocking), "cudaStreamCreateWithFlags", why,
+               why_len);
+}
+
+int bench_cuda_stream_synchronize(void *stream, char *why, size_t why_len) {
+  return check(cuda.stream_synchronize(stream), "cudaStreamSynchronize", why, why_len);
+}
+
+void bench_cuda_stream_destroy(void *stream) {
+  if (stream && cuda.stream_destroy) cuda.stream_destroy(stream);
 }

@@ -13,5 +13,9 @@ int bench_cuda_malloc(void **p, size_t bytes, char *why, size_t why_len);
 void bench_cuda_free(void *p);
 int bench_cuda_to_device(void *dst, const void *src, size_t bytes, char *why, size_t why_len);
 int bench_cuda_to_host(void *dst, const void *src, size_t bytes, char *why, size_t why_len);
+/* A non-blocking CUDA stream (a cudaStream_t), for -q stream. */
+int bench_cuda_stream_create(void **stream, char *why, size_t why_len);
+int bench_cuda_stream_synchronize(void *stream, char *why, size_t why_len);
+void bench_cuda_stream_destroy(void *stream);
 
 #endif

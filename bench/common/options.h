@@ -21,6 +21,7 @@ enum {
   BENCH_OPT_ACCEL = 1u << 8,      /* -d cuda (all buffers) */
   BENCH_OPT_PLACEMENT = 1u << 9,  /* -d cuda X Y: buffer placement per side */
   BENCH_OPT_QUEUE = 1u << 10,     /* -q host|stream|device */
+  BENCH_OPT_STREAM = 1u << 11,    /* the program implements -q stream */
 };
 #define BENCH_OPTS_COMMON (BENCH_OPT_SIZES | BENCH_OPT_ITERS | BENCH_OPT_VALIDATE | BENCH_OPT_QUEUE)
 

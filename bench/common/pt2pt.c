@@ -14,6 +14,7 @@ void pt2pt_alloc(struct bench *b, struct pt2pt_bufs *p, size_t bytes, int side) 
   bench_buf_alloc(b, &p->recv, bytes, b->opt.mem[side]);
   p->reqs = calloc(2 * (size_t)b->opt.window, sizeof(MPI_Request));
   if (!p->reqs) bench_fail(b, "out of memory");
+  if (b->opt.queue == BENCH_QUEUE_STREAM) bench_stream_open(b);
 }
 
 void pt2pt_free(struct pt2pt_bufs *p) {
@@ -23,6 +24,10 @@ void pt2pt_free(struct pt2pt_bufs *p) {
 }
 
 void pt2pt_pingpong(struct bench *b, struct pt2pt_bufs *p, size_t bytes, int peer, int initiator) {
+  if (b->opt.queue == BENCH_QUEUE_STREAM) {
+    pt2pt_pingpong_enqueued(b, p, bytes, peer, initiator);
+    return;
+  }
   int n = (int)bytes;
   if (initiator) {
     MPI_Send(p->send.ptr, n, MPI_CHAR, peer, PT2PT_TAG, b->comm);
@@ -33,7 +38,12 @@ void pt2pt_pingpong(struct bench *b, struct pt2pt_bufs *p, size_t bytes, int pee
   }
 }
 
-void pt2pt_window(struct pt2pt_bufs *p, size_t bytes, int n, int peer, int flags, size_t stride) {
+void pt2pt_window(struct bench *b, struct pt2pt_bufs *p, size_t bytes, int n, int peer, int flags,
+                  size_t stride) {
+  if (b->opt.queue == BENCH_QUEUE_STREAM) {
+    pt2pt_window_enqueued(b, p, bytes, n, peer, flags, stride);
+    return;
+  }
   int nreq = 0;
   if (flags & PT2PT_RECV)
     for (int k = 0; k < n; k++)
@@ -46,6 +56,17 @@ void pt2pt_window(struct pt2pt_bufs *p, size_t bytes, int n, int peer, int flags
   MPI_Waitall(nreq, p->reqs, MPI_STATUSES_IGNORE);
 }
 
+void pt2pt_ack(struct bench *b, int peer, int send) {
+  char ack = 0;
+  if (b->opt.queue == BENCH_QUEUE_STREAM) {
+    pt2pt_ack_enqueued(b, peer, send);
+  } else if (send) {
+    MPI_Send(&ack, 1, MPI_CHAR, peer, PT2PT_ACK_TAG, b->comm);
+  } else {
+    MPI_Recv(&ack, 1, MPI_CHAR, peer, PT2PT_ACK_TAG, b->comm, MPI_STATUS_IGNORE);
+  }
+}
+
 long long pt2pt_validate_pingpong(struct bench *b, struct pt2pt_bufs *p, size_t bytes, int peer,
                                   int initiator) {
   long long wrong = 0;
@@ -54,6 +75,7 @@ long long pt2pt_validate_pingpong(struct bench *b, struct pt2pt_bufs *p, size_t 
     bench_buf_fill(&p->send, 0, bytes, bench_seed(b->rank, peer, round));
     bench_buf_poison(&p->recv, bytes);
     pt2pt_pingpong(b, p, bytes, peer, initiator);
+    bench_stream_sync(b);
     wrong += bench_buf_check(b, &p->recv, 0, bytes, bench_seed(peer, b->rank, round));
   }
   return wrong;
@@ -71,7 +93,8 @@ long long pt2pt_validate_window(struct bench *b, size_t bytes, int window, int p
   for (int k = 0; k < n; k++)
     bench_buf_fill(&v.send, (size_t)k * bytes, bytes, bench_seed(b->rank, peer, 100 + k));
   bench_buf_poison(&v.recv, (size_t)n * bytes);
-  pt2pt_window(&v, bytes, n, peer, flags, bytes);
+  pt2pt_window(b, &v, bytes, n, peer, flags, bytes);
+  bench_stream_sync(b);
   if (flags & PT2PT_RECV)
     for (int k = 0; k < n; k++)
       wrong +=

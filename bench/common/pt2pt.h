@@ -17,12 +17,23 @@ struct pt2pt_bufs {
 void pt2pt_alloc(struct bench *b, struct pt2pt_bufs *p, size_t bytes, int side);
 void pt2pt_free(struct pt2pt_bufs *p);
 
-/* One ping-pong: the initiator sends then receives; the other receives then sends. */
+/* One ping-pong: the initiator sends then receives; the other receives then sends. With
+ * -q stream every call here is enqueued on the stream instead (bench_stream_sync waits). */
 void pt2pt_pingpong(struct bench *b, struct pt2pt_bufs *p, size_t bytes, int peer, int initiator);
 /* n receives and/or n sends of bytes with peer, all in flight at once, then a wait for all;
  * slot k uses offset k * stride in the buffers (stride 0: one buffer for all). */
-void pt2pt_window(struct pt2pt_bufs *p, size_t bytes, int n, int peer, int flags, size_t stride);
+void pt2pt_window(struct bench *b, struct pt2pt_bufs *p, size_t bytes, int n, int peer, int flags,
+                  size_t stride);
 enum { PT2PT_SEND = 1, PT2PT_RECV = 2 };
+/* A one-byte acknowledgement to (send) or from peer. */
+void pt2pt_ack(struct bench *b, int peer, int send);
+
+/* The -q stream forms of the three (stream.c). */
+void pt2pt_pingpong_enqueued(struct bench *b, struct pt2pt_bufs *p, size_t bytes, int peer,
+                             int initiator);
+void pt2pt_window_enqueued(struct bench *b, struct pt2pt_bufs *p, size_t bytes, int n, int peer,
+                           int flags, size_t stride);
+void pt2pt_ack_enqueued(struct bench *b, int peer, int send);
 
 /* -c for ping-pong: two rounds of one exchange each with fresh data; returns wrong bytes
  * received by this rank, or -1 when -c is off. */

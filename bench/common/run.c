@@ -41,6 +41,21 @@ static int report_parse(struct bench *b, int parse_status) {
   }
 }
 
+/* -q stream needs MPIX streams in the MPI and a CUDA stream to enqueue on; returns the exit
+ * status, or -1 to go on. */
+static int check_queue(struct bench *b) {
+  const char *why = NULL;
+  if (b->opt.queue != BENCH_QUEUE_STREAM) return -1;
+#if !defined(MPIX_STREAM_NULL) || defined(BENCH_MPI_MINIMAL)
+  why = "not supported by this MPI (its mpi.h declares no MPIX streams)";
+#else
+  if (!b->opt.accel) why = "needs -d cuda (operations are enqueued on a CUDA stream)";
+#endif
+  if (!why) return -1;
+  if (b->rank == 0) fprintf(stderr, "%s: -q stream: %s\n", b->spec->name, why);
+  return BENCH_EXIT_USAGE;
+}
+
 /* Rank 0 explains a wrong rank count; returns the exit status, or -1 when it fits. */
 static int check_ranks(struct bench *b) {
   const char *need = NULL;
@@ -89,7 +104,10 @@ int bench_start_after_init(struct bench *b, const struct bench_spec *spec, int p
   b->errors_total = 0;
   b->minimal_mpi = bench_minimal_mpi();
   b->device = -1;
+  b->cuda_stream = NULL;
+  b->queue_comm = MPI_COMM_NULL;
   status = report_parse(b, parse_status);
+  if (status < 0) status = check_queue(b);
   if (status < 0) status = check_ranks(b);
   if (status < 0) {
     b->local_rank = bench_local_rank(b);

@@ -22,7 +22,7 @@ static double bandwidth_mbps(struct bench *b, struct pt2pt_bufs *p, size_t bytes
   MPI_Barrier(b->comm);
   for (int i = 0; i < warmup + iters; i++) {
     if (i == warmup) t0 = MPI_Wtime();
-    pt2pt_window(p, bytes, w, 1 - b->rank, PT2PT_SEND | PT2PT_RECV, 0);
+    pt2pt_window(b, p, bytes, w, 1 - b->rank, PT2PT_SEND | PT2PT_RECV, 0);
   }
   double t = MPI_Wtime() - t0;
   return 2.0 * (double)bytes * w * iters / t / 1e6;

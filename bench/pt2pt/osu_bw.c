@@ -1,11 +1,15 @@
 /* osu_bw: one-way bandwidth. Rank 0 sends windows of -W nonblocking messages to rank 1, which
- * acknowledges each window with a short message; bandwidth = bytes sent / time on rank 0. */
+ * acknowledges each window with a short message; bandwidth = bytes sent / time on rank 0.
+ * With -q stream the windows and acknowledgements are enqueued on a CUDA stream
+ * (MPIX_Isend/Irecv_enqueue, MPIX_Waitall_enqueue) and the time runs until the stream has done
+ * them all. */
 #include "pt2pt.h"
 
 static const struct bench_spec kSpec = {
     .name = "osu_bw",
     .title = "OSU MPI Bandwidth Test",
-    .accepts = BENCH_OPTS_COMMON | BENCH_OPT_WINDOW | BENCH_OPT_ACCEL | BENCH_OPT_PLACEMENT,
+    .accepts = BENCH_OPTS_COMMON | BENCH_OPT_WINDOW | BENCH_OPT_ACCEL | BENCH_OPT_PLACEMENT |
+               BENCH_OPT_STREAM,
     .ranks = BENCH_RANKS_TWO,
     .min_size = 1,
     .max_size = 4 << 20,
@@ -16,22 +20,21 @@ static const struct bench_spec kSpec = {
     .large_size = 8192,
 };
 
+/* One window and its acknowledgement. */
+static void window(struct bench *b, struct pt2pt_bufs *p, size_t bytes) {
+  int peer = 1 - b->rank, sender = b->rank == 0;
+  pt2pt_window(b, p, bytes, b->opt.window, peer, sender ? PT2PT_SEND : PT2PT_RECV, 0);
+  pt2pt_ack(b, peer, !sender);
+}
+
 static double bandwidth_mbps(struct bench *b, struct pt2pt_bufs *p, size_t bytes) {
   int iters = bench_iters(b, bytes), warmup = bench_warmup(b, bytes), w = b->opt.window;
-  int peer = 1 - b->rank;
-  char ack = 0;
-  double t0 = 0.0;
   MPI_Barrier(b->comm);
-  for (int i = 0; i < warmup + iters; i++) {
-    if (i == warmup) t0 = MPI_Wtime();
-    if (b->rank == 0) {
-      pt2pt_window(p, bytes, w, peer, PT2PT_SEND, 0);
-      MPI_Recv(&ack, 1, MPI_CHAR, peer, PT2PT_ACK_TAG, b->comm, MPI_STATUS_IGNORE);
-    } else {
-      pt2pt_window(p, bytes, w, peer, PT2PT_RECV, 0);
-      MPI_Send(&ack, 1, MPI_CHAR, peer, PT2PT_ACK_TAG, b->comm);
-    }
-  }
+  for (int i = 0; i < warmup; i++) window(b, p, bytes);
+  bench_stream_sync(b);
+  double t0 = MPI_Wtime();
+  for (int i = 0; i < iters; i++) window(b, p, bytes);
+  bench_stream_sync(b);
   double t = MPI_Wtime() - t0;
   return (double)bytes * w * iters / t / 1e6;
 }

@@ -1,10 +1,13 @@
-/* osu_latency: half the round-trip time of a blocking ping-pong between two ranks. */
+/* osu_latency: half the round-trip time of a blocking ping-pong between two ranks. With
+ * -q stream the ping-pongs are enqueued on a CUDA stream (MPIX_Send/Recv_enqueue) and the time
+ * runs until the stream has done them all. */
 #include "pt2pt.h"
 
 static const struct bench_spec kSpec = {
     .name = "osu_latency",
     .title = "OSU MPI Latency Test",
-    .accepts = BENCH_OPTS_COMMON | BENCH_OPT_FULL | BENCH_OPT_ACCEL | BENCH_OPT_PLACEMENT,
+    .accepts = BENCH_OPTS_COMMON | BENCH_OPT_FULL | BENCH_OPT_ACCEL | BENCH_OPT_PLACEMENT |
+               BENCH_OPT_STREAM,
     .ranks = BENCH_RANKS_TWO,
     .min_size = 0,
     .max_size = 4 << 20,
@@ -17,12 +20,12 @@ static const struct bench_spec kSpec = {
 
 static double latency_us(struct bench *b, struct pt2pt_bufs *p, size_t bytes) {
   int iters = bench_iters(b, bytes), warmup = bench_warmup(b, bytes);
-  double t0 = 0.0;
   MPI_Barrier(b->comm);
-  for (int i = 0; i < warmup + iters; i++) {
-    if (i == warmup) t0 = MPI_Wtime();
-    pt2pt_pingpong(b, p, bytes, 1 - b->rank, b->rank == 0);
-  }
+  for (int i = 0; i < warmup; i++) pt2pt_pingpong(b, p, bytes, 1 - b->rank, b->rank == 0);
+  bench_stream_sync(b);
+  double t0 = MPI_Wtime();
+  for (int i = 0; i < iters; i++) pt2pt_pingpong(b, p, bytes, 1 - b->rank, b->rank == 0);
+  bench_stream_sync(b);
   return (MPI_Wtime() - t0) * 1e6 / (2.0 * iters);
 }
 

@@ -28,10 +28,10 @@ static double run_pairs(struct bench *b, struct pt2pt_bufs *p, size_t bytes, int
   for (int i = 0; i < warmup + iters; i++) {
     if (i == warmup) t0 = MPI_Wtime();
     if (side == 0) {
-      pt2pt_window(p, bytes, w, peer, PT2PT_SEND, 0);
+      pt2pt_window(b, p, bytes, w, peer, PT2PT_SEND, 0);
       MPI_Recv(&ack, 1, MPI_CHAR, peer, PT2PT_ACK_TAG, b->comm, MPI_STATUS_IGNORE);
     } else {
-      pt2pt_window(p, bytes, w, peer, PT2PT_RECV, 0);
+      pt2pt_window(b, p, bytes, w, peer, PT2PT_RECV, 0);
       MPI_Send(&ack, 1, MPI_CHAR, peer, PT2PT_ACK_TAG, b->comm);
     }
   }

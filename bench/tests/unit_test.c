@@ -85,6 +85,13 @@ static const struct bench_spec kPt2pt = {
     .min_size = 0,
     .max_size = 4 << 20,
 };
+static const struct bench_spec kStream = {
+    .name = "t_stream",
+    .title = "T",
+    .accepts = BENCH_OPTS_COMMON | BENCH_OPT_ACCEL | BENCH_OPT_PLACEMENT | BENCH_OPT_STREAM,
+    .min_size = 0,
+    .max_size = 4 << 20,
+};
 static const struct bench_spec kNbc = {
     .name = "t_nbc",
     .title = "T",
@@ -124,8 +131,11 @@ static void test_options(void) {
   CHECK(parse(&o, &kPt2pt, "--bogus") == BENCH_PARSE_ERROR && strstr(o.error, "--bogus"));
   CHECK(parse(&o, &kPt2pt, "-q host") == BENCH_PARSE_OK);
   CHECK(parse(&o, &kPt2pt, "-q stream") == BENCH_PARSE_UNSUPPORTED);
-  CHECK(strstr(o.error, "not supported by this MPI") != NULL);
+  CHECK(strstr(o.error, "not supported by this program") != NULL);
+  CHECK(parse(&o, &kStream, "-q stream -d cuda") == BENCH_PARSE_OK);
+  CHECK(o.queue == BENCH_QUEUE_STREAM);
   CHECK(parse(&o, &kPt2pt, "-q device") == BENCH_PARSE_UNSUPPORTED);
+  CHECK(strstr(o.error, "not supported by this MPI") != NULL);
   CHECK(parse(&o, &kPt2pt, "--help") == BENCH_PARSE_HELP);
   CHECK(parse(&o, &kNbc, "-t 3 -f -d cuda") == BENCH_PARSE_OK && o.test_calls == 3 && o.full);
   CHECK(parse(&o, &kNbc, "-d cuda D D") == BENCH_PARSE_ERROR); /* placement is pt2pt only */
