@@ -111,6 +111,7 @@ void bind_optional(Binder& binder, DriverApi& api) {
   GPURUN_CU_BIND_OPTIONAL(stream_write_value32, cuStreamWriteValue32);
   GPURUN_CU_BIND_OPTIONAL(stream_wait_value32, cuStreamWaitValue32);
   GPURUN_CU_BIND_OPTIONAL(launch_host_func, cuLaunchHostFunc);
+  GPURUN_CU_BIND_OPTIONAL(stream_is_capturing, cuStreamIsCapturing);
 }
 
 #undef GPURUN_CU_BIND

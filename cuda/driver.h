@@ -101,6 +101,7 @@ struct DriverApi {
   decltype(&::cuStreamWriteValue32) stream_write_value32;
   decltype(&::cuStreamWaitValue32) stream_wait_value32;
   decltype(&::cuLaunchHostFunc) launch_host_func;
+  decltype(&::cuStreamIsCapturing) stream_is_capturing;
 };
 
 // Why CUDA is usable or not.

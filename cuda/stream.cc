@@ -78,6 +78,13 @@ class CudaStream final : public accel::Stream {
 Status CudaStream::step(CUdeviceptr word, std::uint32_t value, bool write) {
   ScopedContext scope(api_, context_);
   GPURUN_TRY(scope.status());
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (api_.stream_is_capturing != nullptr &&
+      api_.stream_is_capturing(stream_, &capture) == CUDA_SUCCESS &&
+      capture != CU_STREAM_CAPTURE_STATUS_NONE)
+    return Status(ErrorCode::kUnsupported,
+                  "the CUDA stream is being captured into a graph: gpurun does not capture "
+                  "enqueued MPI operations yet");
   if (memory_ops_) {
     CUresult rc = write ? api_.stream_write_value32(stream_, word, value, 0)
                         : api_.stream_wait_value32(stream_, word, value, CU_STREAM_WAIT_VALUE_GEQ);

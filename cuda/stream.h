@@ -8,6 +8,9 @@
 // stalls the stream, and nothing the application runs on other streams waits. Where the
 // driver refuses stream memory operations (CUDA_ERROR_NOT_SUPPORTED), host functions on the
 // stream (cuLaunchHostFunc) write and wait instead; the log says so once.
+//
+// A stream being captured into a CUDA graph is refused (kUnsupported): the host side of an
+// enqueued operation happens once, where a graph would replay its stream side.
 #pragma once
 
 #include <cstdint>

@@ -58,7 +58,8 @@
  *       host does not wait: the calls return at once. Buffers and statuses must stay valid
  *       until the stream has passed the operation. The communicator needs a CUDA stream
  *       (MPI_ERR_COMM otherwise); a request of MPIX_I*_enqueue completes only with
- *       MPIX_Wait(all)_enqueue (MPI_Wait and the like refuse it: MPI_ERR_REQUEST). */
+ *       MPIX_Wait(all)_enqueue (MPI_Wait and the like refuse it: MPI_ERR_REQUEST). A stream
+ *       being captured into a CUDA graph is refused (MPI_ERR_UNSUPPORTED_OPERATION). */
 #ifndef GPURUN_MPIX_H_INCLUDED
 #define GPURUN_MPIX_H_INCLUDED
 

@@ -20,6 +20,7 @@ struct FakeStreamDriver {
   testing::SerialWorker stream;  // the fake stream
   bool memory_ops = true;        // false: cuStreamWrite/WaitValue32 answer CUDA_ERROR_NOT_SUPPORTED
   CUresult context_result = CUDA_SUCCESS;
+  bool capturing = false;
   int host_functions = 0;
   static FakeStreamDriver* current;
 };
@@ -49,6 +50,11 @@ DriverApi fake_api(bool with_memory_ops_entry_points = true) {
   api.stream_get_ctx = [](CUstream, CUcontext* c) {
     *c = kContext;
     return FakeStreamDriver::current->context_result;
+  };
+  api.stream_is_capturing = [](CUstream, CUstreamCaptureStatus* status) {
+    *status = FakeStreamDriver::current->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                                                   : CU_STREAM_CAPTURE_STATUS_NONE;
+    return CUDA_SUCCESS;
   };
   api.mem_free_host = [](void* p) {
     std::free(p);
@@ -153,6 +159,18 @@ TEST_F(StreamTest, RefusesUnknownStreamsAndDriversWithoutMemoryOperations) {
   auto refused = wrap_stream(old, reinterpret_cast<std::uintptr_t>(kStream));
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), ErrorCode::kUnsupported);
+}
+
+TEST_F(StreamTest, RefusesAStreamBeingCapturedIntoAGraph) {
+  DriverApi api = fake_api();
+  auto stream = wrap_stream(api, reinterpret_cast<std::uintptr_t>(kStream));
+  ASSERT_TRUE(stream.ok());
+  driver_.capturing = true;
+  Status st = (*stream)->signal(1);
+  EXPECT_EQ(st.code(), ErrorCode::kUnsupported);
+  EXPECT_NE(st.message().find("graph"), std::string_view::npos);
+  driver_.capturing = false;
+  check_order(**stream, 1);
 }
 
 }  // namespace
