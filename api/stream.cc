@@ -3,6 +3,7 @@
 // enqueued operations in api/enqueue.cc.
 #include "api/stream.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -155,9 +156,11 @@ int gather_counts(const Call& call, MPI_Comm comm, CommEntry& entry, int mine,
 int make_channels(const Call& call, MPI_Comm comm, CommEntry& entry, StreamBinding* binding) {
   constexpr int kMaxWidth = 8;  // 64 channels, each a communicator (a context id)
   if (binding->width > kMaxWidth) {
+    auto widest = std::max_element(binding->counts.begin(), binding->counts.end());
     return raise(call, comm, MPI_ERR_ARG,
-                 "a rank attaches %d streams; gpurun multiplexes at most %d per rank",
-                 binding->width, kMaxWidth);
+                 "argument count: rank %d of comm attaches %d streams; gpurun multiplexes at most "
+                 "%d per rank",
+                 static_cast<int>(widest - binding->counts.begin()), binding->width, kMaxWidth);
   }
   if (binding->width == 1) return MPI_SUCCESS;
   const auto n = static_cast<std::size_t>(binding->width * binding->width);

@@ -4,7 +4,8 @@
  * of the pairs: each receive must get the message of its own pair (one channel per pair), by
  * MPIX_Stream_irecv from the rank and by MPIX_Stream_recv from MPI_ANY_SOURCE. Indices beyond
  * either side's streams are MPI_ERR_ARG; a multiplex communicator of no stream has
- * MPIX_STREAM_NULL at index 0. */
+ * MPIX_STREAM_NULL at index 0; one rank attaching more streams than gpurun multiplexes makes
+ * the call fail on every rank (MPI_ERR_ARG), with no communicator made. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -79,6 +80,14 @@ int main(int argc, char **argv) {
   MPIX_Comm_get_stream(none, 0, &got);
   MTEST_CHECK(got == MPIX_STREAM_NULL, "a multiplex comm of no stream has 0x%x", (unsigned)got);
   MPI_Comm_free(&none);
+  MPIX_Stream many[9] = {MPIX_STREAM_NULL, MPIX_STREAM_NULL, MPIX_STREAM_NULL,
+                         MPIX_STREAM_NULL, MPIX_STREAM_NULL, MPIX_STREAM_NULL,
+                         MPIX_STREAM_NULL, MPIX_STREAM_NULL, MPIX_STREAM_NULL};
+  MPI_Comm wide = MPI_COMM_NULL;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  rc = MPIX_Stream_comm_create_multiplex(MPI_COMM_WORLD, rank == size - 1 ? 9 : 1, many, &wide);
+  mtest_expect_arg_error(rc, MPI_ERR_ARG, "MPIX_Stream_comm_create_multiplex", "count");
+  MTEST_CHECK(wide == MPI_COMM_NULL, "a refused multiplex communicator was made");
   MPI_Comm_free(&mc);
   for (int i = 0; i < mine; ++i) {
     rc = MPIX_Stream_free(&streams[i]);
