@@ -4,6 +4,10 @@
  * between calls so that one call's stragglers do not overlap the next; the table shows the
  * average time per call over ranks (and with -f the minimum, maximum and iteration count).
  *
+ * -q stream (a program with an enqueue form): every call is enqueued on the CUDA stream, and
+ * the time from the first timed call to the stream's end, divided by the calls, is the time
+ * per call (there is no per-call bracket on the host: the host does not wait for each call).
+ *
  * Nonblocking (OSU's method): first the pure communication time (start + wait) is measured;
  * then each call is started, the rank computes for that long (the largest pure time over
  * ranks), optionally calling MPI_Test, and waits. Overlap is the share of the communication
@@ -52,6 +56,9 @@ static long long validate(struct coll_ctx *c, const struct coll_op *op, int nonb
       MPI_Request req;
       op->start(c, &req);
       MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else if (c->b->opt.queue == BENCH_QUEUE_STREAM) {
+      op->enqueue(c);
+      bench_stream_sync(c->b);
     } else {
       op->run(c);
     }
@@ -60,7 +67,19 @@ static long long validate(struct coll_ctx *c, const struct coll_op *op, int nonb
   return wrong;
 }
 
+static double time_enqueued(struct coll_ctx *c, const struct coll_op *op, int iters, int warmup) {
+  MPI_Barrier(c->b->comm);
+  for (int i = 0; i < warmup; i++) op->enqueue(c);
+  bench_stream_sync(c->b);
+  MPI_Barrier(c->b->comm);
+  double t0 = MPI_Wtime();
+  for (int i = 0; i < iters; i++) op->enqueue(c);
+  bench_stream_sync(c->b);
+  return (MPI_Wtime() - t0) / iters;
+}
+
 static double time_blocking(struct coll_ctx *c, const struct coll_op *op, int iters, int warmup) {
+  if (c->b->opt.queue == BENCH_QUEUE_STREAM) return time_enqueued(c, op, iters, warmup);
   double total = 0.0;
   for (int i = 0; i < warmup + iters; i++) {
     MPI_Barrier(c->b->comm);
@@ -85,6 +104,7 @@ int bench_coll_main(const struct bench_spec *spec, const struct coll_op *op, int
   add_latency_columns(&b);
   bench_print_header(&b);
   ctx_init(&c, &b, op);
+  if (b.opt.queue == BENCH_QUEUE_STREAM) bench_stream_open(&b);
   for (size_t s = bench_size_first(&b); s; s = bench_size_next(&b, s)) {
     size_t bytes = bench_size_bytes(s);
     int iters = bench_iters(&b, bytes);

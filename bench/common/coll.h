@@ -25,6 +25,7 @@ struct coll_op {
   void (*prepare)(struct coll_ctx *c); /* optional: counts and displacements */
   void (*run)(struct coll_ctx *c);
   void (*start)(struct coll_ctx *c, MPI_Request *req); /* nonblocking form */
+  void (*enqueue)(struct coll_ctx *c); /* -q stream form (MPIX_*_enqueue), where there is one */
   /* Validation: fill the send side and poison the receive side for round; count errors. */
   void (*fill)(struct coll_ctx *c, int round);
   long long (*check)(struct coll_ctx *c, int round);

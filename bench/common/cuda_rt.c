@@ -92,10 +92,14 @@ void bench_cuda_free(void *p) {
   if (p && cuda.free) cuda.free(p);
 }
 
+/* cudaMemcpy from pageable memory may return before the data has reached the device: the
+ * synchronization makes it visible to work on every stream (the MPI's own, -q stream's). */
 int bench_cuda_to_device(void *dst, const void *src, size_t bytes, char *why, size_t why_len) {
   if (!bytes) return 0;
-  return check(cuda.memcpy(dst, src, bytes, kCudaMemcpyHostToDevice), "cudaMemcpy to device", why,
-               why_len);
+  if (check(cuda.memcpy(dst, src, bytes, kCudaMemcpyHostToDevice), "cudaMemcpy to device", why,
+            why_len) != 0)
+    return -1;
+  return check(cuda.synchronize(), "cudaDeviceSynchronize", why, why_len);
 }
 
 int bench_cuda_to_host(void *dst, const void *src, size_t bytes, char *why, size_t why_len) {

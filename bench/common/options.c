@@ -127,8 +127,8 @@ static enum bench_parse parse_queue(struct bench_options *opt, unsigned accepts,
     opt->queue = BENCH_QUEUE_STREAM;
     if (accepts & BENCH_OPT_STREAM) return BENCH_PARSE_OK;
     return fail(opt, BENCH_PARSE_UNSUPPORTED,
-                "-q stream: not supported by this program (osu_latency and osu_bw enqueue "
-                "their messages on a stream)");
+                "-q stream: not supported by this program (osu_latency, osu_bw and "
+                "osu_allreduce enqueue their operations on a stream)");
   }
   if (strcmp(text, "device") == 0) {
     opt->queue = BENCH_QUEUE_DEVICE;
