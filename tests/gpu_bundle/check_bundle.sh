@@ -1,0 +1,23 @@
+#!/bin/bash
+# check_bundle.sh PYTHON SOURCE_DIR BUILD_DIR WORK: makes the GPU bundle and runs its checks with
+# the system's copies of the libraries it carries hidden, where a mount namespace can be had.
+set -euo pipefail
+python=$1 src=$2 build=$3 work=$4
+rm -rf "$work" && mkdir -p "$work"
+"$python" "$src/scripts/gpu_bundle.py" --build "$build" --out "$work/bundle"
+cat > "$work/hidden.sh" <<HIDE
+set -e
+mount -t tmpfs none /usr/lib/x86_64-linux-gnu/pmix2
+for f in libhwloc.so.15 libevent_core-2.1.so.7 libevent_pthreads-2.1.so.7 libmunge.so.2; do
+  mount --bind /dev/null "\$(readlink -f /lib/x86_64-linux-gnu/\$f)"
+done
+exec "$python" "$src/scripts/gpu_check.py" --bundle "$work/bundle" --out "$work/out"
+HIDE
+if unshare -m --propagation private true 2>/dev/null; then
+  unshare -m --propagation private bash "$work/hidden.sh" | tee "$work/log"
+else
+  echo "check_bundle: no mount namespace here: the system's libraries stay visible"
+  "$python" "$src/scripts/gpu_check.py" --bundle "$work/bundle" --out "$work/out" | tee "$work/log"
+fi
+grep -Eq '^gpu_check: [0-9]+ passed, 0 failed, [0-9]+ skipped of [1-9]' "$work/log" ||
+  { echo "check_bundle: a check failed (or none ran)"; exit 1; }
