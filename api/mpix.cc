@@ -83,16 +83,27 @@ std::optional<Lookup> found(std::string_view base) {
   return std::nullopt;
 }
 
-// The family and base name of an MPI call's name ("MPI_Isend_c", "mpi_allreduce_init"), if it
-// takes buffers.
+// The stream forms of MPI calls ("send_enqueue", "stream_isend", without "mpix_" or "_c"):
+// their operations take the paths of the MPI call's (api/enqueue.h), so the base name stays.
+bool strip_stream_form(std::string& name) {
+  if (strip_suffix(name, "_enqueue")) return true;
+  if (!name.starts_with("stream_")) return false;
+  name.erase(0, 7);
+  return true;
+}
+
+// The family and base name of an MPI call's name ("MPI_Isend_c", "mpi_allreduce_init",
+// "MPIX_Send_enqueue", "MPIX_Stream_isend"), if it takes buffers.
 std::optional<Lookup> family_of(const char* call) {
   std::string name(call);
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (name.starts_with("pmpi_")) name.erase(0, 1);
-  if (!name.starts_with("mpi_")) return std::nullopt;
-  name.erase(0, 4);
+  if (name.starts_with("pmpi")) name.erase(0, 1);
+  bool mpix = name.starts_with("mpix_");
+  if (!mpix && !name.starts_with("mpi_")) return std::nullopt;
+  name.erase(0, mpix ? 5 : 4);
   strip_suffix(name, "_c");
+  if (mpix && !strip_stream_form(name)) return std::nullopt;
   bool persistent = strip_suffix(name, "_init");
   if (auto l = found(name)) return l;
   // MPI_Isend, MPI_Imrecv, MPI_Iallreduce: the nonblocking forms have no persistent twin.

@@ -19,8 +19,9 @@
  *       else 0 (gpurun supports CUDA only). MPI_ERR_ARG for another gpu_type or a null pointer.
  *
  *   int MPIX_Query_cuda_path(const char *call, int *path)
- *       How the MPI call named `call` ("MPI_Send", "MPI_Iallreduce", "MPI_Pack_c", any case)
- *       treats CUDA device buffers in this process:
+ *       How the MPI call named `call` ("MPI_Send", "MPI_Iallreduce", "MPI_Pack_c", any case;
+ *       the stream forms "MPIX_Send_enqueue", "MPIX_Stream_isend" answer as the MPI call they
+ *       run) treats CUDA device buffers in this process:
  *         MPIX_CUDA_PATH_NATIVE   moved or reduced on the device (CUDA IPC, device kernels)
  *         MPIX_CUDA_PATH_STAGED   accepted, copied through host memory
  *         MPIX_CUDA_PATH_REFUSED  not accepted (the call fails with MPI_ERR_BUFFER); always

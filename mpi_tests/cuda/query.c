@@ -11,9 +11,16 @@ static const char *const kBufferCalls[] = {
     "MPI_Send",      "MPI_Isend_c",        "mpi_recv",       "MPI_Irecv",
     "MPI_Sendrecv",  "MPI_Imrecv",         "MPI_Send_init",  "MPI_Bcast",
     "MPI_Ialltoallv", "mpi_allreduce_init", "MPI_Reduce_scatter_block", "MPI_Iexscan",
-    "MPI_Reduce_local", "MPI_Pack_c",     "MPI_Unpack_external", "PMPI_Allgather"};
+    "MPI_Reduce_local", "MPI_Pack_c",     "MPI_Unpack_external", "PMPI_Allgather",
+    "MPIX_Send_enqueue", "MPIX_Stream_isend_c", "PMPIX_Allreduce_enqueue_c"};
 static const char *const kOtherNames[] = {"MPI_Barrier", "MPI_Iprobe", "MPI_Init", "MPI_Foo",
-                                          "Send", "", "MPI_I", "MPI_Irecv_init"};
+                                          "Send", "", "MPI_I", "MPI_Irecv_init",
+                                          "MPIX_Wait_enqueue", "MPIX_Stream_free", "MPIX_Send"};
+/* Stream forms and the MPI calls whose paths they take (api/enqueue.h). */
+static const char *const kStreamForms[][2] = {{"MPIX_Send_enqueue", "MPI_Send"},
+                                              {"MPIX_Irecv_enqueue_c", "MPI_Irecv"},
+                                              {"MPIX_Stream_recv", "MPI_Recv"},
+                                              {"MPIX_Allreduce_enqueue", "MPI_Allreduce"}};
 
 /* The error class of a returned code. */
 static int class_of(int code) {
@@ -33,6 +40,13 @@ static void check_paths(int support) {
     if (!support)
       MTEST_CHECK(path == MPIX_CUDA_PATH_REFUSED, "%s: path %d without CUDA", kBufferCalls[i],
                   path);
+  }
+  for (size_t i = 0; i < sizeof kStreamForms / sizeof *kStreamForms; ++i) {
+    int form = -1, call = -2;
+    MPIX_Query_cuda_path(kStreamForms[i][0], &form);
+    MPIX_Query_cuda_path(kStreamForms[i][1], &call);
+    MTEST_CHECK(form == call, "%s: path %d, %s's is %d", kStreamForms[i][0], form,
+                kStreamForms[i][1], call);
   }
   if (!support) return;
   /* With CUDA: allreduce has a device algorithm, and every algorithm of the neighbourhood
