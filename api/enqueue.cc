@@ -97,24 +97,27 @@ void drop_queue(std::unique_ptr<EnqueueQueue> queue) {
 
 namespace {
 
-// The request `handle` names if the queue of comm's stream may wait for it; or the error.
-int enqueued_request(const Call& call, const char* arg, MPI_Request handle, core::Request** out,
+// The request `handle` (argument `request`, or array_of_requests[index] when index >= 0) if a
+// queue may wait for it; or the error.
+int enqueued_request(const Call& call, int index, MPI_Request handle, core::Request** out,
                      EnqueueQueue** queue) {
   core::Request* r = find_request(handle);
-  if (r == nullptr) return bad_request(call, arg, handle);
-  MPI_Comm comm = comm_handle_of(r);
   auto& list = queues();
-  auto it =
-      std::find_if(list.begin(), list.end(), [r](const EnqueueQueue* q) { return q->waitable(r); });
-  if (!r->enqueued || it == list.end()) {
-    return raise(call, comm, MPI_ERR_REQUEST,
-                 "argument %s (0x%x) is not a request of MPIX_Isend_enqueue or "
-                 "MPIX_Irecv_enqueue that is still to be waited for",
-                 arg, static_cast<unsigned>(handle));
+  auto it = r == nullptr || !r->enqueued
+                ? list.end()
+                : std::find_if(list.begin(), list.end(),
+                               [r](const EnqueueQueue* q) { return q->waitable(r); });
+  if (it != list.end()) {
+    *out = r;
+    *queue = *it;
+    return MPI_SUCCESS;
   }
-  *out = r;
-  *queue = *it;
-  return MPI_SUCCESS;
+  std::string arg = index < 0 ? "request" : "array_of_requests[" + std::to_string(index) + "]";
+  if (r == nullptr) return bad_request(call, arg.c_str(), handle);
+  return raise(call, comm_handle_of(r), MPI_ERR_REQUEST,
+               "argument %s (0x%x) is not a request of MPIX_Isend_enqueue or "
+               "MPIX_Irecv_enqueue that is still to be waited for",
+               arg.c_str(), static_cast<unsigned>(handle));
 }
 
 // Appends the start of the persistent request `handle` made for `call` (and its wait point
@@ -171,7 +174,9 @@ int allreduce_enqueue(const Call& call, const void* sendbuf, void* recvbuf, Coun
   return append(call, comm, *queue, handle, nullptr, MPI_STATUS_IGNORE);
 }
 
-int wait_enqueue(const Call& call, int count, MPI_Request* requests, MPI_Status* statuses) {
+// MPIX_Wait_enqueue (`single`: the argument is `request`) and MPIX_Waitall_enqueue.
+int wait_enqueue(const Call& call, int count, MPI_Request* requests, MPI_Status* statuses,
+                 bool single) {
   std::vector<core::Request*> list;
   std::vector<MPI_Status*> outs;
   EnqueueQueue* queue = nullptr;
@@ -181,15 +186,15 @@ int wait_enqueue(const Call& call, int count, MPI_Request* requests, MPI_Status*
       if (out != MPI_STATUS_IGNORE) write_empty_status(out);
       continue;
     }
-    std::string arg = count == 1 ? "request" : "array_of_requests[" + std::to_string(i) + "]";
     core::Request* r = nullptr;
     EnqueueQueue* q = nullptr;
-    if (int rc = enqueued_request(call, arg.c_str(), requests[i], &r, &q); rc != MPI_SUCCESS)
-      return rc;
+    int index = single ? -1 : i;
+    if (int rc = enqueued_request(call, index, requests[i], &r, &q); rc != MPI_SUCCESS) return rc;
     if (queue != nullptr && q != queue) {
       return raise(call, comm_handle_of(r), MPI_ERR_REQUEST,
-                   "argument %s was enqueued on another stream than the requests before it",
-                   arg.c_str());
+                   "argument array_of_requests[%d] was enqueued on another stream than the "
+                   "requests before it",
+                   i);
     }
     queue = q;
     list.push_back(r);
@@ -252,7 +257,7 @@ extern "C" int PMPIX_Wait_enqueue(MPI_Request* request, MPI_Status* status) {
   GPURUN_API_ENTER("MPIX_Wait_enqueue");
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
   GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "status", status);
-  return wait_enqueue(call, 1, request, status);
+  return wait_enqueue(call, 1, request, status, true);
 }
 GPURUN_MPI_ALIAS(MPIX_Wait_enqueue)
 
@@ -262,6 +267,6 @@ extern "C" int PMPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[],
   if (count < 0)
     return raise(call, MPI_COMM_NULL, MPI_ERR_COUNT, "argument count %d is negative", count);
   if (count > 0) GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, array_of_requests);
-  return wait_enqueue(call, count, array_of_requests, array_of_statuses);
+  return wait_enqueue(call, count, array_of_requests, array_of_statuses, false);
 }
 GPURUN_MPI_ALIAS(MPIX_Waitall_enqueue)

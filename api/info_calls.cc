@@ -107,14 +107,7 @@ extern "C" int PMPIX_Info_set_hex(MPI_Info info, const char* key, const void* va
   }
   if (value == nullptr && value_size > 0)
     return raise(call, MPI_COMM_NULL, MPI_ERR_INFO_VALUE, "argument value is a null pointer");
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string hex;
-  const auto* bytes = static_cast<const unsigned char*>(value);
-  for (int i = 0; i < value_size; ++i) {
-    hex += kDigits[bytes[i] >> 4];
-    hex += kDigits[bytes[i] & 0xf];
-  }
-  object->set(key, hex);
+  object->set(key, gpurun::core::encode_hex(value, static_cast<std::size_t>(value_size)));
   return MPI_SUCCESS;
 }
 GPURUN_MPI_ALIAS(MPIX_Info_set_hex)

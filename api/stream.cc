@@ -38,25 +38,6 @@ int raise_bad_stream(const Call& call, MPI_Comm comm, const char* arg, MPIX_Stre
                arg, static_cast<unsigned>(handle));
 }
 
-// The value of hexadecimal digits `hex` (two per byte, memory order) into `out`; false unless
-// they are exactly `size` bytes' worth.
-bool decode_hex(const std::string& hex, void* out, std::size_t size) {
-  if (hex.size() != 2 * size) return false;
-  auto digit = [](char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  auto* bytes = static_cast<unsigned char*>(out);
-  for (std::size_t i = 0; i < size; ++i) {
-    int high = digit(hex[2 * i]), low = digit(hex[2 * i + 1]);
-    if (high < 0 || low < 0) return false;
-    bytes[i] = static_cast<unsigned char>(high << 4 | low);
-  }
-  return true;
-}
-
 // A CUDA stream from the info's "value" (a cudaStream_t in hexadecimal).
 int make_cuda_stream(const Call& call, const core::Info& info, StreamEntry* entry) {
   const std::string* value = info.get("value");
@@ -65,19 +46,20 @@ int make_cuda_stream(const Call& call, const core::Info& info, StreamEntry* entr
                  "info key \"type\" is \"cudaStream_t\" but key \"value\" is not set (set it "
                  "with MPIX_Info_set_hex(info, \"value\", &stream, sizeof(stream)))");
   }
-  if (!decode_hex(*value, &entry->cuda, sizeof entry->cuda)) {
+  std::uintptr_t handle = 0;  // the cudaStream_t
+  if (!core::decode_hex(*value, &handle, sizeof handle)) {
     return raise(call, MPI_COMM_NULL, MPI_ERR_INFO_VALUE,
                  "info key \"value\" (\"%.40s\") is not a cudaStream_t in hexadecimal: %zu "
                  "hexadecimal digits expected (MPIX_Info_set_hex)",
-                 value->c_str(), 2 * sizeof entry->cuda);
+                 value->c_str(), 2 * sizeof handle);
   }
-  Result<std::unique_ptr<accel::Stream>> device = accel::current().wrap_stream(entry->cuda);
+  Result<std::unique_ptr<accel::Stream>> device = accel::current().wrap_stream(handle);
   if (!device.ok()) {
     bool unsupported = device.status().code() == ErrorCode::kUnsupported;
-    return raise(
-        call, MPI_COMM_NULL, unsupported ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_ERR_ARG,
-        "cannot use CUDA stream 0x%llx: %.*s", static_cast<unsigned long long>(entry->cuda),
-        static_cast<int>(device.status().message().size()), device.status().message().data());
+    return raise(call, MPI_COMM_NULL, unsupported ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_ERR_ARG,
+                 "cannot use CUDA stream 0x%llx: %.*s", static_cast<unsigned long long>(handle),
+                 static_cast<int>(device.status().message().size()),
+                 device.status().message().data());
   }
   entry->device = std::move(*device);
   GPURUN_LOG(info, cuda, "stream for enqueued operations: %s", entry->device->describe().c_str());
@@ -152,16 +134,23 @@ int gather_counts(const Call& call, MPI_Comm comm, CommEntry& entry, int mine,
   return MPI_SUCCESS;
 }
 
-// The channels of a multiplex communicator whose widest rank attached `width` streams.
-int make_channels(const Call& call, MPI_Comm comm, CommEntry& entry, StreamBinding* binding) {
+// How many streams the widest rank attached (binding->width), or the error when it is more
+// than gpurun multiplexes: every rank sees the same counts, so all fail alike.
+int check_width(const Call& call, MPI_Comm comm, StreamBinding* binding) {
   constexpr int kMaxWidth = 8;  // 64 channels, each a communicator (a context id)
+  auto widest = std::max_element(binding->counts.begin(), binding->counts.end());
+  binding->width = *widest;
   if (binding->width > kMaxWidth) {
-    auto widest = std::max_element(binding->counts.begin(), binding->counts.end());
     return raise(call, comm, MPI_ERR_ARG,
                  "argument count: rank %d of comm attaches %d streams; gpurun multiplexes at most "
                  "%d per rank",
                  static_cast<int>(widest - binding->counts.begin()), binding->width, kMaxWidth);
   }
+  return MPI_SUCCESS;
+}
+
+// The channels of a multiplex communicator: one duplicate of the parent per pair of indices.
+int make_channels(const Call& call, MPI_Comm comm, CommEntry& entry, StreamBinding* binding) {
   if (binding->width == 1) return MPI_SUCCESS;
   const auto n = static_cast<std::size_t>(binding->width * binding->width);
   for (std::size_t i = 0; i < n; ++i) {
@@ -182,8 +171,8 @@ int bind(const Call& call, MPI_Comm comm, std::vector<MPIX_Stream> local, bool m
   binding->multiplex = multiplex;
   if (multiplex) {
     int rc = gather_counts(call, comm, *entry, static_cast<int>(local.size()), &binding->counts);
+    if (rc == MPI_SUCCESS) rc = check_width(call, comm, binding.get());
     if (rc != MPI_SUCCESS) return rc;
-    for (int count : binding->counts) binding->width = std::max(binding->width, count);
   }
   MPI_Comm made = MPI_COMM_NULL;
   if (int rc = duplicate(call, comm, *entry, nullptr, &made); rc != MPI_SUCCESS) return rc;

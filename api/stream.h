@@ -33,7 +33,6 @@ class EnqueueQueue;  // api/enqueue.h
 struct StreamEntry {
   StreamEntry();
   ~StreamEntry();
-  std::uintptr_t cuda = 0;                 // the cudaStream_t of a CUDA stream
   std::unique_ptr<accel::Stream> device;   // a CUDA stream's ordering; null for host streams
   int uses = 0;                            // communicators bound to it
   std::unique_ptr<EnqueueQueue> enqueued;  // made by the first enqueued operation

@@ -5,6 +5,7 @@
 // Not thread-safe: the API layer serialises callers.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,5 +30,11 @@ class Info {
  private:
   std::vector<std::pair<std::string, std::string>> entries_;
 };
+
+// Binary values in info values, as MPICH's MPIX_Info_set_hex writes them: two lower-case
+// hexadecimal digits per byte, in memory order. decode_hex takes either case and is false
+// unless `hex` holds exactly `size` bytes.
+std::string encode_hex(const void* value, std::size_t size);
+bool decode_hex(std::string_view hex, void* out, std::size_t size);
 
 }  // namespace gpurun::core

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 namespace gpurun::core {
 namespace {
 
@@ -21,6 +23,21 @@ TEST(Info, KeepsFirstSetOrderAndReplacesInPlace) {
   EXPECT_FALSE(info.erase("b"));
   EXPECT_EQ(info.size(), 1);
   EXPECT_EQ(info.key(0), "a");
+}
+
+TEST(InfoHex, EncodesBytesInMemoryOrderAndDecodesEitherCase) {
+  const unsigned char bytes[4] = {0x12, 0xab, 0x00, 0xff};
+  EXPECT_EQ(encode_hex(bytes, 4), "12ab00ff");
+  unsigned char back[4] = {};
+  ASSERT_TRUE(decode_hex("12AB00ff", back, 4));
+  EXPECT_EQ(std::memcmp(back, bytes, 4), 0);
+  EXPECT_FALSE(decode_hex("12ab00f", back, 4)) << "an odd number of digits";
+  EXPECT_FALSE(decode_hex("12ab00ff00", back, 4)) << "more bytes than asked";
+  EXPECT_FALSE(decode_hex("12zz00ff", back, 4)) << "not a digit";
+  void* pointer = reinterpret_cast<void*>(0x1234);
+  void* decoded = nullptr;
+  ASSERT_TRUE(decode_hex(encode_hex(&pointer, sizeof pointer), &decoded, sizeof decoded));
+  EXPECT_EQ(decoded, pointer);
 }
 
 }  // namespace
