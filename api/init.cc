@@ -19,6 +19,7 @@
 #include "api/comm_build.h"
 #include "api/memory_kinds.h"
 #include "api/names.h"
+#include "api/prequest.h"
 #include "api/spawn.h"
 #include "api/state.h"
 #include "api/wiring.h"
@@ -118,6 +119,7 @@ int end_runtime_if_unused(const Call& call, bool world_ending) {
   ProcessState& s = state();
   wait_buffered_sends();  // a buffered message must still arrive if the buffer was not detached
   drain(s);
+  free_prequests();
   wait_spawned_jobs();
   unpublish_names();
   gpurun::Status st = s.bootstrap->finalize();

@@ -60,7 +60,18 @@
  *       until the stream has passed the operation. The communicator needs a CUDA stream
  *       (MPI_ERR_COMM otherwise); a request of MPIX_I*_enqueue completes only with
  *       MPIX_Wait(all)_enqueue (MPI_Wait and the like refuse it: MPI_ERR_REQUEST). A stream
- *       being captured into a CUDA graph is refused (MPI_ERR_UNSUPPORTED_OPERATION). */
+ *       being captured into a CUDA graph is refused (MPI_ERR_UNSUPPORTED_OPERATION).
+ *
+ * Kernel-triggered partitioned communication (the MPI Forum hybrid working group's proposal,
+ * with MPI-ACX's names; the device calls MPIX_Pready and MPIX_Parrived are in gpurun/device.cuh):
+ *
+ *   int MPIX_Prequest_create(MPI_Request request, MPIX_Prequest *prequest)
+ *       A handle to the partitioned request `request` (MPI_Psend_init, MPI_Precv_init) that
+ *       kernels and threads that do not call MPI pass to MPIX_Pready / MPIX_Parrived. One per
+ *       request (MPI_ERR_REQUEST for another kind of request or a second prequest).
+ *   int MPIX_Prequest_free(MPIX_Prequest *prequest)
+ *       Frees it (*prequest becomes MPIX_PREQUEST_NULL); MPI_ERR_REQUEST while its request is
+ *       active. Prequests left at MPI_Finalize are freed there. */
 #ifndef GPURUN_MPIX_H_INCLUDED
 #define GPURUN_MPIX_H_INCLUDED
 
@@ -86,6 +97,10 @@ extern "C" {
 /* Streams. */
 typedef int MPIX_Stream;
 #define MPIX_STREAM_NULL ((MPIX_Stream)0x3c000000)
+
+/* Kernel-triggered partitioned communication. */
+typedef struct MPIX_Prequest_s *MPIX_Prequest;
+#define MPIX_PREQUEST_NULL ((MPIX_Prequest)0)
 
 int MPIX_Query_cuda_support(void) GPURUN_API;
 int MPIX_GPU_query_support(int gpu_type, int *is_supported) GPURUN_API;
@@ -150,6 +165,8 @@ int MPIX_Irecv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int 
                          MPI_Comm comm, MPI_Request *request) GPURUN_API;
 int MPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) GPURUN_API;
+int MPIX_Prequest_create(MPI_Request request, MPIX_Prequest *prequest) GPURUN_API;
+int MPIX_Prequest_free(MPIX_Prequest *prequest) GPURUN_API;
 
 int PMPIX_Info_set_hex(MPI_Info info, const char *key, const void *value,
                        int value_size) GPURUN_API;
@@ -205,6 +222,8 @@ int PMPIX_Irecv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int
                           MPI_Comm comm, MPI_Request *request) GPURUN_API;
 int PMPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) GPURUN_API;
+int PMPIX_Prequest_create(MPI_Request request, MPIX_Prequest *prequest) GPURUN_API;
+int PMPIX_Prequest_free(MPIX_Prequest *prequest) GPURUN_API;
 
 #if defined(__cplusplus)
 }

@@ -44,7 +44,11 @@ GPURUN_EXTENSIONS = frozenset([
     "Stream_send_c", "Stream_isend_c", "Stream_recv_c", "Stream_irecv_c",
     "Send_enqueue", "Recv_enqueue", "Isend_enqueue", "Irecv_enqueue", "Wait_enqueue",
     "Waitall_enqueue", "Allreduce_enqueue", "Send_enqueue_c", "Recv_enqueue_c",
-    "Isend_enqueue_c", "Irecv_enqueue_c", "Allreduce_enqueue_c"]])
+    "Isend_enqueue_c", "Irecv_enqueue_c", "Allreduce_enqueue_c"]] + [
+    # include/mpix.h: kernel-triggered partitioned communication (MPI-ACX's names; MPICH has
+    # none)
+    "MPIX_Prequest", "MPIX_PREQUEST_NULL", "MPIX_Prequest_create", "PMPIX_Prequest_create",
+    "MPIX_Prequest_free", "PMPIX_Prequest_free"])
 
 # MPICH names that gpurun's mpi.h leaves out on purpose, with the reason.
 OMITTED = [

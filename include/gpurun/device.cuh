@@ -1,0 +1,140 @@
+/* gpurun: the device API, calls that a CUDA kernel makes to drive communication itself.
+ *
+ * Kernel-triggered partitioned communication, with the names of the MPI Forum hybrid working
+ * group's proposal (as NVIDIA's MPI-ACX prototype spells them). The host sets up an MPI-4
+ * partitioned request and hands the kernel a device handle to it:
+ *
+ *   MPI_Psend_init(buf, partitions, count, type, dest, tag, comm, MPI_INFO_NULL, &req);
+ *   MPIX_Prequest_create(req, &preq);          (mpix.h; preq is a plain pointer, pass it by value)
+ *   MPI_Start(&req);
+ *   kernel<<<partitions, threads, 0, stream>>>(buf, preq);
+ *   MPI_Wait(&req, MPI_STATUS_IGNORE);         (and MPI_Start / launch / MPI_Wait again, ...)
+ *   MPIX_Prequest_free(&preq);                 (once no kernel uses it; before MPI_Request_free
+ *                                              or after, but while the request is inactive)
+ *
+ *   __device__ int MPIX_Pready(int partition, MPIX_Prequest preq)
+ *       The send-side partition is ready, as MPI_Pready says: gpurun sends it once every
+ *       partition of the receiver that needs its bytes is ready. Make every write to the
+ *       partition first, then call it from one thread, e.g. after __syncthreads():
+ *         __syncthreads(); if (threadIdx.x == 0) MPIX_Pready(blockIdx.x, preq);
+ *   __device__ int MPIX_Parrived(MPIX_Prequest preq, int partition, int *flag)
+ *       *flag = 1 once the receive-side partition's data is in the buffer (reads after it see
+ *       the data), else 0, as MPI_Parrived says. A kernel may poll it, but only for data whose
+ *       sender does not wait for this kernel (a grid larger than what runs at once can keep
+ *       the blocks that would mark partitions ready from running).
+ *
+ * Both return MPI_SUCCESS, or for a misuse MPI_ERR_ARG (a partition out of range, the other
+ * side's call) or MPI_ERR_REQUEST (no prequest, or its request never started). A device cannot
+ * run an error handler: the first misuse is recorded in the prequest, and the epoch the host
+ * sees it in fails with MPI_ERR_ARG and a message naming the call and the partition (MPI_Wait
+ * returns it through the communicator's error handler). A send epoch fails at once: the
+ * receiver partitions not sent yet go one byte too long, so that the receiver's epoch fails
+ * (MPI_ERR_TRUNCATE) rather than wait. A receive epoch fails once its data is in; a misuse after
+ * that counts in the next epoch. A partition marked ready twice in one epoch goes unnoticed.
+ *
+ * The same functions run on the host too (this header compiles as C, C++ and CUDA): a thread
+ * that does not call MPI (a worker of MPI_THREAD_FUNNELED code, say) may mark partitions ready
+ * and watch them arrive through them. The MPI thread must keep calling MPI, or gpurun's
+ * progress helper does: while an epoch of a request with a prequest is active, the helper
+ * progresses it when the program is outside MPI (in cudaStreamSynchronize, say).
+ *
+ * How: the prequest lives in pinned host memory that the device reaches with the same pointer
+ * (without CUDA, in ordinary host memory), one 32-bit word per partition after a header. Each
+ * MPI_Start opens a new epoch, numbered 1, 2, ...; MPIX_Pready writes the epoch's number into
+ * the partition's word, which gpurun's progress reads; on the receive side gpurun writes it
+ * there once the partition arrived, and MPIX_Parrived compares. Nothing is reset between
+ * epochs. */
+#ifndef GPURUN_DEVICE_CUH_INCLUDED
+#define GPURUN_DEVICE_CUH_INCLUDED
+
+#include <mpi.h>
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define GPURUN_HOST_DEVICE __host__ __device__
+#else
+#define GPURUN_HOST_DEVICE
+#endif
+
+/* The header of a prequest (MPIX_Prequest, mpix.h, points to it), shared with the library
+ * (layout version 1). The partitions' words follow it. */
+#define GPURUN_PREQUEST_MAGIC 0x71727067u
+struct MPIX_Prequest_s {
+  uint32_t magic;      /* GPURUN_PREQUEST_MAGIC while the prequest exists */
+  int32_t partitions;  /* of the request */
+  int32_t send;        /* 1: a send request (MPIX_Pready), 0: a receive (MPIX_Parrived) */
+  uint32_t epoch;      /* the active epoch's number; 0 while the request is not started */
+  uint32_t misuse;     /* the first misuse: GPURUN_MISUSE_* << 28 | partition (28 bits) */
+  uint32_t reserved[3];
+};
+
+/* What a misuse was (the top 4 bits of `misuse`). */
+#define GPURUN_MISUSE_PARTITION 1u /* the partition is out of range */
+#define GPURUN_MISUSE_INACTIVE 2u  /* the request is not started */
+#define GPURUN_MISUSE_SIDE 3u      /* MPIX_Pready on a receive, MPIX_Parrived on a send */
+
+static inline GPURUN_HOST_DEVICE volatile uint32_t *gpurun_prequest_words(
+    struct MPIX_Prequest_s *p) {
+  return (volatile uint32_t *)(p + 1);
+}
+
+/* Orders the caller's earlier writes before its later ones as other processors (and the
+ * host's copies) see them: before a partition is marked ready, after one is seen arrived. */
+static inline GPURUN_HOST_DEVICE void gpurun_prequest_fence(void) {
+#if defined(__CUDA_ARCH__)
+  __threadfence_system();
+#else
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+/* Records the first misuse of `p` and returns the call's error class. */
+static inline GPURUN_HOST_DEVICE int gpurun_prequest_misuse(struct MPIX_Prequest_s *p,
+                                                            uint32_t what, int partition) {
+  volatile uint32_t *misuse = &p->misuse;
+  if (*misuse == 0) *misuse = what << 28 | ((uint32_t)partition & 0x0fffffffu);
+  gpurun_prequest_fence();
+  return what == GPURUN_MISUSE_INACTIVE ? MPI_ERR_REQUEST : MPI_ERR_ARG;
+}
+
+/* The open epoch of `p` for a call on side `send`, or 0 after recording the misuse in *rc. */
+static inline GPURUN_HOST_DEVICE uint32_t gpurun_prequest_epoch(struct MPIX_Prequest_s *p,
+                                                                int send, int partition,
+                                                                int *rc) {
+  if (p == 0 || *(volatile uint32_t *)&p->magic != GPURUN_PREQUEST_MAGIC) {
+    *rc = MPI_ERR_REQUEST;
+    return 0;
+  }
+  uint32_t epoch = *(volatile uint32_t *)&p->epoch;
+  if (p->send != send) {
+    *rc = gpurun_prequest_misuse(p, GPURUN_MISUSE_SIDE, partition);
+  } else if (partition < 0 || partition >= p->partitions) {
+    *rc = gpurun_prequest_misuse(p, GPURUN_MISUSE_PARTITION, partition);
+  } else if (epoch == 0) {
+    *rc = gpurun_prequest_misuse(p, GPURUN_MISUSE_INACTIVE, partition);
+  } else {
+    *rc = MPI_SUCCESS;
+    return epoch;
+  }
+  return 0;
+}
+
+static inline GPURUN_HOST_DEVICE int MPIX_Pready(int partition, MPIX_Prequest preq) {
+  int rc;
+  uint32_t epoch = gpurun_prequest_epoch(preq, 1, partition, &rc);
+  if (epoch == 0) return rc;
+  gpurun_prequest_fence();
+  gpurun_prequest_words(preq)[partition] = epoch;
+  return MPI_SUCCESS;
+}
+
+static inline GPURUN_HOST_DEVICE int MPIX_Parrived(MPIX_Prequest preq, int partition, int *flag) {
+  int rc;
+  uint32_t epoch = gpurun_prequest_epoch(preq, 0, partition, &rc);
+  if (epoch == 0) return rc;
+  *flag = gpurun_prequest_words(preq)[partition] == epoch;
+  if (*flag) gpurun_prequest_fence();
+  return MPI_SUCCESS;
+}
+
+#endif
