@@ -5,10 +5,14 @@
 // (Accelerator::allocate_host; ordinary host memory without CUDA): the header the device calls
 // read, then one word per partition. While an epoch of its request is active the prequest is
 // "active": the poller (one for all prequests, polled only while some are active) reads its
-// send words and misuse word, and the progress helper (api/progress_helper.h) polls while the
-// program is outside MPI, since a kernel that marks partitions ready rings no doorbell and the
-// host may sit in cudaStreamSynchronize meanwhile. Receive words are written as partitions
-// arrive (trigger_arrived), by whatever polls.
+// send words and misuse word. Where the progress helper may run (api/progress_helper.h: a
+// spare CPU, or GPURUN_PROGRESS_HELPER=on) it polls while the program is outside MPI, since a
+// kernel that marks partitions ready rings no doorbell and the host may sit in
+// cudaStreamSynchronize meanwhile. Where ranks fill every core it does not: a helper thread
+// spinning beside them cost each epoch 100 times more (16 partitions of 64 B, -np 2 on 2 cores:
+// 176 us against 3.9 with MPI_Pready), and the program must then call MPI (MPI_Wait, MPI_Test)
+// while a kernel waits for partitions. Receive words are written as partitions arrive
+// (trigger_arrived), by whatever polls.
 #include "api/prequest.h"
 
 #include <mpi.h>
@@ -34,7 +38,8 @@ struct DeviceTrigger {
   MPIX_Prequest shared = nullptr;    // what the device reads and writes
   bool pinned = false;               // from Accelerator::allocate_host (else std::aligned_alloc)
   core::Request* request = nullptr;  // nullptr once the request was freed
-  bool active = false;               // an epoch runs: counted in g_active, helped
+  bool active = false;               // an epoch runs: counted in g_active
+  bool helped = false;               // and the progress helper polls for it
   std::vector<std::uint8_t> seen;    // send: partitions of this epoch already handed over
   int unseen = 0;                    // send: partitions of this epoch not seen ready yet
   std::vector<int> fresh;            // scratch of poll_one
@@ -52,7 +57,7 @@ void deactivate(DeviceTrigger* t) {
   if (!t->active) return;
   t->active = false;
   --g_active;
-  helper::helped_end();
+  if (t->helped) helper::helped_end();
 }
 
 volatile std::uint32_t* words(const DeviceTrigger& t) { return gpurun_prequest_words(t.shared); }
@@ -207,7 +212,8 @@ void trigger_started(DeviceTrigger* t, bool nothing_moves) {
   t->unseen = p.partitions;
   t->active = true;
   ++g_active;
-  helper::helped_begin();
+  t->helped = helper::available();
+  if (t->helped) helper::helped_begin();
 }
 
 void trigger_arrived(DeviceTrigger* t, int partition) {

@@ -34,9 +34,10 @@
  *
  * The same functions run on the host too (this header compiles as C, C++ and CUDA): a thread
  * that does not call MPI (a worker of MPI_THREAD_FUNNELED code, say) may mark partitions ready
- * and watch them arrive through them. The MPI thread must keep calling MPI, or gpurun's
- * progress helper does: while an epoch of a request with a prequest is active, the helper
- * progresses it when the program is outside MPI (in cudaStreamSynchronize, say).
+ * and watch them arrive through them. Something must progress MPI meanwhile: gpurun's
+ * progress helper does while the program is outside MPI (in cudaStreamSynchronize, say), where
+ * a rank has a spare CPU for it or GPURUN_PROGRESS_HELPER=on; otherwise the program must keep
+ * calling MPI (MPI_Wait, MPI_Test) while a kernel waits for partitions.
  *
  * How: the prequest lives in pinned host memory that the device reaches with the same pointer
  * (without CUDA, in ordinary host memory), one 32-bit word per partition after a header. Each
