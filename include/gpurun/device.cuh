@@ -19,16 +19,17 @@
  *         __syncthreads(); if (threadIdx.x == 0) MPIX_Pready(blockIdx.x, preq);
  *   __device__ int MPIX_Parrived(MPIX_Prequest preq, int partition, int *flag)
  *       *flag = 1 once the receive-side partition's data is in the buffer (reads after it see
- *       the data), else 0, as MPI_Parrived says. A kernel may poll it, but only for data whose
- *       sender does not wait for this kernel (a grid larger than what runs at once can keep
- *       the blocks that would mark partitions ready from running).
+ *       the data), else 0, as MPI_Parrived says (1 before the request's first MPI_Start too).
+ *       A kernel may poll it, but only for data whose sender does not wait for this kernel (a
+ *       grid larger than what runs at once can keep the blocks that would mark partitions
+ *       ready from running).
  *
  * Both return MPI_SUCCESS, or for a misuse MPI_ERR_ARG (a partition out of range, the other
- * side's call) or MPI_ERR_REQUEST (no prequest, or its request never started). A device cannot
- * run an error handler: the first misuse is recorded in the prequest, and the epoch the host
- * sees it in fails with MPI_ERR_ARG and a message naming the call and the partition (MPI_Wait
- * returns it through the communicator's error handler). A send epoch fails at once: the
- * receiver partitions not sent yet go one byte too long, so that the receiver's epoch fails
+ * side's call) or MPI_ERR_REQUEST (no prequest; MPIX_Pready before the first MPI_Start). A
+ * device cannot run an error handler: the first misuse is recorded in the prequest, and the
+ * epoch the host sees it in fails with MPI_ERR_ARG and a message naming the call and the
+ * partition (MPI_Wait returns it through the communicator's error handler). A send epoch fails
+ * at once: the receiver partitions not sent yet go too long, so that the receiver's epoch fails
  * (MPI_ERR_TRUNCATE) rather than wait. A receive epoch fails once its data is in; a misuse after
  * that counts in the next epoch. A partition marked ready twice in one epoch goes unnoticed.
  *
@@ -98,42 +99,37 @@ static inline GPURUN_HOST_DEVICE int gpurun_prequest_misuse(struct MPIX_Prequest
   return what == GPURUN_MISUSE_INACTIVE ? MPI_ERR_REQUEST : MPI_ERR_ARG;
 }
 
-/* The open epoch of `p` for a call on side `send`, or 0 after recording the misuse in *rc. */
-static inline GPURUN_HOST_DEVICE uint32_t gpurun_prequest_epoch(struct MPIX_Prequest_s *p,
-                                                                int send, int partition,
-                                                                int *rc) {
+/* The epoch of `p` (0: never started) for a call on side `send`, with *rc = MPI_SUCCESS; or
+ * -1 after recording the misuse in *rc. */
+static inline GPURUN_HOST_DEVICE int64_t gpurun_prequest_epoch(struct MPIX_Prequest_s *p, int send,
+                                                               int partition, int *rc) {
+  *rc = MPI_SUCCESS;
   if (p == 0 || *(volatile uint32_t *)&p->magic != GPURUN_PREQUEST_MAGIC) {
     *rc = MPI_ERR_REQUEST;
-    return 0;
-  }
-  uint32_t epoch = *(volatile uint32_t *)&p->epoch;
-  if (p->send != send) {
+  } else if (p->send != send) {
     *rc = gpurun_prequest_misuse(p, GPURUN_MISUSE_SIDE, partition);
   } else if (partition < 0 || partition >= p->partitions) {
     *rc = gpurun_prequest_misuse(p, GPURUN_MISUSE_PARTITION, partition);
-  } else if (epoch == 0) {
-    *rc = gpurun_prequest_misuse(p, GPURUN_MISUSE_INACTIVE, partition);
-  } else {
-    *rc = MPI_SUCCESS;
-    return epoch;
   }
-  return 0;
+  return *rc == MPI_SUCCESS ? (int64_t)*(volatile uint32_t *)&p->epoch : -1;
 }
 
 static inline GPURUN_HOST_DEVICE int MPIX_Pready(int partition, MPIX_Prequest preq) {
   int rc;
-  uint32_t epoch = gpurun_prequest_epoch(preq, 1, partition, &rc);
-  if (epoch == 0) return rc;
+  int64_t epoch = gpurun_prequest_epoch(preq, 1, partition, &rc);
+  if (epoch < 0) return rc;
+  if (epoch == 0) return gpurun_prequest_misuse(preq, GPURUN_MISUSE_INACTIVE, partition);
   gpurun_prequest_fence();
-  gpurun_prequest_words(preq)[partition] = epoch;
+  gpurun_prequest_words(preq)[partition] = (uint32_t)epoch;
   return MPI_SUCCESS;
 }
 
+/* Never started: nothing is on its way (MPI_Parrived's flag on an inactive request). */
 static inline GPURUN_HOST_DEVICE int MPIX_Parrived(MPIX_Prequest preq, int partition, int *flag) {
   int rc;
-  uint32_t epoch = gpurun_prequest_epoch(preq, 0, partition, &rc);
-  if (epoch == 0) return rc;
-  *flag = gpurun_prequest_words(preq)[partition] == epoch;
+  int64_t epoch = gpurun_prequest_epoch(preq, 0, partition, &rc);
+  if (epoch < 0) return rc;
+  *flag = epoch == 0 || gpurun_prequest_words(preq)[partition] == (uint32_t)epoch;
   if (*flag) gpurun_prequest_fence();
   return MPI_SUCCESS;
 }

@@ -3,6 +3,7 @@
  * with MPI_Pready, MPI_Pready_range and MPI_Pready_list, seen arriving one by one with
  * MPI_Parrived; sides partitioned differently, a derived datatype on the sender; two requests
  * with one tag matched in the order of their init calls even when started in the other order;
+ * consecutive partitions ready together, which travel as one message (runs);
  * MPI_PROC_NULL; and the errors: wildcards, a partition out of range or marked twice, the wrong
  * side's call, an inactive request, and sizes that differ between the sides (both fail). */
 #include <string.h>
@@ -107,6 +108,47 @@ static void other_partitions(void) {
   MPI_Request_free(&req);
   for (int i = 0; i < 12 && !sender; ++i)
     MTEST_CHECK(r[i] == 2 * i, "strided sender: r[%d] = %d", i, r[i]);
+}
+
+/* Runs: 40 partitions of 250 ints (1000 B), marked ready together (one range; a list out of
+ * order; the even ones one by one, then the odd ones as a range), so that consecutive ones go
+ * in one message of up to 16 of them; the receiver checks each partition as MPI_Parrived says
+ * it came, and the whole count. */
+static void runs(void) {
+  enum { RP = 40, RN = 250 };
+  static int buf[RP * RN];
+  int sender = rank % 2 == 0;
+  MPI_Request req;
+  if (sender)
+    MPI_Psend_init(buf, RP, RN, MPI_INT, peer, 10, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+  else
+    MPI_Precv_init(buf, RP, RN, MPI_INT, peer, 10, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    for (int i = 0; i < RP * RN; ++i) buf[i] = sender ? epoch * 1000003 + i : -1;
+    MPI_Start(&req);
+    if (sender && epoch == 0) MPI_Pready_range(0, RP - 1, req);
+    if (sender && epoch == 1) {
+      int list[RP];
+      for (int p = 0; p < RP; ++p) list[p] = (p * 7) % RP; /* 7 and 40 are coprime */
+      MPI_Pready_list(RP, list, req);
+    }
+    if (sender && epoch == 2) {
+      for (int p = 0; p < RP; p += 2) MPI_Pready(p, req);
+      for (int p = 1; p < RP; p += 2) MPI_Pready_range(p, p, req);
+    }
+    for (int p = 0, flag = 0; !sender && p < RP; ++p, flag = 0) {
+      while (!flag) MPI_Parrived(req, p, &flag);
+      for (int i = p * RN; i < (p + 1) * RN; ++i)
+        MTEST_CHECK(buf[i] == epoch * 1000003 + i, "runs, epoch %d: buf[%d] = %d once "
+                    "partition %d arrived", epoch, i, buf[i], p);
+    }
+    MPI_Status st;
+    MPI_Wait(&req, &st);
+    int count = -1;
+    MPI_Get_count(&st, MPI_INT, &count);
+    MTEST_CHECK(sender || count == RP * RN, "runs, epoch %d: count %d", epoch, count);
+  }
+  MPI_Request_free(&req);
 }
 
 /* Two requests with one tag: the first init on one side meets the first on the other. */
@@ -218,6 +260,7 @@ int main(int argc, char **argv) {
   if (peer < size) {
     same_partitions();
     other_partitions();
+    runs();
     init_order();
   }
   proc_null();

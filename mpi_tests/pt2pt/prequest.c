@@ -109,9 +109,13 @@ static void proc_null(void) {
   MPI_Precv_init(buf, 2, 2, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req[1]);
   MPIX_Prequest_create(req[0], &preq[0]);
   MPIX_Prequest_create(req[1], &preq[1]);
-  MPI_Startall(2, req);
   int flag = 0;
-  int rc = MPIX_Pready(1, preq[0]);
+  int rc = MPIX_Parrived(preq[1], 0, &flag);
+  MTEST_CHECK(rc == MPI_SUCCESS && flag == 1, "MPIX_Parrived before MPI_Start = %d, flag %d", rc,
+              flag);
+  MPI_Startall(2, req);
+  flag = 0;
+  rc = MPIX_Pready(1, preq[0]);
   MTEST_CHECK(rc == MPI_SUCCESS, "MPIX_Pready to MPI_PROC_NULL = %d", rc);
   rc = MPIX_Parrived(preq[1], 1, &flag);
   MTEST_CHECK(rc == MPI_SUCCESS && flag == 1, "MPIX_Parrived from MPI_PROC_NULL = %d, flag %d", rc,
@@ -227,6 +231,12 @@ int main(int argc, char **argv) {
   host_errors();
   if (peer < size) device_misuse();
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  /* A request and its prequest left for MPI_Finalize to free. */
+  static int left[2];
+  MPI_Request left_req;
+  MPIX_Prequest left_preq;
+  MPI_Precv_init(left, 2, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &left_req);
+  MPIX_Prequest_create(left_req, &left_preq);
   MPI_Barrier(MPI_COMM_WORLD);
   return mtest_finalize();
 }
