@@ -46,6 +46,7 @@ constexpr Name kNames[] = {
     {"ssend", Family::kPointToPoint},        {"rsend", Family::kPointToPoint},
     {"bsend", Family::kPointToPoint},        {"sendrecv", Family::kPointToPoint},
     {"sendrecv_replace", Family::kPointToPoint}, {"mrecv", Family::kPointToPoint},
+    {"psend", Family::kPointToPoint},        {"precv", Family::kPointToPoint},
     {"bcast", Family::kCollective},          {"gather", Family::kCollective},
     {"gatherv", Family::kCollective},        {"scatter", Family::kCollective},
     {"scatterv", Family::kCollective},       {"allgather", Family::kCollective},

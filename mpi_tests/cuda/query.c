@@ -12,15 +12,20 @@ static const char *const kBufferCalls[] = {
     "MPI_Sendrecv",  "MPI_Imrecv",         "MPI_Send_init",  "MPI_Bcast",
     "MPI_Ialltoallv", "mpi_allreduce_init", "MPI_Reduce_scatter_block", "MPI_Iexscan",
     "MPI_Reduce_local", "MPI_Pack_c",     "MPI_Unpack_external", "PMPI_Allgather",
-    "MPIX_Send_enqueue", "MPIX_Stream_isend_c", "PMPIX_Allreduce_enqueue_c"};
+    "MPIX_Send_enqueue", "MPIX_Stream_isend_c", "PMPIX_Allreduce_enqueue_c", "MPI_Psend_init",
+    "mpi_precv_init"};
 static const char *const kOtherNames[] = {"MPI_Barrier", "MPI_Iprobe", "MPI_Init", "MPI_Foo",
                                           "Send", "", "MPI_I", "MPI_Irecv_init",
-                                          "MPIX_Wait_enqueue", "MPIX_Stream_free", "MPIX_Send"};
-/* Stream forms and the MPI calls whose paths they take (api/enqueue.h). */
+                                          "MPIX_Wait_enqueue", "MPIX_Stream_free", "MPIX_Send",
+                                          "MPI_Pready", "MPIX_Prequest_create"};
+/* Stream forms and the MPI calls whose paths they take (api/enqueue.h); partitioned requests,
+ * whose partitions travel as messages. */
 static const char *const kStreamForms[][2] = {{"MPIX_Send_enqueue", "MPI_Send"},
                                               {"MPIX_Irecv_enqueue_c", "MPI_Irecv"},
                                               {"MPIX_Stream_recv", "MPI_Recv"},
-                                              {"MPIX_Allreduce_enqueue", "MPI_Allreduce"}};
+                                              {"MPIX_Allreduce_enqueue", "MPI_Allreduce"},
+                                              {"MPI_Psend_init", "MPI_Send"},
+                                              {"MPI_Precv_init", "MPI_Recv"}};
 
 /* The error class of a returned code. */
 static int class_of(int code) {
