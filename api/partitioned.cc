@@ -14,19 +14,10 @@
 // sides' partitions hold the same bytes, a partition moves from the sender's buffer as it is;
 // otherwise from a contiguous buffer directly, or packed first.
 //
-// Runs: small partitions cost their message more than their bytes, so consecutive ones that
-// are ready together (MPI_Pready_range, a prequest's batch) go as one message when both sides
-// partition alike in contiguous datatypes, up to kRunBytes. The receiver says in its setup
-// that it takes runs (a contiguous datatype); its receive of partition j then holds the
-// partitions up to the last, the message's size tells how many came, and it cancels the
-// receives of the others. A message meant to fail the receiver (send_too_long) is one byte
-// longer than that receive. 16 partitions of 64 B marked at once, -np 2: see the session note.
-//
 // This file moves the data; api/partitioned_calls.cc has the calls, api/prequest.cc the
 // prequests through which kernels mark partitions ready and see them arrive.
 #include "api/partitioned.h"
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -81,35 +72,12 @@ void partition_sent(core::Request* s) {
   maybe_delete(p);
 }
 
-// Receiver: partitions of a run after the first came with it; their receives go.
-int joined_partitions(Partitioned* p, std::size_t j, const core::MessageStatus& status) {
-  std::int64_t bytes = p->partition_bytes;
-  if (!p->setup.runs || status.error != ErrorCode::kOk || bytes == 0) return 1;
-  auto n = static_cast<std::size_t>(static_cast<std::int64_t>(status.bytes) / bytes);
-  n = std::clamp<std::size_t>(n, 1, p->done.size() - j);
-  for (std::size_t k = j + 1; k < j + n; ++k) {
-    if (p->posted[k] != nullptr) (void)the_pml().cancel(p->posted[k]);
-    if (p->freed) continue;
-    p->done[k] = 1;
-    if (p->trigger != nullptr) trigger_arrived(p->trigger, static_cast<int>(k));
-  }
-  return static_cast<int>(n);
-}
-
 void partition_arrived(core::Request* s) {
   auto* p = static_cast<Partitioned*>(s->owner);
-  auto j = static_cast<std::size_t>(s->status.tag - p->setup.first_tag);
-  if (s->status.cancelled || j >= p->posted.size()) {  // came with a run
-    if (j < p->posted.size()) p->posted[j] = nullptr;
-    --p->in_flight;
-    maybe_delete(p);
-    return;
-  }
-  p->posted[j] = nullptr;
-  int joined = joined_partitions(p, j, s->status);  // cancels: p stays (this one is in flight)
   --p->in_flight;
   if (!p->freed) {
-    if (s->status.error == ErrorCode::kOk) {
+    auto j = static_cast<std::size_t>(s->status.tag - p->setup.first_tag);
+    if (s->status.error == ErrorCode::kOk && j < p->done.size()) {
       p->done[j] = 1;
       if (p->trigger != nullptr) trigger_arrived(p->trigger, static_cast<int>(j));
     }
@@ -118,7 +86,6 @@ void partition_arrived(core::Request* s) {
                                    std::to_string(p->partition_bytes * p->partitions) +
                                    " bytes this MPI_Precv_init receives");
     }
-    p->pending -= joined - 1;
     moved(p, s->status.error);
   }
   maybe_delete(p);
@@ -135,19 +102,7 @@ bool covered(const Partitioned& p, int j) {
 }
 
 // Sender: hands receiver partition j to the pml.
-// Sender: how many partitions from j on go in one message (1 unless they make a run).
-int run_length(const Partitioned& p, int j) {
-  std::int64_t bytes = p.partition_bytes;
-  if (!p.setup.runs || p.setup.partition_bytes != bytes || !p.r().datatype->contiguous()) return 1;
-  int n = 1;
-  while (j + n < p.setup.partitions && (n + 1) * bytes <= kRunBytes &&
-         !p.sent[static_cast<std::size_t>(j + n)] && p.done[static_cast<std::size_t>(j + n)])
-    ++n;
-  return n;
-}
-
-// Sender: hands receiver partitions j..j+n-1 (n > 1: a run, same partitioning) to the pml.
-void send_partition(Partitioned* p, int j, int n = 1) {
+void send_partition(Partitioned* p, int j) {
   core::Request& r = p->r();
   std::int64_t bytes = p->setup.partition_bytes;
   pml::SendArgs a{r.comm,
@@ -161,7 +116,7 @@ void send_partition(Partitioned* p, int j, int n = 1) {
                   r.memory};
   if (bytes == p->partition_bytes) {
     a.buf = p->base() + j * p->count * r.datatype->extent();
-    a.count = p->count * n;
+    a.count = p->count;
   } else if (r.datatype->contiguous()) {
     a.buf = p->base() + r.datatype->true_lb() + j * bytes;
     a.type = find_datatype(MPI_BYTE);
@@ -175,8 +130,7 @@ void send_partition(Partitioned* p, int j, int n = 1) {
     a.type = find_datatype(MPI_BYTE);
     a.count = bytes;
   }
-  for (int k = j; k < j + n; ++k) p->sent[static_cast<std::size_t>(k)] = 1;
-  p->pending -= n - 1;  // one completion for the run
+  p->sent[static_cast<std::size_t>(j)] = 1;
   core::Request* s = sub_request(p, partition_sent);
   if (Status st = the_pml().isend(a, s); !st.ok()) {
     --p->in_flight;
@@ -192,16 +146,13 @@ void send_partition(Partitioned* p, int j, int n = 1) {
 // for these sends as for the others (a later epoch then never sees their completions).
 void send_too_long(Partitioned* p, bool counted = false) {
   core::Request& r = p->r();
-  std::int64_t most = p->setup.partition_bytes * (p->setup.runs ? p->setup.partitions : 1);
-  p->too_long.resize(static_cast<std::size_t>(most + 1));
+  p->too_long.resize(static_cast<std::size_t>(p->setup.partition_bytes + 1));
   for (int j = 0; j < p->setup.partitions; ++j) {
-    std::int64_t capacity =
-        p->setup.partition_bytes * (p->setup.runs ? p->setup.partitions - j : 1);
     if (static_cast<std::size_t>(j) < p->sent.size() && p->sent[static_cast<std::size_t>(j)])
       continue;
     pml::SendArgs a{r.comm,
                     p->too_long.data(),
-                    capacity + 1,
+                    static_cast<std::int64_t>(p->too_long.size()),
                     find_datatype(MPI_BYTE),
                     r.peer,
                     p->setup.first_tag + j,
@@ -274,12 +225,8 @@ void setup_sent(core::Request* s) {
 // Sender: sends every receiver partition whose bytes are all ready and not sent yet.
 void send_ready(Partitioned* p) {
   if (!p->setup_known || !p->r().active) return;
-  for (int j = 0; j < p->setup.partitions; ++j) {
-    if (p->sent[static_cast<std::size_t>(j)] || !covered(*p, j)) continue;
-    int n = run_length(*p, j);
-    send_partition(p, j, n);
-    j += n - 1;
-  }
+  for (int j = 0; j < p->setup.partitions; ++j)
+    if (!p->sent[static_cast<std::size_t>(j)] && covered(*p, j)) send_partition(p, j);
 }
 
 Status post_setup(Partitioned* p) {
@@ -327,14 +274,11 @@ int start_partitioned(const Call& call, core::Request* r) {
   }
   p->pending = p->partitions;
   if (p->pending == 0) epoch_done(p);
-  p->posted.assign(static_cast<std::size_t>(p->partitions), nullptr);
   for (int j = 0; j < p->partitions; ++j) {
-    if (p->done[static_cast<std::size_t>(j)]) continue;  // came with a run, matched meanwhile
     core::Request* s = sub_request(p, partition_arrived);
-    p->posted[static_cast<std::size_t>(j)] = s;
     pml::RecvArgs a{r->comm,
                     p->base() + j * p->count * r->datatype->extent(),
-                    p->count * (p->setup.runs ? p->partitions - j : 1),
+                    p->count,
                     r->datatype,
                     r->peer,
                     p->setup.first_tag + j,
@@ -390,7 +334,7 @@ void trigger_failed(core::Request* r, const std::string& message) {
   Partitioned* p = partitioned_of(r);
   if (!r->active || p->ended) return;
   trigger_misused(r, message);
-  if (!p->send) return;                  // the data still comes: the epoch ends with it, failed
+  if (!p->send) return;  // the data still comes: the epoch ends with it, failed
   if (r->peer == MPI_PROC_NULL) return;  // its epoch completed at MPI_Start
   if (p->setup_known) {
     send_too_long(p, /*counted=*/true);  // the epoch ends once every partition went

@@ -51,10 +51,7 @@ int make_partitioned(const Call& call, bool send, void* buf, int partitions, MPI
                    "this process has used up the tags of partitioned receives (%lld)",
                    static_cast<long long>(g_data_tags));
     }
-    bool runs = partitions > 1 && res.type->contiguous() && p->partition_bytes > 0 &&
-                2 * p->partition_bytes <= kRunBytes;
-    p->setup =
-        Setup{static_cast<std::int32_t>(g_data_tags), partitions, p->partition_bytes, runs ? 1 : 0};
+    p->setup = Setup{static_cast<std::int32_t>(g_data_tags), partitions, p->partition_bytes};
     g_data_tags += partitions;
   }
   core::Request* r = the_pml().requests().allocate();

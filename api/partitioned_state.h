@@ -17,15 +17,7 @@ struct Setup {
   std::int32_t first_tag = 0;
   std::int32_t partitions = 0;
   std::int64_t partition_bytes = 0;
-  // The receiver takes runs: its receive of partition j holds every partition from j to the
-  // last, so that one message may bring consecutive partitions (api/partitioned.cc, "Runs").
-  std::int32_t runs = 0;
-  std::int32_t reserved = 0;
 };
-
-// Runs join small partitions only, up to this many bytes in one message: beyond, a message's
-// cost is its bytes, and partitions that go alone arrive sooner.
-inline constexpr std::int64_t kRunBytes = 16384;
 
 struct Partitioned {
   core::Request* request = nullptr;  // the program's
@@ -39,7 +31,6 @@ struct Partitioned {
   core::Request* setup_request = nullptr;  // the setup's sub-request while the pml holds it
   std::vector<std::uint8_t> done;          // per partition of this epoch: ready (send) or arrived
   std::vector<std::uint8_t> sent;          // sender: per receiver partition, handed to the pml
-  std::vector<core::Request*> posted;      // receiver: per partition, its receive while posted
   std::vector<std::unique_ptr<std::byte[]>> packed;  // sender: receiver partitions packed
   std::vector<std::byte> too_long;  // sender: a partition's bytes and one, for a mismatch
   int pending = 0;                  // receiver partitions of this epoch not yet moved

@@ -86,7 +86,7 @@ int poll_one(DeviceTrigger& t) {
     trigger_failed(t.request, misuse_message(*t.shared, m));
     return 1;
   }
-  if (!t.shared->send || t.unseen == 0 || !t.active) return 0;
+  if (!t.shared->send || t.unseen == 0) return 0;
   std::uint32_t epoch = t.shared->epoch;
   volatile std::uint32_t* w = words(t);
   t.fresh.clear();
@@ -170,9 +170,10 @@ int create(const Call& call, MPI_Request request, MPIX_Prequest* prequest) {
 int free_one(const Call& call, MPIX_Prequest* prequest) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, prequest);
   auto& list = triggers();
-  auto it = std::find_if(list.begin(), list.end(), [&](const DeviceTrigger* t) {
-    return *prequest != nullptr && t->shared == *prequest;
-  });
+  auto it = *prequest == nullptr
+                ? list.end()
+                : std::find_if(list.begin(), list.end(),
+                               [&](const DeviceTrigger* t) { return t->shared == *prequest; });
   if (it == list.end()) {
     return raise(call, MPI_COMM_NULL, MPI_ERR_REQUEST,
                  "argument prequest (%p) is not a prequest of MPIX_Prequest_create",
