@@ -32,7 +32,7 @@ struct Partitioned {
   std::vector<std::uint8_t> done;          // per partition of this epoch: ready (send) or arrived
   std::vector<std::uint8_t> sent;          // sender: per receiver partition, handed to the pml
   std::vector<std::unique_ptr<std::byte[]>> packed;  // sender: receiver partitions packed
-  std::vector<std::byte> too_long;  // sender: a partition's bytes and one, for a mismatch
+  std::vector<std::byte> too_long;  // sender: a partition's bytes and one, to fail the receiver
   int pending = 0;                  // receiver partitions of this epoch not yet moved
   int in_flight = 0;                // sub-requests the pml holds
   bool freed = false;               // MPI_Request_free came; goes when in_flight is 0

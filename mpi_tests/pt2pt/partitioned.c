@@ -3,7 +3,7 @@
  * with MPI_Pready, MPI_Pready_range and MPI_Pready_list, seen arriving one by one with
  * MPI_Parrived; sides partitioned differently, a derived datatype on the sender; two requests
  * with one tag matched in the order of their init calls even when started in the other order;
- * consecutive partitions ready together, which travel as one message (runs);
+ * many partitions marked ready together, epoch after epoch;
  * MPI_PROC_NULL; and the errors: wildcards, a partition out of range or marked twice, the wrong
  * side's call, an inactive request, and sizes that differ between the sides (both fail). */
 #include <string.h>
@@ -110,10 +110,9 @@ static void other_partitions(void) {
     MTEST_CHECK(r[i] == 2 * i, "strided sender: r[%d] = %d", i, r[i]);
 }
 
-/* Runs: 40 partitions of 250 ints (1000 B), marked ready together (one range; a list out of
- * order; the even ones one by one, then the odd ones as a range), so that consecutive ones go
- * in one message of up to 16 of them; the receiver checks each partition as MPI_Parrived says
- * it came, and the whole count. */
+/* 40 partitions of 250 ints (1000 B), marked ready together (one range; a list out of order;
+ * the even ones one by one, then the odd ones as one-partition ranges), epoch after epoch; the
+ * receiver checks each partition as MPI_Parrived says it came, and the whole count. */
 static void runs(void) {
   enum { RP = 40, RN = 250 };
   static int buf[RP * RN];
