@@ -149,6 +149,7 @@ Status wire_up(ProcessState& s) {
   transport::shm::ShmTransport* shm = nullptr;
   if (job.local_size > 1 && selection.allows("shm")) {
     transport::shm::Config config{job.rank, job.local_ranks, job.job_token};
+    if (copy) config.cma_wins = *copy == topo::HostCopy::kCma;
     GPURUN_ASSIGN_OR_RETURN(auto created,
                             transport::shm::ShmTransport::create(config, s.pml->handler()));
     shm = created.get();

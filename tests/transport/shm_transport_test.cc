@@ -8,6 +8,7 @@
 #include <chrono>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -26,9 +27,9 @@ struct Pair {
   };
   Side side[2];
 
-  Pair() {
+  explicit Pair(std::optional<bool> cma_wins = std::nullopt) {
     for (int rank = 0; rank < 2; ++rank) {
-      Config config{rank, {0, 1}, "test" + std::to_string(::getpid())};
+      Config config{rank, {0, 1}, "test" + std::to_string(::getpid()), cma_wins};
       auto t = ShmTransport::create(config, PacketHandler{on_packet, &side[rank]});
       EXPECT_TRUE(t.ok()) << t.status().to_string();
       side[rank].transport = std::move(t).value();
@@ -183,6 +184,23 @@ TEST(ShmTransport, CmaSingleCopyWhenForced) {
   Pair pair;
   EXPECT_FALSE(pair.side[1].transport->cma_enabled());
   EXPECT_EQ(pair.side[1].to_peer->cma_pid(), 0);
+  ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
+}
+
+// auto follows the host's copy probe where gpurun told the ranks its answer, so that every rank
+// of the host moves large messages alike (each rank's own CMA-against-memcpy timing flipped
+// between runs on some machines, and ranks decided apart); GPURUN_SHM_CMA still overrides it.
+TEST(ShmTransport, CmaFollowsTheHostsCopyProbe) {
+  ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
+  for (bool wins : {true, false}) {
+    Pair pair(wins);
+    for (auto& side : pair.side) EXPECT_EQ(side.transport->cma_enabled(), wins) << wins;
+    EXPECT_EQ(pair.side[1].to_peer->cma_pid(), wins ? ::getpid() : 0);
+  }
+  ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("off").ok());
+  EXPECT_FALSE(Pair(true).side[1].transport->cma_enabled());
+  ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("on").ok());
+  EXPECT_TRUE(Pair(false).side[1].transport->cma_enabled());
   ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
 }
 

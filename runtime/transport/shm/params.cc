@@ -31,7 +31,8 @@ param::Param<CmaMode> g_cma(
     "GPURUN_SHM_CMA", CmaMode::kAuto,
     "Large messages by CMA, each side copying a share (process_vm_readv in the receiver, "
     "process_vm_writev in the sender; in an exchange, up to 256K, the receiver copies all): on, "
-    "off, or auto (used when a CMA copy measures within 4x of a memcpy on this machine).");
+    "off, or auto (as gpurun's copy probe between two cores found, GPURUN_TOPO_COPY; under "
+    "other launchers, used when a CMA copy measures within 4x of a memcpy in the rank).");
 param::Param<SegmentKind> g_segment(
     "GPURUN_SHM_SEGMENT", SegmentKind::kMemfd,
     "How inboxes are shared: memfd (opened through /proc, never left behind) or named (POSIX "

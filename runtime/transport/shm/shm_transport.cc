@@ -426,12 +426,21 @@ void ShmTransport::handle_control(ShmEndpoint& ep, const Cell& cell) {
 // the receiver, process_vm_writev by the sender) rather than the fragment pipeline. The
 // pipeline copies every byte twice through shared slots whose lines move between the cores;
 // a CMA copy is single but pays the kernel's page pinning, which in some virtual machines makes
-// it several times slower than a memcpy: auto measures both here.
+// it several times slower than a memcpy. auto follows gpurun's copy probe, which timed both
+// between two cores and told every rank of the host the same answer. Without one (other
+// launchers) each rank compares a CMA copy with a memcpy itself; near the threshold ranks
+// can decide apart (on a 2-core AMD EPYC the ratio sat at 3.5-4.6 and flipped between runs).
 void ShmTransport::decide_cma() {
   CmaMode mode = params::cma().get();
   if (mode == CmaMode::kOff || config_.local_ranks.size() < 2) return;
   if (mode == CmaMode::kOn) {
     cma_ = true;
+    return;
+  }
+  if (config_.cma_wins) {
+    cma_ = *config_.cma_wins;
+    GPURUN_LOG(info, transport, "shm: large messages by %s (the host's copy probe)",
+               cma_ ? "CMA single copy" : "fragment pipeline");
     return;
   }
   constexpr std::size_t kBytes = 256 << 10;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct Config {
   int rank = 0;                  // this process's job rank
   std::vector<int> local_ranks;  // job ranks on this host, ascending, this one included
   std::string job_token;         // names the fallback POSIX segments
+  // Whether CMA beats the copy pipeline between this host's cores, as gpurun's copy probe found
+  // for every rank of the host alike (topo::HostCopy); nullopt: unknown, measured here.
+  std::optional<bool> cma_wins;
 };
 
 class ShmTransport;
