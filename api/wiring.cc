@@ -32,11 +32,13 @@ constexpr char kShmAddressKey[] = "gpurun.shm";
 // CMA: messages up to 16K go in one packet through the ring; above that the fragment pipeline
 // (copy-in and copy-out at once) is faster than two serial copies.
 constexpr std::size_t kShmEagerLimit = 16 * 1024;
-// Where CMA wins (topo::HostCopy::kCma), rendezvous by CMA is faster from 16K: on a 2-core Intel
-// Xeon, osu_latency -np 2 16K took 4.4 us in one packet against 2.7 us by CMA, and osu_bibw 16K
-// ran at 7.4 against 12.3 GB/s; at 8K one packet kept the better bandwidth (osu_bw 6.5-6.8
-// against 5.7 GB/s) for a latency of 2.7-2.8 against 2.3 us (5 interleaved runs each).
-constexpr std::size_t kShmEagerLimitWhereCmaWins = 8 * 1024;
+// Where CMA wins (topo::HostCopy::kCma), rendezvous by CMA may be faster from 16K: on a 2-core
+// Intel Xeon, osu_latency -np 2 16K took 4.4 us in one packet against 2.7 us by CMA, and osu_bibw
+// 16K ran at 7.4 against 12.3 GB/s; at 8K one packet kept the better bandwidth (osu_bw 6.5-6.8
+// against 5.7 GB/s) for a latency of 2.7-2.8 against 2.3 us (5 interleaved runs each). On a
+// 2-core AMD EPYC whose copy probe also said cma, one packet won at 16K: osu_latency 1.17 against
+// 2.85 us, osu_bw 24.5 against 6.4 GB/s. gpurun's copy probe times both at 16K and says which
+// limit (keys::kShmEager); where it did not, topo::kShmEagerWhereCmaWins.
 
 std::size_t eager_limit_for(const transport::Transport& t, std::size_t auto_limit) {
   auto knob = pml::params::eager_limit().get();
@@ -58,8 +60,12 @@ bool oversubscribed(const bootstrap::JobInfo& job) {
 Status connect_shm(ProcessState& s, transport::shm::ShmTransport& shm, const CudaIpcWiring& ipc,
                    std::optional<topo::HostCopy> copy, std::vector<bool>& routed) {
   const bootstrap::JobInfo& job = s.bootstrap->job();
-  std::size_t limit = eager_limit_for(
-      shm, copy == topo::HostCopy::kCma ? kShmEagerLimitWhereCmaWins : kShmEagerLimit);
+  std::size_t auto_limit = kShmEagerLimit;
+  if (shm.cma_enabled() && job.shm_eager > 0)
+    auto_limit = job.shm_eager;
+  else if (copy == topo::HostCopy::kCma)
+    auto_limit = topo::kShmEagerWhereCmaWins;
+  std::size_t limit = eager_limit_for(shm, auto_limit);
   for (int peer : job.local_ranks) {
     if (peer == job.rank) continue;
     GPURUN_ASSIGN_OR_RETURN(auto address, s.bootstrap->get(peer, kShmAddressKey));

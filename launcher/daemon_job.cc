@@ -121,6 +121,7 @@ void HostJob::set_up() {
                    .oversubscribed = plan_->placement.oversubscribed,
                    .cores = plan_->placement.cores,
                    .copy = copy_key(*plan_),
+                   .shm_eager = plan_->copy.shm_eager,
                    .app_sizes = app_sizes(spec_.apps, spec_.map.size())};
   if (plan_->placement.by_gpu) {
     for (const RankPlace& place : plan_->placement.ranks) {

@@ -102,6 +102,9 @@ std::string header(const ExplainInput& in) {
   const topo::CopyProbe& copy = in.plan->copy;
   out += "\ncopy between cores: " + std::string(topo::host_copy_name(copy.copy)) + " (" + copy.why +
          "; coll/tuning.json rules with \"copy\")";
+  if (copy.shm_eager > 0)
+    out += "\nshm eager limit: " + std::to_string(copy.shm_eager / 1024) + "K (" +
+           (copy.shm_eager >= topo::kPacketBytes ? "one packet" : "CMA") + " faster at 16K)";
   out += "\ntransports:";
   for (const topo::TransportInfo& tr : in.transports)
     out += " " + tr.name + (tr.device_memory ? "(device)" : "") +

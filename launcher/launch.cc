@@ -65,6 +65,7 @@ JobLayout job_layout(JobMap map, int node, const Plan& plan, const JobDir& dir,
                    .oversubscribed = plan.placement.oversubscribed,
                    .cores = plan.placement.cores,
                    .copy = copy_key(plan),
+                   .shm_eager = plan.copy.shm_eager,
                    .app_sizes = std::move(sizes)};
   if (plan.placement.by_gpu) {
     for (const RankPlace& rank : plan.placement.ranks) {

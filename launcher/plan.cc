@@ -120,6 +120,8 @@ Plan with_copy(Plan plan) {
   plan.copy = measure_copy(plan);
   GPURUN_LOG(info, launcher, "copy between cores %s: %s",
              topo::host_copy_name(plan.copy.copy).data(), plan.copy.why.c_str());
+  if (plan.copy.shm_eager > 0)
+    GPURUN_LOG(info, launcher, "shm eager limit %zu bytes", plan.copy.shm_eager);
   return plan;
 }
 

@@ -148,6 +148,8 @@ InfoList job_info(const std::string& nspace, const JobLayout& job) {
   if (job.cores > 0)
     info.add_uint32(bootstrap::keys::kCores, static_cast<std::uint32_t>(job.cores));
   if (!job.copy.empty()) info.add_string(bootstrap::keys::kCopy, job.copy);
+  if (job.shm_eager > 0)
+    info.add_uint32(bootstrap::keys::kShmEager, static_cast<std::uint32_t>(job.shm_eager));
   for (std::size_t n = 0; n < map.nodes.size(); ++n)
     for (std::size_t i = 0; i < map.nodes[n].ranks.size(); ++i)
       info.add_array(PMIX_PROC_DATA, rank_info(job, map.nodes[n].ranks[i], static_cast<int>(n), i));

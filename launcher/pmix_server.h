@@ -25,6 +25,7 @@ struct JobLayout {
   bool oversubscribed = false;
   int cores = 0;  // cores the ranks of this host are placed on (0: not known)
   std::string copy;  // keys::kCopy: "pipeline", "cma", or empty when not known
+  std::size_t shm_eager = 0;  // keys::kShmEager; 0: not known
   // The ranks of each program, in rank order (launcher/apps.h); empty: one program of all.
   std::vector<int> app_sizes;
   // Per local rank, in the order of map.nodes[node].ranks (empty, or one entry per local rank;

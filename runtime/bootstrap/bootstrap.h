@@ -44,6 +44,7 @@ struct JobInfo {
   std::optional<int> cores;            // this host's cores the launcher may use (keys::kCores)
   std::string gpus;  // PCI bus ids of the GPUs gpurun gave this rank (keys::kGpus), or empty
   std::string copy;  // keys::kCopy: "pipeline", "cma", or empty when the launcher did not say
+  std::size_t shm_eager = 0;  // keys::kShmEager: the shm eager limit gpurun measured; 0: none
   Launcher launcher = Launcher::kSingleton;
 };
 

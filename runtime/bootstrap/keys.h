@@ -24,6 +24,9 @@ inline constexpr char kCores[] = "gpurun.cores";
 // (runtime/topo/copy_probe.h), as gpurun measured it or GPURUN_TOPO_COPY set it; absent when
 // not known (a host with one rank, or a probe that could not run).
 inline constexpr char kCopy[] = "gpurun.copy";
+// uint32: the shm eager limit in bytes that gpurun's copy probe chose for this host (16K where
+// one packet beat CMA at 16K, 8K where CMA did); absent when not measured.
+inline constexpr char kShmEager[] = "gpurun.shm_eager";
 
 // Per-rank keys (in the rank's PMIX_PROC_DATA), present only when gpurun placed the rank on a
 // GPU (launcher/placement.h):

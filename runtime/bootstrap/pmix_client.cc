@@ -156,6 +156,7 @@ void PmixClient::read_job_info() {
                        .value_or(hash_hex(job_.nspace + "/" + std::to_string(job_.node_id)));
   job_.gpus = lookup_string(me_, keys::kGpus).value_or("");
   job_.copy = lookup_string(wildcard_, keys::kCopy).value_or("");
+  job_.shm_eager = static_cast<std::size_t>(lookup_int(wildcard_, keys::kShmEager).value_or(0));
   if (pmix_value_t* v = lookup(wildcard_, keys::kOversubscribed)) {
     if (v->type == PMIX_BOOL) job_.oversubscribed = v->data.flag;
     PMIX_VALUE_RELEASE(v);

@@ -17,6 +17,12 @@
 // of moving 64K between the two processes, alternately, a few times each (well under a
 // millisecond). Every rank of the host gets gpurun's answer (bootstrap keys::kCopy), so they
 // all select alike.
+//
+// The same probe times a 16K message both ways the pml could move it: in one packet through
+// shared memory (the sender copies it in, the receiver out) or by CMA (the receiver copies it
+// all), which sets the shm eager limit (keys::kShmEager). That is no consequence of the 64K
+// answer: on the Intel Xeon CMA also won at 16K (osu_latency 2.7 us against 4.4 in one packet),
+// on a 2-core AMD EPYC whose 64K answer was cma too the packet took 1.2 us against CMA's 2.8.
 #pragma once
 
 #include <cstdint>
@@ -46,7 +52,10 @@ struct CopyProbe {
   int cpu_b = -1;
   double pipeline_us = 0;  // fastest of the runs, per 64K message
   double cma_us = 0;
-  std::string why;  // one line for logs and --explain
+  double packet_us = 0;       // fastest 16K message in one packet through shared memory
+  double packet_cma_us = 0;   // fastest 16K message by CMA, the receiver copying it all
+  std::size_t shm_eager = 0;  // the shm eager limit these say (decide_shm_eager); 0: unknown
+  std::string why;            // one line for logs and --explain
 };
 
 // CMA wins when it takes less than this share of the pipeline's time; closer results keep the
@@ -54,6 +63,10 @@ struct CopyProbe {
 inline constexpr double kCmaWinsBelow = 0.8;
 // Bytes moved per run.
 inline constexpr std::size_t kProbeBytes = 64 << 10;
+// A message that fits one shm packet, and the shm eager limits decide_shm_eager chooses from:
+// with CMA faster at kPacketBytes, messages from there on go by CMA.
+inline constexpr std::size_t kPacketBytes = 16 << 10;
+inline constexpr std::size_t kShmEagerWhereCmaWins = 8 << 10;
 
 // Measures between `cpu_a` (this thread, pinned there for the probe and put back after) and
 // `cpu_b` (the partner). Blocks for well under a millisecond; gives up after half a second
@@ -63,5 +76,8 @@ CopyProbe probe_host_copy(int cpu_a, int cpu_b);
 
 // The decision from two timings (the rule probe_host_copy applies).
 HostCopy decide_host_copy(double pipeline_us, double cma_us);
+// The shm eager limit from the two 16K timings: kShmEagerWhereCmaWins when CMA wins clearly
+// (kCmaWinsBelow), else kPacketBytes (a message that fits one packet goes in one).
+std::size_t decide_shm_eager(double packet_us, double packet_cma_us);
 
 }  // namespace gpurun::topo

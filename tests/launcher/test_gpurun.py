@@ -465,6 +465,26 @@ class JobEnvironment(GpurunTest):
         self.assertEqual(len(launcher), 1, r.stderr)
         self.assertEqual(ranks, launcher * 2, r.stderr)
 
+    def test_ranks_move_messages_as_gpurun_measured(self):
+        # The shm eager limit and the way large messages go (CMA or the fragment pipeline) are
+        # the launcher's probe's, alike on every rank, not each rank's own timing.
+        env = dict(self.env, GPURUN_LOG_LEVEL="info,transport:info")
+        r = self.run_gpurun("-np", "2", RANK, "hello", env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        copy = re.findall(r"info launcher: copy between cores (\w+):", r.stderr)
+        self.assertEqual(len(copy), 1, r.stderr)
+        large = re.findall(r"shm: large messages by (.*) \(the host's copy probe\)", r.stderr)
+        want = "CMA single copy" if copy[0] == "cma" else "fragment pipeline"
+        self.assertEqual(large, [want] * 2, r.stderr)
+        eager = re.findall(r"info launcher: shm eager limit (\d+) bytes", r.stderr)
+        ranks = re.findall(r"via shm path host \(eager up to (\d+) bytes\)", r.stderr)
+        if copy[0] == "cma":
+            self.assertEqual(len(eager), 1, r.stderr)
+            self.assertIn(eager[0], ("8192", "16384"))
+            self.assertEqual(ranks, eager * 2, r.stderr)
+        else:
+            self.assertEqual(ranks, ["16384"] * 2, r.stderr)
+
     def test_collectives_and_eager_limit_follow_the_copy(self):
         # coll/tuning.json: a 64K bcast of two ranks goes by CMA straight between the buffers
         # (cma) where CMA wins, through the shared segment's pipeline where it does not; and
@@ -867,7 +887,8 @@ class Explain(FixtureTest):
         if len(os.sched_getaffinity(0)) > 1:
             self.assertRegex(self.explain("-np", "2").stdout,
                              r"copy between cores: (pipeline|cma) \(64K between CPUs \d+ and \d+: "
-                             r"pipeline [0-9.]+ us, CMA ([0-9.]+ us|unavailable \(.*\)); ")
+                             r"pipeline [0-9.]+ us, CMA ([0-9.]+ us; 16K: one packet [0-9.]+ us, "
+                             r"CMA [0-9.]+ us|unavailable \(.*\)); ")
         forced = self.explain("-np", "2", env=dict(self.env, GPURUN_TOPO_COPY="cma")).stdout
         self.assertIn("copy between cores: cma (set by GPURUN_TOPO_COPY=cma;", forced)
         one = self.explain("-np", "1").stdout

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include <cerrno>
+#include <cstdio>
 
 #include "runtime/topo/cpu_set.h"
 
@@ -19,6 +20,17 @@ TEST(CopyProbe, CmaMustWinClearly) {
   EXPECT_EQ(decide_host_copy(10.0, 8.5), HostCopy::kPipeline);  // within the margin
   EXPECT_EQ(decide_host_copy(3.0, 3.0), HostCopy::kPipeline);
   EXPECT_EQ(decide_host_copy(2.0, 6.0), HostCopy::kPipeline);
+}
+
+// The shm eager limit drops to 8K only where CMA clearly beats one packet at 16K (the Intel
+// Xeon's osu_latency: 2.7 against 4.4 us); near a tie, or where the packet wins (a 2-core AMD
+// EPYC: 1.2 against 2.8 us), a 16K message goes in one packet.
+TEST(CopyProbe, ShmEagerLimitDropsOnlyWhereCmaWinsClearly) {
+  EXPECT_EQ(decide_shm_eager(4.4, 2.7), kShmEagerWhereCmaWins);
+  EXPECT_EQ(decide_shm_eager(1.2, 2.8), kPacketBytes);
+  EXPECT_EQ(decide_shm_eager(2.6, 2.4), kPacketBytes);  // within the margin
+  EXPECT_EQ(kShmEagerWhereCmaWins, std::size_t{8} << 10);
+  EXPECT_EQ(kPacketBytes, std::size_t{16} << 10);
 }
 
 TEST(CopyProbe, NamesRoundTrip) {
@@ -36,6 +48,7 @@ TEST(CopyProbe, MeasuresBetweenTwoCpusAndLeavesNothingBehind) {
   int a = own->cpus()[0], b = own->cpus()[1];
   CopyProbe probe = probe_host_copy(a, b);
   ASSERT_TRUE(probe.copy.has_value()) << probe.why;
+  std::printf("copy probe: %s\n", probe.why.c_str());
   EXPECT_EQ(probe.cpu_a, a);
   EXPECT_EQ(probe.cpu_b, b);
   EXPECT_GT(probe.pipeline_us, 0.0);
@@ -44,6 +57,11 @@ TEST(CopyProbe, MeasuresBetweenTwoCpusAndLeavesNothingBehind) {
       << probe.why;
   if (probe.cma_us > 0) {
     EXPECT_EQ(probe.copy, decide_host_copy(probe.pipeline_us, probe.cma_us));
+    EXPECT_GT(probe.packet_us, 0.0);
+    EXPECT_EQ(probe.shm_eager, decide_shm_eager(probe.packet_us, probe.packet_cma_us));
+    EXPECT_NE(probe.why.find("16K: one packet"), std::string::npos) << probe.why;
+  } else {
+    EXPECT_EQ(probe.shm_eager, 0u) << "no CMA: the pml's own limit";
   }
   auto after = CpuSet::of_calling_thread();
   ASSERT_TRUE(after.ok());
