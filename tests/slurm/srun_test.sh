@@ -5,6 +5,9 @@
 #   srun_pmix_client  srun --mpi=pmix -n 2 pmix_rank hello: the PMIx fence exchanges every key
 #   gpurun_in_step    gpurun -np 2 inside an srun --mpi=pmix step: gpurun ignores the step's
 #                     PMIx and Slurm variables and serves its own ranks
+#   srun_one_cma      srun --mpi=pmix -n 2 mpi_rank hello: without gpurun's copy probe the two
+#                     ranks of the host move large messages the same way (CMA or the fragment
+#                     pipeline: the first rank's timing), as their transport logs say
 # On the two-node Slurm of the test hosts (scripts/slurm.sh start-hosts), srun running in the
 # first host's network namespace (the 6th argument, which ends in 1; the second host's name ends
 # in 2):
@@ -47,5 +50,16 @@ rank 3 of 4 netns ${netns%1}2" on_host $guard srun --mpi=pmix -N 2 -n 4 "$mpi_wh
   two_nodes_pmix)
     expect "$(for r in 0 1 2 3; do echo "rank $r of 4: peers ok"; done)" \
       on_host $guard srun --mpi=pmix -N 2 -n 4 "$pmix_rank" hello ;;
+  srun_one_cma)
+    log=$(GPURUN_LOG_LEVEL=warn,transport:info $guard srun --mpi=pmix -n 2 "$mpi_rank" hello 2>&1)
+    # Each rank's last word on it: its own timing, or the first rank's that it took.
+    ways=$(for r in 0 1; do
+      grep -E "^\[[^]]*:$r\] info transport: shm: large messages by" <<<"$log" | tail -n 1 |
+        sed -E 's/.*large messages by (CMA single copy|fragment pipeline).*/\1/'
+    done)
+    if [ "$(wc -l <<<"$ways")" != 2 ] || [ "$(sort -u <<<"$ways" | wc -l)" != 1 ]; then
+      echo "FAIL: the ranks chose apart:" >&2; echo "$log" >&2; exit 1
+    fi
+    echo "ok: both ranks: $(head -n 1 <<<"$ways")" ;;
   *) echo "unknown case $case" >&2; exit 2 ;;
 esac

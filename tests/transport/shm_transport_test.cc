@@ -27,9 +27,11 @@ struct Pair {
   };
   Side side[2];
 
-  explicit Pair(std::optional<bool> cma_wins = std::nullopt) {
+  explicit Pair(std::optional<bool> cma_wins = std::nullopt) : Pair(cma_wins, cma_wins) {}
+  // Rank 0's and rank 1's shm::Config::cma_wins.
+  Pair(std::optional<bool> first, std::optional<bool> second) {
     for (int rank = 0; rank < 2; ++rank) {
-      Config config{rank, {0, 1}, "test" + std::to_string(::getpid()), cma_wins};
+      Config config{rank, {0, 1}, "test" + std::to_string(::getpid()), rank == 0 ? first : second};
       auto t = ShmTransport::create(config, PacketHandler{on_packet, &side[rank]});
       EXPECT_TRUE(t.ok()) << t.status().to_string();
       side[rank].transport = std::move(t).value();
@@ -202,6 +204,18 @@ TEST(ShmTransport, CmaFollowsTheHostsCopyProbe) {
   ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("on").ok());
   EXPECT_TRUE(Pair(false).side[1].transport->cma_enabled());
   ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
+}
+
+// Without the host's copy probe each rank times CMA itself, and two ranks could decide apart: a
+// rank that timed it takes the host's first rank's choice when it maps that rank's inbox.
+TEST(ShmTransport, RanksThatTimedCmaThemselvesTakeTheFirstRanksChoice) {
+  ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
+  for (bool first : {true, false}) {
+    Pair pair(first, std::nullopt);  // rank 1 times it itself
+    EXPECT_EQ(pair.side[1].transport->cma_enabled(), first) << first;
+    EXPECT_EQ(pair.side[1].to_peer->cma_pid(), first ? ::getpid() : 0) << first;
+    EXPECT_EQ(pair.side[0].to_peer->cma_pid(), first ? ::getpid() : 0) << first;
+  }
 }
 
 // Data its receiver reads at once (a reduction) is copied by the receiver alone, even above the

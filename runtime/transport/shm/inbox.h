@@ -31,6 +31,7 @@ struct alignas(64) InboxHeader {
   std::atomic<std::uint32_t> attached;  // peers that mapped this inbox
   std::uint64_t owner_base;             // where the inbox lies in its owner (a CMA probe)
   std::uint64_t owner_cpus;             // the owner's binding, CpuSet::key (0: not known)
+  std::uint32_t owner_cma;              // 1: the owner moves large messages by CMA
 };
 
 struct alignas(64) FragmentControl {

@@ -292,6 +292,7 @@ Result<std::unique_ptr<ShmTransport>> ShmTransport::create(const Config& config,
   t->caps_.model = Model{0.1, 40.0};
   t->endpoints_.resize(config.local_ranks.size());
   t->decide_cma();
+  header->owner_cma = t->cma_ ? 1 : 0;
   GPURUN_LOG(debug, transport, "shm inbox %zu bytes: ring %u cells, %u fragments of %u bytes",
              layout.total_bytes(), layout.ring_cells, layout.fragments, layout.fragment_size);
   return t;
@@ -348,6 +349,7 @@ Result<Endpoint*> ShmTransport::connect(int rank, std::span<const std::byte> add
   ep->reader_ = RingReader(layout_.ring_control(inbox_->base(), peer_index),
                            layout_.cells(inbox_->base(), peer_index), layout_.ring_cells);
   ep->peer_inbox_ = std::move(segment).value();
+  if (cma_timed_here_ && rank == config_.local_ranks.front()) adopt_cma_of_first(h->owner_cma);
   ep->cma_ = cma_ && cma_reaches(h->owner_pid, h->owner_base, rank);
   InboxLayout::header(peer_base)->attached.fetch_add(1, std::memory_order_acq_rel);
   Endpoint* out = ep.get();
@@ -463,9 +465,25 @@ void ShmTransport::decide_cma() {
   // Split CMA moves data at about twice one CMA copy (both cores copy); the pipeline at about
   // half a cache-resident memcpy (each byte is copied twice and crosses between the cores).
   cma_ = cma_ns <= 4 * copy_ns;
+  cma_timed_here_ = true;
   GPURUN_LOG(info, transport, "shm: large messages by %s (256K: CMA %.1f GB/s, memcpy %.1f GB/s)",
              cma_ ? "CMA single copy" : "fragment pipeline", kBytes / static_cast<double>(cma_ns),
              kBytes / static_cast<double>(copy_ns));
+}
+
+// Where each rank timed CMA itself, the ranks of a host could decide apart (near the threshold
+// the ratio flips between runs), and a pair that did moved every large message the slow way one
+// way round (osu_latency -np 2 1M: 111-515 us against 42-47 with both on CMA). So a rank takes
+// the choice of the host's first rank, whose inbox it maps first (api/wiring.cc connects the
+// local ranks in order), before any endpoint uses it.
+void ShmTransport::adopt_cma_of_first(std::uint32_t first_cma) {
+  cma_timed_here_ = false;
+  bool first = first_cma != 0;
+  if (first == cma_) return;
+  cma_ = first;
+  InboxLayout::header(inbox_->base())->owner_cma = first ? 1 : 0;
+  GPURUN_LOG(info, transport, "shm: large messages by %s, as rank %d of this host timed it",
+             first ? "CMA single copy" : "fragment pipeline", config_.local_ranks.front());
 }
 
 std::uint64_t ShmTransport::add_op(SendOp op) {

@@ -140,6 +140,8 @@ class ShmTransport final : public Transport {
   std::uint32_t local_index(int rank) const;
   std::uint64_t add_op(SendOp op);
   void decide_cma();
+  // Takes the host's first rank's choice of CMA (its inbox's owner_cma); see the .cc.
+  void adopt_cma_of_first(std::uint32_t first_cma);
 
   Config config_;
   PacketHandler handler_;
@@ -151,6 +153,7 @@ class ShmTransport final : public Transport {
   std::vector<SendOp> ops_;           // offered bulk data, by id
   std::vector<std::uint64_t> free_ops_;
   bool cma_ = false;
+  bool cma_timed_here_ = false;  // cma_ is this rank's own timing, not yet the first rank's
 };
 
 }  // namespace gpurun::transport::shm
