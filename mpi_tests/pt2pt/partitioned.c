@@ -18,16 +18,23 @@ static int class_of(int rc) {
   return error_class;
 }
 
+/* This rank's side of `parts` partitions of `count` ints with the peer: even ranks send.
+ * Returns whether this rank sends. */
+static int init_ints(int *buf, int parts, int count, int tag, MPI_Request *req) {
+  int sender = rank % 2 == 0;
+  if (sender)
+    MPI_Psend_init(buf, parts, count, MPI_INT, peer, tag, MPI_COMM_WORLD, MPI_INFO_NULL, req);
+  else
+    MPI_Precv_init(buf, parts, count, MPI_INT, peer, tag, MPI_COMM_WORLD, MPI_INFO_NULL, req);
+  return sender;
+}
+
 /* Same partitions on both sides: 8 x 100 ints, 3 epochs, ready in reverse order. */
 static void same_partitions(void) {
   enum { P = 8, N = 100 };
   int buf[P * N];
   MPI_Request req;
-  int sender = rank % 2 == 0;
-  if (sender)
-    MPI_Psend_init(buf, P, N, MPI_INT, peer, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
-  else
-    MPI_Precv_init(buf, P, N, MPI_INT, peer, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+  int sender = init_ints(buf, P, N, 7, &req);
   for (int epoch = 0; epoch < 3; ++epoch) {
     for (int i = 0; i < P * N; ++i) buf[i] = sender ? epoch * 100000 + i : -1;
     MPI_Start(&req);
@@ -116,12 +123,8 @@ static void other_partitions(void) {
 static void runs(void) {
   enum { RP = 40, RN = 250 };
   static int buf[RP * RN];
-  int sender = rank % 2 == 0;
   MPI_Request req;
-  if (sender)
-    MPI_Psend_init(buf, RP, RN, MPI_INT, peer, 10, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
-  else
-    MPI_Precv_init(buf, RP, RN, MPI_INT, peer, 10, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+  int sender = init_ints(buf, RP, RN, 10, &req);
   for (int epoch = 0; epoch < 3; ++epoch) {
     for (int i = 0; i < RP * RN; ++i) buf[i] = sender ? epoch * 1000003 + i : -1;
     MPI_Start(&req);

@@ -30,7 +30,6 @@ constexpr std::int64_t kDeadlineNs = 500'000'000;
 struct alignas(64) Control {
   alignas(64) std::atomic<std::int64_t> go;        // parent: run number to start
   alignas(64) std::atomic<std::int64_t> posted;    // parent: chunks in the slots
-  alignas(64) std::atomic<std::int64_t> consumed;  // child: chunks copied out
   alignas(64) std::atomic<std::int64_t> done;      // child: last run finished
   std::atomic<int> cma_error;                      // child: errno of a failed CMA read
   std::atomic<int> child_failed;                   // child: errno of its set-up (pinning)
@@ -117,7 +116,6 @@ void cma_read(Region& r, pid_t parent, std::size_t bytes) {
         for (std::size_t k = 0; k < kChunks; ++k) {
           if (!wait_for(r.control->posted, ++posted, deadline)) _exit(0);
           std::memcpy(r.dst + k * kChunk, r.slots + k * kChunk, kChunk);
-          r.control->consumed.store(posted, std::memory_order_release);
         }
         break;
       case kCma:
