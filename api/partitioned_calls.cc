@@ -51,7 +51,8 @@ int make_partitioned(const Call& call, bool send, void* buf, int partitions, MPI
                    "this process has used up the tags of partitioned receives (%lld)",
                    static_cast<long long>(g_data_tags));
     }
-    p->setup = Setup{static_cast<std::int32_t>(g_data_tags), partitions, p->partition_bytes};
+    p->setup =
+        receiver_setup(static_cast<std::int32_t>(g_data_tags), partitions, p->partition_bytes);
     g_data_tags += partitions;
   }
   core::Request* r = the_pml().requests().allocate();
@@ -96,8 +97,11 @@ int active_partitioned(const Call& call, MPI_Request handle, bool send, Partitio
   return MPI_SUCCESS;
 }
 
-int check_partition(const Call& call, const Partitioned& p, const char* arg, int partition) {
+// `index`: the position of `partition` in array_of_partitions, or -1 (argument partition).
+int check_partition(const Call& call, const Partitioned& p, int index, int partition) {
   if (partition >= 0 && partition < p.partitions) return MPI_SUCCESS;
+  char arg[48] = "partition";
+  if (index >= 0) std::snprintf(arg, sizeof arg, "array_of_partitions[%d]", index);
   return raise(call, comm_handle_of(p.request), MPI_ERR_ARG,
                "argument %s %d is not a partition of the request (0..%d)", arg, partition,
                p.partitions - 1);
@@ -120,14 +124,13 @@ int pready(const Call& call, MPI_Request request, int n, int first, const int* l
   if (n < 0)
     return raise(call, comm_handle_of(p->request), MPI_ERR_ARG, "argument length %d is negative",
                  n);
-  char arg[48];
   for (int i = 0; i < n; ++i) {
     int partition = list != nullptr ? list[i] : first + i;
-    std::snprintf(arg, sizeof arg, list != nullptr ? "array_of_partitions[%d]" : "partition", i);
-    if (int rc = check_partition(call, *p, arg, partition); rc != MPI_SUCCESS) return rc;
+    int index = list != nullptr ? i : -1;
+    if (int rc = check_partition(call, *p, index, partition); rc != MPI_SUCCESS) return rc;
     if (int rc = mark_ready(call, p, partition); rc != MPI_SUCCESS) return rc;
+    if (p->r().peer != MPI_PROC_NULL) partition_ready(p, partition);
   }
-  if (p->r().peer != MPI_PROC_NULL) send_ready(p);
   return MPI_SUCCESS;
 }
 
@@ -140,7 +143,7 @@ int parrived(const Call& call, MPI_Request request, int partition, int* flag) {
   }
   Partitioned* p = nullptr;
   if (int rc = active_partitioned(call, request, false, &p); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_partition(call, *p, "partition", partition); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_partition(call, *p, -1, partition); rc != MPI_SUCCESS) return rc;
   auto j = static_cast<std::size_t>(partition);
   if (!p->done[j] && p->r().peer != MPI_PROC_NULL) progress::engine().poll();
   *flag = p->done[j] || p->r().peer == MPI_PROC_NULL;

@@ -2,8 +2,10 @@
 // has the MPI calls that make and drive it).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "api/prequest.h"
@@ -12,11 +14,20 @@
 
 namespace gpurun::api {
 
-// What the receiver tells its sender.
+// What the receiver tells its sender. Its partitions travel in messages of `per_message`
+// consecutive partitions (the last may hold fewer), message m with tag first_tag + m.
 struct Setup {
   std::int32_t first_tag = 0;
   std::int32_t partitions = 0;
   std::int64_t partition_bytes = 0;
+  std::int32_t per_message = 1;
+  std::int32_t reserved = 0;
+
+  int messages() const { return (partitions + per_message - 1) / per_message; }
+  int first_partition(int m) const { return m * per_message; }
+  int partitions_in(int m) const { return std::min(per_message, partitions - m * per_message); }
+  std::int64_t offset(int m) const { return first_partition(m) * partition_bytes; }
+  std::int64_t bytes(int m) const { return partitions_in(m) * partition_bytes; }
 };
 
 struct Partitioned {
@@ -27,13 +38,16 @@ struct Partitioned {
   std::int64_t partition_bytes = 0;
   Setup setup;  // the receiver's: sent (receiver) or received (sender)
   bool setup_known = false;
-  ErrorCode setup_error = ErrorCode::kOk;  // the setup failed or does not fit: every epoch fails
-  core::Request* setup_request = nullptr;  // the setup's sub-request while the pml holds it
-  std::vector<std::uint8_t> done;          // per partition of this epoch: ready (send) or arrived
-  std::vector<std::uint8_t> sent;          // sender: per receiver partition, handed to the pml
-  std::vector<std::unique_ptr<std::byte[]>> packed;  // sender: receiver partitions packed
-  std::vector<std::byte> too_long;  // sender: a partition's bytes and one, to fail the receiver
-  int pending = 0;                  // receiver partitions of this epoch not yet moved
+  ErrorCode setup_error = ErrorCode::kOk;    // the setup failed or does not fit: every epoch fails
+  core::Request* setup_request = nullptr;    // the setup's sub-request while the pml holds it
+  std::vector<std::uint8_t> done;            // per partition of this epoch: ready (send) or arrived
+  std::vector<std::uint8_t> sent;            // sender: per message, handed to the pml
+  std::vector<std::int32_t> missing;         // sender: per message, its partitions not ready yet
+  std::vector<std::int32_t> sources;         // sender: per message, its partitions
+  std::vector<std::pair<int, int>> targets;  // sender: per partition, first and last message
+  std::vector<std::unique_ptr<std::byte[]>> packed;  // sender: messages packed
+  std::vector<std::byte> too_long;  // sender: a message's bytes and one, to fail the receiver
+  int pending = 0;                  // messages of this epoch not yet moved
   int in_flight = 0;                // sub-requests the pml holds
   bool freed = false;               // MPI_Request_free came; goes when in_flight is 0
   bool ended = false;               // this epoch completed (early, if its prequest was misused)
@@ -49,8 +63,14 @@ inline Partitioned* partitioned_of(const core::Request* r) {
   return static_cast<Partitioned*>(r->owner);
 }
 
-// Sender: sends every receiver partition whose bytes are all ready and not sent yet.
+// The receiver's setup: how many of its partitions travel in one message
+// (GPURUN_PARTITIONED_MESSAGE_SIZE).
+Setup receiver_setup(std::int32_t first_tag, int partitions, std::int64_t partition_bytes);
+// Sender: sends every message whose bytes are all ready and not sent yet.
 void send_ready(Partitioned* p);
+// Sender: partition i was marked ready in this epoch (done[i] is set); sends the messages it
+// completes.
+void partition_ready(Partitioned* p, int i);
 // Posts the setup message: the receiver's send of it, or the sender's receive.
 Status post_setup(Partitioned* p);
 

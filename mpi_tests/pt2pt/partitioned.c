@@ -3,9 +3,11 @@
  * with MPI_Pready, MPI_Pready_range and MPI_Pready_list, seen arriving one by one with
  * MPI_Parrived; sides partitioned differently, a derived datatype on the sender; two requests
  * with one tag matched in the order of their init calls even when started in the other order;
- * many partitions marked ready together, epoch after epoch;
+ * many partitions marked ready together, epoch after epoch; small partitions joined in one
+ * message (and not, with the knob at 0);
  * MPI_PROC_NULL; and the errors: wildcards, a partition out of range or marked twice, the wrong
  * side's call, an inactive request, and sizes that differ between the sides (both fail). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mtest.h"
@@ -153,6 +155,68 @@ static void runs(void) {
   MPI_Request_free(&req);
 }
 
+/* Small partitions travel together (GPURUN_PARTITIONED_MESSAGE_SIZE): 30 receive partitions of
+ * 10 ints from 4 send partitions of 75 ints and from 12 of 25 strided ints, marked ready one by
+ * one, epoch after epoch, each receive partition checked as MPI_Parrived reports it. Then
+ * whether a message waits for its other partitions: the sender marks partition 0 of 8 x 16
+ * ints ready and sends a note after it; once the note came, partition 0 has not arrived (with
+ * GPURUN_PARTITIONED_MESSAGE_SIZE=0 it has: one message per partition). */
+static void joined(void) {
+  enum { RP = 30, RN = 10 };
+  int v[2 * RP * RN], r[RP * RN];
+  int sender = rank % 2 == 0;
+  MPI_Datatype every_other;
+  MPI_Type_vector(1, 1, 2, MPI_INT, &every_other);
+  MPI_Type_create_resized(every_other, 0, 2 * sizeof(int), &every_other);
+  MPI_Type_commit(&every_other);
+  for (int strided = 0; strided < 2; ++strided) {
+    MPI_Request req;
+    int parts = strided ? 12 : 4, n = RP * RN / parts;
+    if (sender)
+      MPI_Psend_init(v, parts, n, strided ? every_other : MPI_INT, peer, 12, MPI_COMM_WORLD,
+                     MPI_INFO_NULL, &req);
+    else
+      MPI_Precv_init(r, RP, RN, MPI_INT, peer, 12, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    for (int epoch = 0; epoch < 3; ++epoch) {
+      for (int i = 0; i < RP * RN; ++i) v[strided ? 2 * i : i] = epoch * 1000 + i;
+      memset(r, 0xff, sizeof r);
+      MPI_Start(&req);
+      for (int p = 0; sender && p < parts; ++p) MPI_Pready(p, req);
+      for (int p = 0, flag = 0; !sender && p < RP; ++p, flag = 0) {
+        while (!flag) MPI_Parrived(req, p, &flag);
+        for (int i = p * RN; i < (p + 1) * RN; ++i)
+          MTEST_CHECK(r[i] == epoch * 1000 + i, "joined, strided %d epoch %d: r[%d] = %d once "
+                      "partition %d arrived", strided, epoch, i, r[i], p);
+      }
+      MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    MPI_Request_free(&req);
+  }
+  MPI_Type_free(&every_other);
+
+  const char *knob = getenv("GPURUN_PARTITIONED_MESSAGE_SIZE");
+  int together = knob == NULL || strcmp(knob, "0") != 0, note = 1, flag = 0;
+  MPI_Request req;
+  init_ints(v, 8, 16, 13, &req);
+  MPI_Start(&req);
+  if (sender) {
+    MPI_Pready(0, req);
+    MPI_Send(&note, 1, MPI_INT, peer, 14, MPI_COMM_WORLD);
+    MPI_Recv(&note, 1, MPI_INT, peer, 15, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Pready_range(1, 7, req);
+  } else {
+    MPI_Recv(&note, 1, MPI_INT, peer, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int i = 0; i < 1000 && !flag; ++i) MPI_Parrived(req, 0, &flag);
+    while (!together && !flag) MPI_Parrived(req, 0, &flag);
+    MTEST_CHECK(flag == !together, "partition 0 of 8 x 64 B %s before the others were ready "
+                "(GPURUN_PARTITIONED_MESSAGE_SIZE %s)", flag ? "arrived" : "did not arrive",
+                knob ? knob : "unset");
+    MPI_Send(&note, 1, MPI_INT, peer, 15, MPI_COMM_WORLD);
+  }
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  MPI_Request_free(&req);
+}
+
 /* Two requests with one tag: the first init on one side meets the first on the other. */
 static void init_order(void) {
   int a[4], b[4];
@@ -263,6 +327,7 @@ int main(int argc, char **argv) {
     same_partitions();
     other_partitions();
     runs();
+    joined();
     init_order();
   }
   proc_null();
