@@ -215,7 +215,10 @@ class BenchReport:
             if c in self.skipped:
                 out.append(f"- {c}: skipped: {self.skipped[c]}")
                 continue
-            bad = [r for r in runs if not r.ok]
+            if runs and all(r.skipped for r in runs):
+                out.append(f"- {c}: {runs[0].status}")
+                continue
+            bad = [r for r in runs if not r.ok and not r.skipped]
             dist = [r for r in runs if r.ok and r.disturbed]
             slowed = [r for r in runs if r.ok and r.slowed]
             hung = [r for r in runs if r.ok and r.hung_at_exit]

@@ -53,6 +53,9 @@ class CpuProbe:
         return t / self.best
 
 
+SKIP_EXIT = 77  # a program's exit status when the MPI lacks what it measures (bench.h)
+
+
 @dataclass
 class Run:
     config: str
@@ -72,6 +75,7 @@ class Run:
     load_before: float = 0.0
     disturbed: bool = False
     hung_at_exit: bool = False  # timed out after printing complete results (MPI_Finalize)
+    skipped: bool = False  # the program exited 77: this MPI lacks what it measures
     command: str = ""
     output_tail: str = ""
 
@@ -184,6 +188,11 @@ def _finish(run: Run, done: Finished, ours: bool, timeout: float) -> None:
                 f"{timeout:.0f} s)"
         else:
             run.status = "timeout" + (" after complete results" if complete else "")
+        return
+    if done.returncode == SKIP_EXIT:
+        said = [line for line in done.stderr.splitlines() if line.startswith(run.bench + ":")]
+        run.skipped = True
+        run.status = "skipped: " + (said[0] if said else f"exit {SKIP_EXIT}")
         return
     if done.returncode != 0:
         run.status = f"failed (exit {done.returncode})"

@@ -7,7 +7,7 @@ set(BENCH_DIR ${CMAKE_CURRENT_LIST_DIR}/..)
 # Every program, by source path under bench/ (without .c).
 set(BENCH_PROGRAM_SOURCES
   pt2pt/osu_latency pt2pt/osu_bw pt2pt/osu_bibw pt2pt/osu_mbw_mr pt2pt/osu_multi_lat
-  pt2pt/osu_latency_mt
+  pt2pt/osu_latency_mt pt2pt/part_latency
   coll/osu_barrier coll/osu_bcast coll/osu_reduce coll/osu_allreduce coll/osu_allgather
   coll/osu_allgatherv coll/osu_alltoall coll/osu_alltoallv coll/osu_gather coll/osu_gatherv
   coll/osu_scatter coll/osu_scatterv

@@ -36,6 +36,8 @@ static const struct opt_def kOpts[] = {
      "sender and receiver threads (default 1:2); needs MPI_THREAD_MULTIPLE"},
     {'t', "num_test_calls", BENCH_OPT_TEST_CALLS, "N",
      "MPI_Test calls spread over the compute phase (default 0)"},
+    {'P', "partitions", BENCH_OPT_PARTITIONS, "N",
+     "partitions per message (default 16); sizes below N bytes are skipped"},
     {'d', "accelerator", BENCH_OPT_ACCEL | BENCH_OPT_PLACEMENT, "cuda",
      "put buffers in CUDA device memory (the CUDA runtime is loaded only then)"},
     {'q', "queue", BENCH_OPT_QUEUE, "host|stream|device",
@@ -185,6 +187,8 @@ static enum bench_parse apply(struct bench_options *opt, unsigned accepts, const
     case 't':
       if (d->flag == BENCH_OPT_THREADS) return parse_threads(opt, arg);
       return parse_int_opt(opt, 't', arg, 0, &opt->test_calls);
+    case 'P':
+      return parse_int_opt(opt, 'P', arg, 1, &opt->partitions);
     case 'd':
       if (strcmp(arg, "cuda") != 0)
         return fail(opt, BENCH_PARSE_ERROR, "-d %s: the only accelerator is cuda", arg);
@@ -221,6 +225,7 @@ static void set_defaults(struct bench_options *opt, const struct bench_spec *spe
   opt->pairs = -1;
   opt->send_threads = 1;
   opt->recv_threads = 2;
+  opt->partitions = 16;
 }
 
 /* "D" or "H" placement arguments after -d cuda. */

@@ -22,6 +22,7 @@ enum {
   BENCH_OPT_PLACEMENT = 1u << 9,  /* -d cuda X Y: buffer placement per side */
   BENCH_OPT_QUEUE = 1u << 10,     /* -q host|stream|device */
   BENCH_OPT_STREAM = 1u << 11,    /* the program implements -q stream */
+  BENCH_OPT_PARTITIONS = 1u << 12, /* -P partitions per message */
 };
 #define BENCH_OPTS_COMMON (BENCH_OPT_SIZES | BENCH_OPT_ITERS | BENCH_OPT_VALIDATE | BENCH_OPT_QUEUE)
 
@@ -45,6 +46,7 @@ struct bench_options {
   int pairs; /* -1: half the ranks */
   int send_threads, recv_threads;
   int test_calls;
+  int partitions; /* -P */
   int accel;             /* 1 with -d cuda */
   enum bench_mem mem[2]; /* placement of rank 0's (sender's) and rank 1's buffers */
   enum bench_queue queue;

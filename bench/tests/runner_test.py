@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench/compare's runner on stand-in launchers (shell scripts, no MPI): a run that hangs is
 ended with every process it started, and a peer that hung only after printing complete
-results keeps its values, while gpurun's own hang is a failure.
+results keeps its values, while gpurun's own hang is a failure; a program that exits 77 (the
+MPI lacks what it measures) is skipped, not failed.
 
   runner_test.py BENCH_DIR
 """
@@ -92,6 +93,15 @@ class Hangs(unittest.TestCase):
         r = run(standin, "mpich", timeout=30)
         self.assertTrue(r.ok, r.status)
         self.assertEqual((r.status, r.hung_at_exit, r.values), ("ok", False, {8: 1.5}))
+
+    def test_a_program_that_exits_77_is_skipped_not_failed(self):
+        kill = "kill $(cat " + str(self.dir / "child.pid") + ")"
+        standin = StandIn(self.dir, "", kill + "\necho 'osu_x: not supported by this MPI' >&2"
+                          "\nexit 77")
+        r = run(standin, "openmpi", timeout=30)
+        self.assertFalse(r.ok)
+        self.assertTrue(r.skipped)
+        self.assertEqual(r.status, "skipped: osu_x: not supported by this MPI")
 
 
 if __name__ == "__main__":
