@@ -45,15 +45,16 @@ int make_partitioned(const Call& call, bool send, void* buf, int partitions, MPI
   p->count = count;
   p->partition_bytes = count * res.type->size();
   if (!send) {
-    if (g_data_tags + partitions > kTagUpperBound) {
+    // One data tag per message (a message joins small partitions).
+    p->setup =
+        receiver_setup(static_cast<std::int32_t>(g_data_tags), partitions, p->partition_bytes);
+    if (g_data_tags + p->setup.messages() > kTagUpperBound) {
       delete p;
       return raise(call, comm, MPI_ERR_INTERN,
                    "this process has used up the tags of partitioned receives (%lld)",
                    static_cast<long long>(g_data_tags));
     }
-    p->setup =
-        receiver_setup(static_cast<std::int32_t>(g_data_tags), partitions, p->partition_bytes);
-    g_data_tags += partitions;
+    g_data_tags += p->setup.messages();
   }
   core::Request* r = the_pml().requests().allocate();
   r->persistent = true;
