@@ -111,7 +111,8 @@ void partition_arrived(core::Request* s) {
 // first).
 std::pair<int, int> sources_of(const Partitioned& p, int m) {
   std::int64_t sb = p.partition_bytes, off = p.setup.offset(m), n = p.setup.bytes(m);
-  if (sb == 0 || n == 0) return {0, -1};
+  if (sb == 0) return {0, p.partitions - 1};  // no bytes: it waits for all of them
+  if (n == 0) return {0, -1};
   return {static_cast<int>(off / sb),
           static_cast<int>(std::min<std::int64_t>((off + n - 1) / sb, p.partitions - 1))};
 }
@@ -119,8 +120,9 @@ std::pair<int, int> sources_of(const Partitioned& p, int m) {
 // Sender: the first and last message that take bytes from its partition i.
 std::pair<int, int> messages_of(const Partitioned& p, int i) {
   std::int64_t sb = p.partition_bytes, mb = p.setup.per_message * p.setup.partition_bytes;
-  if (sb == 0 || mb == 0) return {0, -1};
   std::int64_t last = p.setup.messages() - 1;
+  if (sb == 0) return {0, static_cast<int>(last)};  // as sources_of
+  if (mb == 0) return {0, -1};
   return {static_cast<int>(std::min<std::int64_t>(i * sb / mb, last)),
           static_cast<int>(std::min<std::int64_t>(((i + 1) * sb - 1) / mb, last))};
 }
@@ -338,7 +340,10 @@ int start_partitioned(const Call& call, core::Request* r) {
     return MPI_SUCCESS;
   }
   if (p->send) {
-    if (p->setup_known) start_send_epoch(p);
+    if (p->setup_known) {
+      start_send_epoch(p);
+      send_ready(p);  // messages that take bytes from no partition of ours
+    }
     return MPI_SUCCESS;
   }
   const Setup& setup = p->setup;

@@ -4,7 +4,7 @@
  * MPI_Parrived; sides partitioned differently, a derived datatype on the sender; two requests
  * with one tag matched in the order of their init calls even when started in the other order;
  * many partitions marked ready together, epoch after epoch; small partitions joined in one
- * message (and not, with the knob at 0);
+ * message (and not, with the knob at 0); partitions of no bytes;
  * MPI_PROC_NULL; and the errors: wildcards, a partition out of range or marked twice, the wrong
  * side's call, an inactive request, and sizes that differ between the sides (both fail). */
 #include <stdlib.h>
@@ -217,6 +217,30 @@ static void joined(void) {
   MPI_Request_free(&req);
 }
 
+/* Partitions of no bytes (4 sent, 2 received), and requests of no partitions: each epoch
+ * completes on both sides; the receiver's status counts 0. */
+static void no_bytes(void) {
+  int x = 0, sender = rank % 2 == 0;
+  for (int parts = 0; parts <= 4; parts += 4) {
+    MPI_Request req;
+    if (sender)
+      MPI_Psend_init(&x, parts, 0, MPI_INT, peer, 16, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    else
+      MPI_Precv_init(&x, parts / 2, 0, MPI_INT, peer, 16, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      MPI_Status st;
+      MPI_Start(&req);
+      if (sender && parts > 0) MPI_Pready_range(0, parts - 1, req);
+      MPI_Wait(&req, &st);
+      int count = -1;
+      MPI_Get_count(&st, MPI_INT, &count);
+      MTEST_CHECK(sender || count == 0, "no bytes, %d partitions, epoch %d: count %d", parts,
+                  epoch, count);
+    }
+    MPI_Request_free(&req);
+  }
+}
+
 /* Two requests with one tag: the first init on one side meets the first on the other. */
 static void init_order(void) {
   int a[4], b[4];
@@ -328,6 +352,7 @@ int main(int argc, char **argv) {
     other_partitions();
     runs();
     joined();
+    no_bytes();
     init_order();
   }
   proc_null();
