@@ -150,28 +150,6 @@ void message_data(Partitioned* p, int m, pml::SendArgs* a) {
   a->buf = copy.get();
 }
 
-// Sender: hands message m to the pml.
-void send_message(Partitioned* p, int m) {
-  core::Request& r = p->r();
-  pml::SendArgs a{r.comm,
-                  nullptr,
-                  0,
-                  r.datatype,
-                  r.peer,
-                  p->setup.first_tag + m,
-                  pml::SendMode::kStandard,
-                  pml::Channel::kPartitionData,
-                  r.memory};
-  message_data(p, m, &a);
-  p->sent[static_cast<std::size_t>(m)] = 1;
-  core::Request* s = sub_request(p, partition_sent);
-  if (Status st = the_pml().isend(a, s); !st.ok()) {
-    --p->in_flight;
-    the_pml().requests().release(s);
-    moved(p, st.code());
-  }
-}
-
 // An epoch that cannot move: it completes at once with the setup's error.
 // Sender whose receiver takes another number of bytes, or whose epoch failed: each message
 // not sent yet gets one byte too many, so that the receiver's epoch fails too
@@ -272,6 +250,27 @@ void setup_sent(core::Request* s) {
 
 }  // namespace
 
+void send_message(Partitioned* p, int m) {
+  core::Request& r = p->r();
+  pml::SendArgs a{r.comm,
+                  nullptr,
+                  0,
+                  r.datatype,
+                  r.peer,
+                  p->setup.first_tag + m,
+                  pml::SendMode::kStandard,
+                  pml::Channel::kPartitionData,
+                  r.memory};
+  message_data(p, m, &a);
+  p->sent[static_cast<std::size_t>(m)] = 1;
+  core::Request* s = sub_request(p, partition_sent);
+  if (Status st = the_pml().isend(a, s); !st.ok()) {
+    --p->in_flight;
+    the_pml().requests().release(s);
+    moved(p, st.code());
+  }
+}
+
 Setup receiver_setup(std::int32_t first_tag, int partitions, std::int64_t partition_bytes) {
   auto limit = static_cast<std::int64_t>(g_message_size.get().bytes);
   std::int64_t per = 1;
@@ -288,15 +287,6 @@ void send_ready(Partitioned* p) {
   for (int m = 0; m < p->setup.messages(); ++m) {
     auto k = static_cast<std::size_t>(m);
     if (!p->sent[k] && p->missing[k] == 0) send_message(p, m);
-  }
-}
-
-void partition_ready(Partitioned* p, int i) {
-  if (!p->setup_known || !p->r().active || p->ended) return;
-  auto [first, last] = p->targets[static_cast<std::size_t>(i)];
-  for (int m = first; m <= last; ++m) {
-    auto k = static_cast<std::size_t>(m);
-    if (--p->missing[k] == 0 && !p->sent[k]) send_message(p, m);
   }
 }
 

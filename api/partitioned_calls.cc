@@ -79,8 +79,9 @@ int make_partitioned(const Call& call, bool send, void* buf, int partitions, MPI
   return MPI_SUCCESS;
 }
 
-// The active partitioned request of `handle` on the side `send`; otherwise reports why.
-int active_partitioned(const Call& call, MPI_Request handle, bool send, Partitioned** out) {
+// Why `handle` names no active partitioned request on the side `send` (find_active's cold
+// path).
+int not_active_partitioned(const Call& call, MPI_Request handle, bool send) {
   core::Request* r = find_request(handle);
   if (r == nullptr) return bad_request(call, "request", handle);
   if (r->kind != core::RequestKind::kPartitioned || partitioned_of(r)->send != send) {
@@ -89,11 +90,17 @@ int active_partitioned(const Call& call, MPI_Request handle, bool send, Partitio
                  static_cast<unsigned>(handle), send ? "send" : "receive",
                  send ? "MPI_Psend_init" : "MPI_Precv_init");
   }
-  if (!r->active) {
-    return raise(call, comm_handle_of(r), MPI_ERR_REQUEST,
-                 "argument request (0x%x) is not active: start it with MPI_Start first",
-                 static_cast<unsigned>(handle));
-  }
+  return raise(call, comm_handle_of(r), MPI_ERR_REQUEST,
+               "argument request (0x%x) is not active: start it with MPI_Start first",
+               static_cast<unsigned>(handle));
+}
+
+// The active partitioned request of `handle` on the side `send`; otherwise reports why.
+inline int active_partitioned(const Call& call, MPI_Request handle, bool send, Partitioned** out) {
+  core::Request* r = find_request(handle);
+  if (r == nullptr || r->kind != core::RequestKind::kPartitioned ||
+      partitioned_of(r)->send != send || !r->active) [[unlikely]]
+    return not_active_partitioned(call, handle, send);
   *out = partitioned_of(r);
   return MPI_SUCCESS;
 }
@@ -108,13 +115,21 @@ int check_partition(const Call& call, const Partitioned& p, int index, int parti
                p.partitions - 1);
 }
 
-int mark_ready(const Call& call, Partitioned* p, int partition) {
+int already_ready(const Call& call, const Partitioned& p, int partition) {
+  return raise(call, comm_handle_of(p.request), MPI_ERR_ARG,
+               "partition %d was already marked ready in this epoch", partition);
+}
+
+// Marks send partition `partition` (array_of_partitions[index], or -1) ready and sends the
+// messages it completes.
+inline int mark_ready(const Call& call, Partitioned* p, int index, int partition) {
+  if (partition < 0 || partition >= p->partitions) [[unlikely]]
+    return check_partition(call, *p, index, partition);
   auto& ready = p->done[static_cast<std::size_t>(partition)];
-  if (ready) {
-    return raise(call, comm_handle_of(p->request), MPI_ERR_ARG,
-                 "partition %d was already marked ready in this epoch", partition);
-  }
+  if (ready) [[unlikely]]
+    return already_ready(call, *p, partition);
   ready = 1;
+  if (p->r().peer != MPI_PROC_NULL) partition_ready(p, partition);
   return MPI_SUCCESS;
 }
 
@@ -126,11 +141,8 @@ int pready(const Call& call, MPI_Request request, int n, int first, const int* l
     return raise(call, comm_handle_of(p->request), MPI_ERR_ARG, "argument length %d is negative",
                  n);
   for (int i = 0; i < n; ++i) {
-    int partition = list != nullptr ? list[i] : first + i;
-    int index = list != nullptr ? i : -1;
-    if (int rc = check_partition(call, *p, index, partition); rc != MPI_SUCCESS) return rc;
-    if (int rc = mark_ready(call, p, partition); rc != MPI_SUCCESS) return rc;
-    if (p->r().peer != MPI_PROC_NULL) partition_ready(p, partition);
+    int rc = list != nullptr ? mark_ready(call, p, i, list[i]) : mark_ready(call, p, -1, first + i);
+    if (rc != MPI_SUCCESS) return rc;
   }
   return MPI_SUCCESS;
 }

@@ -68,9 +68,18 @@ inline Partitioned* partitioned_of(const core::Request* r) {
 Setup receiver_setup(std::int32_t first_tag, int partitions, std::int64_t partition_bytes);
 // Sender: sends every message whose bytes are all ready and not sent yet.
 void send_ready(Partitioned* p);
+// Sender: hands message m to the pml.
+void send_message(Partitioned* p, int m);
 // Sender: partition i was marked ready in this epoch (done[i] is set); sends the messages it
 // completes.
-void partition_ready(Partitioned* p, int i);
+inline void partition_ready(Partitioned* p, int i) {
+  if (!p->setup_known || !p->r().active || p->ended) return;
+  auto [first, last] = p->targets[static_cast<std::size_t>(i)];
+  for (int m = first; m <= last; ++m) {
+    auto k = static_cast<std::size_t>(m);
+    if (--p->missing[k] == 0 && !p->sent[k]) send_message(p, m);
+  }
+}
 // Posts the setup message: the receiver's send of it, or the sender's receive.
 Status post_setup(Partitioned* p);
 
