@@ -150,7 +150,6 @@ void message_data(Partitioned* p, int m, pml::SendArgs* a) {
   a->buf = copy.get();
 }
 
-// An epoch that cannot move: it completes at once with the setup's error.
 // Sender whose receiver takes another number of bytes, or whose epoch failed: each message
 // not sent yet gets one byte too many, so that the receiver's epoch fails too
 // (MPI_ERR_TRUNCATE) instead of waiting. `counted`: in the epoch that failed, whose end waits
@@ -174,6 +173,7 @@ void send_too_long(Partitioned* p, bool counted = false) {
   }
 }
 
+// An epoch that cannot move: it completes at once with the setup's error.
 void fail_epoch(Partitioned* p) {
   p->error = p->setup_error;
   if (p->send && p->setup_error == ErrorCode::kTruncated) {
