@@ -94,7 +94,7 @@ void Pml::on_packet(const transport::Packet& p) {
       u->heap_data.reset(new std::byte[p.length]);
       dst = u->heap_data.get();
     }
-    std::memcpy(dst, p.payload, p.length);
+    if (p.length > 0) std::memcpy(dst, p.payload, p.length);  // a zero-length payload may be null
   }
   q.hold(u);
 }
