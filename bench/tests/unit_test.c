@@ -92,6 +92,13 @@ static const struct bench_spec kStream = {
     .min_size = 0,
     .max_size = 4 << 20,
 };
+static const struct bench_spec kPartitioned = {
+    .name = "t_part",
+    .title = "T",
+    .accepts = BENCH_OPTS_COMMON | BENCH_OPT_PARTITIONS,
+    .min_size = 16,
+    .max_size = 1 << 20,
+};
 static const struct bench_spec kNbc = {
     .name = "t_nbc",
     .title = "T",
@@ -140,6 +147,11 @@ static void test_options(void) {
   CHECK(parse(&o, &kNbc, "-t 3 -f -d cuda") == BENCH_PARSE_OK && o.test_calls == 3 && o.full);
   CHECK(parse(&o, &kNbc, "-d cuda D D") == BENCH_PARSE_ERROR); /* placement is pt2pt only */
   CHECK(parse(&o, &kNbc, "--corrupt-for-testing") == BENCH_PARSE_OK && o.corrupt);
+  CHECK(parse(&o, &kPartitioned, "") == BENCH_PARSE_OK && o.partitions == 16);
+  CHECK(parse(&o, &kPartitioned, "-P 64") == BENCH_PARSE_OK && o.partitions == 64);
+  CHECK(parse(&o, &kPartitioned, "--partitions=3") == BENCH_PARSE_OK && o.partitions == 3);
+  CHECK(parse(&o, &kPartitioned, "-P 0") == BENCH_PARSE_ERROR);
+  CHECK(parse(&o, &kPt2pt, "-P 4") == BENCH_PARSE_ERROR); /* not accepted by this program */
 }
 
 int main(void) {
