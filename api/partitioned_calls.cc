@@ -79,8 +79,8 @@ int make_partitioned(const Call& call, bool send, void* buf, int partitions, MPI
   return MPI_SUCCESS;
 }
 
-// Why `handle` names no active partitioned request on the side `send` (find_active's cold
-// path).
+// Why `handle` names no active partitioned request on the side `send` (active_partitioned's
+// cold path).
 int not_active_partitioned(const Call& call, MPI_Request handle, bool send) {
   core::Request* r = find_request(handle);
   if (r == nullptr) return bad_request(call, "request", handle);
