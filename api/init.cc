@@ -123,6 +123,7 @@ int end_runtime_if_unused(const Call& call, bool world_ending) {
   wait_spawned_jobs();
   unpublish_names();
   gpurun::Status st = s.bootstrap->finalize();
+  shut_down(s);
   g_phase.store(Phase::kFinalized, std::memory_order_release);
   if (!st.ok()) GPURUN_LOG(warn, init, "finalize (%s): %s", call.name, st.to_string().c_str());
   return MPI_SUCCESS;

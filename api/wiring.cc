@@ -201,4 +201,8 @@ void drain(ProcessState& s) {
   }
 }
 
+void shut_down(ProcessState& s) {
+  for (const auto& t : s.transports) t->shut_down();
+}
+
 }  // namespace gpurun::api

@@ -11,5 +11,7 @@ namespace gpurun::api {
 Status wire_up(ProcessState& state);
 // Sends what is still queued (acknowledgements, queued sends) before the process leaves.
 void drain(ProcessState& state);
+// Shuts every transport down once MPI has ended: no thread of theirs outlives MPI_Finalize.
+void shut_down(ProcessState& state);
 
 }  // namespace gpurun::api

@@ -181,6 +181,10 @@ class Transport {
   // Whether this process may leave: no peer still needs anything of it (its memory, data it
   // owes). MPI_Finalize makes progress until every transport says so.
   virtual bool quiescent() const { return true; }
+  // MPI has ended (the job's last fence is behind): releases what the transport holds, its
+  // library's threads first, so that none is still running when the process exits. Nothing is
+  // sent or received afterwards; progress() finds nothing to do.
+  virtual void shut_down() {}
 };
 
 }  // namespace gpurun::transport

@@ -50,6 +50,8 @@ Status load(const std::string& path) {
   bind(library, "ucp_am_data_release", a.am_data_release, missing);
   bind(library, "ucp_tag_send_nbx", a.tag_send_nbx, missing);
   bind(library, "ucp_tag_recv_nbx", a.tag_recv_nbx, missing);
+  bind(library, "ucp_tag_probe_nb", a.tag_probe_nb, missing);
+  bind(library, "ucp_tag_msg_recv_nbx", a.tag_msg_recv_nbx, missing);
   bind(library, "ucp_request_cancel", a.request_cancel, missing);
   bind(library, "ucp_request_free", a.request_free, missing);
   bind(library, "ucp_request_check_status", a.request_check_status, missing);

@@ -36,6 +36,8 @@ struct UcxApi {
   decltype(&ucp_am_data_release) am_data_release;
   decltype(&ucp_tag_send_nbx) tag_send_nbx;
   decltype(&ucp_tag_recv_nbx) tag_recv_nbx;
+  decltype(&ucp_tag_probe_nb) tag_probe_nb;
+  decltype(&ucp_tag_msg_recv_nbx) tag_msg_recv_nbx;
   decltype(&ucp_request_cancel) request_cancel;
   decltype(&ucp_request_free) request_free;
   decltype(&ucp_request_check_status) request_check_status;

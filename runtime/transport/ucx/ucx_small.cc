@@ -10,7 +10,9 @@
 //
 // Order: a small packet and a larger one (an active message) can arrive out of order; the
 // per-peer sequence number in the wire header puts them back in order (receive_packet).
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "runtime/base/log.h"
 #include "runtime/transport/ucx/ucx_transport.h"
@@ -110,6 +112,22 @@ void UcxTransport::cancel_small() {
     for (auto& slot : small_) pending = pending || (slot && slot->posted);
     if (!pending) break;
     api().worker_progress(worker_);
+  }
+}
+
+void UcxTransport::discard_unexpected_small() {
+  std::vector<std::byte> sink;
+  for (int i = 0; i < 10000; ++i) {
+    ucp_tag_recv_info_t info{};
+    ucp_tag_message_h message = api().tag_probe_nb(worker_, 0, 0, /*remove=*/1, &info);
+    if (message == nullptr) return;
+    sink.resize(std::max(sink.size(), info.length));
+    ucp_request_param_t param{};  // no callback: completes in place or by the request
+    ucs_status_ptr_t r = api().tag_msg_recv_nbx(worker_, sink.data(), info.length, message, &param);
+    if (r == nullptr || UCS_PTR_IS_ERR(r)) continue;
+    for (int j = 0; j < 1000 && api().request_check_status(r) == UCS_INPROGRESS; ++j)
+      api().worker_progress(worker_);
+    api().request_free(r);
   }
 }
 

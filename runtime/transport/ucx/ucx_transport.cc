@@ -1,6 +1,7 @@
 #include "runtime/transport/ucx/ucx_transport.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -345,6 +346,8 @@ void UcxTransport::deliver_early(int rank, Inbound& in) {
 }
 
 int UcxTransport::progress() {
+  if (worker_ == nullptr) [[unlikely]]
+    return 0;  // shut down
   delivered_ = 0;
   int events = static_cast<int>(api().worker_progress(worker_));
   // Receives are posted again once a call finds nothing to do, so that the work stays off the
@@ -417,15 +420,14 @@ void UcxTransport::close_endpoint(UcxEndpoint& ep) {
   p.flags = UCP_EP_CLOSE_FLAG_FORCE;
   ucs_status_ptr_t r = api().ep_close_nbx(ep.ep_, &p);
   if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
-    while (api().request_check_status(r) == UCS_INPROGRESS) api().worker_progress(worker_);
+    // A forced close needs no peer; bounded all the same, as the worker's end cleans up.
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (api().request_check_status(r) == UCS_INPROGRESS &&
+           std::chrono::steady_clock::now() < until)
+      api().worker_progress(worker_);
     api().request_free(r);
   }
   ep.ep_ = nullptr;
-}
-
-void UcxTransport::close_endpoints() {
-  for (auto& ep : endpoints_)
-    if (ep) close_endpoint(*ep);
 }
 
 void UcxTransport::close_forgotten() {
@@ -434,20 +436,28 @@ void UcxTransport::close_forgotten() {
   for (UcxEndpoint* ep : closing) close_endpoint(*ep);
 }
 
-UcxTransport::~UcxTransport() {
+UcxTransport::~UcxTransport() { shut_down(); }
+
+void UcxTransport::shut_down() {
   closing_ = true;
   if (worker_ != nullptr) {
     for (Inbound& in : inbound_)
       for (auto& [id, arrival] : in.arrivals)
         for (const Piece& piece : arrival.waiting) api().am_data_release(worker_, piece.desc);
     cancel_small();
-    close_endpoints();
+    // The endpoints end with the worker (closing each may wait on its peer, which may no longer
+    // make progress: it is in its own MPI_Finalize).
     for (int i = 0; i < 1000 && api().worker_progress(worker_) != 0; ++i) {
     }
+    discard_unexpected_small();
     if (generic_ != 0) api().dt_destroy(generic_);
+    generic_ = 0;
+    // UCX stops its thread once the last worker is gone.
     api().worker_destroy(worker_);
+    worker_ = nullptr;
   }
   if (context_ != nullptr) api().cleanup(context_);
+  context_ = nullptr;
 }
 
 }  // namespace gpurun::transport::ucx

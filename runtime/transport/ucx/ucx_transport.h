@@ -235,6 +235,7 @@ class UcxTransport final : public Transport {
  public:
   static Result<std::unique_ptr<UcxTransport>> create(const Config& config, PacketHandler handler);
   ~UcxTransport() override;
+  void shut_down() override;
 
   const Caps& caps() const override { return caps_; }
   std::vector<std::byte> address() const override { return address_; }
@@ -290,7 +291,9 @@ class UcxTransport final : public Transport {
   void send_waiting_offers();  // those no packet followed
   void defer(Completion done, Status status);
   int run_deferred();
-  void close_endpoints();
+  // Takes the small packets that arrived after the receives for them were cancelled (MPI has
+  // ended: nothing reads them) out of UCX's queue, which reports them at worker_destroy.
+  void discard_unexpected_small();
   void close_endpoint(UcxEndpoint& ep);
   void close_forgotten();  // the endpoints forget_offers() gave up
   // Tells the packet handler that `peer`'s connection failed (PacketHandler::lost).
