@@ -18,7 +18,7 @@ foreach(spec "pt2pt 2" "pt2pt 4" "allocators 2" "churn 2")
   add_test(NAME ${test} COMMAND gpurun -np ${np} --timeout 300 $<TARGET_FILE:${target}>)
   set_tests_properties(${test} PROPERTIES
     PASS_REGULAR_EXPRESSION "No Errors"
-    FAIL_REGULAR_EXPRESSION "check failed|Found [0-9]+ errors|gpurun: internal error|gpurun: rank [0-9]+ .*(exited with|killed|signal)"
+    FAIL_REGULAR_EXPRESSION "${GPURUN_MPI_TEST_FAIL}"
     SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
     LABELS "mpi;gpu"
     TIMEOUT 330)

@@ -31,7 +31,7 @@ if(GPURUN_WITH_OFI_FOUND)
   list(APPEND _net_built ofi)
 endif()
 
-set(_net_fail "check failed|Found [0-9]+ errors|gpurun: internal error|gpurun: rank [0-9]+ .*(exited with|killed|signal)")
+set(_net_fail "${GPURUN_MPI_TEST_FAIL}")
 foreach(setup ${_net_built})
   foreach(entry ${_net_list_${setup}})
     string(REPLACE ":" ";" parts ${entry})

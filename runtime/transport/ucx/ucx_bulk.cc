@@ -278,6 +278,7 @@ bool UcxEndpoint::forget_offers() {
   if (forgotten_) return true;
   forgotten_ = true;
   if (failed_.ok()) failed_ = peer_left(peer_);
+  if (offers_in_flight_ > 0 || pieces_in_flight_ > 0) transport_->sends_abandoned_ = true;
   if (waiting_ != nullptr) {
     transport_->send_ops_.put(std::exchange(waiting_, nullptr));
     --transport_->offers_waiting_;

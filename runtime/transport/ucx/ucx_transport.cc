@@ -17,6 +17,8 @@ namespace {
 // the field, an InfiniBand HDR link (about 2 us one way, 20+ GB/s); over TCP it is far less
 // (here 4.5 us and 2.5 GB/s on loopback), but no other transport competes for the same reach.
 constexpr Model kModel{2.0, 20.0};
+// How long quiescent() waits for a flush once sends to a rank that left were abandoned.
+constexpr auto kAbandonedFlushWait = std::chrono::seconds(1);
 
 ErrorCode code_of(ucs_status_t status) {
   switch (status) {
@@ -383,7 +385,13 @@ bool UcxTransport::quiescent() const {
   if (in_flight_ > 0 || offers_waiting_ > 0 || opened_offers_ > 0 || !deferred_.empty())
     return false;
   if (flushed_ == sends_) return true;
-  if (flush_running_) return false;
+  if (flush_running_) {
+    if (!sends_abandoned_ || std::chrono::steady_clock::now() - flush_began_ < kAbandonedFlushWait)
+      return false;
+    GPURUN_LOG(debug, transport, "ucx: flush given up: sends to a rank that left never complete");
+    flushed_ = flushing_;
+    return flushed_ == sends_;
+  }
   // Sends UCX completed at once may still sit in its buffers (a busy socket): flush them out
   // before the process may leave.
   ucp_request_param_t p;
@@ -399,6 +407,7 @@ bool UcxTransport::quiescent() const {
     return flushed_ == sends_;
   }
   flush_running_ = true;
+  flush_began_ = std::chrono::steady_clock::now();
   return false;
 }
 

@@ -21,6 +21,7 @@
 // completions) run there. Threading: one thread at a time (UCS_THREAD_MODE_SERIALIZED).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -332,6 +333,10 @@ class UcxTransport final : public Transport {
   mutable std::uint64_t flushed_ = 0;
   mutable std::uint64_t flushing_ = 0;  // sends_ when the running flush began
   mutable bool flush_running_ = false;
+  mutable std::chrono::steady_clock::time_point flush_began_;
+  // A peer left while UCX still had sends of this process to it: they never complete, and a
+  // flush of the worker waits for them; quiescent() then waits for the flush a second at most.
+  bool sends_abandoned_ = false;
 };
 
 }  // namespace gpurun::transport::ucx
