@@ -36,7 +36,7 @@ enum class RmaKind : std::uint8_t { kWrite, kRead, kAcc, kFetchAcc, kCas, kSync,
 
 struct RmaHeader {
   RmaKind kind;
-  std::uint8_t flags;     // kLock: kExclusive, kQuiet
+  std::uint8_t flags;     // kLock: kExclusive, kQuiet; kAcc, kFetchAcc: kSpaced
   core::BasicType basic;  // kAcc, kFetchAcc: the element type
   std::int32_t op;        // kAcc, kFetchAcc: a predefined MPI_Op
   std::uint64_t addr;     // in the target's memory
@@ -48,7 +48,8 @@ constexpr int kRequestTag = 101;
 constexpr int kAnswerTag = 102;
 constexpr std::size_t kPiece = 64 << 10;
 constexpr std::uint8_t kExclusive = 1;
-constexpr std::uint8_t kQuiet = 2;  // no answer: the origin does not wait
+constexpr std::uint8_t kQuiet = 2;   // no answer: the origin does not wait
+constexpr std::uint8_t kSpaced = 4;  // kAcc, kFetchAcc: elements `extent` bytes apart
 
 // The target's side of one window.
 class RmaService {
@@ -73,6 +74,7 @@ class RmaService {
   static void arrived(core::Request* r);
   void handle(int source, const std::byte* request, std::size_t bytes);
   void answer(int origin, const void* data, std::size_t n);
+  void accumulate(int source, const RmaHeader& h, const std::byte* payload, std::byte* at);
   void lock(const Waiter& w);
   void grant(const Waiter& w);
   void unlock();
@@ -186,14 +188,9 @@ void RmaService::handle(int source, const std::byte* request, std::size_t bytes)
       answer(source, at, h.len);
       return;
     case RmaKind::kAcc:
-    case RmaKind::kFetchAcc: {
-      if (h.kind == RmaKind::kFetchAcc) answer(source, at, h.len);
-      const core::Op* op = find_op(h.op);
-      const core::Datatype* type = basic_datatype(h.basic);
-      if (op != nullptr && type != nullptr && op->kind() != core::OpKind::kNoOp)
-        (void)op->apply(payload, at, static_cast<std::int64_t>(h.len) / type->size(), *type);
+    case RmaKind::kFetchAcc:
+      accumulate(source, h, payload, at);
       return;
-    }
     case RmaKind::kCas:
       answer(source, at, h.len);
       if (std::memcmp(at, payload + h.len, h.len) == 0) std::memcpy(at, payload, h.len);
@@ -208,6 +205,34 @@ void RmaService::handle(int source, const std::byte* request, std::size_t bytes)
       unlock();
       return;
   }
+}
+
+// `h.len` packed bytes of elements of h.basic at `at`: one after the other, or with kSpaced
+// (a type whose size is not its extent: the pairs with padding) `extent` bytes apart, whose
+// padding is never written.
+void RmaService::accumulate(int source, const RmaHeader& h, const std::byte* payload,
+                            std::byte* at) {
+  const core::Op* op = find_op(h.op);
+  const core::Datatype* type = basic_datatype(h.basic);
+  if (type == nullptr || type->size() == 0) return;
+  std::int64_t n = static_cast<std::int64_t>(h.len) / type->size();
+  if ((h.flags & kSpaced) == 0) {
+    if (h.kind == RmaKind::kFetchAcc) answer(source, at, h.len);
+    if (op != nullptr && op->kind() != core::OpKind::kNoOp) (void)op->apply(payload, at, n, *type);
+    return;
+  }
+  if (h.kind == RmaKind::kFetchAcc) {
+    std::vector<std::byte> packed(h.len);
+    type->pack(at, n, 0, packed.data(), h.len);
+    answer(source, packed.data(), h.len);
+  }
+  if (op == nullptr || op->kind() == core::OpKind::kNoOp) return;
+  // The operand in the elements' memory layout, aligned as the target's.
+  std::vector<std::max_align_t> operand(
+      (static_cast<std::size_t>(n * type->extent()) + sizeof(std::max_align_t) - 1) /
+      sizeof(std::max_align_t));
+  type->unpack(operand.data(), n, 0, payload, h.len);
+  (void)op->apply(operand.data(), at, n, *type);
 }
 
 void RmaService::lock(const Waiter& w) {
@@ -337,6 +362,42 @@ void for_each_piece(std::uintptr_t remote, std::int64_t count, const core::Datat
                                });
 }
 
+// Calls fn(addr, offset, n) for runs of the target's elements of `basic`, a type whose size
+// is not its extent (the pairs with padding): each run's elements lie `extent` bytes apart from
+// `addr` on, hold the `n` packed bytes from `offset` and fit in a piece. An element starts where
+// its packed bytes start; its fields follow the basic type's own layout from there (the blocks
+// of the target's layout may end inside an element, or join two).
+template <class Fn>
+void for_each_run(std::uintptr_t remote, std::int64_t count, const core::Datatype& type,
+                  const core::Datatype& basic, Fn&& fn) {
+  const std::int64_t size = basic.size(), extent = basic.extent();
+  const std::int64_t most = std::max<std::int64_t>(1, static_cast<std::int64_t>(kPiece) / size);
+  std::int64_t pos = 0, next = 0;  // packed offsets: of the block, of the next element
+  std::uintptr_t run_at = 0;
+  std::int64_t run_from = 0, run = 0;  // elements in the run
+  auto flush = [&] {
+    if (run > 0)
+      fn(run_at, static_cast<std::size_t>(run_from), static_cast<std::size_t>(run * size));
+  };
+  core::layout::for_each_block(
+      *type.layout(), count, type.extent(), remote, 0, count * type.size(),
+      [&](std::uintptr_t at, std::int64_t n) {
+        for (; next < pos + n; next += size) {
+          std::uintptr_t e = at + static_cast<std::uintptr_t>(next - pos);
+          if (run > 0 && run < most && e == run_at + static_cast<std::uintptr_t>(run * extent)) {
+            ++run;
+            continue;
+          }
+          flush();
+          run_at = e;
+          run_from = next;
+          run = 1;
+        }
+        pos += n;
+      });
+  flush();
+}
+
 }  // namespace
 
 Status remote_put(const Win& w, int rank, const std::byte* packed, std::uintptr_t remote,
@@ -367,21 +428,27 @@ Status remote_accumulate(const Win& w, int rank, MPI_Op op, const std::byte* pac
                          std::uintptr_t remote, std::int64_t count, const core::Datatype& type,
                          std::byte* fetched) {
   const core::Datatype* basic = basic_datatype(type.basic());
-  if (basic == nullptr || core::is_pair(type.basic()) || basic->size() != basic->extent()) {
-    return Status(ErrorCode::kUnsupported,
-                  "accumulates on pair types (MPI_MAXLOC, MPI_MINLOC) across hosts");
+  if (basic == nullptr || basic->size() == 0) {
+    return Status(ErrorCode::kInvalidArgument,
+                  "accumulates take a datatype made of one predefined type");
   }
   Exchange x(w, rank);
   Status st;
   RmaKind kind = fetched != nullptr ? RmaKind::kFetchAcc : RmaKind::kAcc;
-  auto unit = static_cast<std::size_t>(basic->size());
-  for_each_piece(remote, count, type, unit, [&](std::uintptr_t at, std::size_t off, std::size_t n) {
+  bool spaced = basic->size() != basic->extent();
+  std::uint8_t flags = spaced ? kSpaced : 0;
+  auto request = [&](std::uintptr_t at, std::size_t off, std::size_t n) {
     if (!st.ok()) return;
-    RmaHeader h{kind, 0, type.basic(), static_cast<std::int32_t>(op), at, n};
+    RmaHeader h{kind, flags, type.basic(), static_cast<std::int32_t>(op), at, n};
     // MPI_NO_OP reads only: its operand (the origin's buffer) may be anything.
     std::size_t sent = find_op(op)->kind() == core::OpKind::kNoOp ? 0 : n;
     st = x.request(h, packed + off, sent, fetched ? fetched + off : nullptr, n, fetched != nullptr);
-  });
+  };
+  if (spaced) {
+    for_each_run(remote, count, type, *basic, request);
+  } else {
+    for_each_piece(remote, count, type, static_cast<std::size_t>(basic->size()), request);
+  }
   GPURUN_TRY(st);
   return x.finish(fetched == nullptr);
 }
