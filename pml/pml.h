@@ -16,8 +16,10 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "pml/match.h"
@@ -150,6 +152,17 @@ class Pml {
   // Fails such a receive (kPeerFailed) if no message has matched it; false when one has. For a
   // rank blocked on it with no other thread: a send to itself was the only way left.
   bool fail_unmatchable(core::Request* r);
+  // Job rank `rank` cannot be reached (no transport does, and so it cannot reach this rank
+  // either): it counts as lost, so that receives from it fail instead of waiting for ever.
+  void unreachable(int rank, const std::string& why) {
+    lost_why_.emplace(rank, why);
+    on_bye(rank, kLost);
+  }
+  // Why job rank `rank` is lost (empty when it is not).
+  std::string lost_why(int rank) const {
+    auto it = lost_why_.find(rank);
+    return it != lost_why_.end() ? it->second : std::string();
+  }
   // Whether job rank `rank` has left (finalized, or lost: its connection failed).
   bool left(int rank) const { return gone_count_ > 0 && gone_[rank] != 0; }
   // Whether job rank `rank` is lost: it did not finalize, its connection failed.
@@ -266,6 +279,7 @@ class Pml {
   static constexpr std::uint8_t kLost = 2;
   std::vector<std::uint8_t> gone_;  // by job rank: 0, or kLeft (its kBye arrived) or kLost
   int gone_count_ = 0;
+  std::map<int, std::string> lost_why_;  // by job rank, for the lost ones
 };
 
 // Where a request's data is, as the transports see it: `native_device` when the transport moves

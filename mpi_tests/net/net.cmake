@@ -61,6 +61,15 @@ set_tests_properties(mpi.net.unreachable.np2 PROPERTIES
   PASS_REGULAR_EXPRESSION "no transport reaches rank 1: shm is not used \\(GPURUN_TRANSPORTS=self\\)"
   FAIL_REGULAR_EXPRESSION "No Errors|gpurun: internal error|ran past its --timeout"
   LABELS "mpi;net" TIMEOUT 90)
+# The same where the first call is a collective: receives from such a rank fail too (before,
+# the members waited for each other's messages in the shared segment's set-up for ever).
+add_test(NAME mpi.net.unreachable_coll.np2
+  COMMAND gpurun -np 2 --timeout 60 $<TARGET_FILE:mpit_coll_bcast>)
+set_tests_properties(mpi.net.unreachable_coll.np2 PROPERTIES
+  ENVIRONMENT "GPURUN_TRANSPORTS=self"
+  PASS_REGULAR_EXPRESSION "MPI_Bcast: rank [01] is lost: no transport reaches rank [01]: shm is not used"
+  FAIL_REGULAR_EXPRESSION "No Errors|gpurun: internal error|ran past its --timeout"
+  LABELS "mpi;net" TIMEOUT 90)
 if(GPURUN_WITH_OFI_FOUND)
   # A network transport that cannot start is skipped, and the reason reaches the user.
   add_test(NAME mpi.net.no_provider.np2
