@@ -10,7 +10,8 @@ and the rest), and its device time is short. This packs, from a build made here:
   - the build outputs they run (gpurun, libmpi, the test programs, the bench programs and
     gpu_ref), debug information stripped: OUT/build/...;
   - the shared libraries they load that are not the C library or the CUDA driver, the CUDA
-    runtime that the benchmarks open, and PMIx's plugins: OUT/lib, OUT/pmix.
+    runtime that the benchmarks open, PMIx's plugins, and the network transports' libraries
+    that libmpi opens (UCX with its modules, libfabric): OUT/lib, OUT/lib/ucx, OUT/pmix.
 scripts/gpu_check.py runs it all there. Refuses to write a bundle over 60 MiB (the device tool
 carries 64 MiB in all).
 """
@@ -28,6 +29,12 @@ SYSTEM = re.compile(r"^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|librt\.s
 BENCH = ["bench/gpurun/osu_latency", "bench/gpurun/osu_bw", "bench/gpurun/osu_allreduce",
          "bench/gpu_ref"]
 PMIX_PLUGINS = "/usr/lib/x86_64-linux-gnu/pmix2/lib/pmix"
+# Debian's libraries of the network transports, which libmpi opens with dlopen (ldd does not list
+# them; some gpu tests run over ucx and ofi), and UCX's modules, which UCX looks for in the folder
+# "ucx" beside libucs.
+LIBDIR = "/usr/lib/x86_64-linux-gnu"
+NETWORK = ["libucp.so.0", "libfabric.so.1"]
+UCX_MODULES = os.path.join(LIBDIR, "ucx")
 # The benchmarks load the CUDA runtime with dlopen (bench/common/cuda_rt.c): bring this one.
 CUDART = "/usr/local/cuda/lib64/libcudart.so.13"
 LIMIT = 60 << 20
@@ -115,9 +122,16 @@ def main():
         os.symlink("libmpi.so.12.0.0", os.path.join(a.out, "build/lib", link))
     plugins = [os.path.join(PMIX_PLUGINS, f) for f in os.listdir(PMIX_PLUGINS)
                if f.endswith(".so")]
-    for name, src in libraries(copied + plugins).items():
+    network = [os.path.join(LIBDIR, n) for n in NETWORK if os.path.exists(os.path.join(LIBDIR, n))]
+    modules = sorted(os.path.join(UCX_MODULES, f) for f in os.listdir(UCX_MODULES)
+                     if f.endswith(".so.0")) if os.path.isdir(UCX_MODULES) else []
+    for name, src in libraries(copied + plugins + network + modules).items():
         if not src.startswith(build + "/"):
             copy_stripped(os.path.realpath(src), os.path.join(a.out, "lib", name))
+    for src in network:
+        copy_stripped(os.path.realpath(src), os.path.join(a.out, "lib", os.path.basename(src)))
+    for src in modules:
+        copy_stripped(os.path.realpath(src), os.path.join(a.out, "lib/ucx", os.path.basename(src)))
     for src in plugins:
         copy_stripped(src, os.path.join(a.out, "pmix", os.path.basename(src)))
     if os.path.exists(CUDART):
