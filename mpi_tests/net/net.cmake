@@ -53,30 +53,25 @@ foreach(setup ${_net_built})
   endforeach()
 endforeach()
 
-# A rank that no transport reaches: the send fails with the reason, naming the rank (no hang).
-add_test(NAME mpi.net.unreachable.np2
-  COMMAND gpurun -np 2 --timeout 60 $<TARGET_FILE:mpit_pt2pt_order>)
-set_tests_properties(mpi.net.unreachable.np2 PROPERTIES
-  ENVIRONMENT "GPURUN_TRANSPORTS=self"
-  PASS_REGULAR_EXPRESSION "no transport reaches rank 1: shm is not used \\(GPURUN_TRANSPORTS=self\\)"
-  FAIL_REGULAR_EXPRESSION "No Errors|gpurun: internal error|ran past its --timeout"
-  LABELS "mpi;net" TIMEOUT 90)
-# The same where the first call is a collective: receives from such a rank fail too (before,
-# the members waited for each other's messages in the shared segment's set-up for ever).
-add_test(NAME mpi.net.unreachable_coll.np2
-  COMMAND gpurun -np 2 --timeout 60 $<TARGET_FILE:mpit_coll_bcast>)
-set_tests_properties(mpi.net.unreachable_coll.np2 PROPERTIES
-  ENVIRONMENT "GPURUN_TRANSPORTS=self"
-  PASS_REGULAR_EXPRESSION "MPI_Bcast: rank [01] is lost: no transport reaches rank [01]: shm is not used"
-  FAIL_REGULAR_EXPRESSION "No Errors|gpurun: internal error|ran past its --timeout"
-  LABELS "mpi;net" TIMEOUT 90)
-if(GPURUN_WITH_OFI_FOUND)
-  # A network transport that cannot start is skipped, and the reason reaches the user.
-  add_test(NAME mpi.net.no_provider.np2
-    COMMAND gpurun -np 2 --timeout 60 $<TARGET_FILE:mpit_pt2pt_order>)
-  set_tests_properties(mpi.net.no_provider.np2 PROPERTIES
-    ENVIRONMENT "GPURUN_TRANSPORTS=ofi;GPURUN_OFI_PROVIDER=nonesuch"
-    PASS_REGULAR_EXPRESSION "no transport reaches rank [01]: .*ofi: no provider named nonesuch"
+# A job whose ranks cannot reach each other must fail with the reason, never hang: `expect` is
+# the line that says why.
+function(gpurun_unreachable_test name program env expect)
+  add_test(NAME mpi.net.${name}.np2 COMMAND gpurun -np 2 --timeout 60 $<TARGET_FILE:${program}>)
+  set_tests_properties(mpi.net.${name}.np2 PROPERTIES
+    ENVIRONMENT "${env}" PASS_REGULAR_EXPRESSION "${expect}"
     FAIL_REGULAR_EXPRESSION "No Errors|gpurun: internal error|ran past its --timeout"
     LABELS "mpi;net" TIMEOUT 90)
+endfunction()
+# A rank that no transport reaches: the send fails with the reason, naming the rank.
+gpurun_unreachable_test(unreachable mpit_pt2pt_order "GPURUN_TRANSPORTS=self"
+  "no transport reaches rank 1: shm is not used \\(GPURUN_TRANSPORTS=self\\)")
+# The same where the first call is a collective: receives from such a rank fail too (before,
+# the members waited for each other's messages in the shared segment's set-up for ever).
+gpurun_unreachable_test(unreachable_coll mpit_coll_bcast "GPURUN_TRANSPORTS=self"
+  "MPI_Bcast: rank [01] is lost: no transport reaches rank [01]: shm is not used")
+if(GPURUN_WITH_OFI_FOUND)
+  # A network transport that cannot start is skipped, and the reason reaches the user.
+  gpurun_unreachable_test(no_provider mpit_pt2pt_order
+    "GPURUN_TRANSPORTS=ofi;GPURUN_OFI_PROVIDER=nonesuch"
+    "no transport reaches rank [01]: .*ofi: no provider named nonesuch")
 endif()
