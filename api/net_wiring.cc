@@ -270,7 +270,7 @@ Status connect_network(ProcessState& s, const TransportSelection& selection, Net
     }
     GPURUN_LOG(warn, transport, "%s", why.c_str());
     s.pml->set_route(peer, unreachable->add(why), 0, "none");
-    s.pml->unreachable(peer, why);
+    s.pml->mark_lost(peer, why);
   }
   return ok_status();
 }

@@ -156,10 +156,8 @@ void remember_failure(const core::Request* r) {
   bool lost = left && the_pml().lost(r->comm->group().job_rank(r->peer));
   Failure& f = last_failure();
   f = Failure{r->status.error, r->size, r->status.bytes, r->peer, left, lost, {}};
-  if (lost && r->status.error == ErrorCode::kPeerFailed) {
-    std::string why = the_pml().lost_why(r->comm->group().job_rank(r->peer));
-    if (!why.empty()) f.note = "rank " + std::to_string(r->peer) + " is lost: " + why;
-  }
+  if (lost && r->status.error == ErrorCode::kPeerFailed)
+    f.note = the_pml().lost_message(*r->comm, r->peer);
   if (r->kind == core::RequestKind::kRecv && r->peer == pml::kAnySource &&
       r->status.error == ErrorCode::kPeerFailed)
     f.note =

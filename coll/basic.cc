@@ -385,8 +385,8 @@ std::unique_ptr<BasicCollective> allreduce(pml::Pml& pml, Team team, std::span<s
 Status message_failed(const pml::Pml& pml, const core::Communicator& comm, int peer, ErrorCode code,
                       const std::string& what) {
   if (code == ErrorCode::kPeerFailed && pml.left(comm, peer)) {
-    std::string lost = pml.lost_why(comm.group().job_rank(peer));
-    if (!lost.empty()) return Status(code, "rank " + std::to_string(peer) + " is lost: " + lost);
+    std::string lost = pml.lost_message(comm, peer);
+    if (!lost.empty()) return Status(code, lost);
     return Status(code, "rank " + std::to_string(peer) +
                             " called MPI_Finalize without running this call (a call on that rank "
                             "failed, or the ranks' calls do not match)");

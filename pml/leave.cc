@@ -57,9 +57,7 @@ void Pml::leave() {
 void Pml::on_lost_thunk(void* self, int peer, const Status& why) {
   GPURUN_LOG(warn, pml, "rank %d is lost (%s): operations with it fail", peer,
              std::string(why.message()).c_str());
-  static_cast<Pml*>(self)->lost_why_.emplace(
-      peer, "its connection failed: " + std::string(why.message()));
-  static_cast<Pml*>(self)->on_bye(peer, kLost);
+  static_cast<Pml*>(self)->mark_lost(peer, "its connection failed: " + std::string(why.message()));
 }
 
 void Pml::on_bye(int peer, std::uint8_t how) {

@@ -152,16 +152,18 @@ class Pml {
   // Fails such a receive (kPeerFailed) if no message has matched it; false when one has. For a
   // rank blocked on it with no other thread: a send to itself was the only way left.
   bool fail_unmatchable(core::Request* r);
-  // Job rank `rank` cannot be reached (no transport does, and so it cannot reach this rank
-  // either): it counts as lost, so that receives from it fail instead of waiting for ever.
-  void unreachable(int rank, const std::string& why) {
+  // Job rank `rank` is lost for the reason `why`: its connection failed, or no transport reaches
+  // it (and so it cannot reach this rank either). What waits for it fails instead of waiting for
+  // ever, saying why.
+  void mark_lost(int rank, const std::string& why) {
     lost_why_.emplace(rank, why);
     on_bye(rank, kLost);
   }
-  // Why job rank `rank` is lost (empty when it is not).
-  std::string lost_why(int rank) const {
-    auto it = lost_why_.find(rank);
-    return it != lost_why_.end() ? it->second : std::string();
+  // "rank N is lost: why" for rank `rank` of `comm`, or empty when it is not lost.
+  std::string lost_message(const core::Communicator& comm, int rank) const {
+    auto it = lost_why_.find(comm.group().job_rank(rank));
+    if (it == lost_why_.end()) return {};
+    return "rank " + std::to_string(rank) + " is lost: " + it->second;
   }
   // Whether job rank `rank` has left (finalized, or lost: its connection failed).
   bool left(int rank) const { return gone_count_ > 0 && gone_[rank] != 0; }
