@@ -39,6 +39,44 @@ TEST(OfiTransport, ChoosesTcpOnLoopbackForOneHost) {
   EXPECT_EQ(t.value()->domain_name(), "lo");
 }
 
+// More pieces pulled at once, each way, than the provider's receive queue holds: the receives
+// wait in order for room (the queue less the packet buffers), none is refused by the provider,
+// packets keep flowing meanwhile, and every byte arrives.
+TEST(OfiTransport, PullsBeyondTheReceiveQueueWaitTheirTurn) {
+  NetPair pair(NetSetup{"ofi_tcp_pieces", create_ofi_pieces, ""});
+  constexpr int kPulls = 48;  // each way
+  constexpr std::size_t kSize = std::size_t{256} << 10;  // 64 pieces of 4K: 3072 to each rank
+  std::vector<std::vector<std::byte>> src, dst;
+  std::vector<Done> offered(2 * kPulls), pulled(2 * kPulls);
+  for (int i = 0; i < 2 * kPulls; ++i) {
+    int from = i % 2;
+    src.push_back(pattern(kSize, i));
+    dst.emplace_back(kSize);
+    auto cookie = pair.to_peer(from).offer(contiguous(src[i], kSize), offered[i].completion());
+    ASSERT_TRUE(cookie.ok()) << cookie.status().to_string();
+    ASSERT_TRUE(pair.to_peer(1 - from)
+                    .pull(*cookie, contiguous(dst[i], kSize), pulled[i].completion())
+                    .ok());
+  }
+  for (int i = 0; i < 200; ++i) pair.send(i % 2, PacketHeader{1, 0, 0, 0, i, 0}, pattern(64, i));
+  ASSERT_TRUE(pair.progress_until([&] {
+    for (int i = 0; i < 2 * kPulls; ++i)
+      if (!offered[i].called || !pulled[i].called) return false;
+    return true;
+  }));
+  for (int i = 0; i < 2 * kPulls; ++i) {
+    EXPECT_TRUE(pulled[i].status.ok() && offered[i].status.ok()) << i;
+    ASSERT_EQ(dst[i], src[i]) << i;
+  }
+  EXPECT_TRUE(pair.progress_until(
+      [&] { return pair.received(0).size() == 100 && pair.received(1).size() == 100; }));
+  for (int rank = 0; rank < 2; ++rank) {
+    auto& t = dynamic_cast<ofi::OfiTransport&>(pair.transport(rank));
+    EXPECT_EQ(t.receives_refused(), 0u) << "rank " << rank;
+    EXPECT_TRUE(t.quiescent());
+  }
+}
+
 // What fi_getinfo offers on a machine with eth0 and lo, in its order.
 std::vector<ofi::Offer> offers() {
   return {{"net", "eth0", false, true},         {"tcp;ofi_rxm", "eth0", false, false},

@@ -74,8 +74,9 @@ Result<std::unique_ptr<OfiTransport>> OfiTransport::create(const Config& config,
   t->info_ = info;
   GPURUN_TRY(t->open(info));
   GPURUN_TRY(t->post_receive_buffers());
-  GPURUN_LOG(debug, transport, "ofi: provider %s, domain %s, packets up to %zu bytes%s",
-             t->provider_.c_str(), t->domain_name_.c_str(), t->caps_.max_packet,
+  GPURUN_LOG(debug, transport,
+             "ofi: provider %s, domain %s, packets up to %zu bytes, %zu bulk receives%s",
+             t->provider_.c_str(), t->domain_name_.c_str(), t->caps_.max_packet, t->recv_budget_,
              t->local_mr_ ? ", local registration" : "");
   return t;
 }
@@ -130,6 +131,9 @@ Status OfiTransport::post_receive_buffers() {
   std::size_t bytes = sizeof(WireHeader) + caps_.max_packet;
   int receives = std::max(1, params::recv_buffers().get());
   int sends = std::max(1, params::send_buffers().get());
+  // A provider that gives no size queues what it is given (or says -FI_EAGAIN).
+  std::size_t queue = info_->rx_attr->size > 0 ? info_->rx_attr->size : 65536;
+  recv_budget_ = std::max<std::size_t>(16, queue - std::min<std::size_t>(queue, receives));
   for (int i = 0; i < receives + sends; ++i) {
     auto b = std::make_unique<PacketBuffer>();
     b->kind = i < receives ? Op::Kind::kPacketRecv : Op::Kind::kPacketSend;
@@ -216,7 +220,8 @@ int OfiTransport::progress() {
     events += static_cast<int>(n);
     if (n < 16) break;
   }
-  if (!retry_.empty() || !unposted_.empty() || !controls_.empty()) [[unlikely]]
+  bool waiting = !waiting_sends_.empty() || !waiting_recvs_.empty();
+  if (waiting || !unposted_.empty() || !controls_.empty()) [[unlikely]]
     events += retry() + flush_controls();
   return events + delivered_;
 }
@@ -255,8 +260,10 @@ void OfiTransport::complete(Op* op, std::size_t length, Status status) {
       if (!st.ok()) GPURUN_LOG(error, transport, "%s", st.to_string().c_str());
       break;
     }
-    case Op::Kind::kBulkSend:
     case Op::Kind::kBulkRecv:
+      --recvs_posted_;
+      [[fallthrough]];
+    case Op::Kind::kBulkSend:
       --in_flight_;
       end_bulk(static_cast<BulkOp*>(op), std::move(status));
       break;
@@ -319,17 +326,23 @@ int OfiTransport::retry() {
     }
     ++events;
   }
-  std::size_t n = retry_.size();
-  for (std::size_t i = 0; i < n && !retry_.empty(); ++i) {
-    BulkOp* op = retry_.front();
-    retry_.pop_front();
-    Status st = start_bulk(op);  // queues it again on -FI_EAGAIN
-    if (!st.ok()) {
+  return events + retry_bulk(waiting_sends_, false) + retry_bulk(waiting_recvs_, true);
+}
+
+// Posts what waits, in order, until the provider or the receive budget has no more room.
+int OfiTransport::retry_bulk(std::deque<BulkOp*>& waiting, bool receives) {
+  int events = 0;
+  while (!waiting.empty() && (!receives || recvs_posted_ < recv_budget_)) {
+    BulkOp* op = waiting.front();
+    Result<bool> posted = post_bulk(op);
+    if (posted.ok() && !*posted) break;
+    waiting.pop_front();
+    ++events;
+    if (!posted.ok()) {
       --in_flight_;
-      end_bulk(op, std::move(st));
+      end_bulk(op, posted.status());
     }
   }
-  events += static_cast<int>(n - retry_.size());
   return events;
 }
 

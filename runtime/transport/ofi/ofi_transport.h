@@ -137,8 +137,13 @@ class OfiTransport final : public Transport {
                                       std::span<const std::byte> address) override;
   int progress() override;
   // Every send (packets and offers) completed and every pull posted has completed.
-  bool quiescent() const override { return in_flight_ == 0 && retry_.empty() && controls_.empty(); }
+  bool quiescent() const override {
+    return in_flight_ == 0 && waiting_sends_.empty() && waiting_recvs_.empty() && controls_.empty();
+  }
   const std::string& provider() const { return provider_; }
+  // Bulk receives the provider refused (-FI_EAGAIN) and that waited to be posted again: none
+  // where the provider's receive queue is as large as it says (the receive budget).
+  std::size_t receives_refused() const { return receives_refused_; }
   const std::string& domain_name() const { return domain_name_; }
 
  private:
@@ -151,7 +156,10 @@ class OfiTransport final : public Transport {
   Status post_receive(PacketBuffer* buffer);
   BulkOp* take_bulk();
   void release_bulk(BulkOp* op);
-  Status start_bulk(BulkOp* op);  // posts a bulk send or receive; -FI_EAGAIN queues it
+  // Posts a bulk send or receive, or queues it (in order) while the provider has no room or
+  // the bulk receives posted fill recv_budget_.
+  Status start_bulk(BulkOp* op);
+  Result<bool> post_bulk(BulkOp* op);  // false: -FI_EAGAIN, not posted
   // Sends a packet now, or kNoResource.
   Status post_packet(OfiEndpoint& ep, const PacketHeader& header, const void* payload,
                      std::size_t length);
@@ -175,6 +183,7 @@ class OfiTransport final : public Transport {
   void piece_done(BulkOp* piece, Status status);
   int read_error();
   int retry();
+  int retry_bulk(std::deque<BulkOp*>& waiting, bool receives);
   std::uint64_t bulk_tag(int sender, std::uint32_t id) const;
   Result<Endpoint*> make_endpoint(int id, int id_at_peer, std::span<const std::byte> address);
   // Whether `rank` (not negative) names a process this transport may hear from.
@@ -199,16 +208,22 @@ class OfiTransport final : public Transport {
   std::deque<PacketBuffer*> unposted_;            // receive buffers waiting to be posted again
   std::deque<std::unique_ptr<BulkOp>> bulk_ops_;  // stable addresses; reused through free_bulk_
   std::vector<BulkOp*> free_bulk_;
-  std::deque<BulkOp*> retry_;            // bulk operations the provider had no room for
+  std::deque<BulkOp*> waiting_sends_;  // bulk sends the provider had no room for, in order
+  std::deque<BulkOp*> waiting_recvs_;  // bulk receives not posted yet, in order
+  // Bulk receives the provider holds, and at most how many: its receive queue less the packet
+  // buffers, so that a packet buffer always finds room to be posted again.
+  std::size_t recvs_posted_ = 0;
+  std::size_t recv_budget_ = 0;
+  std::size_t receives_refused_ = 0;
   std::deque<PendingControl> controls_;  // control packets waiting for a send buffer
   struct Inbound {
     std::uint32_t next_seq = 0;
     std::map<std::uint32_t, std::vector<std::byte>> early;  // packets that overtook others
   };
   std::deque<Inbound> inbound_;  // by job rank; grows (in place) with processes of other jobs
-  int in_flight_ = 0;             // packet sends, offers and pulls (and pieces) not completed
-  std::size_t piece_size_ = 0;    // GPURUN_OFI_PIECE_SIZE
-  int piece_window_ = 0;          // GPURUN_OFI_PIECE_WINDOW
+  int in_flight_ = 0;            // packet sends, offers and pulls (and pieces) not completed
+  std::size_t piece_size_ = 0;   // GPURUN_OFI_PIECE_SIZE
+  int piece_window_ = 0;         // GPURUN_OFI_PIECE_WINDOW
   int delivered_ = 0;
 };
 
