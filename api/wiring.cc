@@ -34,11 +34,13 @@ constexpr char kShmAddressKey[] = "gpurun.shm";
 constexpr std::size_t kShmEagerLimit = 16 * 1024;
 // Where CMA wins (topo::HostCopy::kCma), rendezvous by CMA may be faster from 16K: on a 2-core
 // Intel Xeon, osu_latency -np 2 16K took 4.4 us in one packet against 2.7 us by CMA, and osu_bibw
-// 16K ran at 7.4 against 12.3 GB/s; at 8K one packet kept the better bandwidth (osu_bw 6.5-6.8
-// against 5.7 GB/s) for a latency of 2.7-2.8 against 2.3 us (5 interleaved runs each). On a
+// 16K ran at 7.4 against 12.3 GB/s; at 8K an earlier session found one packet's bandwidth better
+// (osu_bw 6.5-6.8 against 5.7 GB/s), a later one CMA's in everything (osu_latency 1.22 against
+// 2.29 us, osu_bw 11.9 against 7.4 GB/s; 5 interleaved runs each), so the probe decides. On a
 // 2-core AMD EPYC whose copy probe also said cma, one packet won at 16K: osu_latency 1.17 against
-// 2.85 us, osu_bw 24.5 against 6.4 GB/s. gpurun's copy probe times both at 16K and says which
-// limit (keys::kShmEager); where it did not, topo::kShmEagerWhereCmaWins.
+// 2.85 us, osu_bw 24.5 against 6.4 GB/s. gpurun's copy probe times both at 16K and at 8K and
+// says which limit (keys::kShmEager; on the Xeon 4K, runtime/topo/copy_probe.h); where it did
+// not, topo::kShmEagerWhereCmaWins.
 
 std::size_t eager_limit_for(const transport::Transport& t, std::size_t auto_limit) {
   auto knob = pml::params::eager_limit().get();

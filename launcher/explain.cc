@@ -102,9 +102,13 @@ std::string header(const ExplainInput& in) {
   const topo::CopyProbe& copy = in.plan->copy;
   out += "\ncopy between cores: " + std::string(topo::host_copy_name(copy.copy)) + " (" + copy.why +
          "; coll/tuning.json rules with \"copy\")";
-  if (copy.shm_eager > 0)
-    out += "\nshm eager limit: " + std::to_string(copy.shm_eager / 1024) + "K (" +
-           (copy.shm_eager >= topo::kPacketBytes ? "one packet" : "CMA") + " faster at 16K)";
+  if (copy.shm_eager > 0) {
+    const char* why = copy.shm_eager >= topo::kPacketBytes ? "one packet faster at 16K"
+                      : copy.shm_eager >= topo::kSmallPacketBytes
+                          ? "CMA faster at 16K, one packet at 8K"
+                          : "CMA faster at 16K and at 8K";
+    out += "\nshm eager limit: " + std::to_string(copy.shm_eager / 1024) + "K (" + why + ")";
+  }
   out += "\ntransports:";
   for (const topo::TransportInfo& tr : in.transports)
     out += " " + tr.name + (tr.device_memory ? "(device)" : "") +

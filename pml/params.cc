@@ -6,7 +6,8 @@ param::Param<std::optional<param::Size>> g_eager_limit(
     "GPURUN_PML_EAGER_LIMIT", std::nullopt,
     "Largest message sent eagerly (in one packet, no handshake); larger ones use rendezvous. "
     "auto: on shm 16K, or 8K where gpurun's copy probe found a 16K message faster by CMA than "
-    "in one packet (gpurun --explain says which); the transport's packet size elsewhere.");
+    "in one packet, 4K where an 8K one too (gpurun --explain says which); the transport's "
+    "packet size elsewhere.");
 }  // namespace
 
 const param::Param<std::optional<param::Size>>& eager_limit() { return g_eager_limit; }

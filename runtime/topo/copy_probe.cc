@@ -28,11 +28,11 @@ constexpr std::int64_t kDeadlineNs = 500'000'000;
 
 // Shared by the two processes; each counter has one writer.
 struct alignas(64) Control {
-  alignas(64) std::atomic<std::int64_t> go;        // parent: run number to start
-  alignas(64) std::atomic<std::int64_t> posted;    // parent: chunks in the slots
-  alignas(64) std::atomic<std::int64_t> done;      // child: last run finished
-  std::atomic<int> cma_error;                      // child: errno of a failed CMA read
-  std::atomic<int> child_failed;                   // child: errno of its set-up (pinning)
+  alignas(64) std::atomic<std::int64_t> go;      // parent: run number to start
+  alignas(64) std::atomic<std::int64_t> posted;  // parent: chunks in the slots
+  alignas(64) std::atomic<std::int64_t> done;    // child: last run finished
+  std::atomic<int> cma_error;                    // child: errno of a failed CMA read
+  std::atomic<int> child_failed;                 // child: errno of its set-up (pinning)
 };
 
 // One mapping: the control block, the shared slots, then the parent's source and the child's
@@ -88,8 +88,20 @@ bool wait_for(const std::atomic<std::int64_t>& word, std::int64_t value, std::in
 }
 
 // What a run times; runs take the kinds in turn (run % kKinds).
-enum Kind : std::int64_t { kPipeline = 1, kCma = 2, kPacket = 3, kPacketCma = 0 };
-constexpr std::int64_t kKinds = 4;
+enum Kind : std::int64_t {
+  kPipeline = 1,
+  kCma = 2,
+  kPacket = 3,  // one packet of kPacketBytes
+  kPacketCma = 4,
+  kSmallPacket = 5,  // one packet of kSmallPacketBytes
+  kSmallPacketCma = 0,
+};
+constexpr std::int64_t kKinds = 6;
+
+// The message size of the packet kinds (one packet, or CMA).
+std::size_t packet_bytes(std::int64_t kind) {
+  return kind == kPacket || kind == kPacketCma ? kPacketBytes : kSmallPacketBytes;
+}
 
 // The CMA read of `bytes` at the start of the parent's source into the child's destination.
 void cma_read(Region& r, pid_t parent, std::size_t bytes) {
@@ -122,11 +134,12 @@ void cma_read(Region& r, pid_t parent, std::size_t bytes) {
         cma_read(r, parent, kProbeBytes / 2);
         break;
       case kPacket:
+      case kSmallPacket:
         if (!wait_for(r.control->posted, ++posted, deadline)) _exit(0);
-        std::memcpy(r.dst, r.slots, kPacketBytes);
+        std::memcpy(r.dst, r.slots, packet_bytes(run % kKinds));
         break;
       default:
-        cma_read(r, parent, kPacketBytes);
+        cma_read(r, parent, packet_bytes(run % kKinds));
     }
     r.control->done.store(run, std::memory_order_release);
   }
@@ -151,7 +164,8 @@ bool parent_run(Region& r, pid_t child, std::int64_t run, std::int64_t* posted,
       break;
     }
     case kPacket:
-      std::memcpy(r.slots, r.src, kPacketBytes);
+    case kSmallPacket:
+      std::memcpy(r.slots, r.src, packet_bytes(run % kKinds));
       r.control->posted.store(++*posted, std::memory_order_release);
       break;
     default:
@@ -161,7 +175,7 @@ bool parent_run(Region& r, pid_t child, std::int64_t run, std::int64_t* posted,
 }
 
 struct Timings {
-  double by_kind[kKinds] = {1e30, 1e30, 1e30, 1e30};  // fastest run of each kind
+  double by_kind[kKinds] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30};  // fastest run of each kind
   int cma_error = 0;
   bool answered = true;
 };
@@ -218,8 +232,10 @@ HostCopy decide_host_copy(double pipeline_us, double cma_us) {
   return cma_us < kCmaWinsBelow * pipeline_us ? HostCopy::kCma : HostCopy::kPipeline;
 }
 
-std::size_t decide_shm_eager(double packet_us, double packet_cma_us) {
-  return packet_cma_us < kCmaWinsBelow * packet_us ? kShmEagerWhereCmaWins : kPacketBytes;
+std::size_t decide_shm_eager(const EagerTimings& t) {
+  if (!(t.packet_cma_us < t.packet_us)) return kPacketBytes;
+  if (!(t.small_cma_us < t.small_packet_us)) return kSmallPacketBytes;
+  return kShmEagerFloor;
 }
 
 CopyProbe probe_host_copy(int cpu_a, int cpu_b) {
@@ -256,7 +272,6 @@ CopyProbe probe_host_copy(int cpu_a, int cpu_b) {
     return probe;
   }
   probe.pipeline_us = t.by_kind[kPipeline];
-  probe.packet_us = t.by_kind[kPacket];
   std::string between = "64K between CPUs " + std::to_string(cpu_a) + " and " +
                         std::to_string(cpu_b) + ": pipeline " + format_us(probe.pipeline_us);
   if (t.cma_error != 0) {
@@ -265,11 +280,14 @@ CopyProbe probe_host_copy(int cpu_a, int cpu_b) {
     return probe;  // shm_eager unknown: the pml's own default without CMA
   }
   probe.cma_us = t.by_kind[kCma];
-  probe.packet_cma_us = t.by_kind[kPacketCma];
+  probe.eager = EagerTimings{t.by_kind[kPacket], t.by_kind[kPacketCma], t.by_kind[kSmallPacket],
+                             t.by_kind[kSmallPacketCma]};
   probe.copy = decide_host_copy(probe.pipeline_us, probe.cma_us);
-  probe.shm_eager = decide_shm_eager(probe.packet_us, probe.packet_cma_us);
+  probe.shm_eager = decide_shm_eager(probe.eager);
   probe.why = between + ", CMA " + format_us(probe.cma_us) + "; 16K: one packet " +
-              format_us(probe.packet_us) + ", CMA " + format_us(probe.packet_cma_us);
+              format_us(probe.eager.packet_us) + ", CMA " + format_us(probe.eager.packet_cma_us) +
+              "; 8K: one packet " + format_us(probe.eager.small_packet_us) + ", CMA " +
+              format_us(probe.eager.small_cma_us);
   return probe;
 }
 

@@ -22,15 +22,30 @@ TEST(CopyProbe, CmaMustWinClearly) {
   EXPECT_EQ(decide_host_copy(2.0, 6.0), HostCopy::kPipeline);
 }
 
-// The shm eager limit drops to 8K only where CMA clearly beats one packet at 16K (the Intel
-// Xeon's osu_latency: 2.7 against 4.4 us); near a tie, or where the packet wins (a 2-core AMD
-// EPYC: 1.2 against 2.8 us), a 16K message goes in one packet.
-TEST(CopyProbe, ShmEagerLimitDropsOnlyWhereCmaWinsClearly) {
-  EXPECT_EQ(decide_shm_eager(4.4, 2.7), kShmEagerWhereCmaWins);
-  EXPECT_EQ(decide_shm_eager(1.2, 2.8), kPacketBytes);
-  EXPECT_EQ(decide_shm_eager(2.6, 2.4), kPacketBytes);  // within the margin
-  EXPECT_EQ(kShmEagerWhereCmaWins, std::size_t{8} << 10);
+// The shm eager limit is the largest size at which one packet is not slower than CMA in the
+// probe: 16K where the packet wins at 16K (a 2-core AMD EPYC: 1.2 against 2.8 us), or ties;
+// 8K where CMA wins at 16K only; 4K where CMA wins at 8K too (a 2-core Intel Xeon).
+TEST(CopyProbe, ShmEagerLimitIsWherePacketsStopWinning) {
+  EXPECT_EQ(
+      decide_shm_eager(
+          {.packet_us = 1.2, .packet_cma_us = 2.8, .small_packet_us = 0.8, .small_cma_us = 2.0}),
+      kPacketBytes);
+  EXPECT_EQ(
+      decide_shm_eager(
+          {.packet_us = 2.6, .packet_cma_us = 2.6, .small_packet_us = 2.0, .small_cma_us = 1.0}),
+      kPacketBytes)
+      << "a tie at 16K keeps the packet, whatever 8K says";
+  EXPECT_EQ(
+      decide_shm_eager(
+          {.packet_us = 3.0, .packet_cma_us = 2.6, .small_packet_us = 1.4, .small_cma_us = 1.9}),
+      kSmallPacketBytes);
+  EXPECT_EQ(
+      decide_shm_eager(
+          {.packet_us = 3.0, .packet_cma_us = 2.6, .small_packet_us = 1.9, .small_cma_us = 1.5}),
+      kShmEagerFloor);
   EXPECT_EQ(kPacketBytes, std::size_t{16} << 10);
+  EXPECT_EQ(kSmallPacketBytes, std::size_t{8} << 10);
+  EXPECT_EQ(kShmEagerFloor, std::size_t{4} << 10);
 }
 
 TEST(CopyProbe, NamesRoundTrip) {
@@ -57,9 +72,12 @@ TEST(CopyProbe, MeasuresBetweenTwoCpusAndLeavesNothingBehind) {
       << probe.why;
   if (probe.cma_us > 0) {
     EXPECT_EQ(probe.copy, decide_host_copy(probe.pipeline_us, probe.cma_us));
-    EXPECT_GT(probe.packet_us, 0.0);
-    EXPECT_EQ(probe.shm_eager, decide_shm_eager(probe.packet_us, probe.packet_cma_us));
+    EXPECT_GT(probe.eager.packet_us, 0.0);
+    EXPECT_GT(probe.eager.small_packet_us, 0.0);
+    EXPECT_GT(probe.eager.small_cma_us, 0.0);
+    EXPECT_EQ(probe.shm_eager, decide_shm_eager(probe.eager));
     EXPECT_NE(probe.why.find("16K: one packet"), std::string::npos) << probe.why;
+    EXPECT_NE(probe.why.find("8K: one packet"), std::string::npos) << probe.why;
   } else {
     EXPECT_EQ(probe.shm_eager, 0u) << "no CMA: the pml's own limit";
   }
