@@ -65,16 +65,18 @@ TEST(Ring, EmptyFullAndInOrder) {
   RingWriter w = ring.writer();
   RingReader r = ring.reader();
   EXPECT_EQ(r.peek(), nullptr);
-  for (std::uint64_t n = 0; n < 16; ++n) ASSERT_TRUE(w.write(header_of(n), payload(n, 8).data(), 8));
+  // 15 packets: the cell after the last one counts as taken.
+  for (std::uint64_t n = 0; n < 15; ++n)
+    ASSERT_TRUE(w.write(header_of(n), payload(n, 8).data(), 8));
   EXPECT_FALSE(w.write(header_of(99), payload(99, 8).data(), 8)) << "a full ring must refuse";
-  for (std::uint64_t n = 0; n < 16; ++n) {
+  for (std::uint64_t n = 0; n < 15; ++n) {
     const Cell* c = r.peek();
     expect_packet(c, n, 8);
     r.pop(c);
   }
   EXPECT_EQ(r.peek(), nullptr);
   // The consumer published its position when it found the ring empty: room again.
-  EXPECT_TRUE(w.write(header_of(16), payload(16, 8).data(), 8));
+  EXPECT_TRUE(w.write(header_of(15), payload(15, 8).data(), 8));
 }
 
 TEST(Ring, MultiCellPacketsWrapWithSkipCells) {
@@ -83,10 +85,11 @@ TEST(Ring, MultiCellPacketsWrapWithSkipCells) {
   RingReader r = ring.reader();
   std::uint64_t sent = 0, received = 0;
   // 5-cell packets do not divide 16: every lap ends with padding.
+  ASSERT_EQ(cells_for(260), 5u);
   for (int round = 0; round < 50; ++round) {
-    while (w.write(header_of(sent), payload(sent, 300).data(), 300)) ++sent;
+    while (w.write(header_of(sent), payload(sent, 260).data(), 260)) ++sent;
     while (const Cell* c = r.peek()) {
-      expect_packet(c, received, 300);
+      expect_packet(c, received, 260);
       r.pop(c);
       ++received;
     }
@@ -95,25 +98,84 @@ TEST(Ring, MultiCellPacketsWrapWithSkipCells) {
   EXPECT_GE(sent, 100u);
 }
 
-// Payload bytes left in continuation cells must never pass for a packet on a later lap.
-TEST(Ring, StalePayloadNeverLooksLikeAPacket) {
-  TestRing ring(8);
-  RingWriter w = ring.writer();
-  RingReader r = ring.reader();
-  // A payload whose 4-byte words are all the sequence numbers the next laps will expect.
-  std::vector<std::byte> tricky(kFirstPayload + 64 * 6);
-  for (std::size_t i = 0; i + 4 <= tricky.size(); i += 4) {
-    std::uint32_t v = static_cast<std::uint32_t>(9 + i / 64);
-    std::memcpy(&tricky[i], &v, 4);
+// A payload of `cells` cells, to be written at ring position `at`, whose bytes in each
+// continuation cell's sequence word are the number the consumer will expect in that cell
+// `laps` laps later.
+std::vector<std::byte> tricky(std::uint32_t cells, std::uint64_t at, std::uint32_t count,
+                              std::uint64_t laps) {
+  std::vector<std::byte> out(kFirstPayload + std::size_t{cells - 1} * 64);
+  for (std::uint32_t k = 1; k < cells; ++k) {
+    auto v = static_cast<std::uint32_t>(at + k + laps * count + 1);
+    std::memcpy(&out[kFirstPayload + std::size_t{k - 1} * 64], &v, sizeof v);
   }
-  ASSERT_TRUE(w.write(header_of(0), tricky.data(), tricky.size()));
+  return out;
+}
+
+// Writes one-cell packets and reads them back until the tail reaches `to`.
+void advance(RingWriter& w, RingReader& r, std::uint64_t& tail, std::uint64_t to) {
+  for (; tail < to; ++tail) {
+    ASSERT_TRUE(w.write(header_of(tail), payload(tail, 4).data(), 4));
+    const Cell* c = r.peek();
+    expect_packet(c, tail, 4);
+    r.pop(c);
+  }
+}
+
+// Reads a packet of `cells` cells written at `at` whose payload looks like later packets.
+void read_tricky(RingWriter& w, RingReader& r, std::uint32_t cells, std::uint64_t at,
+                 std::uint32_t count, std::uint64_t laps) {
+  std::vector<std::byte> data = tricky(cells, at, count, laps);
+  ASSERT_EQ(cells_for(data.size()), cells);
+  ASSERT_TRUE(w.write(header_of(at), data.data(), data.size()));
   const Cell* c = r.peek();
   ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->length, data.size());
   r.pop(c);
-  ASSERT_TRUE(w.write(header_of(1), payload(1, 4).data(), 4));
-  c = r.peek();
-  expect_packet(c, 1, 4);
+}
+
+// Payload bytes left in continuation cells must never pass for a packet on a later lap: a short
+// packet's cells are stamped by the consumer.
+TEST(Ring, StaleShortPayloadNeverLooksLikeAPacket) {
+  TestRing ring(16);
+  RingWriter w = ring.writer();
+  RingReader r = ring.reader();
+  ASSERT_LE(7u, kStampCells);
+  read_tricky(w, r, 7, 0, 16, 1);  // cells 0..6
+  std::uint64_t tail = 7;
+  advance(w, r, tail, 16 + 3);  // the consumer now waits at cell 3 of the next lap
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(r.peek(), nullptr) << "a stale payload was read";
+}
+
+// The same after a longer packet, whose cells the producer clears as the next lap goes on.
+TEST(Ring, StaleLongPayloadNeverLooksLikeAPacket) {
+  TestRing ring(32);
+  RingWriter w = ring.writer();
+  RingReader r = ring.reader();
+  ASSERT_GT(12u, kStampCells);
+  read_tricky(w, r, 12, 0, 32, 1);  // cells 0..11
+  std::uint64_t tail = 12;
+  advance(w, r, tail, 32 + 1);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(r.peek(), nullptr) << "a stale payload was read";
+}
+
+// A longer packet's cells that lie under padding on the next lap are still cleared then, and
+// cannot pass for a packet two laps later.
+TEST(Ring, StalePayloadUnderPaddingNeverLooksLikeAPacket) {
+  TestRing ring(32);
+  RingWriter w = ring.writer();
+  RingReader r = ring.reader();
+  std::uint64_t tail = 0;
+  advance(w, r, tail, 20);
+  read_tricky(w, r, 12, 20, 32, 2);  // cells 20..31
+  tail = 32;
+  advance(w, r, tail, 32 + 24);
+  // 9 cells do not fit in the 8 left: padding over cells 24..31 of this lap.
+  ASSERT_TRUE(w.write(header_of(tail), payload(tail, 500).data(), 500));
+  const Cell* c = r.peek();
+  expect_packet(c, tail, 500);
   r.pop(c);
+  tail = 64 + 9;
+  advance(w, r, tail, 64 + 25);  // the consumer now waits at cell 25, two laps after it
   for (int i = 0; i < 20; ++i) EXPECT_EQ(r.peek(), nullptr) << "a stale payload was read";
 }
 

@@ -12,9 +12,22 @@
 // and whenever it finds the ring empty), so that the producer rarely has to fetch that line.
 //
 // A cell the producer writes was last read by the consumer, so the write first has to take the
-// line back from the consumer's cache: a cache-line transfer. The producer asks for the cells a
-// few packets ahead early (prefetch for writing), so that a burst of packets pays those
-// transfers in parallel instead of one after another behind each store.
+// line back from the consumer's cache: a cache-line transfer. The producer asks for all the cells
+// of a packet before it copies the payload, and for the cells a few packets ahead after it
+// (prefetch for writing), so that those transfers run in parallel instead of one after another
+// behind each store.
+//
+// The consumer only reads the sequence word of the cell where the next packet starts, and that
+// cell may hold payload bytes of an earlier lap that happen to equal the number it waits for.
+// Two guards keep those bytes from passing for a packet:
+// - the consumer stamps the continuation cells of a short packet (at most kStampCells cells)
+//   with a number never expected there again; these few stores cost less than a clear by the
+//   producer in a ping-pong of short messages;
+// - for a longer packet, whose stamping would cost the consumer a store into every line it has
+//   just read, the producer clears instead: for one lap after such a packet it clears the first
+//   cell of the next packet before it releases the current one (that cell counts as taken in the
+//   ring's room), and it clears the cells under padding, so that every cell is rewritten on
+//   every lap.
 #pragma once
 
 #include <atomic>
@@ -32,6 +45,9 @@ inline constexpr std::size_t kCellSize = 64;
 inline constexpr std::size_t kFirstPayload = 40;  // payload bytes in the first cell
 // How far ahead of its tail the producer claims cells for writing.
 inline constexpr std::uint64_t kPrefetchCells = 16;
+// The longest packet, in cells, whose continuation cells the consumer stamps (a payload of up to
+// 552 bytes).
+inline constexpr std::uint32_t kStampCells = 9;
 
 struct alignas(kCellSize) Cell {
   std::atomic<std::uint32_t> seq;  // position + 1 of the packet's first cell, written last
@@ -72,8 +88,9 @@ class RingWriter {
     std::uint32_t need = cells_for(length);
     std::uint64_t index = tail_ & mask_;
     std::uint64_t pad = (index + need > count_) ? count_ - index : 0;
-    if (!reserve(need + pad)) return false;
+    if (!reserve(need + pad + 1)) return false;
     if (pad != 0) {
+      for (std::uint64_t p = tail_ + 1; p <= tail_ + pad; ++p) clear(p);
       Cell& skip = cells_[index];
       skip.length = static_cast<std::uint32_t>(pad);
       skip.header.type = kSkip;
@@ -82,18 +99,22 @@ class RingWriter {
       index = 0;
     }
     Cell& first = cells_[index];
+    prefetch_packet(need);
     first.length = static_cast<std::uint32_t>(length);
     copy_header(&first.header, header);
     // The first cell's payload ends at the cell's end, so a longer payload runs on through
     // the following cells in one block.
     copy_bytes(payload_of(&first), payload, length);
+    if (need > kStampCells) loose_until_ = tail_ + need + count_;
+    if (tail_ + need < loose_until_) clear(tail_ + need);
     first.seq.store(static_cast<std::uint32_t>(tail_ + 1), std::memory_order_release);
     tail_ += need;
     prefetch_ahead();
     return true;
   }
 
-  // Largest payload the ring can ever take in one packet.
+  // Largest payload the ring can ever take in one packet (with padding and the cell after it, a
+  // packet never needs more than the whole ring).
   std::size_t max_length() const { return kFirstPayload + (count_ / 2 - 1) * kCellSize; }
 
   static constexpr std::uint8_t kSkip = 0xff;
@@ -103,6 +124,19 @@ class RingWriter {
     if (tail_ + cells - cached_head_ <= count_) return true;
     cached_head_ = control_->head.load(std::memory_order_acquire);
     return tail_ + cells - cached_head_ <= count_;
+  }
+  // Makes the cell at `position` hold a sequence number it is never expected to hold there:
+  // the one of the same cell a lap earlier.
+  void clear(std::uint64_t position) {
+    cells_[position & mask_].seq.store(static_cast<std::uint32_t>(position + 1 - count_),
+                                       std::memory_order_relaxed);
+  }
+  // Claims the cells of the packet about to be written that are not claimed yet.
+  void prefetch_packet(std::uint32_t need) {
+    std::uint64_t end = tail_ + need;
+    for (std::uint64_t p = prefetched_ > tail_ ? prefetched_ : tail_; p < end; ++p)
+      prefetch_for_write(&cells_[p & mask_]);
+    if (end > prefetched_) prefetched_ = end;
   }
   // Claims the cells up to kPrefetchCells past the tail (at most that many lines per packet).
   void prefetch_ahead() {
@@ -118,6 +152,8 @@ class RingWriter {
   std::uint64_t tail_ = 0;
   std::uint64_t cached_head_ = 0;
   std::uint64_t prefetched_ = 0;  // cells below this were claimed for writing
+  // Cells below this may hold an unstamped payload from the lap before: clear before release.
+  std::uint64_t loose_until_ = 0;
 };
 
 // The consumer's side; its state is private to the consumer.
@@ -126,7 +162,10 @@ class RingReader {
   RingReader() = default;
   // `count` is a power of two.
   RingReader(RingControl* control, Cell* cells, std::uint32_t count)
-      : control_(control), cells_(cells), count_(count), mask_(count - 1),
+      : control_(control),
+        cells_(cells),
+        count_(count),
+        mask_(count - 1),
         publish_every_(count / 4) {}
 
   // The next packet's first cell, or nullptr when none has arrived. Skips padding.
@@ -144,18 +183,22 @@ class RingReader {
   // Releases the packet peek() returned.
   void pop(const Cell* cell) {
     std::uint32_t cells = cells_for(cell->length);
-    // Payload bytes left in continuation cells could, on a later lap, look like a valid
-    // sequence number: stamp each with a value that can never be expected there again.
-    for (std::uint32_t i = 1; i < cells; ++i) {
-      std::uint64_t position = head_ + i;
-      auto& word = const_cast<Cell&>(cells_[position & mask_]).seq;
-      word.store(static_cast<std::uint32_t>(position + 1), std::memory_order_relaxed);
-    }
+    // After a longer packet the producer guards against stale bytes (see the top of the file).
+    if (cells <= kStampCells) stamp(cells);
     head_ += cells;
     if (head_ - published_ >= publish_every_) publish();
   }
 
  private:
+  // Gives each continuation cell of the packet at the head a sequence number that is never
+  // expected there again.
+  void stamp(std::uint32_t cells) {
+    for (std::uint32_t i = 1; i < cells; ++i) {
+      std::uint64_t position = head_ + i;
+      auto& word = const_cast<Cell&>(cells_[position & mask_]).seq;
+      word.store(static_cast<std::uint32_t>(position + 1), std::memory_order_relaxed);
+    }
+  }
   void publish() {
     control_->head.store(head_, std::memory_order_release);
     published_ = head_;
