@@ -13,9 +13,9 @@
 //
 // A cell the producer writes was last read by the consumer, so the write first has to take the
 // line back from the consumer's cache: a cache-line transfer. The producer asks for all the cells
-// of a packet before it copies the payload, and for the cells a few packets ahead after it
-// (prefetch for writing), so that those transfers run in parallel instead of one after another
-// behind each store.
+// of a packet before it copies the payload, and after it for the cells the next packet will take
+// if it is as long (prefetch for writing), so that those transfers run in parallel instead of one
+// after another behind each store.
 //
 // The consumer only reads the sequence word of the cell where the next packet starts, and that
 // cell may hold payload bytes of an earlier lap that happen to equal the number it waits for.
@@ -43,7 +43,7 @@ namespace gpurun::transport::shm {
 
 inline constexpr std::size_t kCellSize = 64;
 inline constexpr std::size_t kFirstPayload = 40;  // payload bytes in the first cell
-// How far ahead of its tail the producer claims cells for writing.
+// How far ahead of its tail the producer claims cells for writing, at least.
 inline constexpr std::uint64_t kPrefetchCells = 16;
 // The longest packet, in cells, whose continuation cells the consumer stamps (a payload of up to
 // 552 bytes).
@@ -109,7 +109,7 @@ class RingWriter {
     if (tail_ + need < loose_until_) clear(tail_ + need);
     first.seq.store(static_cast<std::uint32_t>(tail_ + 1), std::memory_order_release);
     tail_ += need;
-    prefetch_ahead();
+    prefetch_ahead(need);
     return true;
   }
 
@@ -138,9 +138,10 @@ class RingWriter {
       prefetch_for_write(&cells_[p & mask_]);
     if (end > prefetched_) prefetched_ = end;
   }
-  // Claims the cells up to kPrefetchCells past the tail (at most that many lines per packet).
-  void prefetch_ahead() {
-    std::uint64_t end = tail_ + kPrefetchCells;
+  // Claims the cells past the tail that the next packet will take if it is as long as this
+  // one, and at least kPrefetchCells.
+  void prefetch_ahead(std::uint32_t need) {
+    std::uint64_t end = tail_ + (need > kPrefetchCells ? need : kPrefetchCells);
     std::uint64_t p = prefetched_ > tail_ ? prefetched_ : tail_;
     for (; p < end; ++p) prefetch_for_write(&cells_[p & mask_]);
     prefetched_ = end;
