@@ -133,29 +133,34 @@ void read_tricky(RingWriter& w, RingReader& r, std::uint32_t cells, std::uint64_
   r.pop(c);
 }
 
+// The consumer waits where no packet was written, however often it looks.
+void expect_nothing(RingReader& r) {
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(r.peek(), nullptr) << "a stale payload was read";
+}
+
+// Writes and reads a packet of `cells` cells whose payload looks like the next lap's packets,
+// then goes on until the consumer waits at cell `wait_at` of the next lap.
+void expect_no_stale_packet(std::uint32_t count, std::uint32_t cells, std::uint64_t wait_at) {
+  TestRing ring(count);
+  RingWriter w = ring.writer();
+  RingReader r = ring.reader();
+  read_tricky(w, r, cells, 0, count, 1);
+  std::uint64_t tail = cells;
+  advance(w, r, tail, count + wait_at);
+  expect_nothing(r);
+}
+
 // Payload bytes left in continuation cells must never pass for a packet on a later lap: a short
 // packet's cells are stamped by the consumer.
 TEST(Ring, StaleShortPayloadNeverLooksLikeAPacket) {
-  TestRing ring(16);
-  RingWriter w = ring.writer();
-  RingReader r = ring.reader();
   ASSERT_LE(7u, kStampCells);
-  read_tricky(w, r, 7, 0, 16, 1);  // cells 0..6
-  std::uint64_t tail = 7;
-  advance(w, r, tail, 16 + 3);  // the consumer now waits at cell 3 of the next lap
-  for (int i = 0; i < 20; ++i) EXPECT_EQ(r.peek(), nullptr) << "a stale payload was read";
+  expect_no_stale_packet(16, 7, 3);
 }
 
 // The same after a longer packet, whose cells the producer clears as the next lap goes on.
 TEST(Ring, StaleLongPayloadNeverLooksLikeAPacket) {
-  TestRing ring(32);
-  RingWriter w = ring.writer();
-  RingReader r = ring.reader();
   ASSERT_GT(12u, kStampCells);
-  read_tricky(w, r, 12, 0, 32, 1);  // cells 0..11
-  std::uint64_t tail = 12;
-  advance(w, r, tail, 32 + 1);
-  for (int i = 0; i < 20; ++i) EXPECT_EQ(r.peek(), nullptr) << "a stale payload was read";
+  expect_no_stale_packet(32, 12, 1);
 }
 
 // A longer packet's cells that lie under padding on the next lap are still cleared then, and
@@ -176,7 +181,7 @@ TEST(Ring, StalePayloadUnderPaddingNeverLooksLikeAPacket) {
   r.pop(c);
   tail = 64 + 9;
   advance(w, r, tail, 64 + 25);  // the consumer now waits at cell 25, two laps after it
-  for (int i = 0; i < 20; ++i) EXPECT_EQ(r.peek(), nullptr) << "a stale payload was read";
+  expect_nothing(r);
 }
 
 TEST(Ring, ConcurrentProducerAndConsumer) {
