@@ -135,20 +135,35 @@ int test_one(const Call& call, MPI_Request* request, int* flag, MPI_Status* stat
   return collect(call, slot.r, request, status);
 }
 
+// The polls between yields for waiting on all of `slots`: the smallest any of them asks for.
+std::uint64_t yield_polls_for_all(Slots& slots) {
+  std::uint64_t polls = 0;
+  for (int i = 0; i < slots.count(); ++i) {
+    core::Request* r = slots[i].r;
+    if (r == nullptr || r->complete()) continue;
+    std::uint64_t own = yield_polls_for(r);
+    if (own == 0) return 0;
+    polls = polls == 0 ? own : std::min(polls, own);
+  }
+  return polls;
+}
+
 int wait_all(const Call& call, int count, MPI_Request* requests, MPI_Status* statuses) {
   if (int rc = check_statuses(call, count, statuses); rc != MPI_SUCCESS) return rc;
   Slots slots;
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
   int first_pending = 0;
   StuckReceives stuck;
-  wait_until([&] {
-    stuck.next_look();
-    for (; first_pending < count; ++first_pending) {
-      core::Request* r = slots[first_pending].r;
-      if (r != nullptr && !r->complete() && !stuck.fail(r)) return false;
-    }
-    return true;
-  });
+  wait_until(
+      [&] {
+        stuck.next_look();
+        for (; first_pending < count; ++first_pending) {
+          core::Request* r = slots[first_pending].r;
+          if (r != nullptr && !r->complete() && !stuck.fail(r)) return false;
+        }
+        return true;
+      },
+      yield_polls_for_all(slots));
   for (int i = 0; i < count; ++i)
     if (slots[i].r == nullptr) write_empty_status(status_at(statuses, i));
   return collect_completed(call, slots, requests, nullptr, nullptr, statuses, false);

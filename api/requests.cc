@@ -112,6 +112,7 @@ namespace {
 // 1.26, 16 KiB 2.45 -> 1.98, 32 KiB 3.11 -> 3.01 and 64 KiB 4.03 -> 4.16 unchanged).
 constexpr std::uint64_t kAlongsideYieldPolls = 256;
 constexpr std::int64_t kAlongsideMaxBytes = 16 << 10;
+}  // namespace
 
 std::uint64_t yield_polls_for(const core::Request* r) {
   if (progress::engine().policy() != progress::WaitPolicy::kYield) return 0;  // count unused
@@ -120,7 +121,6 @@ std::uint64_t yield_polls_for(const core::Request* r) {
   if (r->count * static_cast<std::int64_t>(r->datatype->size()) > kAlongsideMaxBytes) return 0;
   return the_pml().peer_alongside(*r->comm, r->peer) ? kAlongsideYieldPolls : 0;
 }
-}  // namespace
 
 void wait_for(core::Request* r) {
   StuckReceives stuck;

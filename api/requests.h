@@ -101,6 +101,9 @@ class StuckReceives {
 // Polls until `r` completes, applying the wait policy (under MPI_THREAD_MULTIPLE, without
 // holding the library's lock while idle); fails it as StuckReceives says.
 void wait_for(core::Request* r);
+// Idle polls between yields while waiting for `r` where ranks outnumber cores: more than the
+// wait policy's for a small message from a peer that runs on another core, else 0 (the policy's).
+std::uint64_t yield_polls_for(const core::Request* r);
 // Polls until done() holds, as wait_for does.
 template <class Done>
 void wait_until(Done&& done, std::uint64_t yield_polls = 0);
