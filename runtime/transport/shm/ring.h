@@ -99,7 +99,7 @@ class RingWriter {
       index = 0;
     }
     Cell& first = cells_[index];
-    prefetch_packet(need);
+    claim_until(tail_ + need);  // the packet's own cells
     first.length = static_cast<std::uint32_t>(length);
     copy_header(&first.header, header);
     // The first cell's payload ends at the cell's end, so a longer payload runs on through
@@ -109,7 +109,8 @@ class RingWriter {
     if (tail_ + need < loose_until_) clear(tail_ + need);
     first.seq.store(static_cast<std::uint32_t>(tail_ + 1), std::memory_order_release);
     tail_ += need;
-    prefetch_ahead(need);
+    // The cells the next packet takes if it is as long as this one, and at least kPrefetchCells.
+    claim_until(tail_ + (need > kPrefetchCells ? need : kPrefetchCells));
     return true;
   }
 
@@ -131,20 +132,11 @@ class RingWriter {
     cells_[position & mask_].seq.store(static_cast<std::uint32_t>(position + 1 - count_),
                                        std::memory_order_relaxed);
   }
-  // Claims the cells of the packet about to be written that are not claimed yet.
-  void prefetch_packet(std::uint32_t need) {
-    std::uint64_t end = tail_ + need;
+  // Claims for writing the cells from the tail up to `end` that are not claimed yet.
+  void claim_until(std::uint64_t end) {
     for (std::uint64_t p = prefetched_ > tail_ ? prefetched_ : tail_; p < end; ++p)
       prefetch_for_write(&cells_[p & mask_]);
     if (end > prefetched_) prefetched_ = end;
-  }
-  // Claims the cells past the tail that the next packet will take if it is as long as this
-  // one, and at least kPrefetchCells.
-  void prefetch_ahead(std::uint32_t need) {
-    std::uint64_t end = tail_ + (need > kPrefetchCells ? need : kPrefetchCells);
-    std::uint64_t p = prefetched_ > tail_ ? prefetched_ : tail_;
-    for (; p < end; ++p) prefetch_for_write(&cells_[p & mask_]);
-    prefetched_ = end;
   }
   RingControl* control_ = nullptr;
   Cell* cells_ = nullptr;
