@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <memory>
@@ -20,7 +21,9 @@ struct TestRing {
     first = reinterpret_cast<Cell*>(memory + 64);
   }
   ~TestRing() { std::free(memory); }
-  RingWriter writer() { return RingWriter(control, first, count); }
+  RingWriter writer(std::uint64_t home = kHomeCells) {
+    return RingWriter(control, first, count, home);
+  }
   RingReader reader() { return RingReader(control, first, count); }
   std::byte* memory;
   std::uint32_t count;
@@ -184,13 +187,91 @@ TEST(Ring, StalePayloadUnderPaddingNeverLooksLikeAPacket) {
   expect_nothing(r);
 }
 
-TEST(Ring, ConcurrentProducerAndConsumer) {
+// Writes `packets` one-cell packets, each read at once, the consumer then finding the ring
+// empty (as in a ping-pong); returns the highest cell a packet took.
+std::ptrdiff_t lockstep(RingWriter& w, RingReader& r, const Cell* first, std::uint64_t packets) {
+  std::ptrdiff_t highest = 0;
+  for (std::uint64_t n = 0; n < packets; ++n) {
+    EXPECT_TRUE(w.write(header_of(n), payload(n, 4).data(), 4));
+    const Cell* c = r.peek();
+    expect_packet(c, n, 4);
+    highest = std::max(highest, c - first);
+    r.pop(c);
+    EXPECT_EQ(r.peek(), nullptr);
+  }
+  return highest;
+}
+
+// A consumer that keeps up: the producer keeps to its home cells, lap after lap.
+TEST(Ring, KeepsToItsHomeWhileTheConsumerKeepsUp) {
+  TestRing ring(64);
+  RingWriter w = ring.writer(16);
+  RingReader r = ring.reader();
+  EXPECT_EQ(lockstep(w, r, ring.first, 1000), 15)
+      << "the producer went beyond its home cells with an empty ring";
+}
+
+// A consumer that falls behind: the producer goes on beyond its home cells, and the packets
+// come out in order.
+TEST(Ring, FillsTheWholeRingWhenTheConsumerFallsBehind) {
+  TestRing ring(64);
+  RingWriter w = ring.writer(16);
+  RingReader r = ring.reader();
+  for (int lap = 0; lap < 5; ++lap) {
+    // 63 packets: the cell after the last one counts as taken.
+    for (std::uint64_t n = 0; n < 63; ++n)
+      ASSERT_TRUE(w.write(header_of(n), payload(n, 8).data(), 8)) << "lap " << lap << ", " << n;
+    EXPECT_FALSE(w.write(header_of(99), payload(99, 8).data(), 8));
+    for (std::uint64_t n = 0; n < 63; ++n) {
+      const Cell* c = r.peek();
+      expect_packet(c, n, 8);
+      r.pop(c);
+    }
+    EXPECT_EQ(r.peek(), nullptr);
+  }
+}
+
+// A longer packet written beyond the home cells while the consumer fell behind, then laps that
+// keep to the home cells, then a lap that goes beyond them again: the old packet's payload must
+// not pass for a packet (the first lap that leaves home early clears what lay beyond).
+TEST(Ring, StalePayloadBeyondHomeNeverLooksLikeAPacket) {
+  constexpr std::uint32_t kCount = 64;
+  TestRing ring(kCount);
+  RingWriter w = ring.writer(16);
+  RingReader r = ring.reader();
+  for (std::uint64_t n = 0; n < 30; ++n)
+    ASSERT_TRUE(w.write(header_of(n), payload(n, 4).data(), 4));
+  std::vector<std::byte> data = tricky(12, 30, kCount, 3);  // cells 30..41, like lap 3's
+  ASSERT_TRUE(w.write(header_of(30), data.data(), data.size()));
+  for (int n = 0; n < 31; ++n) {
+    const Cell* c = r.peek();
+    ASSERT_NE(c, nullptr);
+    r.pop(c);
+  }
+  // The rest of lap 0 (cells 42..63), then laps 1 and 2 within the home cells.
+  EXPECT_EQ(lockstep(w, r, ring.first, 22 + 16 + 16), 63);
+  // Lap 3: cells 0..9 read at once (the consumer passes the padding), then the consumer falls
+  // behind until cell 35, catches up and waits there.
+  EXPECT_EQ(lockstep(w, r, ring.first, 10), 9);
+  for (std::uint64_t n = 10; n < 35; ++n)
+    ASSERT_TRUE(w.write(header_of(n), payload(n, 4).data(), 4)) << n;
+  for (std::uint64_t n = 10; n < 35; ++n) {
+    const Cell* c = r.peek();
+    expect_packet(c, n, 4);
+    EXPECT_EQ(c - ring.first, static_cast<std::ptrdiff_t>(n));
+    r.pop(c);
+  }
+  expect_nothing(r);
+}
+
+// Packets of 0 to 699 bytes from one thread to another; `home`: the producer's home cells.
+void run_concurrently(std::uint64_t home) {
   TestRing ring(64);
   constexpr std::uint64_t kPackets = 200000;
   auto length_of = [](std::uint64_t n) { return static_cast<std::size_t>((n * 37) % 700); };
   std::atomic<bool> stop{false};
   std::thread producer([&] {
-    RingWriter w = ring.writer();
+    RingWriter w = ring.writer(home);
     for (std::uint64_t n = 0; n < kPackets && !stop; ++n) {
       std::vector<std::byte> data = payload(n, length_of(n));
       while (!w.write(header_of(n), data.data(), data.size()) && !stop) std::this_thread::yield();
@@ -205,7 +286,7 @@ TEST(Ring, ConcurrentProducerAndConsumer) {
       continue;
     }
     expect_packet(c, n, length_of(n));
-    if (HasFatalFailure()) {
+    if (::testing::Test::HasFatalFailure()) {
       stop = true;
       break;
     }
@@ -215,6 +296,11 @@ TEST(Ring, ConcurrentProducerAndConsumer) {
   producer.join();
   EXPECT_EQ(n, kPackets);
 }
+
+TEST(Ring, ConcurrentProducerAndConsumer) { run_concurrently(64); }
+
+// The same where the producer goes back to cell 0 early whenever the consumer keeps up.
+TEST(Ring, ConcurrentProducerAndConsumerWithHomeCells) { run_concurrently(16); }
 
 }  // namespace
 }  // namespace gpurun::transport::shm
