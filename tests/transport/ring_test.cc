@@ -187,6 +187,29 @@ TEST(Ring, StalePayloadUnderPaddingNeverLooksLikeAPacket) {
   expect_nothing(r);
 }
 
+TEST(Ring, SaysWhetherAPacketFollowsTheHead) {
+  TestRing ring(32);
+  RingWriter w = ring.writer();
+  RingReader r = ring.reader();
+  EXPECT_FALSE(r.more_after_head());
+  std::uint64_t tail = 0;
+  advance(w, r, tail, 27);
+  ASSERT_TRUE(w.write(header_of(27), payload(27, 8).data(), 8));  // cell 27
+  EXPECT_FALSE(r.more_after_head());
+  ASSERT_TRUE(w.write(header_of(28), payload(28, 8).data(), 8));  // cell 28
+  EXPECT_TRUE(r.more_after_head());
+  r.pop(r.peek());
+  EXPECT_FALSE(r.more_after_head());
+  ASSERT_TRUE(w.write(header_of(29), payload(29, 700).data(), 700));  // padding, cells 0..11
+  EXPECT_TRUE(r.more_after_head()) << "padding after the head";
+  r.pop(r.peek());
+  EXPECT_TRUE(r.more_after_head()) << "a packet after the padding at the head";
+  expect_packet(r.peek(), 29, 700);  // past the padding
+  EXPECT_FALSE(r.more_after_head());
+  ASSERT_TRUE(w.write(header_of(30), payload(30, 8).data(), 8));
+  EXPECT_TRUE(r.more_after_head());
+}
+
 // Writes `packets` one-cell packets, each read at once, the consumer then finding the ring
 // empty (as in a ping-pong); returns the highest cell a packet took.
 std::ptrdiff_t lockstep(RingWriter& w, RingReader& r, const Cell* first, std::uint64_t packets) {

@@ -243,6 +243,36 @@ TEST(ShmTransport, DataReadSoonIsCopiedByTheReceiverAlone) {
   ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
 }
 
+// A message below the size from which a split always pays is still shared with a sender that
+// streams: one whose next packets already wait behind the offer.
+TEST(ShmTransport, ASenderThatStreamsIsAskedForAShare) {
+  ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("on").ok());
+  for (bool streams : {false, true}) {
+    Pair pair;
+    constexpr std::size_t kSize = 48 << 10;
+    auto src = pattern(kSize, 4);
+    std::vector<std::byte> dst(kSize);
+    Done sent, received;
+    auto cookie = pair.side[0].to_peer->offer(Data{kSize, src.data()}, Completion{Done::fn, &sent});
+    ASSERT_TRUE(cookie.ok());
+    // The offer's packet, and one more behind it where the sender streams.
+    PacketHeader header{};
+    for (int n = 0; n < (streams ? 2 : 1); ++n)
+      ASSERT_TRUE(pair.side[0].to_peer->send(header, src.data(), 16).ok());
+    ASSERT_TRUE(
+        pair.side[1]
+            .to_peer->pull(*cookie, Data{kSize, dst.data()}, Completion{Done::fn, &received})
+            .ok());
+    for (int i = 0; i < 1000; ++i) pair.side[1].transport->progress();  // the sender stays idle
+    EXPECT_EQ(received.count, streams ? 0 : 1)
+        << (streams ? "the sender that streams was not asked for a share"
+                    : "the sender was asked for a share of a message below the split size");
+    while (sent.count == 0 || received.count == 0) pair.progress();
+    EXPECT_EQ(dst, src);
+  }
+  ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
+}
+
 // Rank `rank`'s transport, created while the calling thread is bound to `cpu` alone (the binding
 // its inbox records); the thread's binding is restored afterwards.
 std::unique_ptr<ShmTransport> create_on_cpu(int rank, int cpu) {

@@ -202,6 +202,16 @@ class RingReader {
       head_ += cell.length;
     }
   }
+  // Whether a packet (or padding) follows the one at the head.
+  bool more_after_head() const {
+    const Cell& cell = cells_[head_ & mask_];
+    if (cell.seq.load(std::memory_order_acquire) != static_cast<std::uint32_t>(head_ + 1))
+      return false;
+    std::uint64_t next =
+        head_ + (cell.header.type == RingWriter::kSkip ? cell.length : cells_for(cell.length));
+    return cells_[next & mask_].seq.load(std::memory_order_relaxed) ==
+           static_cast<std::uint32_t>(next + 1);
+  }
   // Releases the packet peek() returned.
   void pop(const Cell* cell) {
     std::uint32_t cells = cells_for(cell->length);

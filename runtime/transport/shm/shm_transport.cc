@@ -34,6 +34,14 @@ struct CtsPayload {
 // its system call.
 constexpr std::uint64_t kCmaSplitMin = 64 << 10;
 
+// From this size the receiver asks a peer that streams messages to it (more packets from it wait
+// behind the message's offer: osu_bw, osu_mbw_mr) for a share, where ranks outnumber cores too
+// (below, kCmaSplitMin and kCmaReceiverCopiesAllMax). 5 interleaved runs on a 2-core Intel Xeon,
+// medians: osu_bw -np 2 32K 22.1 -> 28.8 GB/s (16K, tried: 22.3 -> 17.2, so not below 32K);
+// osu_mbw_mr -np 4 32K 19.7 -> 28.9, 64K 24.0 -> 35.5, 256K 30.4 -> 52.1; osu_latency and
+// osu_multi_lat, whose sender waits for the reply, and the collectives unchanged.
+constexpr std::uint64_t kCmaStreamSplitMin = 32 << 10;
+
 // Up to this size the receiver copies the whole message itself:
 // - when its peer is pulling a message of ours (an exchange: sendrecv, alltoall, allgather):
 //   the peer's core is busy, and asking it for a share costs a round trip. -np 2, 3
@@ -42,8 +50,9 @@ constexpr std::uint64_t kCmaSplitMin = 64 << 10;
 //   peer's share would land in the peer's cache, and reading it across the cores again costs
 //   more than the share saved. osu_reduce -np 2 binomial on a 2-core Intel Xeon, 5 interleaved
 //   runs: 64K 10.1 -> 5.8 us, 128K 15.9 -> 10.9, 256K 29.5 -> 19.0;
-// - when ranks outnumber cores (the wait policy is not spin): the peer, most often waiting for
-//   its turn on a core, would write its share only after a context switch. osu_multi_lat -np 4
+// - when ranks outnumber cores (the wait policy is not spin) and the peer does not stream (see
+//   kCmaStreamSplitMin): the peer, most often waiting for its turn on a core, would write its
+//   share only after a context switch. osu_multi_lat -np 4
 //   on 2 cores, 9 interleaved runs: 64K 10.0 -> 6.0 us, 128K 12.8 -> 9.2, 256K 19.2 -> 16.0.
 // From 512K the split was as fast or faster.
 constexpr std::uint64_t kCmaReceiverCopiesAllMax = 256 << 10;
@@ -152,9 +161,14 @@ void ShmEndpoint::cma_pull(const BulkCookie& cookie, const Data& data, Completio
   // While the peer pulls a message of ours, it has no core to spare for a share of this one;
   // data read at once had better all land in this core's cache.
   bool oversubscribed = progress::engine().policy() != progress::WaitPolicy::kSpin;
-  bool copy_all = (oversubscribed || offers_out_ > 0 || data.read_soon) &&
+  // A peer whose next packets already wait behind this message's offer streams to us: it has
+  // time to spare for a share, even where ranks outnumber cores.
+  bool peer_streams = data.size >= kCmaStreamSplitMin && reader_.more_after_head();
+  bool copy_all = ((oversubscribed && !peer_streams) || offers_out_ > 0 || data.read_soon) &&
                   data.size <= kCmaReceiverCopiesAllMax;
-  std::uint64_t split = copy_all ? data.size : cma_split(data.size);
+  std::uint64_t split = copy_all       ? data.size
+                        : peer_streams ? cma_half(data.size)
+                                       : cma_split(data.size);
   auto* dst = static_cast<std::byte*>(data.contiguous);
   if (split < data.size) {
     CmaCtsPayload cts{cookie.id, data.size, split, reinterpret_cast<std::uint64_t>(dst)};
