@@ -218,27 +218,42 @@ TEST(ShmTransport, RanksThatTimedCmaThemselvesTakeTheFirstRanksChoice) {
   }
 }
 
+// A fresh pair whose rank 0 offers `size` bytes to rank 1.
+struct Offered {
+  explicit Offered(std::size_t size) : src(pattern(size, 3)), dst(size) {
+    auto offered = pair.side[0].to_peer->offer(Data{size, src.data()}, Completion{Done::fn, &sent});
+    EXPECT_TRUE(offered.ok());
+    if (offered.ok()) cookie = *offered;
+  }
+  // Rank 1 pulls the data into `dst` (`into` names it) and progresses while the sender stays
+  // idle: whether the pull completed without it (it did not ask the sender for a share).
+  bool pulled_alone(const Data& into) {
+    EXPECT_TRUE(pair.side[1].to_peer->pull(cookie, into, Completion{Done::fn, &received}).ok());
+    for (int i = 0; i < 1000; ++i) pair.side[1].transport->progress();
+    return received.count == 1;
+  }
+  // Both progress until the transfer is done; the data must have arrived whole.
+  void finish() {
+    while (sent.count == 0 || received.count == 0) pair.progress();
+    EXPECT_EQ(dst, src);
+  }
+  Pair pair;
+  std::vector<std::byte> src, dst;
+  Done sent, received;
+  BulkCookie cookie;
+};
+
 // Data its receiver reads at once (a reduction) is copied by the receiver alone, even above the
 // size from which CMA asks the sender for a share: the pull completes while the sender is idle.
 TEST(ShmTransport, DataReadSoonIsCopiedByTheReceiverAlone) {
   ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("on").ok());
   for (bool read_soon : {true, false}) {
-    Pair pair;
-    constexpr std::size_t kSize = 128 << 10;
-    auto src = pattern(kSize, 3);
-    std::vector<std::byte> dst(kSize);
-    Done sent, received;
-    auto cookie =
-        pair.side[0].to_peer->offer(Data{kSize, src.data()}, Completion{Done::fn, &sent});
-    ASSERT_TRUE(cookie.ok());
-    Data into{kSize, dst.data()};
+    Offered o(128 << 10);
+    Data into{o.dst.size(), o.dst.data()};
     into.read_soon = read_soon;
-    ASSERT_TRUE(pair.side[1].to_peer->pull(*cookie, into, Completion{Done::fn, &received}).ok());
-    for (int i = 0; i < 1000; ++i) pair.side[1].transport->progress();  // the sender stays idle
-    EXPECT_EQ(received.count, read_soon ? 1 : 0)
+    EXPECT_EQ(o.pulled_alone(into), read_soon)
         << (read_soon ? "the sender was asked for a share" : "the sender's share was not asked");
-    while (sent.count == 0 || received.count == 0) pair.progress();
-    EXPECT_EQ(dst, src);
+    o.finish();
   }
   ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
 }
@@ -248,27 +263,15 @@ TEST(ShmTransport, DataReadSoonIsCopiedByTheReceiverAlone) {
 TEST(ShmTransport, ASenderThatStreamsIsAskedForAShare) {
   ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("on").ok());
   for (bool streams : {false, true}) {
-    Pair pair;
-    constexpr std::size_t kSize = 48 << 10;
-    auto src = pattern(kSize, 4);
-    std::vector<std::byte> dst(kSize);
-    Done sent, received;
-    auto cookie = pair.side[0].to_peer->offer(Data{kSize, src.data()}, Completion{Done::fn, &sent});
-    ASSERT_TRUE(cookie.ok());
+    Offered o(48 << 10);
     // The offer's packet, and one more behind it where the sender streams.
     PacketHeader header{};
     for (int n = 0; n < (streams ? 2 : 1); ++n)
-      ASSERT_TRUE(pair.side[0].to_peer->send(header, src.data(), 16).ok());
-    ASSERT_TRUE(
-        pair.side[1]
-            .to_peer->pull(*cookie, Data{kSize, dst.data()}, Completion{Done::fn, &received})
-            .ok());
-    for (int i = 0; i < 1000; ++i) pair.side[1].transport->progress();  // the sender stays idle
-    EXPECT_EQ(received.count, streams ? 0 : 1)
+      ASSERT_TRUE(o.pair.side[0].to_peer->send(header, o.src.data(), 16).ok());
+    EXPECT_EQ(o.pulled_alone(Data{o.dst.size(), o.dst.data()}), !streams)
         << (streams ? "the sender that streams was not asked for a share"
                     : "the sender was asked for a share of a message below the split size");
-    while (sent.count == 0 || received.count == 0) pair.progress();
-    EXPECT_EQ(dst, src);
+    o.finish();
   }
   ASSERT_TRUE(param::find("GPURUN_SHM_CMA")->set_from_string("auto").ok());
 }
