@@ -52,8 +52,8 @@ constexpr std::uint64_t kCmaStreamSplitMin = 32 << 10;
 //   runs: 64K 10.1 -> 5.8 us, 128K 15.9 -> 10.9, 256K 29.5 -> 19.0;
 // - when ranks outnumber cores (the wait policy is not spin) and the peer does not stream (see
 //   kCmaStreamSplitMin): the peer, most often waiting for its turn on a core, would write its
-//   share only after a context switch. osu_multi_lat -np 4
-//   on 2 cores, 9 interleaved runs: 64K 10.0 -> 6.0 us, 128K 12.8 -> 9.2, 256K 19.2 -> 16.0.
+//   share only after a context switch. osu_multi_lat -np 4 on 2 cores, 9 interleaved runs: 64K
+//   10.0 -> 6.0 us, 128K 12.8 -> 9.2, 256K 19.2 -> 16.0.
 // From 512K the split was as fast or faster.
 constexpr std::uint64_t kCmaReceiverCopiesAllMax = 256 << 10;
 
