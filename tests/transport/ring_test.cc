@@ -114,14 +114,24 @@ std::vector<std::byte> tricky(std::uint32_t cells, std::uint64_t at, std::uint32
   return out;
 }
 
-// Writes one-cell packets and reads them back until the tail reaches `to`.
-void advance(RingWriter& w, RingReader& r, std::uint64_t& tail, std::uint64_t to) {
-  for (; tail < to; ++tail) {
-    ASSERT_TRUE(w.write(header_of(tail), payload(tail, 4).data(), 4));
-    const Cell* c = r.peek();
-    expect_packet(c, tail, 4);
+// Writes one-cell packets numbered `from` to `to` - 1, each read at once, the consumer then
+// finding the ring empty (as in a ping-pong); returns the highest cell a packet took (-1 where a
+// packet went missing).
+std::ptrdiff_t lockstep(RingWriter& w, RingReader& r, const Cell* first, std::uint64_t from,
+                        std::uint64_t to) {
+  std::ptrdiff_t highest = 0;
+  for (std::uint64_t n = from; n < to; ++n) {
+    const Cell* c = w.write(header_of(n), payload(n, 4).data(), 4) ? r.peek() : nullptr;
+    if (c == nullptr) {
+      ADD_FAILURE() << "packet " << n << " was refused or did not arrive";
+      return -1;
+    }
+    expect_packet(c, n, 4);
+    highest = std::max(highest, c - first);
     r.pop(c);
+    EXPECT_EQ(r.peek(), nullptr);
   }
+  return highest;
 }
 
 // Reads a packet of `cells` cells written at `at` whose payload looks like later packets.
@@ -148,8 +158,7 @@ void expect_no_stale_packet(std::uint32_t count, std::uint32_t cells, std::uint6
   RingWriter w = ring.writer();
   RingReader r = ring.reader();
   read_tricky(w, r, cells, 0, count, 1);
-  std::uint64_t tail = cells;
-  advance(w, r, tail, count + wait_at);
+  lockstep(w, r, ring.first, cells, count + wait_at);
   expect_nothing(r);
 }
 
@@ -172,18 +181,15 @@ TEST(Ring, StalePayloadUnderPaddingNeverLooksLikeAPacket) {
   TestRing ring(32);
   RingWriter w = ring.writer();
   RingReader r = ring.reader();
-  std::uint64_t tail = 0;
-  advance(w, r, tail, 20);
+  lockstep(w, r, ring.first, 0, 20);
   read_tricky(w, r, 12, 20, 32, 2);  // cells 20..31
-  tail = 32;
-  advance(w, r, tail, 32 + 24);
+  lockstep(w, r, ring.first, 32, 32 + 24);
   // 9 cells do not fit in the 8 left: padding over cells 24..31 of this lap.
-  ASSERT_TRUE(w.write(header_of(tail), payload(tail, 500).data(), 500));
+  ASSERT_TRUE(w.write(header_of(56), payload(56, 500).data(), 500));
   const Cell* c = r.peek();
-  expect_packet(c, tail, 500);
+  expect_packet(c, 56, 500);
   r.pop(c);
-  tail = 64 + 9;
-  advance(w, r, tail, 64 + 25);  // the consumer now waits at cell 25, two laps after it
+  lockstep(w, r, ring.first, 64 + 9, 64 + 25);  // the consumer now waits at cell 25, two laps on
   expect_nothing(r);
 }
 
@@ -192,8 +198,7 @@ TEST(Ring, SaysWhetherAPacketFollowsTheHead) {
   RingWriter w = ring.writer();
   RingReader r = ring.reader();
   EXPECT_FALSE(r.more_after_head());
-  std::uint64_t tail = 0;
-  advance(w, r, tail, 27);
+  lockstep(w, r, ring.first, 0, 27);
   ASSERT_TRUE(w.write(header_of(27), payload(27, 8).data(), 8));  // cell 27
   EXPECT_FALSE(r.more_after_head());
   ASSERT_TRUE(w.write(header_of(28), payload(28, 8).data(), 8));  // cell 28
@@ -210,27 +215,12 @@ TEST(Ring, SaysWhetherAPacketFollowsTheHead) {
   EXPECT_TRUE(r.more_after_head());
 }
 
-// Writes `packets` one-cell packets, each read at once, the consumer then finding the ring
-// empty (as in a ping-pong); returns the highest cell a packet took.
-std::ptrdiff_t lockstep(RingWriter& w, RingReader& r, const Cell* first, std::uint64_t packets) {
-  std::ptrdiff_t highest = 0;
-  for (std::uint64_t n = 0; n < packets; ++n) {
-    EXPECT_TRUE(w.write(header_of(n), payload(n, 4).data(), 4));
-    const Cell* c = r.peek();
-    expect_packet(c, n, 4);
-    highest = std::max(highest, c - first);
-    r.pop(c);
-    EXPECT_EQ(r.peek(), nullptr);
-  }
-  return highest;
-}
-
 // A consumer that keeps up: the producer keeps to its home cells, lap after lap.
 TEST(Ring, KeepsToItsHomeWhileTheConsumerKeepsUp) {
   TestRing ring(64);
   RingWriter w = ring.writer(16);
   RingReader r = ring.reader();
-  EXPECT_EQ(lockstep(w, r, ring.first, 1000), 15)
+  EXPECT_EQ(lockstep(w, r, ring.first, 0, 1000), 15)
       << "the producer went beyond its home cells with an empty ring";
 }
 
@@ -272,10 +262,10 @@ TEST(Ring, StalePayloadBeyondHomeNeverLooksLikeAPacket) {
     r.pop(c);
   }
   // The rest of lap 0 (cells 42..63), then laps 1 and 2 within the home cells.
-  EXPECT_EQ(lockstep(w, r, ring.first, 22 + 16 + 16), 63);
+  EXPECT_EQ(lockstep(w, r, ring.first, 0, 22 + 16 + 16), 63);
   // Lap 3: cells 0..9 read at once (the consumer passes the padding), then the consumer falls
   // behind until cell 35, catches up and waits there.
-  EXPECT_EQ(lockstep(w, r, ring.first, 10), 9);
+  EXPECT_EQ(lockstep(w, r, ring.first, 0, 10), 9);
   for (std::uint64_t n = 10; n < 35; ++n)
     ASSERT_TRUE(w.write(header_of(n), payload(n, 4).data(), 4)) << n;
   for (std::uint64_t n = 10; n < 35; ++n) {

@@ -193,24 +193,21 @@ class RingReader {
   // The next packet's first cell, or nullptr when none has arrived. Skips padding.
   const Cell* peek() {
     while (true) {
-      const Cell& cell = cells_[head_ & mask_];
-      if (cell.seq.load(std::memory_order_acquire) != static_cast<std::uint32_t>(head_ + 1)) {
+      if (!written(head_)) {
         if (published_ != head_) publish();
         return nullptr;
       }
+      const Cell& cell = cells_[head_ & mask_];
       if (cell.header.type != RingWriter::kSkip) return &cell;
       head_ += cell.length;
     }
   }
   // Whether a packet (or padding) follows the one at the head.
   bool more_after_head() const {
+    if (!written(head_)) return false;
     const Cell& cell = cells_[head_ & mask_];
-    if (cell.seq.load(std::memory_order_acquire) != static_cast<std::uint32_t>(head_ + 1))
-      return false;
-    std::uint64_t next =
-        head_ + (cell.header.type == RingWriter::kSkip ? cell.length : cells_for(cell.length));
-    return cells_[next & mask_].seq.load(std::memory_order_relaxed) ==
-           static_cast<std::uint32_t>(next + 1);
+    return written(head_ +
+                   (cell.header.type == RingWriter::kSkip ? cell.length : cells_for(cell.length)));
   }
   // Releases the packet peek() returned.
   void pop(const Cell* cell) {
@@ -230,6 +227,11 @@ class RingReader {
       auto& word = const_cast<Cell&>(cells_[position & mask_]).seq;
       word.store(static_cast<std::uint32_t>(position + 1), std::memory_order_relaxed);
     }
+  }
+  // Whether the producer has released the packet (or padding) that starts at `position`.
+  bool written(std::uint64_t position) const {
+    return cells_[position & mask_].seq.load(std::memory_order_acquire) ==
+           static_cast<std::uint32_t>(position + 1);
   }
   void publish() {
     control_->head.store(head_, std::memory_order_release);

@@ -57,8 +57,9 @@ constexpr std::uint64_t kCmaStreamSplitMin = 32 << 10;
 // From 512K the split was as fast or faster.
 constexpr std::uint64_t kCmaReceiverCopiesAllMax = 256 << 10;
 
-std::uint64_t cma_split(std::uint64_t wanted) {
-  if (wanted < kCmaSplitMin) return wanted;
+// Bytes the receiver reads itself of a message of `wanted`: all below `split_min`, else half.
+std::uint64_t cma_split(std::uint64_t wanted, std::uint64_t split_min) {
+  if (wanted < split_min) return wanted;
   return cma_half(wanted);
 }
 
@@ -89,11 +90,11 @@ InboxLayout layout_for(std::uint32_t local_size) {
   // The rings of a host take kHostRingBytes together (L^2 lanes), each at most kRingMaxBytes
   // and at least 8K; beyond 8 ranks per host the fragment pipelines shrink too, so that a host's
   // inboxes stay within a few hundred MiB.
-  std::uint64_t lanes = std::uint64_t{std::max(1u, local_size)} * std::max(1u, local_size);
+  std::uint64_t ranks = std::max(1u, local_size);
   std::uint64_t ring_bytes =
       params::ring_size().get()
           ? params::ring_size().get()->bytes
-          : std::clamp<std::uint64_t>(kHostRingBytes / lanes, 8192, kRingMaxBytes);
+          : std::clamp<std::uint64_t>(kHostRingBytes / (ranks * ranks), 8192, kRingMaxBytes);
   layout.ring_cells = round_up_pow2(
       static_cast<std::uint32_t>(std::max<std::uint64_t>(64, ring_bytes / kCellSize)));
   layout.fragment_size = static_cast<std::uint32_t>(
@@ -163,12 +164,11 @@ void ShmEndpoint::cma_pull(const BulkCookie& cookie, const Data& data, Completio
   bool oversubscribed = progress::engine().policy() != progress::WaitPolicy::kSpin;
   // A peer whose next packets already wait behind this message's offer streams to us: it has
   // time to spare for a share, even where ranks outnumber cores.
-  bool peer_streams = data.size >= kCmaStreamSplitMin && reader_.more_after_head();
+  bool peer_streams = reader_.more_after_head();
   bool copy_all = ((oversubscribed && !peer_streams) || offers_out_ > 0 || data.read_soon) &&
                   data.size <= kCmaReceiverCopiesAllMax;
-  std::uint64_t split = copy_all       ? data.size
-                        : peer_streams ? cma_half(data.size)
-                                       : cma_split(data.size);
+  std::uint64_t split =
+      copy_all ? data.size : cma_split(data.size, peer_streams ? kCmaStreamSplitMin : kCmaSplitMin);
   auto* dst = static_cast<std::byte*>(data.contiguous);
   if (split < data.size) {
     CmaCtsPayload cts{cookie.id, data.size, split, reinterpret_cast<std::uint64_t>(dst)};
