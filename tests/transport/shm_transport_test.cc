@@ -82,6 +82,21 @@ TEST(ShmTransport, PacketsArriveInOrderWithHeaders) {
   }
 }
 
+// A ring size beyond what a ring may take is capped (it wrapped around 32 bits of cells to a
+// ring of one cell, where no packet fits and every send waited forever).
+TEST(ShmTransport, ATooLargeRingSizeIsCapped) {
+  ASSERT_TRUE(param::find("GPURUN_SHM_RING_SIZE")->set_from_string("1T").ok());
+  {
+    Pair pair;
+    auto data = pattern(100, 2);
+    PacketHeader h{1, 0, 0, 0, 5, 0};
+    EXPECT_TRUE(pair.side[0].to_peer->send(h, data.data(), data.size()).ok());
+    for (int polls = 0; polls < 10 && pair.side[1].received.empty(); ++polls) pair.progress();
+    EXPECT_EQ(pair.side[1].received, std::vector<std::vector<std::byte>>{data});
+  }
+  ASSERT_TRUE(param::find("GPURUN_SHM_RING_SIZE")->set_from_string("auto").ok());
+}
+
 TEST(ShmTransport, FullRingAsksToRetry) {
   Pair pair;
   auto data = pattern(8, 1);

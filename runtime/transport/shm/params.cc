@@ -19,7 +19,7 @@ namespace {
 param::Param<std::optional<param::Size>> g_ring_size(
     "GPURUN_SHM_RING_SIZE", std::nullopt,
     "Bytes of packet ring from each local rank to each other; auto: 256K up to 8 ranks per "
-    "host, less beyond (16M for all the rings of a host).");
+    "host, less beyond (16M for all the rings of a host); at most 64M.");
 param::Param<param::Size> g_fragment_size(
     "GPURUN_SHM_FRAGMENT_SIZE", param::Size{32768},
     "Size of the shared-memory fragments that carry large messages in a copy pipeline.");

@@ -73,6 +73,9 @@ std::uint64_t cma_split(std::uint64_t wanted, std::uint64_t split_min) {
 // 0.49 us.
 constexpr std::uint64_t kHostRingBytes = 16 << 20;
 constexpr std::uint64_t kRingMaxBytes = 256 << 10;
+// The largest ring GPURUN_SHM_RING_SIZE may ask for (a million cells; the cell count must fit
+// 32 bits, and a host holds L^2 rings).
+constexpr std::uint64_t kRingKnobMaxBytes = 64 << 20;
 
 // Packets a poll takes from one peer before it looks at the next: keeps one busy sender from
 // starving the others.
@@ -95,6 +98,13 @@ InboxLayout layout_for(std::uint32_t local_size) {
       params::ring_size().get()
           ? params::ring_size().get()->bytes
           : std::clamp<std::uint64_t>(kHostRingBytes / (ranks * ranks), 8192, kRingMaxBytes);
+  if (ring_bytes > kRingKnobMaxBytes) {
+    GPURUN_LOG(warn, transport,
+               "GPURUN_SHM_RING_SIZE: %llu bytes is more than a ring takes; using %llu",
+               static_cast<unsigned long long>(ring_bytes),
+               static_cast<unsigned long long>(kRingKnobMaxBytes));
+    ring_bytes = kRingKnobMaxBytes;
+  }
   layout.ring_cells = round_up_pow2(
       static_cast<std::uint32_t>(std::max<std::uint64_t>(64, ring_bytes / kCellSize)));
   layout.fragment_size = static_cast<std::uint32_t>(
