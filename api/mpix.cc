@@ -179,6 +179,12 @@ extern "C" int PMPIX_GPU_query_support(int gpu_type, int* is_supported) {
 }
 GPURUN_MPI_ALIAS(MPIX_GPU_query_support)
 
+extern "C" int PMPIX_Query_hip_support(void) { return 0; }
+GPURUN_MPI_ALIAS(MPIX_Query_hip_support)
+
+extern "C" int PMPIX_Query_ze_support(void) { return 0; }
+GPURUN_MPI_ALIAS(MPIX_Query_ze_support)
+
 extern "C" int PMPIX_Query_cuda_path(const char* call_name, int* path) {
   const Call call{"MPIX_Query_cuda_path"};
   std::optional<gpurun::api::Lookup> found;

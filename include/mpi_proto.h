@@ -120,6 +120,9 @@ int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler) GPURUN_API;
 int MPI_Add_error_class(int *errorclass) GPURUN_API;
 int MPI_Add_error_code(int errorclass, int *errorcode) GPURUN_API;
 int MPI_Add_error_string(int errorcode, const char *string) GPURUN_API;
+int MPI_Remove_error_class(int errorclass) GPURUN_API;
+int MPI_Remove_error_code(int errorcode) GPURUN_API;
+int MPI_Remove_error_string(int errorcode) GPURUN_API;
 
 /* Communicators */
 int MPI_Comm_rank(MPI_Comm comm, int *rank) GPURUN_API;
@@ -612,6 +615,9 @@ int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler) GPURUN_API;
 int PMPI_Add_error_class(int *errorclass) GPURUN_API;
 int PMPI_Add_error_code(int errorclass, int *errorcode) GPURUN_API;
 int PMPI_Add_error_string(int errorcode, const char *string) GPURUN_API;
+int PMPI_Remove_error_class(int errorclass) GPURUN_API;
+int PMPI_Remove_error_code(int errorcode) GPURUN_API;
+int PMPI_Remove_error_string(int errorcode) GPURUN_API;
 int PMPI_Comm_rank(MPI_Comm comm, int *rank) GPURUN_API;
 int PMPI_Comm_size(MPI_Comm comm, int *size) GPURUN_API;
 int PMPI_Barrier(MPI_Comm comm) GPURUN_API;

@@ -18,6 +18,14 @@
  *       *is_supported = 1 when the GPU type (MPIX_GPU_SUPPORT_CUDA, _ZE, _HIP) is usable,
  *       else 0 (gpurun supports CUDA only). MPI_ERR_ARG for another gpu_type or a null pointer.
  *
+ *   int MPIX_Query_hip_support(void), int MPIX_Query_ze_support(void)
+ *       0: gpurun moves no HIP or Level Zero memory. May be called at any time.
+ *
+ *   int MPIX_Delete_error_class(int errorclass), MPIX_Delete_error_code(int errorcode),
+ *   MPIX_Delete_error_string(int errorcode)
+ *       MPICH 4.0's names of MPI-4.1's MPI_Remove_error_class, _code and _string, which they
+ *       are.
+ *
  *   int MPIX_Query_cuda_path(const char *call, int *path)
  *       How the MPI call named `call` ("MPI_Send", "MPI_Iallreduce", "MPI_Pack_c", any case;
  *       the stream forms "MPIX_Send_enqueue", "MPIX_Stream_isend" answer as the MPI call they
@@ -104,11 +112,21 @@ typedef struct MPIX_Prequest_s *MPIX_Prequest;
 
 int MPIX_Query_cuda_support(void) GPURUN_API;
 int MPIX_GPU_query_support(int gpu_type, int *is_supported) GPURUN_API;
+int MPIX_Query_hip_support(void) GPURUN_API;
+int MPIX_Query_ze_support(void) GPURUN_API;
+int MPIX_Delete_error_class(int errorclass) GPURUN_API;
+int MPIX_Delete_error_code(int errorcode) GPURUN_API;
+int MPIX_Delete_error_string(int errorcode) GPURUN_API;
 int MPIX_Query_cuda_path(const char *call, int *path) GPURUN_API;
 int MPIX_Comm_query_cuda_path(MPI_Comm comm, const char *call, int *path) GPURUN_API;
 
 int PMPIX_Query_cuda_support(void) GPURUN_API;
 int PMPIX_GPU_query_support(int gpu_type, int *is_supported) GPURUN_API;
+int PMPIX_Query_hip_support(void) GPURUN_API;
+int PMPIX_Query_ze_support(void) GPURUN_API;
+int PMPIX_Delete_error_class(int errorclass) GPURUN_API;
+int PMPIX_Delete_error_code(int errorcode) GPURUN_API;
+int PMPIX_Delete_error_string(int errorcode) GPURUN_API;
 int PMPIX_Query_cuda_path(const char *call, int *path) GPURUN_API;
 int PMPIX_Comm_query_cuda_path(MPI_Comm comm, const char *call, int *path) GPURUN_API;
 

@@ -179,6 +179,9 @@ int main(int argc, char **argv) {
   MTEST_CHECK(MPIX_GPU_query_support(MPIX_GPU_SUPPORT_ZE, &ze) == MPI_SUCCESS, "ze");
   MTEST_CHECK(MPIX_GPU_query_support(MPIX_GPU_SUPPORT_HIP, &hip) == MPI_SUCCESS, "hip");
   MTEST_CHECK(cuda == support && ze == 0 && hip == 0, "cuda %d ze %d hip %d", cuda, ze, hip);
+  MTEST_CHECK(MPIX_Query_hip_support() == 0 && MPIX_Query_ze_support() == 0,
+              "MPIX_Query_hip_support() %d, MPIX_Query_ze_support() %d", MPIX_Query_hip_support(),
+              MPIX_Query_ze_support());
   if (!support)
     MTEST_CHECK(path_before == MPIX_CUDA_PATH_REFUSED, "path before init %d", path_before);
   check_paths(support);

@@ -48,7 +48,11 @@ GPURUN_EXTENSIONS = frozenset([
     # include/mpix.h: kernel-triggered partitioned communication (MPI-ACX's names; MPICH has
     # none)
     "MPIX_Prequest", "MPIX_PREQUEST_NULL", "MPIX_Prequest_create", "PMPIX_Prequest_create",
-    "MPIX_Prequest_free", "PMPIX_Prequest_free"])
+    "MPIX_Prequest_free", "PMPIX_Prequest_free"] + [
+    # include/mpi_proto.h: MPI-4.1's removal of added error classes, codes and strings (MPICH
+    # 4.0 has them as MPIX_Delete_error_*)
+    prefix + "Remove_error_" + what for prefix in ("MPI_", "PMPI_")
+    for what in ("class", "code", "string")])
 
 # MPICH names that gpurun's mpi.h leaves out on purpose, with the reason.
 OMITTED = [
@@ -296,9 +300,9 @@ def check_symbols(args):
         check.fail("api/abi_globals.cc defines %s, which no header declares" % name)
     for name in sorted(globals_ - set(exported)):
         check.fail("api/abi_globals.cc defines %s, which the library does not export" % name)
-    # A binary built against MPICH may refer to any MPI symbol MPICH's library exports; each must
-    # resolve here, else such
-    # a binary does not load, or dies in the dynamic linker at the call.
+    # A binary built against MPICH may refer to any MPI symbol MPICH's library exports;
+    # each must resolve here, else such a binary does not load, or dies in the dynamic linker at
+    # the call.
     mpich_exports = exported_symbols(args, args.mpich_lib)
     for name in sorted(mpich_exports):
         if re.match(r"P?MPI_", name) and name not in exported:
