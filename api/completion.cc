@@ -113,6 +113,7 @@ int wait_one(const Call& call, MPI_Request* request, MPI_Status* status) {
   }
   if (!slot.r->complete()) {
     if (slot.r->kind == core::RequestKind::kColl) collective_waited(slot.r);
+    if (slot.r->kind == core::RequestKind::kGeneralized) wait_generalized(slot.r);
     wait_for(slot.r);
   }
   return collect(call, slot.r, request, status);
@@ -129,7 +130,7 @@ int test_one(const Call& call, MPI_Request* request, int* flag, MPI_Status* stat
     write_empty_status(status);
     return MPI_SUCCESS;
   }
-  if (!slot.r->complete()) progress::engine().poll();
+  if (!request_done(slot.r)) progress::engine().poll();
   *flag = slot.r->complete();
   if (!*flag) return MPI_SUCCESS;
   return collect(call, slot.r, request, status);
@@ -152,6 +153,9 @@ int wait_all(const Call& call, int count, MPI_Request* requests, MPI_Status* sta
   if (int rc = check_statuses(call, count, statuses); rc != MPI_SUCCESS) return rc;
   Slots slots;
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
+  for (int i = 0; i < count; ++i)
+    if (slots[i].r != nullptr && slots[i].r->kind == core::RequestKind::kGeneralized)
+      wait_generalized(slots[i].r);
   int first_pending = 0;
   StuckReceives stuck;
   wait_until(
@@ -159,7 +163,7 @@ int wait_all(const Call& call, int count, MPI_Request* requests, MPI_Status* sta
         stuck.next_look();
         for (; first_pending < count; ++first_pending) {
           core::Request* r = slots[first_pending].r;
-          if (r != nullptr && !r->complete() && !stuck.fail(r)) return false;
+          if (r != nullptr && !request_done(r) && !stuck.fail(r)) return false;
         }
         return true;
       },
@@ -176,7 +180,7 @@ int test_all(const Call& call, int count, MPI_Request* requests, int* flag, MPI_
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
   auto all_done = [&] {
     for (int i = 0; i < count; ++i)
-      if (slots[i].r != nullptr && !slots[i].r->complete()) return false;
+      if (slots[i].r != nullptr && !request_done(slots[i].r)) return false;
     return true;
   };
   if (!all_done()) progress::engine().poll();
@@ -189,7 +193,7 @@ int test_all(const Call& call, int count, MPI_Request* requests, int* flag, MPI_
 
 int first_complete(Slots& slots) {
   for (int i = 0; i < slots.count(); ++i)
-    if (slots[i].r != nullptr && slots[i].r->complete()) return i;
+    if (slots[i].r != nullptr && request_done(slots[i].r)) return i;
   return -1;
 }
 

@@ -10,8 +10,20 @@
 // MPI_Grequest_complete for a request freed before). An error code a function returns is the
 // error of the call that ran it, reported through MPI_COMM_WORLD's handler (a generalized
 // request has no communicator). A null function counts as one that does nothing and succeeds.
+//
+// MPICH's extended generalized requests (MPIX_Grequest_start, and MPIX_Grequest_class_create
+// with MPIX_Grequest_class_allocate, which start requests of one set of functions) add two: a
+// poll function, which every test or wait on the request calls while the request is not
+// complete, so that the program can advance the operation there and call MPI_Grequest_complete,
+// and a wait function, which MPI_Wait and MPI_Waitall call once, as MPICH does, as
+// wait_fn(1, &extra_state, 0, &status), to block until the operation is done (a wait function
+// that returns with the request not complete leaves the wait polling). A poll or wait function
+// that fails completes the request, and the wait or test that collects it reports the failure
+// (after the query and free functions ran).
 #include <cstring>
+#include <vector>
 
+#include "api/attr.h"
 #include "api/checks.h"
 #include "api/error_codes.h"
 #include "api/requests.h"
@@ -19,13 +31,29 @@
 namespace gpurun::api {
 namespace {
 
-struct Grequest {
+struct Functions {
   MPI_Grequest_query_function* query;
   MPI_Grequest_free_function* free;
   MPI_Grequest_cancel_function* cancel;
-  void* extra_state;
-  bool completed = false;  // MPI_Grequest_complete was called
+  MPIX_Grequest_poll_function* poll;  // null for MPI_Grequest_start's
+  MPIX_Grequest_wait_function* wait;
 };
+
+struct Grequest {
+  Functions fn;
+  void* extra_state;
+  bool completed = false;      // MPI_Grequest_complete was called (or a callback failed)
+  int failed = MPI_SUCCESS;    // the code the poll or wait function failed with
+  const char* failed_in = "";  // "poll" or "wait"
+};
+
+// MPIX_Grequest_class_create's classes: class k is the handle kFirstClass + k. They live as
+// long as the process (MPICH has no call that frees one).
+constexpr int kFirstClass = 0x5c000000;
+std::vector<Functions>& classes() {
+  static auto* all = new std::vector<Functions>();
+  return *all;
+}
 
 Grequest* grequest_of(const core::Request* r) { return static_cast<Grequest*>(r->owner); }
 
@@ -40,13 +68,13 @@ int query(const Grequest& g, MPI_Status* out) {
   std::memset(out, 0, sizeof *out);
   out->MPI_SOURCE = MPI_UNDEFINED;
   out->MPI_TAG = MPI_UNDEFINED;
-  return g.query != nullptr ? g.query(g.extra_state, out) : MPI_SUCCESS;
+  return g.fn.query != nullptr ? g.fn.query(g.extra_state, out) : MPI_SUCCESS;
 }
 
 // Calls the free function and gives the request back; the function's code.
 int release_generalized(core::Request* r) {
   Grequest* g = grequest_of(r);
-  int rc = g->free != nullptr ? g->free(g->extra_state) : MPI_SUCCESS;
+  int rc = g->fn.free != nullptr ? g->fn.free(g->extra_state) : MPI_SUCCESS;
   delete g;
   r->owner = nullptr;
   r->orphan = false;
@@ -61,16 +89,41 @@ int callback_error(const Call& call, const char* function, int code) {
                "the generalized request's %s function returned error code %d", function, code);
 }
 
-int grequest_start(const Call& call, MPI_Grequest_query_function* query_fn,
-                   MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn,
-                   void* extra_state, MPI_Request* request) {
+int grequest_start(const Call& call, const Functions& fn, void* extra_state, MPI_Request* request) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
   core::Request* r = the_pml().requests().allocate();
   r->kind = core::RequestKind::kGeneralized;
   r->active = true;
-  r->owner = new Grequest{query_fn, free_fn, cancel_fn, extra_state};
+  r->owner = new Grequest{fn, extra_state};
   *request = handle_of(r);
   return MPI_SUCCESS;
+}
+
+int class_create(const Call& call, const Functions& fn, MPIX_Grequest_class* greq_class) {
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, greq_class);
+  *greq_class = kFirstClass + static_cast<int>(classes().size());
+  classes().push_back(fn);
+  return MPI_SUCCESS;
+}
+
+int class_allocate(const Call& call, MPIX_Grequest_class greq_class, void* extra_state,
+                   MPI_Request* request) {
+  auto k = static_cast<std::size_t>(greq_class) - kFirstClass;
+  if (greq_class < kFirstClass || k >= classes().size()) {
+    return raise(call, MPI_COMM_NULL, MPI_ERR_ARG,
+                 "argument greq_class (0x%x) is no class that MPIX_Grequest_class_create gave",
+                 static_cast<unsigned>(greq_class));
+  }
+  return grequest_start(call, classes()[k], extra_state, request);
+}
+
+// The request completes with the failure of callback `in` (code `rc`).
+void fail_in(core::Request* r, const char* in, int rc) {
+  Grequest* g = grequest_of(r);
+  g->failed = rc;
+  g->failed_in = in;
+  g->completed = true;
+  r->set_complete();
 }
 
 int grequest_complete(const Call& call, MPI_Request request) {
@@ -95,8 +148,30 @@ int grequest_complete(const Call& call, MPI_Request request) {
 
 }  // namespace
 
+void poll_generalized(core::Request* r) {
+  Grequest* g = grequest_of(r);
+  if (g->fn.poll == nullptr || g->completed) return;
+  MPI_Status s;
+  int rc = g->fn.poll(g->extra_state, &s);
+  if (rc != MPI_SUCCESS && !r->complete()) fail_in(r, "poll", rc);
+}
+
+void wait_generalized(core::Request* r) {
+  Grequest* g = grequest_of(r);
+  if (g->fn.wait == nullptr || g->completed) return;
+  MPI_Status s;
+  int rc;
+  {
+    UserCallbackScope unlocked;  // another thread may have to complete it
+    rc = g->fn.wait(1, &g->extra_state, 0.0, &s);
+  }
+  if (rc != MPI_SUCCESS && !r->complete()) fail_in(r, "wait", rc);
+}
+
 int finish_generalized(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* comm) {
   MPI_Status s;
+  int failed = grequest_of(r)->failed;
+  const char* failed_in = grequest_of(r)->failed_in;
   int rc = query(*grequest_of(r), &s);
   if (status != MPI_STATUS_IGNORE) {
     int error = status->MPI_ERROR;  // left alone, as for every other request
@@ -106,9 +181,11 @@ int finish_generalized(core::Request* r, MPI_Request* handle, MPI_Status* status
   int free_rc = release_generalized(r);
   *handle = MPI_REQUEST_NULL;
   *comm = MPI_COMM_WORLD;
+  const char* in = failed != MPI_SUCCESS ? failed_in : rc != MPI_SUCCESS ? "query" : "free";
+  if (failed != MPI_SUCCESS) rc = failed;
   if (rc == MPI_SUCCESS) rc = free_rc;
   if (rc == MPI_SUCCESS) return MPI_SUCCESS;
-  note_last_failure(std::string("the generalized request's ") + (rc == free_rc ? "free" : "query") +
+  note_last_failure(std::string("the generalized request's ") + in +
                     " function returned error code " + std::to_string(rc));
   return class_of_callback_code(rc);
 }
@@ -122,7 +199,7 @@ int generalized_status(const Call& call, const core::Request* r, MPI_Status* sta
 
 int cancel_generalized(const Call& call, core::Request* r) {
   const Grequest& g = *grequest_of(r);
-  int rc = g.cancel != nullptr ? g.cancel(g.extra_state, g.completed ? 1 : 0) : MPI_SUCCESS;
+  int rc = g.fn.cancel != nullptr ? g.fn.cancel(g.extra_state, g.completed ? 1 : 0) : MPI_SUCCESS;
   return callback_error(call, "cancel", rc);
 }
 
@@ -143,7 +220,35 @@ extern "C" int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn,
                                    MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
                                    MPI_Request* request) {
   GPURUN_API_ENTER("MPI_Grequest_start");
-  return grequest_start(call, query_fn, free_fn, cancel_fn, extra_state, request);
+  return grequest_start(call, {query_fn, free_fn, cancel_fn, nullptr, nullptr}, extra_state,
+                        request);
+}
+
+extern "C" int PMPIX_Grequest_start(MPI_Grequest_query_function* query_fn,
+                                    MPI_Grequest_free_function* free_fn,
+                                    MPI_Grequest_cancel_function* cancel_fn,
+                                    MPIX_Grequest_poll_function* poll_fn,
+                                    MPIX_Grequest_wait_function* wait_fn, void* extra_state,
+                                    MPI_Request* request) {
+  GPURUN_API_ENTER("MPIX_Grequest_start");
+  return grequest_start(call, {query_fn, free_fn, cancel_fn, poll_fn, wait_fn}, extra_state,
+                        request);
+}
+
+extern "C" int PMPIX_Grequest_class_create(MPI_Grequest_query_function* query_fn,
+                                           MPI_Grequest_free_function* free_fn,
+                                           MPI_Grequest_cancel_function* cancel_fn,
+                                           MPIX_Grequest_poll_function* poll_fn,
+                                           MPIX_Grequest_wait_function* wait_fn,
+                                           MPIX_Grequest_class* greq_class) {
+  GPURUN_API_ENTER("MPIX_Grequest_class_create");
+  return class_create(call, {query_fn, free_fn, cancel_fn, poll_fn, wait_fn}, greq_class);
+}
+
+extern "C" int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void* extra_state,
+                                             MPI_Request* request) {
+  GPURUN_API_ENTER("MPIX_Grequest_class_allocate");
+  return class_allocate(call, greq_class, extra_state, request);
 }
 
 extern "C" int PMPI_Grequest_complete(MPI_Request request) {
@@ -153,3 +258,6 @@ extern "C" int PMPI_Grequest_complete(MPI_Request request) {
 
 GPURUN_MPI_ALIAS(MPI_Grequest_start)
 GPURUN_MPI_ALIAS(MPI_Grequest_complete)
+GPURUN_MPI_ALIAS(MPIX_Grequest_start)
+GPURUN_MPI_ALIAS(MPIX_Grequest_class_create)
+GPURUN_MPI_ALIAS(MPIX_Grequest_class_allocate)

@@ -127,7 +127,7 @@ void wait_for(core::Request* r) {
   wait_until(
       [r, &stuck] {
         stuck.next_look();
-        return r->complete() || stuck.fail(r);
+        return request_done(r) || stuck.fail(r);
       },
       yield_polls_for(r));
 }

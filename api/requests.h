@@ -116,6 +116,17 @@ int collect(const Call& call, core::Request* r, MPI_Request* handle, MPI_Status*
 // complete several requests and report MPI_ERR_IN_STATUS), and, when it failed, `comm` the
 // handle to report on.
 int finish_failed(core::Request* r, MPI_Request* handle, MPI_Comm* comm);
+// An extended generalized request (MPIX_Grequest_start; api/grequest.cc) not yet complete: its
+// poll function's turn, and MPI_Wait's and MPI_Waitall's one call of its wait function.
+void poll_generalized(core::Request* r);
+void wait_generalized(core::Request* r);
+// Whether `r` is complete, for the tests and waits: a generalized request's poll function runs
+// first.
+inline bool request_done(core::Request* r) {
+  if (r->kind == core::RequestKind::kGeneralized && !r->complete()) [[unlikely]]
+    poll_generalized(r);
+  return r->complete();
+}
 // A generalized request's finish (api/grequest.cc): the program's query and free functions.
 int finish_generalized(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* comm);
 inline int finish(core::Request* r, MPI_Request* handle, MPI_Status* status, MPI_Comm* comm) {

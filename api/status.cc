@@ -79,7 +79,7 @@ int request_get_status(const Call& call, MPI_Request request, int* flag, MPI_Sta
     write_empty_status(status);
     return MPI_SUCCESS;
   }
-  if (!r->complete()) progress::engine().poll();
+  if (!request_done(r)) progress::engine().poll();
   *flag = r->complete();
   if (!*flag) return MPI_SUCCESS;
   if (r->kind == core::RequestKind::kGeneralized) return generalized_status(call, r, status);

@@ -6,7 +6,7 @@
  * tests/abi compares every constant and type here with the installed MPICH header.
  *
  * Left out on purpose: MPICH's own macros (MPICH_*, MPIR_*) and the MPICH extensions whose
- * functions gpurun does not provide (MPIX_ERR_* of fault tolerance, MPIX_Grequest_*): a program
+ * functions gpurun does not provide (MPIX_ERR_* of fault tolerance): a program
  * that tests for them with #ifdef must not find them. Function prototypes live in mpi_proto.h,
  * mpi_proto_io.h and mpi_proto_rma.h, included at the end; the MPIX extensions
  * gpurun provides (GPU support queries, MPIX_BFLOAT16) are in mpix.h, included after them, as

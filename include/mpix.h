@@ -21,6 +21,15 @@
  *   int MPIX_Query_hip_support(void), int MPIX_Query_ze_support(void)
  *       0: gpurun moves no HIP or Level Zero memory. May be called at any time.
  *
+ *   int MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, extra_state, &request)
+ *   int MPIX_Grequest_class_create(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, &greq_class)
+ *   int MPIX_Grequest_class_allocate(greq_class, extra_state, &request)
+ *       MPICH's extended generalized requests: MPI_Grequest_start's request, plus poll_fn,
+ *       which every test or wait on the request calls while it is not complete (to advance it
+ *       and call MPI_Grequest_complete), and wait_fn, which MPI_Wait and MPI_Waitall call
+ *       once as wait_fn(1, &extra_state, 0, &status) to block until it is done. Either may be
+ *       NULL. A class keeps the five functions for every request allocated from it.
+ *
  *   int MPIX_Delete_error_class(int errorclass), MPIX_Delete_error_code(int errorcode),
  *   MPIX_Delete_error_string(int errorcode)
  *       MPICH 4.0's names of MPI-4.1's MPI_Remove_error_class, _code and _string, which they
@@ -102,6 +111,12 @@ extern "C" {
 #define MPIX_CUDA_PATH_STAGED 1
 #define MPIX_CUDA_PATH_NATIVE 2
 
+/* Extended generalized requests (MPICH's types). */
+typedef int MPIX_Grequest_class;
+typedef int(MPIX_Grequest_poll_function)(void *extra_state, MPI_Status *status);
+typedef int(MPIX_Grequest_wait_function)(int count, void **array_of_states, double timeout,
+                                         MPI_Status *status);
+
 /* Streams. */
 typedef int MPIX_Stream;
 #define MPIX_STREAM_NULL ((MPIX_Stream)0x3c000000)
@@ -115,6 +130,18 @@ int MPIX_GPU_query_support(int gpu_type, int *is_supported) GPURUN_API;
 int MPIX_Query_hip_support(void) GPURUN_API;
 int MPIX_Query_ze_support(void) GPURUN_API;
 int MPIX_Delete_error_class(int errorclass) GPURUN_API;
+int MPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn,
+                        MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn,
+                        void *extra_state, MPI_Request *request) GPURUN_API;
+int MPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn,
+                               MPI_Grequest_free_function *free_fn,
+                               MPI_Grequest_cancel_function *cancel_fn,
+                               MPIX_Grequest_poll_function *poll_fn,
+                               MPIX_Grequest_wait_function *wait_fn,
+                               MPIX_Grequest_class *greq_class) GPURUN_API;
+int MPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state,
+                                 MPI_Request *request) GPURUN_API;
 int MPIX_Delete_error_code(int errorcode) GPURUN_API;
 int MPIX_Delete_error_string(int errorcode) GPURUN_API;
 int MPIX_Query_cuda_path(const char *call, int *path) GPURUN_API;
@@ -125,6 +152,20 @@ int PMPIX_GPU_query_support(int gpu_type, int *is_supported) GPURUN_API;
 int PMPIX_Query_hip_support(void) GPURUN_API;
 int PMPIX_Query_ze_support(void) GPURUN_API;
 int PMPIX_Delete_error_class(int errorclass) GPURUN_API;
+int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn,
+                         MPI_Grequest_free_function *free_fn,
+                         MPI_Grequest_cancel_function *cancel_fn,
+                         MPIX_Grequest_poll_function *poll_fn,
+                         MPIX_Grequest_wait_function *wait_fn, void *extra_state,
+                         MPI_Request *request) GPURUN_API;
+int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn,
+                                MPI_Grequest_free_function *free_fn,
+                                MPI_Grequest_cancel_function *cancel_fn,
+                                MPIX_Grequest_poll_function *poll_fn,
+                                MPIX_Grequest_wait_function *wait_fn,
+                                MPIX_Grequest_class *greq_class) GPURUN_API;
+int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state,
+                                  MPI_Request *request) GPURUN_API;
 int PMPIX_Delete_error_code(int errorcode) GPURUN_API;
 int PMPIX_Delete_error_string(int errorcode) GPURUN_API;
 int PMPIX_Query_cuda_path(const char *call, int *path) GPURUN_API;

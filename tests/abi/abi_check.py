@@ -59,7 +59,6 @@ OMITTED = [
     (r"MPI_AINT_FMT_(DEC|HEX)_SPEC", "MPICH's own printf helpers, not MPI"),
     (r"MPI_INCLUDED|MPI_PROTO_H_INCLUDED|MPI_FILE_DEFINED", "MPICH's include guards"),
     (r"MPIX_ERR_\w+", "fault-tolerance extension (MPIX_Comm_revoke etc.) is not provided"),
-    (r"MPIX_Grequest_\w+", "MPICH's extended generalized requests are not provided"),
     (r"MPI_F08_status_\w*|MPIR_\w+|QMPI_\w+", "MPICH internals"),
 ]
 
