@@ -5,12 +5,12 @@
  * MPICH's field layout, so programs compiled against MPICH run unchanged on gpurun's library.
  * tests/abi compares every constant and type here with the installed MPICH header.
  *
- * Left out on purpose: MPICH's own macros (MPICH_*, MPIR_*) and the MPICH extensions whose
- * functions gpurun does not provide (MPIX_ERR_* of fault tolerance): a program
- * that tests for them with #ifdef must not find them. Function prototypes live in mpi_proto.h,
- * mpi_proto_io.h and mpi_proto_rma.h, included at the end; the MPIX extensions
- * gpurun provides (GPU support queries, MPIX_BFLOAT16) are in mpix.h, included after them, as
- * MPICH declares its MPIX_ functions in mpi.h. */
+ * Left out on purpose: MPICH's own macros (MPICH_*, MPIR_*) and the error classes of fault
+ * tolerance (MPIX_ERR_*; gpurun ends the job when a process fails, see mpix.h): a program that
+ * tests for them with #ifdef must not find them. Function prototypes live in mpi_proto.h,
+ * mpi_proto_io.h and mpi_proto_rma.h, included at the end; the MPIX extensions gpurun provides
+ * (GPU support queries, MPIX_BFLOAT16, streams, and MPICH's others) are in mpix.h, included
+ * after them, as MPICH declares its MPIX_ functions in mpi.h. */
 #ifndef GPURUN_MPI_H_INCLUDED
 #define GPURUN_MPI_H_INCLUDED
 

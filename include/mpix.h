@@ -30,6 +30,16 @@
  *       once as wait_fn(1, &extra_state, 0, &status) to block until it is done. Either may be
  *       NULL. A class keeps the five functions for every request allocated from it.
  *
+ *   Fault tolerance (MPICH's names of User-Level Failure Mitigation), where a failed process
+ *   ends the whole job, as it does under gpurun, so that no running process ever sees one:
+ *   MPIX_Comm_failure_ack(comm) acknowledges none; MPIX_Comm_failure_get_acked(comm, &group)
+ *       gives MPI_GROUP_EMPTY; MPIX_Comm_agree(comm, &flag) (collective) gives every member
+ *       the bitwise AND of their flags (of both groups' on an intercommunicator);
+ *       MPIX_Comm_shrink(comm, &newcomm) (collective) makes a communicator of the same group,
+ *       with comm's error handler and no attributes; MPIX_Comm_revoke(comm) is refused
+ *       (MPI_ERR_UNSUPPORTED_OPERATION). The MPIX_ERR_* classes are not defined, so that a
+ *       program that tests for them with #ifdef builds without its fault-tolerant path.
+ *
  *   int MPIX_Delete_error_class(int errorclass), MPIX_Delete_error_code(int errorcode),
  *   MPIX_Delete_error_string(int errorcode)
  *       MPICH 4.0's names of MPI-4.1's MPI_Remove_error_class, _code and _string, which they
@@ -130,6 +140,11 @@ int MPIX_GPU_query_support(int gpu_type, int *is_supported) GPURUN_API;
 int MPIX_Query_hip_support(void) GPURUN_API;
 int MPIX_Query_ze_support(void) GPURUN_API;
 int MPIX_Delete_error_class(int errorclass) GPURUN_API;
+int MPIX_Comm_failure_ack(MPI_Comm comm) GPURUN_API;
+int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp) GPURUN_API;
+int MPIX_Comm_agree(MPI_Comm comm, int *flag) GPURUN_API;
+int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm) GPURUN_API;
+int MPIX_Comm_revoke(MPI_Comm comm) GPURUN_API;
 int MPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
                         MPI_Grequest_cancel_function *cancel_fn,
                         MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn,
@@ -152,6 +167,11 @@ int PMPIX_GPU_query_support(int gpu_type, int *is_supported) GPURUN_API;
 int PMPIX_Query_hip_support(void) GPURUN_API;
 int PMPIX_Query_ze_support(void) GPURUN_API;
 int PMPIX_Delete_error_class(int errorclass) GPURUN_API;
+int PMPIX_Comm_failure_ack(MPI_Comm comm) GPURUN_API;
+int PMPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp) GPURUN_API;
+int PMPIX_Comm_agree(MPI_Comm comm, int *flag) GPURUN_API;
+int PMPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm) GPURUN_API;
+int PMPIX_Comm_revoke(MPI_Comm comm) GPURUN_API;
 int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn,
                          MPI_Grequest_free_function *free_fn,
                          MPI_Grequest_cancel_function *cancel_fn,
