@@ -63,6 +63,32 @@ static int unsupported_calls(void) {
   return errors;
 }
 
+static int polls;
+
+static int poll_once(void *state, MPI_Status *status) {
+  (void)status;
+  polls++;
+  return MPI_Grequest_complete(*(MPI_Request *)state);
+}
+
+/* MPICH's MPIX_ calls: the GPU queries, an added class deleted again, an extended generalized
+ * request completed by its poll function, and fault tolerance where nothing failed. */
+static int mpich_extensions(void) {
+  int errors = 0, added, cls = 0, flag = 5;
+  if (MPIX_Query_hip_support() != 0 || MPIX_Query_ze_support() != 0) errors++;
+  MPI_Add_error_class(&added);
+  if (MPIX_Delete_error_class(added) != MPI_SUCCESS) errors++;
+  if (MPI_Error_class(added, &cls) == MPI_SUCCESS) errors++;
+  MPI_Request req = MPI_REQUEST_NULL;
+  MPIX_Grequest_start(NULL, NULL, NULL, poll_once, NULL, &req, &req);
+  if (MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS || polls != 1) errors++;
+  MPI_Comm shrunk = MPI_COMM_NULL;
+  if (MPIX_Comm_agree(MPI_COMM_WORLD, &flag) != MPI_SUCCESS || flag != 5) errors++;
+  if (MPIX_Comm_shrink(MPI_COMM_WORLD, &shrunk) != MPI_SUCCESS) errors++;
+  if (shrunk != MPI_COMM_NULL) MPI_Comm_free(&shrunk);
+  return errors;
+}
+
 int main(int argc, char **argv) {
   int rank, size, provided, cls, len, errors = 0;
   char library[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -76,6 +102,7 @@ int main(int argc, char **argv) {
   if (provided != MPI_THREAD_FUNNELED) errors++;
   errors += user_errors();
   errors += unsupported_calls();
+  errors += mpich_extensions();
   MPI_Get_library_version(library, &len);
   MPI_Barrier(MPI_COMM_WORLD);
   printf("rank %d of %d: %s, %d errors, library %.6s\n", rank, size,
