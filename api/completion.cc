@@ -1,4 +1,5 @@
-// Completion: MPI_Wait/Test and their any/some/all forms, MPI_Request_free.
+// Completion: MPI_Wait/Test and their any/some/all forms, MPI_Request_free, and MPI-4.1's
+// MPI_Request_get_status_any/all/some (the tests that leave the requests as they are).
 #include <cstdio>
 #include <vector>
 
@@ -256,6 +257,93 @@ int some(const Call& call, int count, MPI_Request* requests, int* outcount, int*
   return collect_completed(call, slots, requests, outcount, indices, statuses, true);
 }
 
+// A completed request's status without freeing it (MPI_Request_get_status's): its error class,
+// or, for a generalized request, its query function's error.
+int peek_status(const Call& call, core::Request* r, MPI_Status* status) {
+  if (r->kind == core::RequestKind::kGeneralized) return generalized_status(call, r, status);
+  write_status(status, r->status);
+  return request_error_class(r);
+}
+
+// MPI_Request_get_status_all and _some: the statuses of the completed requests (every one's for
+// _all, at its index; _some's packed), MPI_ERR_IN_STATUS when one failed. `indices` is null for
+// _all.
+int peek_completed(const Call& call, Slots& slots, int* outcount, int* indices,
+                   MPI_Status* statuses) {
+  int n = 0;
+  const core::Request* failed = nullptr;
+  for (int i = 0; i < slots.count(); ++i) {
+    core::Request* r = slots[i].r;
+    MPI_Status* status = status_at(statuses, indices ? n : i);
+    if (r == nullptr && indices == nullptr) write_empty_status(status);
+    if (r == nullptr || !r->complete()) continue;
+    int error_class = peek_status(call, r, status);
+    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = error_class;
+    if (error_class != MPI_SUCCESS && failed == nullptr) failed = r;
+    if (indices != nullptr) indices[n] = i;
+    ++n;
+  }
+  if (outcount != nullptr) *outcount = n;
+  if (failed == nullptr) return MPI_SUCCESS;
+  return raise_request_error(call, comm_handle_of(failed), MPI_ERR_IN_STATUS);
+}
+
+int get_status_any(const Call& call, int count, MPI_Request* requests, int* index, int* flag,
+                   MPI_Status* status) {
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, index);
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "status", status);
+  Slots slots;
+  if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
+  *flag = 1;
+  *index = MPI_UNDEFINED;
+  if (slots.none_active()) {
+    write_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  int found = first_complete(slots);
+  if (found < 0) {
+    progress::engine().poll();
+    found = first_complete(slots);
+  }
+  *flag = found >= 0;
+  if (found < 0) return MPI_SUCCESS;
+  *index = found;
+  return report_status(call, slots[found].r, status);
+}
+
+int get_status_all(const Call& call, int count, MPI_Request* requests, int* flag,
+                   MPI_Status* statuses) {
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  if (int rc = check_statuses(call, count, statuses); rc != MPI_SUCCESS) return rc;
+  Slots slots;
+  if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
+  auto all_done = [&] {
+    for (int i = 0; i < count; ++i)
+      if (slots[i].r != nullptr && !request_done(slots[i].r)) return false;
+    return true;
+  };
+  if (!all_done()) progress::engine().poll();
+  *flag = all_done();
+  return *flag ? peek_completed(call, slots, nullptr, nullptr, statuses) : MPI_SUCCESS;
+}
+
+int get_status_some(const Call& call, int count, MPI_Request* requests, int* outcount, int* indices,
+                    MPI_Status* statuses) {
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, outcount);
+  if (count > 0 && indices == nullptr)
+    return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "argument array_of_indices is a null pointer");
+  if (int rc = check_statuses(call, count, statuses); rc != MPI_SUCCESS) return rc;
+  Slots slots;
+  if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
+  if (slots.none_active()) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  if (first_complete(slots) < 0) progress::engine().poll();
+  return peek_completed(call, slots, outcount, indices, statuses);
+}
+
 int request_free(const Call& call, MPI_Request* request) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, request);
   core::Request* r = find_request(*request);
@@ -333,6 +421,24 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
   return request_free(call, request);
 }
 
+extern "C" int PMPI_Request_get_status_any(int count, MPI_Request requests[], int* index, int* flag,
+                                           MPI_Status* status) {
+  GPURUN_API_ENTER("MPI_Request_get_status_any");
+  return get_status_any(call, count, requests, index, flag, status);
+}
+
+extern "C" int PMPI_Request_get_status_all(int count, MPI_Request requests[], int* flag,
+                                           MPI_Status statuses[]) {
+  GPURUN_API_ENTER("MPI_Request_get_status_all");
+  return get_status_all(call, count, requests, flag, statuses);
+}
+
+extern "C" int PMPI_Request_get_status_some(int incount, MPI_Request requests[], int* outcount,
+                                            int indices[], MPI_Status statuses[]) {
+  GPURUN_API_ENTER("MPI_Request_get_status_some");
+  return get_status_some(call, incount, requests, outcount, indices, statuses);
+}
+
 GPURUN_MPI_ALIAS(MPI_Wait)
 GPURUN_MPI_ALIAS(MPI_Test)
 GPURUN_MPI_ALIAS(MPI_Waitall)
@@ -342,3 +448,6 @@ GPURUN_MPI_ALIAS(MPI_Testany)
 GPURUN_MPI_ALIAS(MPI_Waitsome)
 GPURUN_MPI_ALIAS(MPI_Testsome)
 GPURUN_MPI_ALIAS(MPI_Request_free)
+GPURUN_MPI_ALIAS(MPI_Request_get_status_any)
+GPURUN_MPI_ALIAS(MPI_Request_get_status_all)
+GPURUN_MPI_ALIAS(MPI_Request_get_status_some)

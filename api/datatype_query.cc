@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <utility>
 
 #include "api/datatype_args.h"
 #include "api/type_attr.h"
@@ -222,3 +223,34 @@ extern "C" int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement) {
   return MPI_SUCCESS;
 }
 GPURUN_MPI_ALIAS(MPI_Type_ub)
+
+// MPI-4.1: the predefined type of (value, index) pairs that MPI_MAXLOC and MPI_MINLOC reduce,
+// for `value_type` and `index_type`; MPI_DATATYPE_NULL for a combination that has none.
+extern "C" int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                                         MPI_Datatype* pair_type) {
+  GPURUN_API_ENTER("MPI_Type_get_value_index");
+  using namespace gpurun::api;
+  for (auto [handle, arg] : {std::pair{value_type, "value_type"}, {index_type, "index_type"}}) {
+    if (find_datatype(handle) == nullptr) {
+      return raise(call, MPI_COMM_NULL, MPI_ERR_TYPE, "argument %s (0x%x) is not a datatype", arg,
+                   static_cast<unsigned>(handle));
+    }
+  }
+  if (int rc = check_pointer(call, MPI_COMM_NULL, pair_type, "pair_type")) return rc;
+  static constexpr MPI_Datatype kPairs[][3] = {
+      {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},
+      {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+      {MPI_LONG, MPI_INT, MPI_LONG_INT},
+      {MPI_INT, MPI_INT, MPI_2INT},
+      {MPI_SHORT, MPI_INT, MPI_SHORT_INT},
+      {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+      {MPI_REAL, MPI_REAL, MPI_2REAL},
+      {MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION},
+      {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER},
+  };
+  *pair_type = MPI_DATATYPE_NULL;
+  for (const auto& pair : kPairs)
+    if (pair[0] == value_type && pair[1] == index_type) *pair_type = pair[2];
+  return MPI_SUCCESS;
+}
+GPURUN_MPI_ALIAS(MPI_Type_get_value_index)

@@ -233,6 +233,12 @@ int raise_request(const Call& call, const core::Request* r) {
   return raise_request_error(call, comm_handle_of(r), error_class);
 }
 
+int report_status(const Call& call, core::Request* r, MPI_Status* status) {
+  if (r->kind == core::RequestKind::kGeneralized) return generalized_status(call, r, status);
+  write_status(status, r->status);
+  return raise_request(call, r);
+}
+
 int collect(const Call& call, core::Request* r, MPI_Request* handle, MPI_Status* status) {
   MPI_Comm comm;
   int error_class = finish(r, handle, status, &comm);

@@ -151,6 +151,9 @@ int raise_request_error(const Call& call, MPI_Comm comm, int error_class);
 // Reports a completed request's error through its communicator's handler without freeing it
 // (MPI_Request_get_status); MPI_SUCCESS when it succeeded.
 int raise_request(const Call& call, const core::Request* r);
+// MPI_Request_get_status's answer for a completed request `r`, which stays: its status, and its
+// error through its communicator's handler (a generalized request's: its query function's).
+int report_status(const Call& call, core::Request* r, MPI_Status* status);
 // The MPI error class of a completed request (MPI_SUCCESS when it succeeded).
 int request_error_class(const core::Request* r);
 // Generalized requests (api/grequest.cc): MPI_Request_get_status's status of a completed one

@@ -82,9 +82,7 @@ int request_get_status(const Call& call, MPI_Request request, int* flag, MPI_Sta
   if (!request_done(r)) progress::engine().poll();
   *flag = r->complete();
   if (!*flag) return MPI_SUCCESS;
-  if (r->kind == core::RequestKind::kGeneralized) return generalized_status(call, r, status);
-  write_status(status, r->status);
-  return raise_request(call, r);
+  return report_status(call, r, status);
 }
 
 int cancel(const Call& call, MPI_Request* request) {
@@ -163,6 +161,53 @@ extern "C" int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
   return MPI_SUCCESS;
 }
 
+// MPI-4.1's accessors of the public fields (MPI_SOURCE, MPI_TAG, MPI_ERROR), for the languages
+// that cannot reach them; here they read and write the fields.
+extern "C" int PMPI_Status_get_source(MPI_Status* status, int* source) {
+  GPURUN_API_ENTER("MPI_Status_get_source");
+  GPURUN_CHECK_STATUS(status);
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, source);
+  *source = status->MPI_SOURCE;
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Status_set_source(MPI_Status* status, int source) {
+  GPURUN_API_ENTER("MPI_Status_set_source");
+  GPURUN_CHECK_STATUS(status);
+  status->MPI_SOURCE = source;
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Status_get_tag(MPI_Status* status, int* tag) {
+  GPURUN_API_ENTER("MPI_Status_get_tag");
+  GPURUN_CHECK_STATUS(status);
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, tag);
+  *tag = status->MPI_TAG;
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Status_set_tag(MPI_Status* status, int tag) {
+  GPURUN_API_ENTER("MPI_Status_set_tag");
+  GPURUN_CHECK_STATUS(status);
+  status->MPI_TAG = tag;
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Status_get_error(MPI_Status* status, int* error) {
+  GPURUN_API_ENTER("MPI_Status_get_error");
+  GPURUN_CHECK_STATUS(status);
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, error);
+  *error = status->MPI_ERROR;
+  return MPI_SUCCESS;
+}
+
+extern "C" int PMPI_Status_set_error(MPI_Status* status, int error) {
+  GPURUN_API_ENTER("MPI_Status_set_error");
+  GPURUN_CHECK_STATUS(status);
+  status->MPI_ERROR = error;
+  return MPI_SUCCESS;
+}
+
 // A Fortran status is the C one's five fields in the same order (MPI_F_STATUS_SIZE).
 extern "C" int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
   GPURUN_API_ENTER("MPI_Status_c2f");
@@ -196,6 +241,12 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
 }
 
 GPURUN_MPI_ALIAS(MPI_Get_count)
+GPURUN_MPI_ALIAS(MPI_Status_get_source)
+GPURUN_MPI_ALIAS(MPI_Status_set_source)
+GPURUN_MPI_ALIAS(MPI_Status_get_tag)
+GPURUN_MPI_ALIAS(MPI_Status_set_tag)
+GPURUN_MPI_ALIAS(MPI_Status_get_error)
+GPURUN_MPI_ALIAS(MPI_Status_set_error)
 GPURUN_MPI_ALIAS(MPI_Get_count_c)
 GPURUN_MPI_ALIAS(MPI_Get_elements)
 GPURUN_MPI_ALIAS(MPI_Get_elements_x)

@@ -52,7 +52,13 @@ GPURUN_EXTENSIONS = frozenset([
     # include/mpi_proto.h: MPI-4.1's removal of added error classes, codes and strings (MPICH
     # 4.0 has them as MPIX_Delete_error_*)
     prefix + "Remove_error_" + what for prefix in ("MPI_", "PMPI_")
-    for what in ("class", "code", "string")])
+    for what in ("class", "code", "string")] + [
+    # include/mpi_proto.h: MPI-4.1's status accessors, non-destructive tests of request arrays
+    # and pair types
+    prefix + name for prefix in ("MPI_", "PMPI_") for name in [
+        "Status_get_source", "Status_set_source", "Status_get_tag", "Status_set_tag",
+        "Status_get_error", "Status_set_error", "Request_get_status_any",
+        "Request_get_status_all", "Request_get_status_some", "Type_get_value_index"]])
 
 # MPICH names that gpurun's mpi.h leaves out on purpose, with the reason.
 OMITTED = [
