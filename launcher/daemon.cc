@@ -115,6 +115,7 @@ void apply_environment(const JobSpec& spec) {
     auto eq = entry.find('=');
     if (eq != std::string::npos) setenv(entry.substr(0, eq).c_str(), entry.c_str() + eq + 1, 1);
   }
+  add_library_path();  // this host's gpurun library, where it lies elsewhere
   gpurun::log::configure();
   set_pmix_environment();
 }

@@ -1,8 +1,10 @@
 #include "launcher/environment.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <array>
+#include <filesystem>
 #include <string_view>
 
 #include "launcher/params.h"
@@ -61,6 +63,27 @@ void set_pmix_environment() {
   // The data store is the only PMIx component choice that changes startup time measurably
   // (see bench/startup); it is a knob so that ds21 can be compared.
   setenv("PMIX_MCA_gds", params::pmix_gds().get().c_str(), 1);
+}
+
+std::string library_path_with(const std::string& current, const std::string& dir) {
+  std::string_view rest = current;
+  while (!rest.empty()) {
+    std::size_t colon = rest.find(':');
+    if (rest.substr(0, colon) == dir) return current;
+    rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+  }
+  return current.empty() ? dir : current + ":" + dir;
+}
+
+std::string add_library_path() {
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  std::filesystem::path dir = (exe.parent_path() / ".." / "lib").lexically_normal();
+  if (access((dir / "libmpi.so.12").c_str(), R_OK) != 0) return "";
+  const char* current = getenv("LD_LIBRARY_PATH");
+  setenv("LD_LIBRARY_PATH", library_path_with(current ? current : "", dir.string()).c_str(), 1);
+  return dir.string();
 }
 
 std::vector<std::string> environment_with(

@@ -46,6 +46,7 @@ int run(int argc, char** argv) {
       break;
   }
   gpurun::launcher::scrub_inherited_environment();
+  gpurun::launcher::add_library_path();  // MPICH-built programs find gpurun's library
   gpurun::log::configure();
   gpurun::launcher::warn_unknown_knobs();
   return gpurun::launcher::launch(options);

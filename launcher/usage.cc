@@ -81,6 +81,8 @@ visible for CUDA IPC. GPURUN_TOPO_FILE=topology.xml places the ranks as on that 
 Output is forwarded line by line; stdin goes to rank 0. When a rank fails (non-zero exit, a
 signal, MPI_Abort) the other ranks are ended and gpurun exits with the failing rank's code
 (128+signal for a signal). Knobs are environment variables; see gpurun --info params.
+The ranks' LD_LIBRARY_PATH ends with gpurun's library directory, so that programs built
+against MPICH (libmpich.so.12, libmpi.so.12) load gpurun's library rather than MPICH's.
 )";
 }
 

@@ -79,6 +79,14 @@ TEST(Environment, OuterLauncherVariablesAreRecognised) {
     EXPECT_FALSE(is_inherited_launcher_variable(name)) << name;
 }
 
+TEST(Environment, LibraryDirectoryGoesLastAndOnce) {
+  EXPECT_EQ(library_path_with("", "/opt/g/lib"), "/opt/g/lib");
+  EXPECT_EQ(library_path_with("/mine", "/opt/g/lib"), "/mine:/opt/g/lib");
+  EXPECT_EQ(library_path_with("/a:/opt/g/lib:/b", "/opt/g/lib"), "/a:/opt/g/lib:/b");
+  EXPECT_EQ(library_path_with("/opt/g/lib", "/opt/g/lib"), "/opt/g/lib");
+  EXPECT_EQ(library_path_with("/opt/g/lib2:/x", "/opt/g/lib"), "/opt/g/lib2:/x:/opt/g/lib");
+}
+
 // Feeds `chunks` through a LineForwarder writing to a pipe and returns what came out.
 std::string forward(const std::vector<std::string>& chunks, const std::string& prefix,
                     std::size_t line_max = 1024) {
