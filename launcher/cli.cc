@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "launcher/hosts.h"
+#include "launcher/program_check.h"
 #include "runtime/base/param.h"
 
 namespace gpurun::launcher {
@@ -408,6 +409,7 @@ void finish_apps(Options& opts, bool explain, const std::vector<std::string>& na
     if (!app.wdir.empty() && !hosts && !std::filesystem::is_directory(app.wdir))
       throw UsageError("--wdir " + app.wdir + ": no such directory");
     app.program = resolve_program(app.argv.front(), path_for(app), app.wdir);
+    check_program_mpi(app.program);
   }
 }
 

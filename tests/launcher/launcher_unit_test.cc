@@ -1,5 +1,5 @@
-// Unit tests of the launcher's pure parts: placement, inherited-variable scrubbing, output
-// line forwarding.
+// Unit tests of the launcher's pure parts: placement, inherited-variable scrubbing, the library
+// path, output line forwarding, the libraries a program needs.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,6 +8,7 @@
 #include "launcher/environment.h"
 #include "launcher/output.h"
 #include "launcher/placement.h"
+#include "launcher/program_check.h"
 
 namespace gpurun::launcher {
 namespace {
@@ -85,6 +86,25 @@ TEST(Environment, LibraryDirectoryGoesLastAndOnce) {
   EXPECT_EQ(library_path_with("/a:/opt/g/lib:/b", "/opt/g/lib"), "/a:/opt/g/lib:/b");
   EXPECT_EQ(library_path_with("/opt/g/lib", "/opt/g/lib"), "/opt/g/lib");
   EXPECT_EQ(library_path_with("/opt/g/lib2:/x", "/opt/g/lib"), "/opt/g/lib2:/x:/opt/g/lib");
+}
+
+TEST(ProgramCheck, ReadsTheLibrariesAProgramNeeds) {
+  auto needed = needed_libraries("/proc/self/exe");
+  ASSERT_TRUE(needed.has_value());
+  bool libc = false;
+  for (const std::string& lib : *needed) libc |= lib == "libc.so.6";
+  EXPECT_TRUE(libc) << "this test program needs libc.so.6";
+  EXPECT_FALSE(needed_libraries("/etc/hostname").has_value());  // not ELF
+  EXPECT_FALSE(needed_libraries("/no/such/file").has_value());
+}
+
+TEST(ProgramCheck, TellsOpenMpiFromMpich) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(foreign_mpi_library(V{"libc.so.6", "libmpi.so.40"}), "libmpi.so.40");
+  EXPECT_EQ(foreign_mpi_library(V{"libmpi_mpifh.so.40", "libc.so.6"}), "libmpi_mpifh.so.40");
+  EXPECT_EQ(foreign_mpi_library(V{"libmpi.so.20"}), "libmpi.so.20");
+  EXPECT_EQ(foreign_mpi_library(V{"libmpich.so.12", "libmpi.so.12", "libc.so.6"}), "");
+  EXPECT_EQ(foreign_mpi_library(V{}), "");
 }
 
 // Feeds `chunks` through a LineForwarder writing to a pipe and returns what came out.

@@ -117,6 +117,22 @@ class CommandLine(GpurunTest):
         self.assert_usage_error("-x", "GPURUN_TEST_UNSET_VAR", "true",
                                 mentions="GPURUN_TEST_UNSET_VAR")
 
+    def test_program_built_against_open_mpi_is_refused(self):
+        # Its ranks would each load Open MPI's library and run alone; one built against MPICH
+        # (the ABI tests) runs on gpurun's library.
+        source = os.path.join(self.tmpdir, "ompi_app.c")
+        program = os.path.join(self.tmpdir, "ompi_app")
+        with open(source, "w") as f:
+            f.write("#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); "
+                    "MPI_Finalize(); return 0; }\n")
+        subprocess.run(["mpicc.openmpi", source, "-o", program], check=True)
+        os.remove(source)
+        r = self.run_gpurun("-np", "2", program)
+        os.remove(program)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("is built against Open MPI (it needs libmpi.so.40)", r.stderr)
+        self.assertIn("mpicc", r.stderr)
+
     def test_more_than_32_ranks_per_core_need_oversubscribe(self):
         too_many = 32 * len(os.sched_getaffinity(0)) + 1
         self.assert_usage_error("-np", str(too_many), "true", mentions="--oversubscribe")
