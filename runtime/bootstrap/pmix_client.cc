@@ -258,7 +258,20 @@ Status PmixClient::finalize() {
 }  // namespace
 
 Result<std::unique_ptr<Bootstrap>> create() {
-  if (!param::external_env("PMIX_NAMESPACE")) return create_singleton();
+  if (!param::external_env("PMIX_NAMESPACE")) {
+    // A launcher that speaks PMI-1 or PMI-2 only (MPICH's mpiexec.hydra, srun --mpi=pmi2) says
+    // how many ranks it started in PMI_SIZE: each of them alone would give wrong answers.
+    auto size = param::external_env("PMI_SIZE");
+    if (size && *size != "1" && !size->empty()) {
+      return Status(ErrorCode::kUnsupported,
+                    "this process was started as one of " + *size +
+                        " by a launcher that speaks PMI-1 or PMI-2 (PMI_SIZE is set: MPICH's "
+                        "mpiexec.hydra, srun --mpi=pmi2), and gpurun's library speaks PMIx only; "
+                        "start the job with gpurun (or with a PMIx launcher: srun --mpi=pmix, "
+                        "Open MPI's mpirun)");
+    }
+    return create_singleton();
+  }
   auto client = std::make_unique<PmixClient>();
   GPURUN_TRY(client->init());
   return std::unique_ptr<Bootstrap>(std::move(client));

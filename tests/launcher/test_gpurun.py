@@ -1037,6 +1037,22 @@ class Singleton(GpurunTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout, "rank 0 of 1\n")
 
+    def test_pmi_launcher_is_refused(self):
+        # MPICH's mpiexec (Hydra) speaks PMI-1: each rank would be a singleton giving wrong
+        # answers; MPI_Init fails and says how to start the job.
+        env = {k: v for k, v in self.env.items() if not k.startswith(("PMIX_", "PMI_", "SLURM_"))}
+        r = subprocess.run(["mpiexec.mpich", "-n", "2", RANK, "hello"], capture_output=True,
+                           text=True, env=env, stdin=subprocess.DEVNULL, timeout=HANG_GUARD)
+        self.assertNotEqual(r.returncode, 0, r.stdout)
+        self.assertNotIn("rank 0 of 1", r.stdout)
+        self.assertIn("started as one of 2 by a launcher that speaks PMI-1 or PMI-2", r.stderr)
+        self.assertIn("start the job with gpurun", r.stderr)
+        # PMI_SIZE=1 is a job of one: the program runs alone, as without a launcher.
+        r = subprocess.run([RANK, "hello"], capture_output=True, text=True,
+                           env=dict(env, PMI_SIZE="1", PMI_RANK="0"), stdin=subprocess.DEVNULL,
+                           timeout=HANG_GUARD)
+        self.assertEqual((r.returncode, r.stdout), (0, "rank 0 of 1\n"), r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
