@@ -174,18 +174,20 @@ int wait_all(const Call& call, int count, MPI_Request* requests, MPI_Status* sta
   return collect_completed(call, slots, requests, nullptr, nullptr, statuses, false);
 }
 
+// Whether every active request of `slots` is complete (a generalized one's poll function runs).
+bool all_done(Slots& slots) {
+  for (int i = 0; i < slots.count(); ++i)
+    if (slots[i].r != nullptr && !request_done(slots[i].r)) return false;
+  return true;
+}
+
 int test_all(const Call& call, int count, MPI_Request* requests, int* flag, MPI_Status* statuses) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
   if (int rc = check_statuses(call, count, statuses); rc != MPI_SUCCESS) return rc;
   Slots slots;
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
-  auto all_done = [&] {
-    for (int i = 0; i < count; ++i)
-      if (slots[i].r != nullptr && !request_done(slots[i].r)) return false;
-    return true;
-  };
-  if (!all_done()) progress::engine().poll();
-  *flag = all_done();
+  if (!all_done(slots)) progress::engine().poll();
+  *flag = all_done(slots);
   if (!*flag) return MPI_SUCCESS;
   for (int i = 0; i < count; ++i)
     if (slots[i].r == nullptr) write_empty_status(status_at(statuses, i));
@@ -318,13 +320,8 @@ int get_status_all(const Call& call, int count, MPI_Request* requests, int* flag
   if (int rc = check_statuses(call, count, statuses); rc != MPI_SUCCESS) return rc;
   Slots slots;
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
-  auto all_done = [&] {
-    for (int i = 0; i < count; ++i)
-      if (slots[i].r != nullptr && !request_done(slots[i].r)) return false;
-    return true;
-  };
-  if (!all_done()) progress::engine().poll();
-  *flag = all_done();
+  if (!all_done(slots)) progress::engine().poll();
+  *flag = all_done(slots);
   return *flag ? peek_completed(call, slots, nullptr, nullptr, statuses) : MPI_SUCCESS;
 }
 

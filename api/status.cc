@@ -103,6 +103,22 @@ int cancel(const Call& call, MPI_Request* request) {
   return MPI_SUCCESS;
 }
 
+// MPI_Status_get/set_source, _tag and _error.
+int get_field(const Call& call, MPI_Status* status, int MPI_Status::*field, int* value,
+              const char* arg) {
+  GPURUN_CHECK_STATUS(status);
+  if (value == nullptr)
+    return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "argument %s is a null pointer", arg);
+  *value = status->*field;
+  return MPI_SUCCESS;
+}
+
+int set_field(const Call& call, MPI_Status* status, int MPI_Status::*field, int value) {
+  GPURUN_CHECK_STATUS(status);
+  status->*field = value;
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 }  // namespace gpurun::api
 
@@ -165,47 +181,32 @@ extern "C" int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
 // that cannot reach them; here they read and write the fields.
 extern "C" int PMPI_Status_get_source(MPI_Status* status, int* source) {
   GPURUN_API_ENTER("MPI_Status_get_source");
-  GPURUN_CHECK_STATUS(status);
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, source);
-  *source = status->MPI_SOURCE;
-  return MPI_SUCCESS;
+  return get_field(call, status, &MPI_Status::MPI_SOURCE, source, "source");
 }
 
 extern "C" int PMPI_Status_set_source(MPI_Status* status, int source) {
   GPURUN_API_ENTER("MPI_Status_set_source");
-  GPURUN_CHECK_STATUS(status);
-  status->MPI_SOURCE = source;
-  return MPI_SUCCESS;
+  return set_field(call, status, &MPI_Status::MPI_SOURCE, source);
 }
 
 extern "C" int PMPI_Status_get_tag(MPI_Status* status, int* tag) {
   GPURUN_API_ENTER("MPI_Status_get_tag");
-  GPURUN_CHECK_STATUS(status);
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, tag);
-  *tag = status->MPI_TAG;
-  return MPI_SUCCESS;
+  return get_field(call, status, &MPI_Status::MPI_TAG, tag, "tag");
 }
 
 extern "C" int PMPI_Status_set_tag(MPI_Status* status, int tag) {
   GPURUN_API_ENTER("MPI_Status_set_tag");
-  GPURUN_CHECK_STATUS(status);
-  status->MPI_TAG = tag;
-  return MPI_SUCCESS;
+  return set_field(call, status, &MPI_Status::MPI_TAG, tag);
 }
 
 extern "C" int PMPI_Status_get_error(MPI_Status* status, int* error) {
   GPURUN_API_ENTER("MPI_Status_get_error");
-  GPURUN_CHECK_STATUS(status);
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, error);
-  *error = status->MPI_ERROR;
-  return MPI_SUCCESS;
+  return get_field(call, status, &MPI_Status::MPI_ERROR, error, "error");
 }
 
 extern "C" int PMPI_Status_set_error(MPI_Status* status, int error) {
   GPURUN_API_ENTER("MPI_Status_set_error");
-  GPURUN_CHECK_STATUS(status);
-  status->MPI_ERROR = error;
-  return MPI_SUCCESS;
+  return set_field(call, status, &MPI_Status::MPI_ERROR, error);
 }
 
 // A Fortran status is the C one's five fields in the same order (MPI_F_STATUS_SIZE).

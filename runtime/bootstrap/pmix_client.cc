@@ -257,19 +257,34 @@ Status PmixClient::finalize() {
 
 }  // namespace
 
+namespace {
+
+// Why a process without PMIx must not run alone: a launcher started it as one of several
+// ranks, which alone would each give wrong answers. "" when nothing says so.
+std::string started_without_pmix() {
+  // A launcher that speaks PMI-1 or PMI-2 only (MPICH's mpiexec.hydra, srun --mpi=pmi2).
+  auto size = param::external_env("PMI_SIZE");
+  if (size && !size->empty() && *size != "1") {
+    return "this process was started as one of " + *size +
+           " by a launcher that speaks PMI-1 or PMI-2 (PMI_SIZE is set: MPICH's mpiexec.hydra, "
+           "srun --mpi=pmi2), and gpurun's library speaks PMIx only; start the job with gpurun "
+           "(or with a PMIx launcher: srun --mpi=pmix, Open MPI's mpirun)";
+  }
+  // srun without an MPI plugin (--mpi=none, or a cluster whose MpiDefault is none).
+  auto tasks = param::external_env("SLURM_STEP_NUM_TASKS");
+  if (tasks && !tasks->empty() && *tasks != "1" && param::external_env("SLURM_PROCID")) {
+    return "this process was started by srun as one of " + *tasks +
+           " tasks without PMIx; start the job with srun --mpi=pmix (or with gpurun)";
+  }
+  return "";
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Bootstrap>> create() {
   if (!param::external_env("PMIX_NAMESPACE")) {
-    // A launcher that speaks PMI-1 or PMI-2 only (MPICH's mpiexec.hydra, srun --mpi=pmi2) says
-    // how many ranks it started in PMI_SIZE: each of them alone would give wrong answers.
-    auto size = param::external_env("PMI_SIZE");
-    if (size && *size != "1" && !size->empty()) {
-      return Status(ErrorCode::kUnsupported,
-                    "this process was started as one of " + *size +
-                        " by a launcher that speaks PMI-1 or PMI-2 (PMI_SIZE is set: MPICH's "
-                        "mpiexec.hydra, srun --mpi=pmi2), and gpurun's library speaks PMIx only; "
-                        "start the job with gpurun (or with a PMIx launcher: srun --mpi=pmix, "
-                        "Open MPI's mpirun)");
-    }
+    if (std::string why = started_without_pmix(); !why.empty())
+      return Status(ErrorCode::kUnsupported, std::move(why));
     return create_singleton();
   }
   auto client = std::make_unique<PmixClient>();

@@ -5,6 +5,8 @@
 #   srun_pmix_client  srun --mpi=pmix -n 2 pmix_rank hello: the PMIx fence exchanges every key
 #   gpurun_in_step    gpurun -np 2 inside an srun --mpi=pmix step: gpurun ignores the step's
 #                     PMIx and Slurm variables and serves its own ranks
+#   srun_without_pmix srun --mpi=none -n 2 mpi_rank hello: MPI_Init fails in each rank and says
+#                     how to start the job, instead of two ranks that each run alone
 #   srun_one_cma      srun --mpi=pmix -n 2 mpi_rank hello: without gpurun's copy probe the two
 #                     ranks of the host move large messages the same way (CMA or the fragment
 #                     pipeline: the first rank's timing), as their transport logs say
@@ -50,6 +52,15 @@ rank 3 of 4 netns ${netns%1}2" on_host $guard srun --mpi=pmix -N 2 -n 4 "$mpi_wh
   two_nodes_pmix)
     expect "$(for r in 0 1 2 3; do echo "rank $r of 4: peers ok"; done)" \
       on_host $guard srun --mpi=pmix -N 2 -n 4 "$pmix_rank" hello ;;
+  srun_without_pmix)
+    if out=$($guard srun --mpi=none -n 2 "$mpi_rank" hello 2>&1); then
+      echo "FAIL: srun --mpi=none ran the job:" >&2; echo "$out" >&2; exit 1
+    fi
+    if ! grep -q "started by srun as one of 2 tasks without PMIx" <<<"$out" ||
+        grep -q "rank 0 of 1" <<<"$out"; then
+      echo "FAIL: srun --mpi=none:" >&2; echo "$out" >&2; exit 1
+    fi
+    echo "ok: srun --mpi=none refused" ;;
   srun_one_cma)
     log=$(GPURUN_LOG_LEVEL=warn,transport:info $guard srun --mpi=pmix -n 2 "$mpi_rank" hello 2>&1)
     # Each rank's last word on it: its own timing, or the first rank's that it took.
