@@ -174,91 +174,6 @@ int wait_all(const Call& call, int count, MPI_Request* requests, MPI_Status* sta
   return collect_completed(call, slots, requests, nullptr, nullptr, statuses, false);
 }
 
-// Whether every active request of `slots` is complete (a generalized one's poll function runs).
-bool all_done(Slots& slots) {
-  for (int i = 0; i < slots.count(); ++i)
-    if (slots[i].r != nullptr && !request_done(slots[i].r)) return false;
-  return true;
-}
-
-int test_all(const Call& call, int count, MPI_Request* requests, int* flag, MPI_Status* statuses) {
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
-  if (int rc = check_statuses(call, count, statuses); rc != MPI_SUCCESS) return rc;
-  Slots slots;
-  if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
-  if (!all_done(slots)) progress::engine().poll();
-  *flag = all_done(slots);
-  if (!*flag) return MPI_SUCCESS;
-  for (int i = 0; i < count; ++i)
-    if (slots[i].r == nullptr) write_empty_status(status_at(statuses, i));
-  return collect_completed(call, slots, requests, nullptr, nullptr, statuses, false);
-}
-
-int first_complete(Slots& slots) {
-  for (int i = 0; i < slots.count(); ++i)
-    if (slots[i].r != nullptr && request_done(slots[i].r)) return i;
-  return -1;
-}
-
-// Blocks until a request of `slots` completes (or fails as StuckReceives says); its index.
-int wait_first(Slots& slots) {
-  StuckReceives stuck;
-  int found = -1;
-  wait_until([&] {
-    stuck.next_look();
-    if ((found = first_complete(slots)) >= 0) return true;
-    for (int i = 0; i < slots.count(); ++i)
-      if (slots[i].r != nullptr && stuck.fail(slots[i].r)) return (found = i) >= 0;
-    return false;
-  });
-  return found;
-}
-
-int any(const Call& call, int count, MPI_Request* requests, int* index, int* flag,
-        MPI_Status* status, bool block) {
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, index);
-  GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "status", status);
-  Slots slots;
-  if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
-  if (slots.none_active()) {
-    *index = MPI_UNDEFINED;
-    if (flag) *flag = 1;
-    write_empty_status(status);
-    return MPI_SUCCESS;
-  }
-  int found = first_complete(slots);
-  if (found < 0 && block) found = wait_first(slots);
-  if (found < 0) {
-    progress::engine().poll();
-    found = first_complete(slots);
-  }
-  if (flag) *flag = found >= 0;
-  *index = found >= 0 ? found : MPI_UNDEFINED;
-  if (found < 0) return MPI_SUCCESS;
-  return collect(call, slots[found].r, &requests[found], status);
-}
-
-int some(const Call& call, int count, MPI_Request* requests, int* outcount, int* indices,
-         MPI_Status* statuses, bool block) {
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, outcount);
-  if (count > 0 && indices == nullptr)
-    return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "argument array_of_indices is a null pointer");
-  if (int rc = check_statuses(call, count, statuses); rc != MPI_SUCCESS) return rc;
-  Slots slots;
-  if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
-  if (slots.none_active()) {
-    *outcount = MPI_UNDEFINED;
-    return MPI_SUCCESS;
-  }
-  if (first_complete(slots) < 0) {
-    if (block)
-      wait_first(slots);
-    else
-      progress::engine().poll();
-  }
-  return collect_completed(call, slots, requests, outcount, indices, statuses, true);
-}
-
 // A completed request's status without freeing it (MPI_Request_get_status's): its error class,
 // or, for a generalized request, its query function's error.
 int peek_status(const Call& call, core::Request* r, MPI_Status* status) {
@@ -290,43 +205,81 @@ int peek_completed(const Call& call, Slots& slots, int* outcount, int* indices,
   return raise_request_error(call, comm_handle_of(failed), MPI_ERR_IN_STATUS);
 }
 
-int get_status_any(const Call& call, int count, MPI_Request* requests, int* index, int* flag,
-                   MPI_Status* status) {
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, index);
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
-  GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "status", status);
-  Slots slots;
-  if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
-  *flag = 1;
-  *index = MPI_UNDEFINED;
-  if (slots.none_active()) {
-    write_empty_status(status);
-    return MPI_SUCCESS;
-  }
-  int found = first_complete(slots);
-  if (found < 0) {
-    progress::engine().poll();
-    found = first_complete(slots);
-  }
-  *flag = found >= 0;
-  if (found < 0) return MPI_SUCCESS;
-  *index = found;
-  return report_status(call, slots[found].r, status);
+// Whether every active request of `slots` is complete (a generalized one's poll function runs).
+bool all_done(Slots& slots) {
+  for (int i = 0; i < slots.count(); ++i)
+    if (slots[i].r != nullptr && !request_done(slots[i].r)) return false;
+  return true;
 }
 
-int get_status_all(const Call& call, int count, MPI_Request* requests, int* flag,
-                   MPI_Status* statuses) {
+// MPI_Testall, and, with `peek`, MPI_Request_get_status_all (which leaves the requests as they
+// are).
+int test_all(const Call& call, int count, MPI_Request* requests, int* flag, MPI_Status* statuses,
+             bool peek = false) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
   if (int rc = check_statuses(call, count, statuses); rc != MPI_SUCCESS) return rc;
   Slots slots;
   if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
   if (!all_done(slots)) progress::engine().poll();
   *flag = all_done(slots);
-  return *flag ? peek_completed(call, slots, nullptr, nullptr, statuses) : MPI_SUCCESS;
+  if (!*flag) return MPI_SUCCESS;
+  if (peek) return peek_completed(call, slots, nullptr, nullptr, statuses);
+  for (int i = 0; i < count; ++i)
+    if (slots[i].r == nullptr) write_empty_status(status_at(statuses, i));
+  return collect_completed(call, slots, requests, nullptr, nullptr, statuses, false);
 }
 
-int get_status_some(const Call& call, int count, MPI_Request* requests, int* outcount, int* indices,
-                    MPI_Status* statuses) {
+int first_complete(Slots& slots) {
+  for (int i = 0; i < slots.count(); ++i)
+    if (slots[i].r != nullptr && request_done(slots[i].r)) return i;
+  return -1;
+}
+
+// Blocks until a request of `slots` completes (or fails as StuckReceives says); its index.
+int wait_first(Slots& slots) {
+  StuckReceives stuck;
+  int found = -1;
+  wait_until([&] {
+    stuck.next_look();
+    if ((found = first_complete(slots)) >= 0) return true;
+    for (int i = 0; i < slots.count(); ++i)
+      if (slots[i].r != nullptr && stuck.fail(slots[i].r)) return (found = i) >= 0;
+    return false;
+  });
+  return found;
+}
+
+// MPI_Waitany and MPI_Testany, and, with `peek`, MPI_Request_get_status_any (which leaves the
+// requests as they are).
+int any(const Call& call, int count, MPI_Request* requests, int* index, int* flag,
+        MPI_Status* status, bool block, bool peek = false) {
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, index);
+  GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "status", status);
+  Slots slots;
+  if (int rc = slots.init(call, count, requests); rc != MPI_SUCCESS) return rc;
+  if (slots.none_active()) {
+    *index = MPI_UNDEFINED;
+    if (flag) *flag = 1;
+    write_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  int found = first_complete(slots);
+  if (found < 0 && block) found = wait_first(slots);
+  if (found < 0) {
+    progress::engine().poll();
+    found = first_complete(slots);
+  }
+  if (flag) *flag = found >= 0;
+  *index = found >= 0 ? found : MPI_UNDEFINED;
+  if (found < 0) return MPI_SUCCESS;
+  if (peek) return report_status(call, slots[found].r, status);
+  return collect(call, slots[found].r, &requests[found], status);
+}
+
+// MPI_Waitsome and MPI_Testsome, and, with `peek`, MPI_Request_get_status_some (which leaves
+// the requests as they are).
+int some(const Call& call, int count, MPI_Request* requests, int* outcount, int* indices,
+         MPI_Status* statuses, bool block, bool peek = false) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, outcount);
   if (count > 0 && indices == nullptr)
     return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "argument array_of_indices is a null pointer");
@@ -337,8 +290,14 @@ int get_status_some(const Call& call, int count, MPI_Request* requests, int* out
     *outcount = MPI_UNDEFINED;
     return MPI_SUCCESS;
   }
-  if (first_complete(slots) < 0) progress::engine().poll();
-  return peek_completed(call, slots, outcount, indices, statuses);
+  if (first_complete(slots) < 0) {
+    if (block)
+      wait_first(slots);
+    else
+      progress::engine().poll();
+  }
+  if (peek) return peek_completed(call, slots, outcount, indices, statuses);
+  return collect_completed(call, slots, requests, outcount, indices, statuses, true);
 }
 
 int request_free(const Call& call, MPI_Request* request) {
@@ -421,19 +380,20 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
 extern "C" int PMPI_Request_get_status_any(int count, MPI_Request requests[], int* index, int* flag,
                                            MPI_Status* status) {
   GPURUN_API_ENTER("MPI_Request_get_status_any");
-  return get_status_any(call, count, requests, index, flag, status);
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  return any(call, count, requests, index, flag, status, false, true);
 }
 
 extern "C" int PMPI_Request_get_status_all(int count, MPI_Request requests[], int* flag,
                                            MPI_Status statuses[]) {
   GPURUN_API_ENTER("MPI_Request_get_status_all");
-  return get_status_all(call, count, requests, flag, statuses);
+  return test_all(call, count, requests, flag, statuses, true);
 }
 
 extern "C" int PMPI_Request_get_status_some(int incount, MPI_Request requests[], int* outcount,
                                             int indices[], MPI_Status statuses[]) {
   GPURUN_API_ENTER("MPI_Request_get_status_some");
-  return get_status_some(call, incount, requests, outcount, indices, statuses);
+  return some(call, incount, requests, outcount, indices, statuses, false, true);
 }
 
 GPURUN_MPI_ALIAS(MPI_Wait)
