@@ -48,6 +48,14 @@ std::size_t eager_limit_for(const transport::Transport& t, std::size_t auto_limi
   return std::min(limit, t.caps().max_packet);
 }
 
+// pml::params::stream_eager_limit: where large messages move by CMA, twice the eager limit.
+std::size_t stream_eager_limit_for(const transport::shm::ShmTransport& shm, std::size_t eager) {
+  auto knob = pml::params::stream_eager_limit().get();
+  std::size_t limit = shm.cma_enabled() ? 2 * eager : 0;
+  if (knob) limit = static_cast<std::size_t>(knob->bytes);
+  return limit > eager ? std::min(limit, shm.caps().max_packet) : 0;
+}
+
 int progress_thunk(void* pml) { return static_cast<pml::Pml*>(pml)->progress(); }
 
 // Whether this host runs more ranks than this process may use cores: the launcher says so;
@@ -68,16 +76,20 @@ Status connect_shm(ProcessState& s, transport::shm::ShmTransport& shm, const Cud
   else if (copy == topo::HostCopy::kCma)
     auto_limit = topo::kShmEagerWhereCmaWins;
   std::size_t limit = eager_limit_for(shm, auto_limit);
+  std::size_t stream_limit = stream_eager_limit_for(shm, limit);
   for (int peer : job.local_ranks) {
     if (peer == job.rank) continue;
     GPURUN_ASSIGN_OR_RETURN(auto address, s.bootstrap->get(peer, kShmAddressKey));
     GPURUN_ASSIGN_OR_RETURN(transport::Endpoint * ep, shm.connect(peer, address));
     s.pml->set_route(peer, ep, limit, "shm");
+    s.pml->set_stream_eager_limit(peer, stream_limit);
     // The shared-memory collectives ring it when they post a flag the peer may sleep on.
     coll::shm::set_doorbell(peer, static_cast<transport::shm::ShmEndpoint*>(ep)->peer_doorbell());
     connect_cuda_ipc(s, ipc, peer, ep);
     routed[peer] = true;
-    GPURUN_LOG(info, transport, "peer %d via shm path host (eager up to %zu bytes)", peer, limit);
+    GPURUN_LOG(info, transport,
+               "peer %d via shm path host (eager up to %zu bytes, %zu while streaming)", peer,
+               limit, std::max(limit, stream_limit));
   }
   return ok_status();
 }

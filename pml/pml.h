@@ -89,6 +89,12 @@ class Pml {
   // transport with GPUDirect RDMA), for rendezvous messages in device memory. Without one,
   // device data is staged through host memory on the route's endpoint.
   void set_device_route(int rank, transport::Endpoint* endpoint, const char* transport_name);
+  // Messages up to `limit` bytes to job rank `rank` (above its eager limit) go eagerly too
+  // while the sender streams to it: an earlier rendezvous send still waits for the peer, and no
+  // receive posted here could take a message from the peer (pml.cc, streams_eagerly).
+  void set_stream_eager_limit(int rank, std::size_t limit) {
+    routes_[rank].stream_eager_limit = limit;
+  }
   // The accelerator that copies device memory (accel::current() unless a test sets one).
   void set_accelerator(accel::Accelerator* accelerator) { accel_ = accelerator; }
   void add_comm(const core::Communicator& comm);
@@ -198,6 +204,7 @@ class Pml {
   struct Route {
     transport::Endpoint* endpoint = nullptr;
     std::size_t eager_limit = 0;
+    std::size_t stream_eager_limit = 0;  // set_stream_eager_limit
     const char* transport_name = "none";
     transport::Endpoint* device_endpoint = nullptr;  // moves device memory natively
     const char* device_transport_name = "none";
@@ -233,6 +240,7 @@ class Pml {
   }
 
   bool start_send(Route& route, core::Request* request);
+  bool streams_eagerly(const Route& route, const core::Request* request);
   bool send_eager(Route& route, core::Request* request);
   bool send_rts(Route& route, core::Request* request);
   void queue_send(Route& route, core::Request* request);

@@ -145,6 +145,9 @@ class Endpoint {
   // (runtime/transport/shm/cma.h; the transport uses CMA and reached the peer with it); 0
   // otherwise.
   virtual int cma_pid() const { return 0; }
+  // Bulk sends offered to the peer whose data has not left the buffer yet (0 when the
+  // transport does not count them).
+  virtual int offers_out() const { return 0; }
 };
 
 // What an endpoint whose peer (job rank `peer`) left answers from then on.

@@ -493,7 +493,7 @@ class JobEnvironment(GpurunTest):
         want = "CMA single copy" if copy[0] == "cma" else "fragment pipeline"
         self.assertEqual(large, [want] * 2, r.stderr)
         eager = re.findall(r"info launcher: shm eager limit (\d+) bytes", r.stderr)
-        ranks = re.findall(r"via shm path host \(eager up to (\d+) bytes\)", r.stderr)
+        ranks = re.findall(r"via shm path host \(eager up to (\d+) bytes, ", r.stderr)
         if copy[0] == "cma":
             self.assertEqual(len(eager), 1, r.stderr)
             self.assertIn(eager[0], ("4096", "8192", "16384"))
@@ -504,17 +504,19 @@ class JobEnvironment(GpurunTest):
     def test_collectives_and_eager_limit_follow_the_copy(self):
         # coll/tuning.json: a 64K bcast of two ranks goes by CMA straight between the buffers
         # (cma) where CMA wins, through the shared segment's pipeline where it does not; and
-        # messages above 8K go by rendezvous there (api/wiring.cc), above 16K elsewhere.
+        # messages above 8K go by rendezvous there (api/wiring.cc), but up to 16K in one packet
+        # while the sender streams; above 16K elsewhere.
         env = dict(self.env, GPURUN_LOG_LEVEL="warn,coll:debug,transport:info")
-        for copy, algorithm, eager in (("cma", "cma", 8192), ("pipeline", "shm", 16384)):
+        for copy, algorithm, eager, streaming in (("cma", "cma", 8192, 16384),
+                                                  ("pipeline", "shm", 16384, 16384)):
             r = self.run_gpurun("-np", "2", RANK, "bcast", "65536",
                                 env=dict(env, GPURUN_TOPO_COPY=copy))
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(r.stdout.count("bcast ok"), 2, r.stdout)
             self.assertIn(f"copy between cores: {copy}", r.stderr)
             self.assertRegex(r.stderr, rf"bcast of 65536 bytes .* on 2 ranks: {algorithm}\n")
-            self.assertEqual(r.stderr.count(f"via shm path host (eager up to {eager} bytes)"), 2,
-                             r.stderr)
+            self.assertEqual(r.stderr.count(f"via shm path host (eager up to {eager} bytes, "
+                                            f"{streaming} while streaming)"), 2, r.stderr)
 
     def test_inherited_launcher_variables_are_scrubbed(self):
         env = dict(self.env, PMIX_NAMESPACE="outer.job", PMIX_RANK="5",

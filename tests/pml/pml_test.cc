@@ -16,7 +16,7 @@ namespace {
 // transports, and MPI_COMM_WORLD's identity. progress() runs every rank once.
 class Job {
  public:
-  explicit Job(int n) : ranks_(n) {
+  explicit Job(int n, std::size_t eager_limit = 16384) : ranks_(n) {
     std::vector<int> local(n);
     for (int r = 0; r < n; ++r) local[r] = r;
     for (int r = 0; r < n; ++r) {
@@ -38,7 +38,7 @@ class Job {
         if (p != r) {
           auto ep = ranks_[r].shm->connect(p, ranks_[p].shm->address());
           EXPECT_TRUE(ep.ok());
-          ranks_[r].pml->set_route(p, ep.value(), 16384, "shm");
+          ranks_[r].pml->set_route(p, ep.value(), eager_limit, "shm");
         }
   }
   Pml& pml(int r) { return *ranks_[r].pml; }
@@ -104,6 +104,52 @@ TEST_P(PmlSizes, ArrivesWhole) {
 }
 INSTANTIATE_TEST_SUITE_P(EagerAndRendezvous, PmlSizes,
                          ::testing::Values(0, 1, 40, 41, 4096, 16384, 16385, 100000, 1 << 20));
+
+// Above the eager limit, up to the stream eager limit, a send goes in one packet (it completes
+// at once) while an earlier rendezvous send to the same peer still waits for it; not when a
+// receive posted at the sender could take a message from that peer, nor above the limit.
+TEST(Pml, AStreamingSenderSendsALittleAboveTheEagerLimitInOnePacket) {
+  Job job(2, 4096);
+  job.pml(0).set_stream_eager_limit(1, 8192);
+  std::vector<std::vector<std::byte>> data;
+  for (int i = 0; i < 6; ++i) data.push_back(pattern(i == 5 ? 8193 : 8192, i));
+  std::vector<core::Request*> s;
+  auto send = [&](int i) {
+    s.push_back(job.request(0));
+    EXPECT_TRUE(job.pml(0).isend(send_args(job, 0, 1, data[i], 7), s.back()).ok());
+    return s.back()->complete();
+  };
+  EXPECT_FALSE(send(0)) << "nothing in flight: rendezvous";
+  EXPECT_TRUE(send(1)) << "the first still waits: in one packet";
+  EXPECT_TRUE(send(2));
+  EXPECT_FALSE(send(5)) << "above the stream eager limit: rendezvous";
+  std::vector<std::byte> back(16);
+  core::Request* expecting = job.request(0);
+  ASSERT_TRUE(job.pml(0).irecv(recv_args(job, 0, back, 1, 9), expecting).ok());
+  EXPECT_FALSE(send(3)) << "the peer may be sending here too: rendezvous";
+  std::vector<std::vector<std::byte>> into(5, std::vector<std::byte>(8193));
+  std::vector<core::Request*> r;
+  for (int i : {0, 1, 2, 5, 3}) {
+    r.push_back(job.request(1));
+    ASSERT_TRUE(job.pml(1).irecv(recv_args(job, 1, into[r.size() - 1], 0, 7), r.back()).ok());
+  }
+  std::vector<std::byte> reply = pattern(16, 9);
+  core::Request* replying = job.request(1);
+  ASSERT_TRUE(job.pml(1).isend(send_args(job, 1, 0, reply, 9), replying).ok());
+  ASSERT_TRUE(job.run_until([&] {
+    for (auto* q : s)
+      if (!q->complete()) return false;
+    for (auto* q : r)
+      if (!q->complete()) return false;
+    return expecting->complete();
+  }));
+  int k = 0;
+  for (int i : {0, 1, 2, 5, 3}) {
+    EXPECT_EQ(r[k]->status.bytes, data[i].size()) << "message " << i;
+    EXPECT_TRUE(std::equal(data[i].begin(), data[i].end(), into[k].begin())) << "message " << i;
+    ++k;
+  }
+}
 
 TEST(Pml, OrderIsKeptPerSourceAndTag) {
   Job job(2);

@@ -69,6 +69,7 @@ class ShmEndpoint final : public Endpoint {
   // An offer completes when the peer's CTS has been served; a peer that left sends none, so
   // nothing is to be done (the offer's slot stays taken).
   bool forget_offers() override { return true; }
+  int offers_out() const override { return offers_out_; }
   bool peer_alongside() const override { return peer_alongside_; }
   int cma_pid() const override { return cma_ ? peer_pid_ : 0; }
   // The peer's doorbell, in its inbox mapped here (others that post to the peer through
