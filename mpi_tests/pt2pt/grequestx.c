@@ -4,9 +4,13 @@
  * looks at, so a wait returns only if the library calls them: the poll function from every test
  * and wait (MPI_Test, MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Testsome,
  * MPI_Request_get_status), the wait function once from MPI_Wait and MPI_Waitall as
- * wait_fn(1, &extra_state, 0, status). A poll function's error is the wait's, after the query
- * and free functions ran; a class that MPIX_Grequest_class_create never gave is MPI_ERR_ARG. */
+ * wait_fn(1, &extra_state, 0, status), without the library's lock: another thread completes
+ * the request while the wait function blocks for it. A poll function's error is the wait's,
+ * after the query and free functions ran; a class that MPIX_Grequest_class_create never gave is
+ * MPI_ERR_ARG. */
+#include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mtest.h"
 
@@ -144,6 +148,42 @@ static void class_requests(void) {
   expect_done(&c, 24, &sts[0], "class request through Waitany");
 }
 
+/* MPI_THREAD_MULTIPLE: the wait function blocks until another thread, which calls MPI, has
+ * completed the request. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t completed = PTHREAD_COND_INITIALIZER;
+static int done_by_thread;
+
+static void *complete_later(void *arg) {
+  usleep(20000);
+  MPI_Grequest_complete(*(MPI_Request *)arg);
+  pthread_mutex_lock(&lock);
+  done_by_thread = 1;
+  pthread_cond_signal(&completed);
+  pthread_mutex_unlock(&lock);
+  return NULL;
+}
+
+static int wait_for_thread(int count, void **states, double timeout, MPI_Status *status) {
+  (void)count, (void)states, (void)timeout, (void)status;
+  pthread_mutex_lock(&lock);
+  while (!done_by_thread) pthread_cond_wait(&completed, &lock);
+  pthread_mutex_unlock(&lock);
+  return MPI_SUCCESS;
+}
+
+static void wait_function_unlocked(void) {
+  MPI_Request req;
+  pthread_t t;
+  MPIX_Grequest_start(NULL, NULL, NULL, NULL, wait_for_thread, NULL, &req);
+  MPI_Request copy = req;
+  pthread_create(&t, NULL, complete_later, &copy);
+  int rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+  pthread_join(t, NULL);
+  MTEST_CHECK(rc == MPI_SUCCESS && done_by_thread && req == MPI_REQUEST_NULL,
+              "wait function with another thread: rc %d, done %d", rc, done_by_thread);
+}
+
 /* A poll function that fails: the wait reports it, and the program's state is released. */
 static void failing_poll(void) {
   struct op o;
@@ -171,13 +211,15 @@ static void bad_arguments(void) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   poll_through_test_and_wait();
   wait_function();
   class_requests();
+  if (provided == MPI_THREAD_MULTIPLE) wait_function_unlocked();
   failing_poll();
   bad_arguments();
   return mtest_finalize();
