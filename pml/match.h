@@ -120,14 +120,6 @@ class MatchQueues {
       if (p == r) return true;
     return false;
   }
-  // Whether a posted receive could take a message from `source`, looking at the first
-  // `most` posted receives only (true beyond them: as if one could).
-  bool may_receive_from(int source, int most) const {
-    for (const core::Request* r = posted_.front(); r != nullptr; r = r->next) {
-      if (most-- == 0 || matches(r->peer, kAnyTag, source, kAnyTag)) return true;
-    }
-    return false;
-  }
   bool idle() const { return posted_.empty() && unexpected_.empty(); }
 
  private:

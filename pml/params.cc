@@ -11,9 +11,9 @@ param::Param<std::optional<param::Size>> g_eager_limit(
 param::Param<std::optional<param::Size>> g_stream_eager_limit(
     "GPURUN_PML_STREAM_EAGER_LIMIT", std::nullopt,
     "Largest message sent eagerly, above the eager limit, while the sender streams to a peer "
-    "on its host (an earlier rendezvous send to it still waits, and no receive here expects a "
-    "message from it): the two cores then copy in and out side by side. auto: twice the eager "
-    "limit where large messages move by CMA, else off; 0: off.");
+    "on its host (an earlier rendezvous send to it still waits, and the packet finds room): "
+    "the two cores then copy in and out side by side. auto: twice the eager limit where large "
+    "messages move by CMA, else off; 0: off.");
 }  // namespace
 
 const param::Param<std::optional<param::Size>>& eager_limit() { return g_eager_limit; }

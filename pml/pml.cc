@@ -193,19 +193,17 @@ bool Pml::start_send(Route& route, core::Request* r) {
 }
 
 // A message a little above the eager limit, sent while an earlier rendezvous send to the same
-// peer still waits for it: in one packet, so that this core copies it in while the peer's
-// copies out the ones before (by rendezvous the receiver's core alone would copy them all, and
-// this one would wait). Not when the peer may be sending here as well (a receive posted here
-// could take its message: osu_bibw): then each core has its own receives to copy, and one copy
-// a message beats two. Plain sends only (contiguous host data, not synchronous).
+// peer still waits for it, and with room for it in the send queue: in one packet, so that this
+// core copies it in while the peer's copies out the ones before (by rendezvous the receiver's
+// core alone would copy them all, and this one would wait). Without room it would wait for the
+// peer to read, which costs more than the copy it saves (osu_bibw 8K with every 8K message in one
+// packet: 12.7 GB/s against 16.6 by rendezvous; 19.0 with the room check). Plain sends only
+// (contiguous host data, not synchronous).
 bool Pml::streams_eagerly(const Route& route, const core::Request* r) {
-  if (r->size > route.stream_eager_limit || r->stage != kNew || route.endpoint->offers_out() == 0 ||
-      r->mode == static_cast<std::uint8_t>(SendMode::kSync) || !r->datatype->contiguous() ||
-      on_device(r))
-    return false;
-  constexpr int kPostedLooked = 16;  // beyond them the rule stays out of the way
-  return !queues(context_of(*r->comm, static_cast<Channel>(r->channel)))
-              .may_receive_from(r->peer, kPostedLooked);
+  return r->size <= route.stream_eager_limit && r->stage == kNew &&
+         route.endpoint->offers_out() > 0 &&
+         r->mode != static_cast<std::uint8_t>(SendMode::kSync) && r->datatype->contiguous() &&
+         !on_device(r) && route.endpoint->has_room_for(r->size);
 }
 
 bool Pml::send_eager(Route& route, core::Request* r) {

@@ -90,8 +90,8 @@ class Pml {
   // device data is staged through host memory on the route's endpoint.
   void set_device_route(int rank, transport::Endpoint* endpoint, const char* transport_name);
   // Messages up to `limit` bytes to job rank `rank` (above its eager limit) go eagerly too
-  // while the sender streams to it: an earlier rendezvous send still waits for the peer, and no
-  // receive posted here could take a message from the peer (pml.cc, streams_eagerly).
+  // while the sender streams to it: an earlier rendezvous send still waits for the peer, and the
+  // packet finds room (pml.cc, streams_eagerly).
   void set_stream_eager_limit(int rank, std::size_t limit) {
     routes_[rank].stream_eager_limit = limit;
   }

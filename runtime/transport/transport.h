@@ -148,6 +148,9 @@ class Endpoint {
   // Bulk sends offered to the peer whose data has not left the buffer yet (0 when the
   // transport does not count them).
   virtual int offers_out() const { return 0; }
+  // Whether a packet of `length` bytes sent now would find room in the endpoint's send queue
+  // (false when the transport cannot tell).
+  virtual bool has_room_for(std::size_t /*length*/) { return false; }
 };
 
 // What an endpoint whose peer (job rank `peer`) left answers from then on.

@@ -193,6 +193,24 @@ TEST(Ring, StalePayloadUnderPaddingNeverLooksLikeAPacket) {
   expect_nothing(r);
 }
 
+// has_room_for: room for a packet of that length now, as the consumer's published position
+// says (the streaming sender's test in the pml).
+TEST(Ring, SaysWhetherAPacketFitsNow) {
+  TestRing ring(16);
+  RingWriter w = ring.writer();
+  RingReader r = ring.reader();
+  const std::size_t three_cells = kFirstPayload + 2 * kCellSize;
+  EXPECT_TRUE(w.has_room_for(three_cells));
+  for (std::uint64_t n = 0; n < 13; ++n)
+    ASSERT_TRUE(w.write(header_of(n), payload(n, 8).data(), 8));
+  EXPECT_TRUE(w.has_room_for(8)) << "3 cells left, the last one counting as taken";
+  EXPECT_FALSE(w.has_room_for(three_cells));
+  EXPECT_FALSE(w.write(header_of(13), payload(13, three_cells).data(), three_cells));
+  for (std::uint64_t n = 0; n < 13; ++n) r.pop(r.peek());
+  EXPECT_EQ(r.peek(), nullptr);  // the consumer publishes its position here
+  EXPECT_TRUE(w.has_room_for(three_cells)) << "a fresh look at the consumer finds room";
+}
+
 TEST(Ring, SaysWhetherAPacketFollowsTheHead) {
   TestRing ring(32);
   RingWriter w = ring.writer();

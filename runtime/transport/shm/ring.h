@@ -133,6 +133,13 @@ class RingWriter {
   // Largest payload the ring can ever take in one packet (with padding and the cell after it, a
   // packet never needs more than the whole ring).
   std::size_t max_length() const { return kFirstPayload + (count_ / 2 - 1) * kCellSize; }
+  // Whether write() would find room for a packet of `length` bytes now (a fresh look at the
+  // consumer's head when the last one says no); padding that leave_home() may add is left out.
+  bool has_room_for(std::size_t length) {
+    std::uint64_t need = cells_for(length);
+    std::uint64_t index = tail_ & mask_;
+    return reserve(need + (index + need > count_ ? count_ - index : 0) + 1);
+  }
 
   static constexpr std::uint8_t kSkip = 0xff;
 

@@ -70,6 +70,7 @@ class ShmEndpoint final : public Endpoint {
   // nothing is to be done (the offer's slot stays taken).
   bool forget_offers() override { return true; }
   int offers_out() const override { return offers_out_; }
+  bool has_room_for(std::size_t length) override { return writer_.has_room_for(length); }
   bool peer_alongside() const override { return peer_alongside_; }
   int cma_pid() const override { return cma_ ? peer_pid_ : 0; }
   // The peer's doorbell, in its inbox mapped here (others that post to the peer through
