@@ -8,9 +8,10 @@
  * Left out on purpose: MPICH's own macros (MPICH_*, MPIR_*) and the error classes of fault
  * tolerance (MPIX_ERR_*; gpurun ends the job when a process fails, see mpix.h): a program that
  * tests for them with #ifdef must not find them. Function prototypes live in mpi_proto.h,
- * mpi_proto_io.h and mpi_proto_rma.h, included at the end; the MPIX extensions gpurun provides
- * (GPU support queries, MPIX_BFLOAT16, streams, and MPICH's others) are in mpix.h, included
- * after them, as MPICH declares its MPIX_ functions in mpi.h. */
+ * mpi_proto_coll.h (collectives and topologies), mpi_proto_io.h and mpi_proto_rma.h, included at
+ * the end; the MPIX extensions gpurun provides (GPU support queries, MPIX_BFLOAT16, streams, and
+ * MPICH's others) are in mpix.h, included after them, as MPICH declares its MPIX_ functions in
+ * mpi.h. */
 #ifndef GPURUN_MPI_H_INCLUDED
 #define GPURUN_MPI_H_INCLUDED
 
@@ -694,6 +695,7 @@ extern MPI_F08_status *MPI_F08_STATUSES_IGNORE GPURUN_API;
 #endif
 
 #include "mpi_proto.h"
+#include "mpi_proto_coll.h"
 #include "mpi_proto_io.h"
 #include "mpi_proto_rma.h"
 #include "mpix.h"

@@ -28,7 +28,7 @@ LAYERS = [
 # The launcher uses base, topo and the bootstrap protocol only, never pml, coll or api.
 LAUNCHER_ALLOWED = ["runtime/base", "runtime/topo", "runtime/bootstrap", "launcher"]
 # Only the API layer (and programs that use MPI) include the public MPI headers.
-MPI_HEADERS = {"mpi.h", "mpi_proto.h", "mpi_proto_io.h", "mpi_proto_rma.h",
+MPI_HEADERS = {"mpi.h", "mpi_proto.h", "mpi_proto_coll.h", "mpi_proto_io.h", "mpi_proto_rma.h",
                "mpix.h", "gpurun/device.cuh"}
 CHECKED_TOPS = set(l.split("/")[0] for l in LAYERS) | {"launcher"}
 SOURCE_SUFFIXES = {".h", ".cc", ".cu", ".cuh", ".c", ".hpp", ".cpp"}
