@@ -75,15 +75,18 @@ std::string library_path_with(const std::string& current, const std::string& dir
   return current.empty() ? dir : current + ":" + dir;
 }
 
-std::string add_library_path() {
+std::string library_dir() {
   std::error_code ec;
   std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return "";
-  std::filesystem::path dir = (exe.parent_path() / ".." / "lib").lexically_normal();
-  if (access((dir / "libmpi.so.12").c_str(), R_OK) != 0) return "";
+  return (exe.parent_path() / ".." / "lib").lexically_normal().string();
+}
+
+void add_library_path() {
+  std::string dir = library_dir();
+  if (dir.empty() || access((dir + "/libmpi.so.12").c_str(), R_OK) != 0) return;
   const char* current = getenv("LD_LIBRARY_PATH");
-  setenv("LD_LIBRARY_PATH", library_path_with(current ? current : "", dir.string()).c_str(), 1);
-  return dir.string();
+  setenv("LD_LIBRARY_PATH", library_path_with(current ? current : "", dir).c_str(), 1);
 }
 
 std::vector<std::string> environment_with(

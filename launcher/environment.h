@@ -20,12 +20,14 @@ bool is_inherited_launcher_variable(const std::string& name);
 // both, since the ranks inherit them).
 void set_pmix_environment();
 
-// Appends the directory of gpurun's library (<directory of gpurun>/../lib, which holds
-// libmpi.so.12 and libmpich.so.12) to LD_LIBRARY_PATH, so that ranks whose program was built
-// against MPICH load gpurun's library rather than MPICH's: after the user's own directories,
-// before the system's. Nothing when that directory has no libmpi.so.12 or is listed already.
-// Returns the directory added, or "".
-std::string add_library_path();
+// The directory of gpurun's library: <directory of gpurun>/../lib, in the build tree and
+// installed alike, which holds libmpi.so.12 and libmpich.so.12; "" when gpurun cannot find its
+// own path.
+std::string library_dir();
+// Appends library_dir() to LD_LIBRARY_PATH, so that ranks whose program was built against MPICH
+// load gpurun's library rather than MPICH's: after the user's own directories, before the
+// system's. Nothing when that directory has no libmpi.so.12 or is listed already.
+void add_library_path();
 // The same for a given LD_LIBRARY_PATH value and directory (exposed for tests): the new value.
 std::string library_path_with(const std::string& current, const std::string& dir);
 

@@ -3,9 +3,7 @@
 #include <dlfcn.h>
 #include <hwloc.h>
 #include <pmix.h>
-#include <unistd.h>
 
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -13,6 +11,7 @@
 #include <sstream>
 
 #include "gpurun/build_config.h"
+#include "launcher/environment.h"
 #include "runtime/base/param.h"
 
 namespace gpurun::launcher {
@@ -20,13 +19,10 @@ namespace {
 
 using InfoFn = char* (*)(const char*);
 
-// libmpi.so.12 beside gpurun: <dir of gpurun>/../lib, in the build tree and installed alike.
+// libmpi.so.12 beside gpurun (launcher/environment.h, library_dir).
 std::string library_path() {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return "libmpi.so.12";
-  std::string path(exe, static_cast<std::size_t>(n));
-  return path.substr(0, path.rfind('/')) + "/../lib/libmpi.so.12";
+  std::string dir = library_dir();
+  return dir.empty() ? "libmpi.so.12" : dir + "/libmpi.so.12";
 }
 
 // The library's gpurun_info(), or nullptr with the reason in `error`. The library stays

@@ -101,7 +101,7 @@ class RingWriter {
   bool write(const PacketHeader& header, const void* payload, std::size_t length) {
     std::uint32_t need = cells_for(length);
     std::uint64_t index = tail_ & mask_;
-    std::uint64_t pad = (index + need > count_ || leave_home(index)) ? count_ - index : 0;
+    std::uint64_t pad = (wraps(index, need) || leave_home(index)) ? count_ - index : 0;
     if (!reserve(need + pad + 1)) return false;
     if (pad != 0) {
       for (std::uint64_t p = index + 1; p < written_until_; ++p) clear(tail_ - index + p);
@@ -138,7 +138,7 @@ class RingWriter {
   bool has_room_for(std::size_t length) {
     std::uint64_t need = cells_for(length);
     std::uint64_t index = tail_ & mask_;
-    return reserve(need + (index + need > count_ ? count_ - index : 0) + 1);
+    return reserve(need + (wraps(index, need) ? count_ - index : 0) + 1);
   }
 
   static constexpr std::uint8_t kSkip = 0xff;
@@ -152,6 +152,9 @@ class RingWriter {
     cached_head_ = control_->head.load(std::memory_order_acquire);
     return tail_ - cached_head_ <= home_ / 4;
   }
+  // Whether `need` cells from ring index `index` run past the ring's end (then the lap ends in
+  // padding and the packet starts at cell 0).
+  bool wraps(std::uint64_t index, std::uint64_t need) const { return index + need > count_; }
   bool reserve(std::uint64_t cells) {
     if (tail_ + cells - cached_head_ <= count_) return true;
     cached_head_ = control_->head.load(std::memory_order_acquire);
