@@ -81,20 +81,30 @@ MPI_Status* status_at(MPI_Status* statuses, int i) {
   return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
 }
 
-// Collects every completed, active entry into the output arrays (the some/all forms). Returns
+// A completed request's status without freeing it (MPI_Request_get_status's): its error class,
+// or, for a generalized request, its query function's error.
+int peek_status(const Call& call, core::Request* r, MPI_Status* status) {
+  if (r->kind == core::RequestKind::kGeneralized) return generalized_status(call, r, status);
+  write_status(status, r->status);
+  return request_error_class(r);
+}
+
+// Collects every completed, active entry into the output arrays (the some/all forms); with
+// `peek` the requests stay as they are (MPI_Request_get_status_all/_some). Returns
 // MPI_SUCCESS, or MPI_ERR_IN_STATUS with each status's MPI_ERROR set.
 int collect_completed(const Call& call, Slots& slots, MPI_Request* requests, int* outcount,
-                      int* indices, MPI_Status* statuses, bool compact) {
+                      int* indices, MPI_Status* statuses, bool compact, bool peek = false) {
   int n = 0, failed = 0;
   MPI_Comm failed_comm = MPI_COMM_NULL;
   for (int i = 0; i < slots.count(); ++i) {
     core::Request* r = slots[i].r;
     if (r == nullptr || !r->complete()) continue;
     MPI_Status* status = status_at(statuses, compact ? n : i);
-    MPI_Comm comm;
-    int error_class = finish(r, &requests[i], status, &comm);
+    MPI_Comm comm = MPI_COMM_NULL;
+    int error_class = peek ? peek_status(call, r, status) : finish(r, &requests[i], status, &comm);
     if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = error_class;
-    if (error_class != MPI_SUCCESS && failed++ == 0) failed_comm = comm;
+    // A peeked request stays, so its communicator is still there to ask.
+    if (error_class != MPI_SUCCESS && failed++ == 0) failed_comm = peek ? comm_handle_of(r) : comm;
     if (indices != nullptr) indices[n] = i;
     ++n;
   }
@@ -174,37 +184,6 @@ int wait_all(const Call& call, int count, MPI_Request* requests, MPI_Status* sta
   return collect_completed(call, slots, requests, nullptr, nullptr, statuses, false);
 }
 
-// A completed request's status without freeing it (MPI_Request_get_status's): its error class,
-// or, for a generalized request, its query function's error.
-int peek_status(const Call& call, core::Request* r, MPI_Status* status) {
-  if (r->kind == core::RequestKind::kGeneralized) return generalized_status(call, r, status);
-  write_status(status, r->status);
-  return request_error_class(r);
-}
-
-// MPI_Request_get_status_all and _some: the statuses of the completed requests (every one's for
-// _all, at its index; _some's packed), MPI_ERR_IN_STATUS when one failed. `indices` is null for
-// _all.
-int peek_completed(const Call& call, Slots& slots, int* outcount, int* indices,
-                   MPI_Status* statuses) {
-  int n = 0;
-  const core::Request* failed = nullptr;
-  for (int i = 0; i < slots.count(); ++i) {
-    core::Request* r = slots[i].r;
-    MPI_Status* status = status_at(statuses, indices ? n : i);
-    if (r == nullptr && indices == nullptr) write_empty_status(status);
-    if (r == nullptr || !r->complete()) continue;
-    int error_class = peek_status(call, r, status);
-    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = error_class;
-    if (error_class != MPI_SUCCESS && failed == nullptr) failed = r;
-    if (indices != nullptr) indices[n] = i;
-    ++n;
-  }
-  if (outcount != nullptr) *outcount = n;
-  if (failed == nullptr) return MPI_SUCCESS;
-  return raise_request_error(call, comm_handle_of(failed), MPI_ERR_IN_STATUS);
-}
-
 // Whether every active request of `slots` is complete (a generalized one's poll function runs).
 bool all_done(Slots& slots) {
   for (int i = 0; i < slots.count(); ++i)
@@ -223,10 +202,9 @@ int test_all(const Call& call, int count, MPI_Request* requests, int* flag, MPI_
   if (!all_done(slots)) progress::engine().poll();
   *flag = all_done(slots);
   if (!*flag) return MPI_SUCCESS;
-  if (peek) return peek_completed(call, slots, nullptr, nullptr, statuses);
   for (int i = 0; i < count; ++i)
     if (slots[i].r == nullptr) write_empty_status(status_at(statuses, i));
-  return collect_completed(call, slots, requests, nullptr, nullptr, statuses, false);
+  return collect_completed(call, slots, requests, nullptr, nullptr, statuses, false, peek);
 }
 
 int first_complete(Slots& slots) {
@@ -296,8 +274,7 @@ int some(const Call& call, int count, MPI_Request* requests, int* outcount, int*
     else
       progress::engine().poll();
   }
-  if (peek) return peek_completed(call, slots, outcount, indices, statuses);
-  return collect_completed(call, slots, requests, outcount, indices, statuses, true);
+  return collect_completed(call, slots, requests, outcount, indices, statuses, true, peek);
 }
 
 int request_free(const Call& call, MPI_Request* request) {
