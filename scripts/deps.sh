@@ -13,12 +13,13 @@ PACKAGES=(
   # peers: ABI reference, compatibility tests and benchmark comparison
   libmpich-dev mpich libopenmpi-dev openmpi-bin
   # applications built for MPICH, run unchanged (tests/apps): ScaLAPACK, parallel HDF5, NWChem,
-  # OpenCoarrays' test programs (Fortran coarrays), BAGEL
+  # OpenCoarrays' test programs (Fortran coarrays), BAGEL, NetPIPE
   scalapack-mpi-test
   libhdf5-mpich-dev
   nwchem-mpich
   libcoarrays-mpich-dev
   bagel
+  netpipe-mpich2
   # Slurm tests and test hosts
   slurm-wlm munge iproute2 util-linux procps
   # benchmark plots and timing
