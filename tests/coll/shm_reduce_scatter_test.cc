@@ -2,6 +2,7 @@
 // here: 1 to 9 ranks, equal blocks of 0, 1, 7, 1K elements (64K for a few) and unequal ones
 // (empty blocks among them), MPI_SUM on ints and a non-commutative user op, in place and not,
 // three starts back to back with new data, small slots (many rounds).
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -129,7 +130,8 @@ TEST_P(ShmReduceScatter, EachRankGetsItsBlock) {
       arrive_late(random);
       run_to_end(*operation);
       std::vector<std::byte> want = reference(start);
-      EXPECT_EQ(std::memcmp(recv.data(), want.data() + first * element, counts_[rank] * element), 0)
+      EXPECT_TRUE(std::equal(recv.begin(), recv.begin() + counts_[rank] * element,
+                             want.begin() + first * element))
           << "rank " << rank << " start " << start;
       EXPECT_EQ(recv.back(), std::byte{0x5a});
     }

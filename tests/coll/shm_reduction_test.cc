@@ -145,7 +145,7 @@ class ShmReduction : public ::testing::TestWithParam<Case> {
           break;
         }
         case Kind::kAffine: {
-          Affine f{static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(v * 7)};
+          Affine f{static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(v) * 7u};
           std::memcpy(&bytes[i * 8], &f, 8);
           break;
         }
