@@ -70,6 +70,17 @@ class IntrusiveList {
 
 class MatchQueues {
  public:
+  MatchQueues() = default;
+  MatchQueues(const MatchQueues&) = delete;
+  MatchQueues& operator=(const MatchQueues&) = delete;
+  // Messages nobody received (a rank that finalizes with sends to it pending) go with the
+  // queues: held, they belong to them.
+  ~MatchQueues() {
+    while (Unexpected* u = unexpected_.front()) {
+      unexpected_.remove(u);
+      delete u;
+    }
+  }
   // The first posted receive that `source`/`tag` matches, taken off the queue.
   core::Request* take_posted(int source, int tag) {
     for (core::Request* r = posted_.front(); r != nullptr; r = r->next) {
