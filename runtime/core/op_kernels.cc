@@ -235,8 +235,10 @@ struct OpOf<OpKind::kBxor> {
 // Built three times, for plain x86-64 and for the AVX2 and AVX-512 levels, and chosen by the
 // CPU when the library loads (GCC's target_clones, an ifunc), as Open MPI's op/avx does: on an
 // AVX-512 Xeon MPI_Reduce_local of 4096 floats took 0.79 us built for plain x86-64 (SSE2), 0.32
-// us with the AVX-512 clone.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// us with the AVX-512 clone. Not under ThreadSanitizer: the loader runs the ifunc's chooser,
+// instrumented, before the sanitizer's run-time is set up, and the program dies before main.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__)
 #define GPURUN_VECTOR_CLONES \
   __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
 #else
