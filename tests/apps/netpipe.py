@@ -3,8 +3,9 @@
 under gpurun on gpurun's libmpi.so.12 with two ranks. NetPIPE sends messages of growing sizes,
 each size also 3 bytes below and above, back and forth (MPI_Send/MPI_Recv), with receives posted
 ahead (-a: MPI_Irecv), one way only (-s: streaming), with the cache flushed (-I), by
-synchronous sends (-S: MPI_Ssend), and from buffers that start off alignment (-O). Every size is sent a fixed number of times (-n) to keep the runs short. With -i every received byte is checked against what was
-sent ("Integrity check passed" or "... failed" per size).
+synchronous sends (-S: MPI_Ssend), and from buffers that start off alignment (-O). Every size
+is sent a fixed number of times (-n) to keep the runs short. With -i every received byte is
+checked against what was sent ("Integrity check passed" or "... failed" per size).
 
   netpipe.py --gpurun BIN --lib DIR [--program NPmpich2] [--upper BYTES] [--repeats N]
 
