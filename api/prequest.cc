@@ -18,7 +18,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <gpurun/device.cuh>
@@ -78,26 +77,28 @@ std::string misuse_message(const MPIX_Prequest_s& p, std::uint32_t misuse) {
   return head + " came before the request's first MPI_Start";
 }
 
+// The misuse recorded in the prequest (0: none), which is cleared.
+std::uint32_t take_misuse(const DeviceTrigger& t) {
+  return __atomic_exchange_n(&t.shared->misuse, 0u, __ATOMIC_ACQ_REL);
+}
+
 // Reads what the device wrote into an active prequest; the work done.
 int poll_one(DeviceTrigger& t) {
-  volatile std::uint32_t* misuse = &t.shared->misuse;
-  if (std::uint32_t m = *misuse; m != 0) [[unlikely]] {
-    *misuse = 0;
+  if (std::uint32_t m = take_misuse(t); m != 0) [[unlikely]] {
     trigger_failed(t.request, misuse_message(*t.shared, m));
     return 1;
   }
   if (!t.shared->send || t.unseen == 0) return 0;
-  std::uint32_t epoch = t.shared->epoch;
+  std::uint32_t epoch = t.shared->epoch;  // written by MPI_Start, under the same lock
   volatile std::uint32_t* w = words(t);
   t.fresh.clear();
   for (std::size_t i = 0; i < t.seen.size(); ++i) {
-    if (t.seen[i] == 0 && w[i] == epoch) {
+    if (t.seen[i] == 0 && gpurun_prequest_load(w + i) == epoch) {
       t.seen[i] = 1;
       t.fresh.push_back(static_cast<int>(i));
     }
   }
   if (t.fresh.empty()) return 0;
-  std::atomic_thread_fence(std::memory_order_acquire);  // the partitions' data after the words
   t.unseen -= static_cast<int>(t.fresh.size());
   trigger_ready(t.request, t.fresh);
   return static_cast<int>(t.fresh.size());
@@ -201,12 +202,12 @@ void trigger_started(DeviceTrigger* t, bool nothing_moves) {
   volatile std::uint32_t* w = words(*t);
   if (epoch == 0) {  // after 2^32 - 1 epochs: words from the first ones would match again
     epoch = 1;
-    for (int i = 0; i < p.partitions; ++i) w[i] = 0;
+    for (int i = 0; i < p.partitions; ++i) gpurun_prequest_store(w + i, 0);
   }
-  *static_cast<volatile std::uint32_t*>(&p.epoch) = epoch;
+  gpurun_prequest_store(&p.epoch, epoch);
   if (nothing_moves) {
     if (p.send == 0)
-      for (int i = 0; i < p.partitions; ++i) w[i] = epoch;
+      for (int i = 0; i < p.partitions; ++i) gpurun_prequest_store(w + i, epoch);
     return;
   }
   t->seen.assign(static_cast<std::size_t>(p.partitions), 0);
@@ -218,16 +219,14 @@ void trigger_started(DeviceTrigger* t, bool nothing_moves) {
 }
 
 void trigger_arrived(DeviceTrigger* t, int partition) {
-  std::atomic_thread_fence(std::memory_order_release);  // the data before the word
-  words(*t)[partition] = t->shared->epoch;
+  gpurun_prequest_store(words(*t) + partition, t->shared->epoch);  // after the data
 }
 
 void trigger_ended(DeviceTrigger* t) {
   // A misuse the poller has not seen yet still belongs to this epoch.
-  volatile std::uint32_t* misuse = &t->shared->misuse;
-  if (std::uint32_t m = *misuse; m != 0 && t->active && t->request != nullptr) {
-    *misuse = 0;
-    trigger_misused(t->request, misuse_message(*t->shared, m));
+  if (t->active && t->request != nullptr) {
+    if (std::uint32_t m = take_misuse(*t); m != 0)
+      trigger_misused(t->request, misuse_message(*t->shared, m));
   }
   deactivate(t);
 }

@@ -81,21 +81,48 @@ static inline GPURUN_HOST_DEVICE volatile uint32_t *gpurun_prequest_words(
 }
 
 /* Orders the caller's earlier writes before its later ones as other processors (and the
- * host's copies) see them: before a partition is marked ready, after one is seen arrived. */
+ * host's copies) see them: before a partition is marked ready, after one is seen arrived. On the
+ * host the loads and stores below order themselves. */
 static inline GPURUN_HOST_DEVICE void gpurun_prequest_fence(void) {
 #if defined(__CUDA_ARCH__)
   __threadfence_system();
+#endif
+}
+
+/* A word of the prequest that another thread or the device may write meanwhile. On the host an
+ * atomic load with acquire order (what its writer wrote before the word is seen after it); on the
+ * device a volatile load, ordered by gpurun_prequest_fence. */
+static inline GPURUN_HOST_DEVICE uint32_t gpurun_prequest_load(volatile uint32_t *word) {
+#if defined(__CUDA_ARCH__)
+  return *word;
 #else
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+#endif
+}
+
+/* Stores `value` into a prequest's word: on the host atomically, with release order (what the
+ * caller wrote before is seen by whoever loads the value); on the device a volatile store. */
+static inline GPURUN_HOST_DEVICE void gpurun_prequest_store(volatile uint32_t *word,
+                                                            uint32_t value) {
+#if defined(__CUDA_ARCH__)
+  *word = value;
+#else
+  __atomic_store_n(word, value, __ATOMIC_RELEASE);
 #endif
 }
 
 /* Records the first misuse of `p` and returns the call's error class. */
 static inline GPURUN_HOST_DEVICE int gpurun_prequest_misuse(struct MPIX_Prequest_s *p,
                                                             uint32_t what, int partition) {
+  uint32_t record = what << 28 | ((uint32_t)partition & 0x0fffffffu);
+#if defined(__CUDA_ARCH__)
   volatile uint32_t *misuse = &p->misuse;
-  if (*misuse == 0) *misuse = what << 28 | ((uint32_t)partition & 0x0fffffffu);
+  if (*misuse == 0) *misuse = record;
   gpurun_prequest_fence();
+#else
+  uint32_t none = 0;
+  __atomic_compare_exchange_n(&p->misuse, &none, record, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+#endif
   return what == GPURUN_MISUSE_INACTIVE ? MPI_ERR_REQUEST : MPI_ERR_ARG;
 }
 
@@ -104,14 +131,14 @@ static inline GPURUN_HOST_DEVICE int gpurun_prequest_misuse(struct MPIX_Prequest
 static inline GPURUN_HOST_DEVICE int64_t gpurun_prequest_epoch(struct MPIX_Prequest_s *p, int send,
                                                                int partition, int *rc) {
   *rc = MPI_SUCCESS;
-  if (p == 0 || *(volatile uint32_t *)&p->magic != GPURUN_PREQUEST_MAGIC) {
+  if (p == 0 || gpurun_prequest_load(&p->magic) != GPURUN_PREQUEST_MAGIC) {
     *rc = MPI_ERR_REQUEST;
   } else if (p->send != send) {
     *rc = gpurun_prequest_misuse(p, GPURUN_MISUSE_SIDE, partition);
   } else if (partition < 0 || partition >= p->partitions) {
     *rc = gpurun_prequest_misuse(p, GPURUN_MISUSE_PARTITION, partition);
   }
-  return *rc == MPI_SUCCESS ? (int64_t)*(volatile uint32_t *)&p->epoch : -1;
+  return *rc == MPI_SUCCESS ? (int64_t)gpurun_prequest_load(&p->epoch) : -1;
 }
 
 static inline GPURUN_HOST_DEVICE int MPIX_Pready(int partition, MPIX_Prequest preq) {
@@ -120,7 +147,7 @@ static inline GPURUN_HOST_DEVICE int MPIX_Pready(int partition, MPIX_Prequest pr
   if (epoch < 0) return rc;
   if (epoch == 0) return gpurun_prequest_misuse(preq, GPURUN_MISUSE_INACTIVE, partition);
   gpurun_prequest_fence();
-  gpurun_prequest_words(preq)[partition] = (uint32_t)epoch;
+  gpurun_prequest_store(gpurun_prequest_words(preq) + partition, (uint32_t)epoch);
   return MPI_SUCCESS;
 }
 
@@ -129,7 +156,8 @@ static inline GPURUN_HOST_DEVICE int MPIX_Parrived(MPIX_Prequest preq, int parti
   int rc;
   int64_t epoch = gpurun_prequest_epoch(preq, 0, partition, &rc);
   if (epoch < 0) return rc;
-  *flag = epoch == 0 || gpurun_prequest_words(preq)[partition] == (uint32_t)epoch;
+  *flag = epoch == 0 ||
+          gpurun_prequest_load(gpurun_prequest_words(preq) + partition) == (uint32_t)epoch;
   if (*flag) gpurun_prequest_fence();
   return MPI_SUCCESS;
 }
