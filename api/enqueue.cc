@@ -21,7 +21,7 @@ std::vector<EnqueueQueue*>& queues() {
   static auto* list = new std::vector<EnqueueQueue*>();
   return *list;
 }
-std::size_t g_busy = 0;
+progress::PendingWord g_busy{0};
 
 int poll_queues(void* /*context*/) {
   int work = 0;

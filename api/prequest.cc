@@ -50,7 +50,7 @@ std::vector<DeviceTrigger*>& triggers() {
   static auto* list = new std::vector<DeviceTrigger*>();
   return *list;
 }
-std::size_t g_active = 0;  // the poller's pending word
+progress::PendingWord g_active{0};  // the poller's pending word
 
 void deactivate(DeviceTrigger* t) {
   if (!t->active) return;

@@ -35,7 +35,7 @@ std::vector<Watch>& watches() {
 }
 // watches().size(), where the progress engine reads it: it polls the creations only while some
 // are watched.
-std::size_t g_watched = 0;
+progress::PendingWord g_watched{0};
 
 int poll_creations(void*);
 

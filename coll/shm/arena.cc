@@ -10,7 +10,7 @@
 namespace gpurun::coll::shm {
 namespace {
 
-std::size_t g_queued = 0;
+progress::PendingWord g_queued{0};
 
 std::vector<progress::Doorbell*>& doorbells() {
   static auto* table = new std::vector<progress::Doorbell*>();
@@ -19,8 +19,8 @@ std::vector<progress::Doorbell*>& doorbells() {
 
 }  // namespace
 
-std::size_t queued_everywhere() { return g_queued; }
-const std::size_t* queued_word() { return &g_queued; }
+std::size_t queued_everywhere() { return g_queued.load(std::memory_order_relaxed); }
+const progress::PendingWord* queued_word() { return &g_queued; }
 
 std::size_t new_slot_bytes() {
   std::uint64_t bytes = params::slot_size().get().bytes;

@@ -61,7 +61,7 @@ std::size_t new_slot_bytes();
 // Collectives queued on any arena of this process (the progress poller's quick test).
 std::size_t queued_everywhere();
 // Where that count lives: the progress engine calls the arenas' poller only while it is not 0.
-const std::size_t* queued_word();
+const progress::PendingWord* queued_word();
 
 class Arena {
  public:

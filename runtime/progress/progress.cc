@@ -61,7 +61,7 @@ Engine& engine() {
   return *e;
 }
 
-void Engine::add(PollFn fn, void* context, std::string name, const std::size_t* pending) {
+void Engine::add(PollFn fn, void* context, std::string name, const PendingWord* pending) {
   pollers_.push_back(Poller{fn, context, pending, std::move(name)});
 }
 

@@ -55,17 +55,23 @@ struct alignas(64) Doorbell {
 
 using PollFn = int (*)(void* context);  // returns how many events it handled
 
+// A poller's count of the work its owner has in hand. Atomic, so that a thread other than the
+// one changing it may look (the collectives' unit tests run several ranks as threads of one
+// process); the engine loads it relaxed, which costs what a plain load does.
+using PendingWord = std::atomic<std::size_t>;
+
 class Engine {
  public:
   // Registers a poller; at setup time only. A poller with a `pending` word is called only
   // while that word is not zero: its owner counts there the work it has in hand, and the
   // engine skips it with a load instead of a call when it has none.
-  void add(PollFn fn, void* context, std::string name, const std::size_t* pending = nullptr);
+  void add(PollFn fn, void* context, std::string name, const PendingWord* pending = nullptr);
   // Runs every poller once. Returns the number of events handled.
   int poll() {
     int events = 0;
     for (const Poller& p : pollers_)
-      if (p.pending == nullptr || *p.pending != 0) events += p.fn(p.context);
+      if (p.pending == nullptr || p.pending->load(std::memory_order_relaxed) != 0)
+        events += p.fn(p.context);
     return events;
   }
   // Polls until done() returns true, applying the wait policy.
@@ -90,7 +96,7 @@ class Engine {
   struct Poller {
     PollFn fn;
     void* context;
-    const std::size_t* pending;
+    const PendingWord* pending;
     std::string name;
   };
   // What a waiting thread does between polls that found nothing.

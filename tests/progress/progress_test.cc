@@ -23,7 +23,7 @@ TEST(Engine, PollerWithPendingWordRunsOnlyWhileTheWordIsNotZero) {
   Engine engine;
   int always = 0;
   int watched = 0;
-  std::size_t pending = 0;
+  PendingWord pending{0};
   engine.add(count_call, &always, "always");
   engine.add(count_call, &watched, "watched", &pending);
   EXPECT_EQ(engine.poll(), 1);  // nothing pending: only the poller without a word ran
