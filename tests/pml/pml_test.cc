@@ -130,7 +130,7 @@ TEST(Pml, AStreamingSenderSendsALittleAboveTheEagerLimitInOnePacket) {
   EXPECT_TRUE(send(3)) << "the peer sends here too: still in one packet";
   std::vector<std::vector<std::byte>> into(5, std::vector<std::byte>(8193));
   std::vector<core::Request*> r;
-  for (int i : {0, 1, 2, 5, 3}) {
+  for (int n = 0; n < 5; ++n) {
     r.push_back(job.request(1));
     ASSERT_TRUE(job.pml(1).irecv(recv_args(job, 1, into[r.size() - 1], 0, 7), r.back()).ok());
   }
