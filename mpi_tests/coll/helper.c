@@ -36,24 +36,13 @@ static void check_sum(const float *v, int round, const char *what) {
   }
 }
 
-/* ThreadSanitizer is told to let holds_sum's reads be: they race with the helper on purpose. */
-#if defined(__SANITIZE_THREAD__)
-void AnnotateIgnoreReadsBegin(const char *file, int line);
-void AnnotateIgnoreReadsEnd(const char *file, int line);
-#define IGNORE_READS_BEGIN() AnnotateIgnoreReadsBegin(__FILE__, __LINE__)
-#define IGNORE_READS_END() AnnotateIgnoreReadsEnd(__FILE__, __LINE__)
-#else
-#define IGNORE_READS_BEGIN() ((void)0)
-#define IGNORE_READS_END() ((void)0)
-#endif
-
 /* Whether v holds round `round`'s sum already (read while the helper may still write it). */
 static int holds_sum(const volatile float *v, int round) {
   int holds = 1;
-  IGNORE_READS_BEGIN();
+  MTEST_RACY_READS_BEGIN();
   for (int i = 0; i < N && holds; ++i)
     holds = v[i] == (float)(size * (size + 1) / 2 + size * ((i + round) % 7));
-  IGNORE_READS_END();
+  MTEST_RACY_READS_END();
   return holds;
 }
 

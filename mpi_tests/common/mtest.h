@@ -29,4 +29,17 @@ int mtest_errors(void);
  * "No Errors" or " Found N errors" on rank 0, finalizes, and returns the exit code. */
 int mtest_finalize(void);
 
+/* Around reads that race on purpose (a test looking at memory that gpurun's progress helper may
+ * be writing, to see that it moved the data while the program computed outside MPI):
+ * ThreadSanitizer is told to let them be. Nothing without it. */
+#if defined(__SANITIZE_THREAD__)
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+#define MTEST_RACY_READS_BEGIN() AnnotateIgnoreReadsBegin(__FILE__, __LINE__)
+#define MTEST_RACY_READS_END() AnnotateIgnoreReadsEnd(__FILE__, __LINE__)
+#else
+#define MTEST_RACY_READS_BEGIN() ((void)0)
+#define MTEST_RACY_READS_END() ((void)0)
+#endif
+
 #endif
