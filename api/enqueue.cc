@@ -55,10 +55,10 @@ class MpiOperations final : public EnqueueQueue::Operations {
   }
   void busy(bool busy) override {
     if (busy) {
-      ++g_busy;
+      progress::add_pending(g_busy, 1);
       helper::helped_begin();
     } else {
-      --g_busy;
+      progress::add_pending(g_busy, -1);
       helper::helped_end();
     }
   }

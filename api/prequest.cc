@@ -55,7 +55,7 @@ progress::PendingWord g_active{0};  // the poller's pending word
 void deactivate(DeviceTrigger* t) {
   if (!t->active) return;
   t->active = false;
-  --g_active;
+  progress::add_pending(g_active, -1);
   if (t->helped) helper::helped_end();
 }
 
@@ -213,7 +213,7 @@ void trigger_started(DeviceTrigger* t, bool nothing_moves) {
   t->seen.assign(static_cast<std::size_t>(p.partitions), 0);
   t->unseen = p.partitions;
   t->active = true;
-  ++g_active;
+  progress::add_pending(g_active, 1);
   t->helped = helper::available();
   if (t->helped) helper::helped_begin();
 }

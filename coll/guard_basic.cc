@@ -107,7 +107,7 @@ bool watch_creation(BasicCollective& collective, pml::Pml& pml, const Team& team
                             .mine = mine,
                             .since = clock::now_ns(),
                             .blocking = team.blocking});
-  g_watched = watches().size();
+  g_watched.store(watches().size(), std::memory_order_relaxed);
   return true;
 }
 
@@ -118,7 +118,7 @@ void unwatch_creation(BasicCollective& collective, ErrorCode error) {
     if (all[i].blocked) guard::unblock();
     guard::mark_done(*all[i].comm, all[i].mine.tag, error);
     all.erase(all.begin() + static_cast<std::ptrdiff_t>(i));
-    g_watched = all.size();
+    g_watched.store(all.size(), std::memory_order_relaxed);
     return;
   }
 }

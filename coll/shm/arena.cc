@@ -13,14 +13,6 @@ namespace {
 
 progress::PendingWord g_queued{0};
 
-// Collectives are queued and finished under the library's lock, one thread at a time, so the
-// count changes by a load and a store, the code a plain counter gets, not by a locked add. The
-// collectives' unit tests, whose ranks are threads, may lose a count: they advance their arenas
-// themselves.
-void count_queued(std::ptrdiff_t delta) {
-  g_queued.store(g_queued.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
-}
-
 std::vector<progress::Doorbell*>& doorbells() {
   static auto* table = new std::vector<progress::Doorbell*>();
   return *table;
@@ -183,7 +175,7 @@ void Arena::parts_written(int first, int count, std::uint64_t value, int reader)
 
 void Arena::enqueue(ShmOp* op) {
   queue_.push_back(op);
-  count_queued(1);
+  progress::add_pending(g_queued, 1);
 }
 
 std::uint64_t Arena::number(int tag) {
@@ -206,7 +198,7 @@ void Arena::drop(ShmOp* op) {
   auto it = std::find(queue_.begin(), queue_.end(), op);
   if (it == queue_.end()) return;
   queue_.erase(it);
-  count_queued(-1);
+  progress::add_pending(g_queued, -1);
 }
 
 int Arena::advance() {
@@ -217,7 +209,7 @@ int Arena::advance() {
   if (state_ == State::kBroken) {
     std::deque<ShmOp*> diverted;
     diverted.swap(queue_);
-    count_queued(-static_cast<std::ptrdiff_t>(diverted.size()));
+    progress::add_pending(g_queued, -static_cast<std::ptrdiff_t>(diverted.size()));
     for (ShmOp* op : diverted) op->divert(Status(ErrorCode::kIo, "its setup failed"));
     return 0;
   }
@@ -226,7 +218,7 @@ int Arena::advance() {
     ShmOp* op = queue_.front();
     if (!op->step()) return completed;
     queue_.pop_front();
-    count_queued(-1);
+    progress::add_pending(g_queued, -1);
     op->complete();
     ++completed;
   }

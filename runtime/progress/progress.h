@@ -60,6 +60,14 @@ using PollFn = int (*)(void* context);  // returns how many events it handled
 // process); the engine loads it relaxed, which costs what a plain load does.
 using PendingWord = std::atomic<std::size_t>;
 
+// Changes a pending word. Its owner changes it under the library's lock, one thread at a time,
+// so this is a relaxed load and store, the code a plain counter gets, not a locked add. (The
+// collectives' unit tests, whose ranks are threads, may lose a count: they advance their arenas
+// themselves.)
+inline void add_pending(PendingWord& word, std::ptrdiff_t delta) {
+  word.store(word.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+}
+
 class Engine {
  public:
   // Registers a poller; at setup time only. A poller with a `pending` word is called only
