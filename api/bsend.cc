@@ -1,42 +1,75 @@
-// MPI_Buffer_attach/detach, MPI_Bsend, MPI_Ibsend and their large-count _c forms.
+// MPI_Bsend, MPI_Ibsend and their large-count _c forms; the buffers' slots and their flushes
+// (the attach, detach and flush calls themselves are in api/bsend_attach.cc).
 #include "api/bsend.h"
 
-#include <climits>
-
-#include "api/bsend_buffer.h"
 #include "api/checks.h"
 #include "api/pt2pt.h"
 #include "api/requests.h"
+#include "api/session.h"
+#include "api/state.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::api {
+
+BsendSlot& process_bsend() {
+  static auto* slot = new BsendSlot();  // never destroyed: ranks exit from anywhere
+  return *slot;
+}
+
 namespace {
 
-BsendBuffer& bsend_buffer() {
-  static BsendBuffer buffer;
-  return buffer;
-}
+std::size_t g_in_flight = 0;  // buffered sends not yet completed, over every slot
 
 const core::Datatype* byte_type() {
   static const core::Datatype* type = find_datatype(MPI_BYTE);
   return type;
 }
 
-// The internal send of a buffered message completed: its block goes back to the buffer.
+// Completes the slot's flush requests once it has drained.
+void settle_flushes(BsendSlot& slot) {
+  if (slot.buffer.blocks() != 0 || slot.flushes.empty()) return;
+  std::vector<core::Request*> done;
+  done.swap(slot.flushes);
+  for (core::Request* r : done) {
+    r->set_complete();
+    if (r->orphan) the_pml().requests().release(r);  // freed by the program meanwhile
+  }
+}
+
+// The internal send of a buffered message completed: its block (the request's buffer) goes
+// back to the slot (the request's owner).
 void on_buffered_send_done(core::Request* r) {
   if (r->status.error != ErrorCode::kOk) {
     GPURUN_LOG(warn, pml, "buffered send of %llu bytes to rank %d failed: %s",
                static_cast<unsigned long long>(r->size), r->peer,
                std::string(error_code_name(r->status.error)).c_str());
   }
-  bsend_buffer().release(static_cast<std::byte*>(r->owner));
+  auto* slot = static_cast<BsendSlot*>(r->owner);
+  slot->buffer.release(static_cast<std::byte*>(r->buffer));
+  --g_in_flight;
+  settle_flushes(*slot);
 }
 
-int no_room(const Call& call, MPI_Comm comm, std::size_t bytes) {
-  const BsendBuffer& buffer = bsend_buffer();
+BsendSlot* attached(const std::shared_ptr<BsendSlot>& slot) {
+  return slot && slot->buffer.attached() ? slot.get() : nullptr;
+}
+
+// The slot a buffered send on `comm` takes its space from.
+BsendSlot& slot_for(MPI_Comm comm) {
+  if (const CommEntry* entry = find_comm(comm)) {
+    if (BsendSlot* own = attached(entry->bsend)) return *own;
+    if (const Session* s = find_session(entry->session)) {
+      if (BsendSlot* session = attached(s->bsend)) return *session;
+    }
+  }
+  return process_bsend();
+}
+
+int no_room(const Call& call, MPI_Comm comm, const BsendBuffer& buffer, std::size_t bytes) {
   if (!buffer.attached()) {
     return raise(call, comm, MPI_ERR_BUFFER,
-                 "no buffer is attached for buffered sends (call MPI_Buffer_attach first)");
+                 "no buffer is attached for buffered sends (call MPI_Buffer_attach, or "
+                 "MPI_Comm_attach_buffer, first)");
   }
   return raise(call, comm, MPI_ERR_BUFFER,
                "a message of %zu bytes (+%d of MPI_BSEND_OVERHEAD) does not fit the attached "
@@ -47,10 +80,11 @@ int no_room(const Call& call, MPI_Comm comm, std::size_t bytes) {
 }  // namespace
 
 int bsend_start(const Call& call, MPI_Comm comm, const pml::SendArgs& args) {
-  BsendBuffer& buffer = bsend_buffer();
+  BsendSlot& slot = slot_for(comm);
+  BsendBuffer& buffer = slot.buffer;
   auto bytes = static_cast<std::size_t>(args.count * args.type->size());
   std::byte* block = buffer.allocate(bytes);
-  if (block == nullptr) return no_room(call, comm, bytes);
+  if (block == nullptr) return no_room(call, comm, buffer, bytes);
   pml::Pml& pml = the_pml();
   if (pml.send_now(args)) {
     buffer.release(block);
@@ -62,8 +96,9 @@ int bsend_start(const Call& call, MPI_Comm comm, const pml::SendArgs& args) {
   }
   core::Request* r = pml.requests().allocate();
   r->orphan = true;  // nobody waits for it: the pml releases it when it completes
-  r->owner = block;
+  r->owner = &slot;
   r->on_complete = on_buffered_send_done;
+  ++g_in_flight;
   pml::SendArgs copy{.comm = args.comm,
                      .buf = block,
                      .count = static_cast<std::int64_t>(bytes),
@@ -74,6 +109,7 @@ int bsend_start(const Call& call, MPI_Comm comm, const pml::SendArgs& args) {
   Status st = pml.isend(copy, r);
   if (!st.ok()) {
     if (!r->complete()) {
+      --g_in_flight;
       buffer.release(block);
       pml.requests().release(r);
     }
@@ -83,8 +119,52 @@ int bsend_start(const Call& call, MPI_Comm comm, const pml::SendArgs& args) {
 }
 
 void wait_buffered_sends() {
-  BsendBuffer& buffer = bsend_buffer();
+  if (g_in_flight != 0) wait_until([] { return g_in_flight == 0; });
+}
+
+AttachResult attach_bsend(BsendSlot& slot, void* buffer, MPI_Count size, const char* detach_call) {
+  if (buffer == MPI_BUFFER_AUTOMATIC) size = 0;  // the standard: size is ignored then
+  if (size < 0) return {MPI_ERR_ARG, "argument size " + std::to_string(size) + " is negative"};
+  if (buffer == nullptr && size > 0) {
+    return {MPI_ERR_BUFFER, "argument buffer is a null pointer with size " + std::to_string(size)};
+  }
+  const BsendBuffer& now = slot.buffer;
+  if (now.attached()) {
+    std::string what = now.automatic() ? std::string("MPI_BUFFER_AUTOMATIC")
+                                       : std::to_string(now.size()) + " bytes";
+    return {MPI_ERR_BUFFER, "a buffer is already attached here (" + what + "): detach it with " +
+                                detach_call + " first"};
+  }
+  slot.buffer.attach(buffer, static_cast<std::size_t>(size));
+  return {};
+}
+
+void detach_bsend(BsendSlot& slot, void* buffer_addr, MPI_Count* size) {
+  flush_bsend(slot);
+  *static_cast<void**>(buffer_addr) = slot.buffer.base();
+  *size = static_cast<MPI_Count>(slot.buffer.size());
+  slot.buffer.detach();
+}
+
+void flush_bsend(BsendSlot& slot) {
+  BsendBuffer& buffer = slot.buffer;
   if (buffer.blocks() != 0) wait_until([&buffer] { return buffer.blocks() == 0; });
+}
+
+core::Request* iflush_bsend(BsendSlot& slot) {
+  if (slot.buffer.blocks() == 0) return completed_request(core::MessageStatus{});
+  core::Request* r = the_pml().requests().allocate();
+  r->kind = core::RequestKind::kComposite;
+  r->active = true;
+  slot.flushes.push_back(r);
+  return r;
+}
+
+void retire_bsend(std::shared_ptr<BsendSlot>& slot) {
+  if (!slot) return;
+  flush_bsend(*slot);
+  slot->buffer.detach();
+  slot.reset();
 }
 
 namespace {
@@ -106,36 +186,6 @@ int ibuffered_send(const Call& call, const SendCall& a, MPI_Request* request) {
   // The message is in the attached buffer (or gone): the request is complete at once.
   core::MessageStatus status = a.dest == MPI_PROC_NULL ? proc_null_status() : core::MessageStatus{};
   *request = handle_of(completed_request(status));
-  return MPI_SUCCESS;
-}
-
-int buffer_attach(const Call& call, void* buffer, MPI_Count size) {
-  if (size < 0) {
-    return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "argument size %lld is negative",
-                 static_cast<long long>(size));
-  }
-  if (buffer == nullptr && size > 0) {
-    return raise(call, MPI_COMM_NULL, MPI_ERR_BUFFER,
-                 "argument buffer is a null pointer with size %lld", static_cast<long long>(size));
-  }
-  if (!bsend_buffer().attach(buffer, static_cast<std::size_t>(size))) {
-    return raise(call, MPI_COMM_NULL, MPI_ERR_BUFFER,
-                 "a buffer is already attached (%zu bytes): detach it with MPI_Buffer_detach "
-                 "first",
-                 bsend_buffer().size());
-  }
-  return MPI_SUCCESS;
-}
-
-// Waits for the buffered sends in flight, then gives the buffer back through *buffer_addr
-// (a void**, as the standard's C binding says) and *size.
-int buffer_detach(const Call& call, void* buffer_addr, MPI_Count* size) {
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, buffer_addr);
-  wait_buffered_sends();
-  BsendBuffer& buffer = bsend_buffer();
-  *static_cast<void**>(buffer_addr) = buffer.base();
-  *size = static_cast<MPI_Count>(buffer.size());
-  buffer.detach();
   return MPI_SUCCESS;
 }
 
@@ -166,34 +216,3 @@ GPURUN_BSEND_FN(MPI_Bsend, int)
 GPURUN_BSEND_FN(MPI_Bsend_c, MPI_Count)
 GPURUN_IBSEND_FN(MPI_Ibsend, int)
 GPURUN_IBSEND_FN(MPI_Ibsend_c, MPI_Count)
-
-extern "C" int PMPI_Buffer_attach(void* buffer, int size) {
-  GPURUN_API_ENTER("MPI_Buffer_attach");
-  return buffer_attach(call, buffer, size);
-}
-
-extern "C" int PMPI_Buffer_attach_c(void* buffer, MPI_Count size) {
-  GPURUN_API_ENTER("MPI_Buffer_attach_c");
-  return buffer_attach(call, buffer, size);
-}
-
-extern "C" int PMPI_Buffer_detach(void* buffer_addr, int* size) {
-  GPURUN_API_ENTER("MPI_Buffer_detach");
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, size);
-  MPI_Count bytes = 0;
-  if (int rc = buffer_detach(call, buffer_addr, &bytes); rc != MPI_SUCCESS) return rc;
-  // A buffer attached through MPI_Buffer_attach_c may not fit an int.
-  *size = bytes > INT_MAX ? MPI_UNDEFINED : static_cast<int>(bytes);
-  return MPI_SUCCESS;
-}
-
-extern "C" int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
-  GPURUN_API_ENTER("MPI_Buffer_detach_c");
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, size);
-  return buffer_detach(call, buffer_addr, size);
-}
-
-GPURUN_MPI_ALIAS(MPI_Buffer_attach)
-GPURUN_MPI_ALIAS(MPI_Buffer_attach_c)
-GPURUN_MPI_ALIAS(MPI_Buffer_detach)
-GPURUN_MPI_ALIAS(MPI_Buffer_detach_c)

@@ -1,10 +1,14 @@
-// The buffer that MPI_Buffer_attach gives for buffered sends, and how its space is shared.
+// A buffer for buffered sends (MPI_Buffer_attach, MPI_Comm_attach_buffer,
+// MPI_Session_attach_buffer), and how its space is shared.
 //
 // Each buffered message takes its packed bytes plus kOverhead (MPI_BSEND_OVERHEAD) bytes of
 // accounting, so a user who sizes the buffer as the standard says (the sum of MPI_Pack_size +
 // MPI_BSEND_OVERHEAD over the messages in flight) always has room. Blocks are placed first-fit
 // and go back when their send completes. The bookkeeping lives outside the user's buffer; the
 // overhead is charged so that the sizing rule holds the same way on every MPI.
+//
+// An automatic buffer (MPI-4.1's MPI_BUFFER_AUTOMATIC) has no user memory: each message gets a
+// block of its own from the heap, freed when its send completes, so there is always room.
 //
 // Not thread-safe: the API layer serialises callers.
 #pragma once
@@ -13,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace gpurun::api {
@@ -21,13 +26,17 @@ class BsendBuffer {
  public:
   static constexpr std::size_t kOverhead = MPI_BSEND_OVERHEAD;
 
-  bool attached() const { return base_ != nullptr; }
-  void* base() const { return base_; }
-  std::size_t size() const { return size_; }
+  bool attached() const { return attached_; }
+  bool automatic() const { return automatic_; }
+  // What was attached: the user's address (MPI_BUFFER_AUTOMATIC for an automatic buffer), or
+  // nullptr when none is.
+  void* base() const { return automatic_ ? MPI_BUFFER_AUTOMATIC : base_; }
+  std::size_t size() const { return size_; }  // 0 for an automatic buffer
   // Blocks taken and not yet released (buffered sends in flight).
-  std::size_t blocks() const { return used_.size(); }
+  std::size_t blocks() const { return automatic_ ? heap_.size() : used_.size(); }
 
-  // Takes `base`/`size` as the buffer; false when one is attached already.
+  // Takes `base`/`size` as the buffer (MPI_BUFFER_AUTOMATIC: an automatic one, whatever
+  // `size`); false when one is attached already.
   bool attach(void* base, std::size_t size);
   // Gives the buffer back: every block must have been released.
   void detach();
@@ -41,9 +50,12 @@ class BsendBuffer {
     std::size_t offset;  // from base_
     std::size_t length;  // bytes + kOverhead
   };
+  bool attached_ = false;
+  bool automatic_ = false;
   std::byte* base_ = nullptr;
   std::size_t size_ = 0;
-  std::vector<Block> used_;  // sorted by offset
+  std::vector<Block> used_;                         // sorted by offset
+  std::vector<std::unique_ptr<std::byte[]>> heap_;  // an automatic buffer's blocks
 };
 
 }  // namespace gpurun::api

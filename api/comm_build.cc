@@ -91,6 +91,7 @@ Result<MPI_Comm> install(CommSpec spec, int id) {
   entry->device_only = spec.device_only;
   entry->attributes = std::move(spec.attributes);
   entry->topology = std::move(spec.topology);
+  entry->session = spec.session;
   CommEntry* raw = entry.get();
   std::uint32_t index = state().comms.insert(std::move(entry));
   if (index == ObjectTable<CommEntry>::kFull) {

@@ -32,6 +32,7 @@ struct CommSpec {
   std::shared_ptr<const Topology> topology;  // api/topo.h; shared by MPI_Comm_dup
   core::GroupPtr remote;  // an intercommunicator's remote group (`group` is the local one)
   MPI_Comm local = MPI_COMM_NULL;  // ... a duplicate of its local group's communicator
+  MPI_Session session = MPI_SESSION_NULL;  // the session it derives from (CommEntry::session)
 };
 
 // A communicator being created: the context-id agreement among a team, then the installation.

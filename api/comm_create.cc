@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/attr.h"
+#include "api/bsend.h"
 #include "api/checks.h"
 #include "api/comm_build.h"
 #include "api/connect.h"
@@ -28,6 +29,7 @@ CommSpec spec_like(const CommEntry& parent, core::GroupPtr group) {
   CommSpec spec;
   spec.group = std::move(group);
   spec.errhandler = parent.errhandler;
+  spec.session = parent.session;
   return spec;
 }
 
@@ -336,9 +338,25 @@ extern "C" int PMPI_Comm_free(MPI_Comm* comm) {
   int failed_keyval = MPI_KEYVAL_INVALID;
   if (int rc = delete_attributes(*comm, *entry, &failed_keyval); rc != MPI_SUCCESS)
     return raise_callback_error(call, *comm, "delete", failed_keyval, rc);
+  retire_bsend(entry->bsend);  // a buffer still attached: its messages go first
   unbind_streams(*entry);
   retire(state().comms.release(handle_index(*comm)));
   *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
+// MPI-4.1: the hardware resource types MPI_Comm_split_type(MPI_COMM_TYPE_HW_GUIDED) takes (its
+// info key "mpi_hw_resource_type"), each with the name of the resource of that type this
+// process runs in: "mpi_shared_memory", the host.
+extern "C" int PMPI_Get_hw_resource_info(MPI_Info* hw_info) {
+  GPURUN_API_ENTER("MPI_Get_hw_resource_info");
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, hw_info);
+  auto info = std::make_unique<core::Info>();
+  info->set("mpi_shared_memory", state().bootstrap->job().host);
+  MPI_Info h = new_info_handle(std::move(info));
+  if (h == MPI_INFO_NULL)
+    return raise(call, MPI_COMM_NULL, MPI_ERR_NO_MEM, "too many info objects; free some");
+  *hw_info = h;
   return MPI_SUCCESS;
 }
 
@@ -351,3 +369,4 @@ GPURUN_MPI_ALIAS(MPI_Comm_split_type)
 GPURUN_MPI_ALIAS(MPI_Comm_create)
 GPURUN_MPI_ALIAS(MPI_Comm_create_group)
 GPURUN_MPI_ALIAS(MPI_Comm_free)
+GPURUN_MPI_ALIAS(MPI_Get_hw_resource_info)

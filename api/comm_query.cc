@@ -47,7 +47,7 @@ extern "C" int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   GPURUN_API_ENTER("MPI_Comm_group");
   GPURUN_CHECK_COMM(entry, comm);
   GPURUN_CHECK_NOT_NULL(comm, group);
-  MPI_Group h = new_group_handle(entry->comm->shared_local_group());
+  MPI_Group h = new_group_handle(entry->comm->shared_local_group(), entry->session);
   if (h == MPI_GROUP_NULL) return raise(call, comm, MPI_ERR_NO_MEM, "too many groups; free some");
   *group = h;
   return MPI_SUCCESS;

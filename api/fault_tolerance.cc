@@ -37,6 +37,7 @@ int shrink(const Call& call, MPI_Comm comm, CommEntry& entry, MPI_Comm* newcomm)
   CommSpec spec;
   spec.group = entry.comm->shared_group();
   spec.errhandler = entry.errhandler;
+  spec.session = entry.session;
   return create_over(call, comm, entry, std::move(spec), newcomm);
 }
 

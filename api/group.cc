@@ -10,6 +10,7 @@ namespace {
 
 struct GroupEntry {
   core::GroupPtr group;
+  MPI_Session session;  // group_session()
 };
 
 ObjectTable<GroupEntry>& groups() {
@@ -24,17 +25,19 @@ int raise_group_status(const Call& call, const Status& st) {
                st.message().data());
 }
 
-int deliver(const Call& call, core::GroupPtr group, MPI_Group* newgroup) {
-  MPI_Group h = new_group_handle(std::move(group));
+int deliver(const Call& call, core::GroupPtr group, MPI_Group* newgroup,
+            MPI_Session session = MPI_SESSION_NULL) {
+  MPI_Group h = new_group_handle(std::move(group), session);
   if (h == MPI_GROUP_NULL)
     return raise(call, MPI_COMM_NULL, MPI_ERR_NO_MEM, "too many groups; free some");
   *newgroup = h;
   return MPI_SUCCESS;
 }
 
-int deliver(const Call& call, Result<core::GroupPtr> group, MPI_Group* newgroup) {
+int deliver(const Call& call, Result<core::GroupPtr> group, MPI_Group* newgroup,
+            MPI_Session session) {
   if (!group.ok()) return raise_group_status(call, group.status());
-  return deliver(call, std::move(group).value(), newgroup);
+  return deliver(call, std::move(group).value(), newgroup, session);
 }
 
 // Checks a rank array argument: n >= 0, and the array present when n > 0.
@@ -56,7 +59,9 @@ int set_operation(const Call& call, MPI_Group group1, MPI_Group group2, MPI_Grou
   GPURUN_CHECK_GROUP(a, group1, "group1");
   GPURUN_CHECK_GROUP(b, group2, "group2");
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, newgroup);
-  return deliver(call, op(*a, *b), newgroup);
+  MPI_Session session = group_session(group1);
+  return deliver(call, op(*a, *b), newgroup,
+                 session != MPI_SESSION_NULL ? session : group_session(group2));
 }
 
 }  // namespace
@@ -69,9 +74,17 @@ core::GroupPtr find_group(MPI_Group handle) {
   return e ? e->group : nullptr;
 }
 
-MPI_Group new_group_handle(core::GroupPtr group) {
+MPI_Session group_session(MPI_Group handle) {
+  if (handle_kind(handle) != HandleKind::kIndirect || handle_type(handle) != ObjectType::kGroup)
+    return MPI_SESSION_NULL;
+  GroupEntry* e = groups().find(handle_index(handle));
+  return e ? e->session : MPI_SESSION_NULL;
+}
+
+MPI_Group new_group_handle(core::GroupPtr group, MPI_Session session) {
   if (group->size() == 0) return MPI_GROUP_EMPTY;
-  std::uint32_t index = groups().insert(std::make_unique<GroupEntry>(GroupEntry{std::move(group)}));
+  std::uint32_t index =
+      groups().insert(std::make_unique<GroupEntry>(GroupEntry{std::move(group), session}));
   if (index == ObjectTable<GroupEntry>::kFull) return MPI_GROUP_NULL;
   return make_handle(HandleKind::kIndirect, ObjectType::kGroup, index);
 }
@@ -146,7 +159,8 @@ extern "C" int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Gr
   GPURUN_CHECK_GROUP(g, group, "group");
   if (int rc = check_array(call, n, ranks, "ranks"); rc != MPI_SUCCESS) return rc;
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, newgroup);
-  return deliver(call, core::include(*g, {ranks, static_cast<std::size_t>(n)}), newgroup);
+  return deliver(call, core::include(*g, {ranks, static_cast<std::size_t>(n)}), newgroup,
+                 group_session(group));
 }
 
 extern "C" int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
@@ -154,7 +168,8 @@ extern "C" int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Gr
   GPURUN_CHECK_GROUP(g, group, "group");
   if (int rc = check_array(call, n, ranks, "ranks"); rc != MPI_SUCCESS) return rc;
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, newgroup);
-  return deliver(call, core::exclude(*g, {ranks, static_cast<std::size_t>(n)}), newgroup);
+  return deliver(call, core::exclude(*g, {ranks, static_cast<std::size_t>(n)}), newgroup,
+                 group_session(group));
 }
 
 extern "C" int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
@@ -162,7 +177,8 @@ extern "C" int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MP
   GPURUN_CHECK_GROUP(g, group, "group");
   if (int rc = check_array(call, n, ranges, "ranges"); rc != MPI_SUCCESS) return rc;
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, newgroup);
-  return deliver(call, core::include_ranges(*g, ranges_of(n, ranges)), newgroup);
+  return deliver(call, core::include_ranges(*g, ranges_of(n, ranges)), newgroup,
+                 group_session(group));
 }
 
 extern "C" int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
@@ -170,7 +186,8 @@ extern "C" int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MP
   GPURUN_CHECK_GROUP(g, group, "group");
   if (int rc = check_array(call, n, ranges, "ranges"); rc != MPI_SUCCESS) return rc;
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, newgroup);
-  return deliver(call, core::exclude_ranges(*g, ranges_of(n, ranges)), newgroup);
+  return deliver(call, core::exclude_ranges(*g, ranges_of(n, ranges)), newgroup,
+                 group_session(group));
 }
 
 extern "C" int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {

@@ -13,8 +13,11 @@ namespace gpurun::api {
 // freed, not a group).
 core::GroupPtr find_group(MPI_Group handle);
 // A new handle for `group` (MPI_GROUP_EMPTY when it is empty); MPI_GROUP_NULL when the table
-// is full.
-MPI_Group new_group_handle(core::GroupPtr group);
+// is full. `session`: the session it derives from (group_session).
+MPI_Group new_group_handle(core::GroupPtr group, MPI_Session session = MPI_SESSION_NULL);
+// The session a group derives from: MPI_Group_from_session_pset's, kept by the groups made from
+// it and by MPI_Comm_group of communicators made from those; MPI_SESSION_NULL otherwise.
+MPI_Session group_session(MPI_Group handle);
 
 }  // namespace gpurun::api
 

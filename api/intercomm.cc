@@ -205,6 +205,7 @@ int intercomm_merge(const Call& call, MPI_Comm intercomm, int high, MPI_Comm* ne
   CommSpec spec;
   spec.group = core::Group::of(std::move(order));
   spec.errhandler = entry->errhandler;
+  spec.session = entry->session;
   int tag = shared_tag(members, static_cast<int>(entry->comm->context_id()) * 2 + 1);
   return create_among(call, intercomm, *place.entry, members, tag, std::move(spec), newintracomm);
 }
@@ -310,6 +311,7 @@ int idup_inter(const Call& call, MPI_Comm comm, CommEntry& entry,
   spec.group = entry.comm->shared_local_group();
   spec.remote = entry.comm->shared_group();
   spec.errhandler = entry.errhandler;
+  spec.session = entry.session;
   spec.hints = std::move(hints);
   int failed_keyval = MPI_KEYVAL_INVALID;
   if (int rc = copy_attributes(comm, entry, &spec.attributes, &failed_keyval); rc != MPI_SUCCESS)

@@ -8,6 +8,8 @@
 // the group take no part. Errors of the calls on a session go to its error handler; those of
 // MPI_Session_init itself, before any session exists, end the job unless MPI_Init installed
 // another handler on MPI_COMM_WORLD.
+#include "api/session.h"
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstring>
@@ -15,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/bsend.h"
 #include "api/checks.h"
 #include "api/comm_build.h"
 #include "api/errhandler.h"
@@ -29,20 +32,9 @@ namespace {
 constexpr const char* kPsets[] = {"mpi://WORLD", "mpi://SELF"};
 constexpr int kNumPsets = 2;
 
-struct Session {
-  ErrhandlerRef errhandler;
-  std::unique_ptr<core::Info> info;  // what MPI_Session_get_info gives back
-};
-
 ObjectTable<Session>& sessions() {
   static auto* table = new ObjectTable<Session>();
   return *table;
-}
-
-Session* find_session(MPI_Session handle) {
-  if (handle_kind(handle) != HandleKind::kIndirect || handle_type(handle) != ObjectType::kSession)
-    return nullptr;
-  return sessions().find(handle_index(handle));
 }
 
 void run_session_errhandler(MPI_Session session, int code, const std::string& message) {
@@ -58,10 +50,15 @@ void run_session_errhandler(MPI_Session session, int code, const std::string& me
   end_job(class_of_code(code), message);
 }
 
-// The error for `call` through the handler of `session` (MPI_ERRORS_ARE_FATAL when it names
-// none); returns the code.
-__attribute__((format(printf, 4, 5))) int raise_session(const Call& call, MPI_Session session,
-                                                        int error_class, const char* fmt, ...) {
+}  // namespace
+
+Session* find_session(MPI_Session handle) {
+  if (handle_kind(handle) != HandleKind::kIndirect || handle_type(handle) != ObjectType::kSession)
+    return nullptr;
+  return sessions().find(handle_index(handle));
+}
+
+int raise_session(const Call& call, MPI_Session session, int error_class, const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
   std::string message;
@@ -71,14 +68,7 @@ __attribute__((format(printf, 4, 5))) int raise_session(const Call& call, MPI_Se
   return code;
 }
 
-#define GPURUN_CHECK_SESSION(s, handle)                                                      \
-  Session* s = find_session(handle);                                                         \
-  if (s == nullptr) [[unlikely]]                                                             \
-  return raise_session(call, MPI_SESSION_NULL, MPI_ERR_SESSION,                              \
-                       (handle) == MPI_SESSION_NULL ? "argument session is MPI_SESSION_NULL" \
-                                                    : "argument session (0x%x) is not a "    \
-                                                      "session (finalized?)",                \
-                       static_cast<unsigned>(handle))
+namespace {
 
 // The thread level an info's "thread_level" asks (MPI_THREAD_SINGLE when it asks none).
 int thread_level_of(const core::Info* info) {
@@ -167,7 +157,7 @@ int nth_pset(const Call& call, MPI_Session session, int n, int* pset_len, char* 
 int session_finalize(const Call& call, MPI_Session* session) {
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, session);
   GPURUN_CHECK_SESSION(s, *session);
-  (void)s;
+  retire_bsend(s->bsend);  // a buffer still attached: its messages go first
   sessions().release(handle_index(*session));
   *session = MPI_SESSION_NULL;
   return session_finished(call);
@@ -181,8 +171,12 @@ int comm_from_group(const Call& call, MPI_Group group, const char* stringtag,
   GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, newcomm);
   if (std::string problem = errhandler_problem(errhandler, ErrhandlerFor::kComm); !problem.empty())
     return raise(call, MPI_COMM_NULL, MPI_ERR_ARG, "%s", problem.c_str());
-  return create_group(call, MPI_COMM_WORLD, state().world, std::move(g), string_tag(stringtag),
-                      &errhandler, newcomm);
+  int rc = create_group(call, MPI_COMM_WORLD, state().world, std::move(g), string_tag(stringtag),
+                        &errhandler, newcomm);
+  // Its buffered sends may use the session's buffer.
+  if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL)
+    find_comm(*newcomm)->session = group_session(group);
+  return rc;
 }
 
 }  // namespace
@@ -247,7 +241,7 @@ extern "C" int PMPI_Group_from_session_pset(MPI_Session session, const char* pse
   if (int rc = check_pset(call, session, pset_name, &index); rc != MPI_SUCCESS) return rc;
   if (newgroup == nullptr)
     return raise_session(call, session, MPI_ERR_ARG, "argument newgroup is a null pointer");
-  MPI_Group h = new_group_handle(pset_group(index));
+  MPI_Group h = new_group_handle(pset_group(index), session);
   if (h == MPI_GROUP_NULL)
     return raise_session(call, session, MPI_ERR_NO_MEM, "too many groups; free some");
   *newgroup = h;

@@ -77,6 +77,7 @@ class ObjectTable {
 
 struct Topology;       // api/topo.h
 struct StreamBinding;  // api/stream.h
+struct BsendSlot;      // api/bsend.h
 
 // An attribute on a communicator: the keyval's handle and the value the user stored.
 struct Attribute {
@@ -109,6 +110,11 @@ struct CommEntry {
   bool inter_overlap = false;
   // A stream communicator's streams (MPIX_Stream_comm_create(_multiplex)); null otherwise.
   std::shared_ptr<StreamBinding> streams;
+  // MPI_Comm_attach_buffer's buffer for buffered sends on it; null until one is attached.
+  std::shared_ptr<BsendSlot> bsend;
+  // The session it derives from (made from a group of the session's process sets, or from
+  // such a communicator), whose buffer its buffered sends may use; MPI_SESSION_NULL if none.
+  MPI_Session session = MPI_SESSION_NULL;
 
   // The tag of the next collective on this communicator. Every member starts collectives on a
   // communicator in the same order, so they all give the same collective the same tag.

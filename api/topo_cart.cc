@@ -55,6 +55,7 @@ int create_cart_comm(const Call& call, MPI_Comm comm, CommEntry& parent,
                      const std::vector<int>& members, TopologyPtr topo, MPI_Comm* newcomm) {
   CommSpec spec;
   spec.errhandler = parent.errhandler;
+  spec.session = parent.session;
   if (!members.empty()) {
     Result<core::GroupPtr> g = core::include(parent.comm->group(), members);
     if (!g.ok()) return raise_status(call, comm, g.status());

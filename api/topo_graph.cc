@@ -71,6 +71,7 @@ int create_graph_comm(const Call& call, MPI_Comm comm, CommEntry& parent, Topolo
                       MPI_Comm* newcomm, coll::Team team) {
   CommSpec spec;
   spec.errhandler = parent.errhandler;
+  spec.session = parent.session;
   spec.group = parent.comm->shared_group();
   spec.topology = std::move(topo);
   return create_over_team(call, comm, parent, std::move(spec), newcomm, std::move(team));

@@ -68,6 +68,7 @@ int graph_create(const Call& call, MPI_Comm comm, int nnodes, const int index[],
   topo->edges.assign(edges, edges + (nnodes > 0 ? index[nnodes - 1] : 0));
   CommSpec spec;
   spec.errhandler = entry->errhandler;
+  spec.session = entry->session;
   if (entry->comm->rank() < nnodes) {
     std::vector<int> members(static_cast<std::size_t>(nnodes));
     for (int r = 0; r < nnodes; ++r) members[r] = r;

@@ -268,6 +268,10 @@ extern int *const MPI_WEIGHTS_EMPTY GPURUN_API;
 
 /* Space MPI_Bsend needs in the attached buffer on top of each message */
 #define MPI_BSEND_OVERHEAD 96
+/* MPI-4.1: a buffer address for the attach calls that asks gpurun to find the space for each
+   buffered message itself. MPICH 4.0, whose ABI gpurun keeps, has no such constant; this one is
+   an address no buffer has. */
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)
 
 /* ---- Attributes -------------------------------------------------------------------------- */
 

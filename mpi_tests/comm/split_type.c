@@ -1,12 +1,40 @@
 /* MPI_Comm_split_type: MPI_COMM_TYPE_SHARED groups the ranks of a host (here: all of them),
  * HW_GUIDED knows "mpi_shared_memory", HW_UNGUIDED cannot split one host further, and
- * MPI_UNDEFINED gives MPI_COMM_NULL. */
+ * MPI_UNDEFINED gives MPI_COMM_NULL. MPI_Get_hw_resource_info names the resource types that
+ * HW_GUIDED takes, each with this process's resource (for shared memory: the host). */
 #include <string.h>
 
 #include "mtest.h"
 
 static MPI_Status
     statuses_[8]; /* MPI_STATUSES_IGNORE as an array argument upsets gcc -Wstringop-overflow */
+
+static void hw_resources(void) {
+  MPI_Info hw;
+  int nkeys = 0, len = 0, flag = 0;
+  MPI_Get_hw_resource_info(&hw);
+  MPI_Info_get_nkeys(hw, &nkeys);
+  MTEST_CHECK(nkeys >= 1, "MPI_Get_hw_resource_info gave %d keys", nkeys);
+  for (int k = 0; k < nkeys; k++) {
+    char key[MPI_MAX_INFO_KEY + 1];
+    MPI_Info_get_nthkey(hw, k, key);
+    MPI_Info ask;
+    MPI_Info_create(&ask);
+    MPI_Info_set(ask, "mpi_hw_resource_type", key);
+    MPI_Comm part;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, ask, &part);
+    MTEST_CHECK(part != MPI_COMM_NULL, "HW_GUIDED with the resource type \"%s\" gave null", key);
+    if (part != MPI_COMM_NULL) MPI_Comm_free(&part);
+    MPI_Info_free(&ask);
+  }
+  char host[MPI_MAX_PROCESSOR_NAME], value[MPI_MAX_INFO_VAL + 1];
+  MPI_Get_processor_name(host, &len);
+  len = MPI_MAX_INFO_VAL;
+  MPI_Info_get_string(hw, "mpi_shared_memory", &len, value, &flag);
+  MTEST_CHECK(flag && strcmp(value, host) == 0, "mpi_shared_memory: \"%s\" (%d), host \"%s\"",
+              flag ? value : "", flag, host);
+  MPI_Info_free(&hw);
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -59,5 +87,6 @@ int main(int argc, char **argv) {
     MPI_Comm_free(&none);
   }
   MPI_Comm_free(&node);
+  hw_resources();
   return mtest_finalize();
 }

@@ -58,7 +58,16 @@ GPURUN_EXTENSIONS = frozenset([
     prefix + name for prefix in ("MPI_", "PMPI_") for name in [
         "Status_get_source", "Status_set_source", "Status_get_tag", "Status_set_tag",
         "Status_get_error", "Status_set_error", "Request_get_status_any",
-        "Request_get_status_all", "Request_get_status_some", "Type_get_value_index"]])
+        "Request_get_status_all", "Request_get_status_some", "Type_get_value_index"]] + [
+    # include/mpi.h, mpi_proto.h: MPI-4.1's buffers for buffered sends on a communicator or a
+    # session, automatic buffers, and flushes (MPICH 4.0 has none)
+    "MPI_BUFFER_AUTOMATIC"] + [
+    prefix + name for prefix in ("MPI_", "PMPI_") for name in [
+        "Buffer_flush", "Buffer_iflush", "Comm_attach_buffer", "Comm_attach_buffer_c",
+        "Comm_detach_buffer", "Comm_detach_buffer_c", "Comm_flush_buffer", "Comm_iflush_buffer",
+        "Session_attach_buffer", "Session_attach_buffer_c", "Session_detach_buffer",
+        "Session_detach_buffer_c", "Session_flush_buffer", "Session_iflush_buffer",
+        "Get_hw_resource_info"]])
 
 # MPICH names that gpurun's mpi.h leaves out on purpose, with the reason.
 OMITTED = [
