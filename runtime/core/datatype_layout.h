@@ -87,8 +87,8 @@ struct BlockSink {
 };
 // The walk of pack() without the copies: sink.fn gets each block of bytes [skip, skip + length)
 // of the packed stream, in packed order, as the address where it lies (origin-relative
-// addresses when origin is 0: MPI-IO maps a file view this way). Adjacent blocks may come
-// separately.
+// addresses when origin is 0: MPI-IO maps a file view this way). Blocks that follow each other
+// in memory come as one.
 void visit_blocks(const Layout& node, std::int64_t count, std::int64_t stride,
                   std::uintptr_t origin, std::int64_t skip, std::int64_t length,
                   const BlockSink& sink);

@@ -173,7 +173,12 @@ class Mover {
       --count;
     }
     std::int64_t whole = std::min(count, left_ / bytes);
-    if constexpr (kMode == Mode::kVisit) {
+    if (stride == bytes && whole > 1) {
+      // Adjacent blocks (count elements of a basic type): one block. A put of 64 KiB of
+      // MPI_CHAR visited 65536 one-byte blocks, each its own copy.
+      move(first, whole * bytes);
+      first = at(first, whole * stride);
+    } else if constexpr (kMode == Mode::kVisit) {
       for (std::int64_t i = 0; i < whole; ++i, first = at(first, stride)) move(first, bytes);
     } else {
       first = copy_blocks(first, stride, whole, bytes);
@@ -258,10 +263,40 @@ void unpack(const Layout& node, std::int64_t count, std::int64_t stride, std::ui
       .repeat(node, count, stride, origin, skip);
 }
 
+namespace {
+
+// Joins blocks that follow each other in memory before handing them on.
+struct Joiner {
+  const BlockSink& out;
+  std::uintptr_t at = 0;
+  std::int64_t bytes = 0;
+
+  static void add(void* context, std::uintptr_t address, std::int64_t n) {
+    auto* j = static_cast<Joiner*>(context);
+    if (n == 0) return;
+    if (j->bytes > 0 && address == j->at + static_cast<std::uintptr_t>(j->bytes)) {
+      j->bytes += n;
+      return;
+    }
+    j->flush();
+    j->at = address;
+    j->bytes = n;
+  }
+  void flush() {
+    if (bytes > 0) out.fn(out.context, at, bytes);
+    bytes = 0;
+  }
+};
+
+}  // namespace
+
 void visit_blocks(const Layout& node, std::int64_t count, std::int64_t stride,
                   std::uintptr_t origin, std::int64_t skip, std::int64_t length,
                   const BlockSink& sink) {
-  Mover<Mode::kVisit>(sink, length).repeat(node, count, stride, origin, skip);
+  Joiner joiner{sink};
+  BlockSink joined{&joiner, &Joiner::add};
+  Mover<Mode::kVisit>(joined, length).repeat(node, count, stride, origin, skip);
+  joiner.flush();
 }
 
 }  // namespace gpurun::core::layout

@@ -33,6 +33,34 @@ TEST(DatatypeLayout, AdjacentBlocksMergeIntoOne) {
   EXPECT_EQ(arr.type->layout()->size, 16000);
 }
 
+// The blocks a walk hands out (one-sided operations and file views move one piece each).
+std::vector<std::pair<std::uintptr_t, std::int64_t>> visited(const Typed& t, std::int64_t count) {
+  std::vector<std::pair<std::uintptr_t, std::int64_t>> out;
+  layout::for_each_block(*t.type->layout(), count, t.type->extent(), 0x1000, 0,
+                         count * t.type->size(),
+                         [&](std::uintptr_t at, std::int64_t n) { out.emplace_back(at, n); });
+  return out;
+}
+
+TEST(DatatypeLayout, AWalkHandsOutTouchingBlocksAsOne) {
+  // 65536 one-byte elements: one block, not 65536 (MPI_Put of 64 KiB of MPI_CHAR did one
+  // copy per byte).
+  Typed c = testing_util::basic(BasicType::kChar, 1);
+  c.type->commit();
+  auto blocks = visited(c, 65536);
+  ASSERT_EQ(blocks.size(), 1u);
+  EXPECT_EQ(blocks[0], std::make_pair(std::uintptr_t{0x1000}, std::int64_t{65536}));
+  // A struct's last block ends where the next element's first begins: the walk joins them,
+  // while the gap inside each element stays.
+  Typed i = testing_util::basic(BasicType::kInt32, 4);
+  Typed st = testing_util::structure({1, 1}, {0, 8}, {&i, &i});  // [0,4) [8,12), extent 12
+  st.type->commit();
+  auto joined = visited(st, 3);
+  std::vector<std::pair<std::uintptr_t, std::int64_t>> want = {
+      {0x1000, 4}, {0x1008, 8}, {0x1014, 8}, {0x1020, 4}};
+  EXPECT_EQ(joined, want);
+}
+
 TEST(DatatypeLayout, NonContiguousTypesAreNotContiguous) {
   Typed i = testing_util::basic(BasicType::kInt32, 4);
   Typed padded = testing_util::resized(i, 0, 8);  // one block, but the extent has a gap
