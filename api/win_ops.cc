@@ -57,6 +57,10 @@ Status target_blocks(const Win& w, int rank, bool write, std::byte* packed, std:
                      std::int64_t count, const core::Datatype& type) {
   std::int64_t bytes = count * type.size();
   if (bytes == 0) return ok_status();
+  if (type.contiguous()) {
+    return target_io(w, rank, write, packed, remote + static_cast<std::uintptr_t>(type.true_lb()),
+                     static_cast<std::size_t>(bytes));
+  }
   Status st;
   std::int64_t done = 0;
   core::layout::for_each_block(*type.layout(), count, type.extent(), remote, 0, bytes,
@@ -195,9 +199,38 @@ int resolve(const Call& call, const Win& w, const RmaOp& o, Resolved& r) {
   return check_target(call, w, o, *r.target, &r.remote);
 }
 
+// The target's memory at `remote` where this process reaches it directly (a shared segment, or
+// its own part), else null (CMA).
+std::byte* direct_view(const Win& w, int rank, std::uintptr_t remote) {
+  const WinTarget& t = w.targets[rank];
+  if (t.mapped != nullptr) return t.mapped + (remote - t.base);
+  return t.self ? reinterpret_cast<std::byte*>(remote) : nullptr;
+}
+
+// An accumulate whose target data is one block this process reaches, from an origin in one
+// block: the op runs on the target's memory itself, under its mutex, with no copies (MPI_SUM
+// of 64 KiB took 33 us through copies, against 1.3 us for a put). False when it cannot.
+bool accumulate_in_place(const Win& w, const RmaOp& o, const Resolved& r,
+                         std::vector<std::byte>* fetched, Status* st) {
+  const core::Datatype& tt = *r.target;
+  bool noop = r.op->kind() == core::OpKind::kNoOp;
+  if (!tt.contiguous() || (!noop && !r.origin->contiguous())) return false;
+  std::byte* there = direct_view(w, o.rank, r.remote);  // the target buffer's origin
+  if (there == nullptr) return false;
+  auto bytes = static_cast<std::size_t>(o.target_count * tt.size());
+  const std::byte* data = static_cast<const std::byte*>(o.origin.addr) + r.origin->true_lb();
+  const std::byte* block = there + tt.true_lb();
+  if (!noop && data != block && data < block + bytes && block < data + bytes) return false;
+  TargetMutex hold(w.control_of(o.rank));
+  if (fetched != nullptr) fetched->assign(block, block + bytes);
+  if (!noop) *st = r.op->apply(data - tt.true_lb(), there, o.target_count, tt);
+  return true;
+}
+
 // Accumulate-style update of the target under its mutex; `fetched` gets the old data.
 Status accumulate(const Win& w, const RmaOp& o, const Resolved& r,
                   std::vector<std::byte>* fetched) {
+  if (Status st; accumulate_in_place(w, o, r, fetched, &st)) return st;
   const core::Datatype& tt = *r.target;
   std::int64_t count = o.target_count, bytes = count * tt.size();
   std::int64_t span = (count - 1) * tt.extent() + tt.true_extent();
