@@ -14,12 +14,13 @@ set(BENCH_PROGRAM_SOURCES
   coll/osu_reduce_scatter
   coll/osu_iallreduce coll/osu_ibcast coll/osu_ialltoall
   init/osu_init init/osu_hello
-  io/io_write_all io/io_read_all io/io_write io/io_read)
+  io/io_write_all io/io_read_all io/io_write io/io_read
+  rma/osu_put_latency rma/osu_get_latency rma/osu_acc_latency rma/osu_put_bw rma/osu_get_bw)
 # Programs that need only MPI_Init/Finalize/Comm_rank/Comm_size/Barrier/Wtime.
 set(BENCH_MINIMAL_PROGRAMS osu_init osu_hello osu_barrier)
 
 set(BENCH_CORE_SOURCES options.c pattern.c cuda_rt.c run.c output.c ranks.c)
-set(BENCH_FULL_SOURCES coll.c coll_data.c pt2pt.c stream.c)
+set(BENCH_FULL_SOURCES coll.c coll_data.c pt2pt.c rma.c stream.c)
 list(TRANSFORM BENCH_CORE_SOURCES PREPEND ${BENCH_DIR}/common/)
 list(TRANSFORM BENCH_FULL_SOURCES PREPEND ${BENCH_DIR}/common/)
 

@@ -38,6 +38,14 @@ static const struct opt_def kOpts[] = {
      "MPI_Test calls spread over the compute phase (default 0)"},
     {'P', "partitions", BENCH_OPT_PARTITIONS, "N",
      "partitions per message (default 16); sizes below N bytes are skipped"},
+    {'w', "win-option", BENCH_OPT_RMA, "WIN",
+     "how the window is made: create (MPI_Win_create), allocate (MPI_Win_allocate, the "
+     "default) or dynamic (MPI_Win_create_dynamic and MPI_Win_attach)"},
+    {'s', "sync-option", BENCH_OPT_RMA, "SYNC",
+     "how operations complete: lock (MPI_Win_lock/unlock each time), pscw (post/start/"
+     "complete/wait), fence (MPI_Win_fence), flush (MPI_Win_flush inside one lock, the "
+     "default), flush_local (MPI_Win_flush_local), lock_all (MPI_Win_lock_all/unlock_all "
+     "each time)"},
     {'d', "accelerator", BENCH_OPT_ACCEL | BENCH_OPT_PLACEMENT, "cuda",
      "put buffers in CUDA device memory (the CUDA runtime is loaded only then)"},
     {'q', "queue", BENCH_OPT_QUEUE, "host|stream|device",
@@ -141,6 +149,31 @@ static enum bench_parse parse_queue(struct bench_options *opt, unsigned accepts,
   return fail(opt, BENCH_PARSE_ERROR, "-q %s: expected host, stream or device", text);
 }
 
+/* Index of `text` in the NULL-terminated `names`, or -1. */
+static int name_index(const char *const *names, const char *text) {
+  for (int i = 0; names[i]; i++)
+    if (strcmp(names[i], text) == 0) return i;
+  return -1;
+}
+
+static const char *const kWinNames[] = {"create", "allocate", "dynamic", NULL};
+static const char *const kSyncNames[] = {"lock",        "pscw",     "fence", "flush",
+                                         "flush_local", "lock_all", NULL};
+
+static enum bench_parse parse_rma(struct bench_options *opt, char letter, const char *text) {
+  int i = name_index(letter == 'w' ? kWinNames : kSyncNames, text);
+  if (i < 0) {
+    return fail(opt, BENCH_PARSE_ERROR, "-%c %s: expected %s", letter, text,
+                letter == 'w' ? "create, allocate or dynamic"
+                              : "lock, pscw, fence, flush, flush_local or lock_all");
+  }
+  if (letter == 'w')
+    opt->win = (enum bench_win)i;
+  else
+    opt->sync = (enum bench_sync)i;
+  return BENCH_PARSE_OK;
+}
+
 static enum bench_parse parse_format(struct bench_options *opt, const char *text) {
   if (strcmp(text, "text") == 0)
     opt->format = BENCH_FORMAT_TEXT;
@@ -197,6 +230,9 @@ static enum bench_parse apply(struct bench_options *opt, unsigned accepts, const
       return BENCH_PARSE_OK;
     case 'q':
       return parse_queue(opt, accepts, arg);
+    case 'w':
+    case 's':
+      return parse_rma(opt, d->letter, arg);
     default:
       break;
   }
@@ -226,6 +262,8 @@ static void set_defaults(struct bench_options *opt, const struct bench_spec *spe
   opt->send_threads = 1;
   opt->recv_threads = 2;
   opt->partitions = 16;
+  opt->win = BENCH_WIN_ALLOCATE;
+  opt->sync = BENCH_SYNC_FLUSH;
 }
 
 /* "D" or "H" placement arguments after -d cuda. */

@@ -3,7 +3,8 @@
 
   check_osu_format.py --bindir DIR -- LAUNCH-PREFIX...    (e.g. bench/launch mpich -np 2)
 
-OSU's text format, as tools that parse it expect: a title line "# OSU MPI <name> Test vX.Y",
+OSU's text format, as tools that parse it expect: a title line "# OSU MPI <name> Test vX.Y"
+("# OSU MPI_<call> <name> Test vX.Y" for the one-sided programs),
 optional "# ..." lines, a column header "# Size" followed by the column titles (or, without
 sizes, the titles alone), then rows: an integer size left-aligned in 10 characters, and one
 number per column right-aligned, plus Pass/Fail under "Validation" with -c. Sizes ascend in
@@ -15,7 +16,7 @@ import re
 import subprocess
 import sys
 
-TITLE = re.compile(r"^# OSU MPI [A-Za-z_ /.-]+ Test v\d+\.\d+$")
+TITLE = re.compile(r"^# OSU MPI[ _][A-Za-z_ /.-]+ Test v\d+\.\d+$")
 NUMBER = r"-?\d+(?:\.\d+)?"
 # column titles are separated by 2+ spaces (titles themselves have single spaces)
 SPLIT = re.compile(r"\s{2,}")
@@ -30,6 +31,8 @@ CASES = [  # program, args, ranks, expected column titles after "Size"
     ("osu_allreduce", "-m 4:256 -i 5 -x 1", 2, ["Avg Latency(us)"]),
     ("osu_bcast", "-m 1:256 -i 5 -x 1 -f", 2,
      ["Avg Latency(us)", "Min Latency(us)", "Max Latency(us)", "Iterations"]),
+    ("osu_put_latency", "-m 1:64 -i 5 -x 1", 2, ["Latency (us)"]),
+    ("osu_get_bw", "-m 1:64 -i 3 -x 1 -W 4 -s lock", 2, ["Bandwidth (MB/s)"]),
     ("osu_iallreduce", "-m 4:64 -i 5 -x 1", 2,
      ["Overall(us)", "Compute(us)", "Coll. Init(us)", "MPI_Test(us)", "MPI_Wait(us)",
       "Pure Comm.(us)", "Overlap(%)"]),
@@ -78,6 +81,9 @@ def check_special(launch, bindir):
     assert re.fullmatch(r"nprocs: 2, min: \d+ ms, max: \d+ ms, avg: \d+ ms", out[1]), out
     out = run(launch, bindir, "osu_hello", "", 2).split("\n")
     assert TITLE.match(out[0]) and out[1] == "This is a test with 2 processes", out
+    out = run(launch, bindir, "osu_put_latency", "-m 8:8 -i 5 -w dynamic -s pscw", 2).split("\n")
+    assert out[1:3] == ["# Window creation: MPI_Win_create_dynamic",
+                        "# Synchronization: MPI_Win_post/start/complete/wait"], out
 
 
 def check_machine_readable(launch, bindir):

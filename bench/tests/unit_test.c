@@ -107,6 +107,14 @@ static const struct bench_spec kNbc = {
     .max_size = 1 << 20,
 };
 
+static const struct bench_spec kRma = {
+    .name = "t_rma",
+    .title = "T",
+    .accepts = BENCH_OPTS_COMMON | BENCH_OPT_RMA,
+    .min_size = 1,
+    .max_size = 1 << 20,
+};
+
 static enum bench_parse parse(struct bench_options *o, const struct bench_spec *s,
                               const char *line) {
   char copy[256], *argv[32];
@@ -151,6 +159,16 @@ static void test_options(void) {
   CHECK(parse(&o, &kPartitioned, "-P 64") == BENCH_PARSE_OK && o.partitions == 64);
   CHECK(parse(&o, &kPartitioned, "--partitions=3") == BENCH_PARSE_OK && o.partitions == 3);
   CHECK(parse(&o, &kPartitioned, "-P 0") == BENCH_PARSE_ERROR);
+  CHECK(parse(&o, &kRma, "") == BENCH_PARSE_OK && o.win == BENCH_WIN_ALLOCATE &&
+        o.sync == BENCH_SYNC_FLUSH);
+  CHECK(parse(&o, &kRma, "-w dynamic -s flush_local") == BENCH_PARSE_OK &&
+        o.win == BENCH_WIN_DYNAMIC && o.sync == BENCH_SYNC_FLUSH_LOCAL);
+  CHECK(parse(&o, &kRma, "--win-option=create --sync-option=pscw") == BENCH_PARSE_OK &&
+        o.win == BENCH_WIN_CREATE && o.sync == BENCH_SYNC_PSCW);
+  CHECK(parse(&o, &kRma, "-s lock_all") == BENCH_PARSE_OK && o.sync == BENCH_SYNC_LOCK_ALL);
+  CHECK(parse(&o, &kRma, "-s unlock") == BENCH_PARSE_ERROR && strstr(o.error, "-s unlock"));
+  CHECK(parse(&o, &kRma, "-w shared") == BENCH_PARSE_ERROR && strstr(o.error, "-w shared"));
+  CHECK(parse(&o, &kPt2pt, "-s fence") == BENCH_PARSE_ERROR); /* one-sided programs only */
   CHECK(parse(&o, &kPt2pt, "-P 4") == BENCH_PARSE_ERROR); /* not accepted by this program */
 }
 
