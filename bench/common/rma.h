@@ -37,6 +37,17 @@ double rma_bandwidth(struct bench *b, struct rma *r, enum rma_op op, size_t byte
  * rank's wrong bytes, or -1 when -c is off. */
 long long rma_validate(struct bench *b, struct rma *r, enum rma_op op, size_t bytes);
 
+/* A one-sided program's spec: OSU's iteration counts for latency (bandwidth 0) or bandwidth. */
+#define RMA_SPEC(program, text, bandwidth)                                               \
+  {                                                                                      \
+    .name = program, .title = text,                                                      \
+    .accepts = BENCH_OPTS_COMMON | BENCH_OPT_RMA | ((bandwidth) ? BENCH_OPT_WINDOW : 0), \
+    .ranks = BENCH_RANKS_TWO, .min_size = 1, .max_size = 4 << 20,                        \
+    .iters_small = (bandwidth) ? 100 : 10000, .iters_large = (bandwidth) ? 20 : 100,     \
+    .warmup_small = (bandwidth) ? 10 : 100, .warmup_large = (bandwidth) ? 2 : 10,        \
+    .large_size = 8192,                                                                  \
+  }
+
 /* The benchmark's main: columns, sizes and rows of a latency (bandwidth = 0) or bandwidth
  * program. */
 int rma_main(const struct bench_spec *spec, enum rma_op op, int bandwidth, int argc, char **argv);

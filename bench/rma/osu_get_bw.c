@@ -1,18 +1,6 @@
 /* osu_get_bw: bandwidth of -W MPI_Gets completed together by the synchronization of -s. */
 #include "rma.h"
 
-static const struct bench_spec kSpec = {
-    .name = "osu_get_bw",
-    .title = "OSU MPI_Get Bandwidth Test",
-    .accepts = BENCH_OPTS_COMMON | BENCH_OPT_RMA | BENCH_OPT_WINDOW,
-    .ranks = BENCH_RANKS_TWO,
-    .min_size = 1,
-    .max_size = 4 << 20,
-    .iters_small = 100,
-    .iters_large = 20,
-    .warmup_small = 10,
-    .warmup_large = 2,
-    .large_size = 8192,
-};
+static const struct bench_spec kSpec = RMA_SPEC("osu_get_bw", "OSU MPI_Get Bandwidth Test", 1);
 
 int main(int argc, char **argv) { return rma_main(&kSpec, RMA_GET, 1, argc, argv); }

@@ -1,19 +1,7 @@
-/* osu_get_latency: the time of one MPI_Get completed by the synchronization of -s (from rank 1's
- * window of -w into rank 0). */
+/* osu_get_latency: the time of one MPI_Get from rank 1's window (-w) into rank 0, completed
+ * by the synchronization of -s. */
 #include "rma.h"
 
-static const struct bench_spec kSpec = {
-    .name = "osu_get_latency",
-    .title = "OSU MPI_Get latency Test",
-    .accepts = BENCH_OPTS_COMMON | BENCH_OPT_RMA,
-    .ranks = BENCH_RANKS_TWO,
-    .min_size = 1,
-    .max_size = 4 << 20,
-    .iters_small = 10000,
-    .iters_large = 100,
-    .warmup_small = 100,
-    .warmup_large = 10,
-    .large_size = 8192,
-};
+static const struct bench_spec kSpec = RMA_SPEC("osu_get_latency", "OSU MPI_Get latency Test", 0);
 
 int main(int argc, char **argv) { return rma_main(&kSpec, RMA_GET, 0, argc, argv); }

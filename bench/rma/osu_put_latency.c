@@ -1,19 +1,7 @@
-/* osu_put_latency: the time of one MPI_Put completed by the synchronization of -s (rank 0 to rank
- * 1's window of -w). */
+/* osu_put_latency: the time of one MPI_Put from rank 0 into rank 1's window (-w), completed
+ * by the synchronization of -s. */
 #include "rma.h"
 
-static const struct bench_spec kSpec = {
-    .name = "osu_put_latency",
-    .title = "OSU MPI_Put Latency Test",
-    .accepts = BENCH_OPTS_COMMON | BENCH_OPT_RMA,
-    .ranks = BENCH_RANKS_TWO,
-    .min_size = 1,
-    .max_size = 4 << 20,
-    .iters_small = 10000,
-    .iters_large = 100,
-    .warmup_small = 100,
-    .warmup_large = 10,
-    .large_size = 8192,
-};
+static const struct bench_spec kSpec = RMA_SPEC("osu_put_latency", "OSU MPI_Put Latency Test", 0);
 
 int main(int argc, char **argv) { return rma_main(&kSpec, RMA_PUT, 0, argc, argv); }
