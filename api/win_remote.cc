@@ -6,8 +6,8 @@
 // goes back with kAnswerTag. A target answers one origin's requests in their order, and the pml
 // keeps one sender's messages of one tag in order, so the origin's receives for the answers,
 // posted before the requests in the same order, each get their own. A block of the target
-// datatype travels in pieces of at most kPiece bytes. Writes and accumulates are answered by
-// nothing but the kSync that ends each operation; reads, fetches and locks by their data.
+// datatype travels in pieces of at most kPiece bytes. A write or accumulate is answered once,
+// empty, when its last piece is applied (kAnswered); reads, fetches and locks by their data.
 //
 // Locks on another member are quiet: MPI_Win_lock sends its kLock and returns, MPI_Win_unlock
 // sends its kUnlock and returns, and the target holds an origin's later requests back while
@@ -32,7 +32,7 @@
 
 namespace gpurun::api {
 
-enum class RmaKind : std::uint8_t { kWrite, kRead, kAcc, kFetchAcc, kCas, kSync, kLock, kUnlock };
+enum class RmaKind : std::uint8_t { kWrite, kRead, kAcc, kFetchAcc, kCas, kLock, kUnlock };
 
 struct RmaHeader {
   RmaKind kind;
@@ -47,9 +47,15 @@ struct RmaHeader {
 constexpr int kRequestTag = 101;
 constexpr int kAnswerTag = 102;
 constexpr std::size_t kPiece = 64 << 10;
+// The data of a request that carries some (a write, an accumulate), so that header and data fit
+// one packet of kPiece bytes: UCX's packets end at 64 KiB, and one byte more costs a rendezvous
+// (osu_put_latency 1 MiB between two test hosts over ucx: 637 us in pieces of 64 KiB and a
+// header, against 288 us for osu_get_latency, whose answers carry no header).
+constexpr std::size_t kCarried = kPiece - sizeof(RmaHeader);
 constexpr std::uint8_t kExclusive = 1;
 constexpr std::uint8_t kQuiet = 2;   // no answer: the origin does not wait
 constexpr std::uint8_t kSpaced = 4;  // kAcc, kFetchAcc: elements `extent` bytes apart
+constexpr std::uint8_t kAnswered = 8;  // kWrite, kAcc: answer (empty) once applied
 
 // The target's side of one window.
 class RmaService {
@@ -183,6 +189,7 @@ void RmaService::handle(int source, const std::byte* request, std::size_t bytes)
   switch (h.kind) {
     case RmaKind::kWrite:
       std::memcpy(at, payload, h.len);
+      if ((h.flags & kAnswered) != 0) answer(source, nullptr, 0);
       return;
     case RmaKind::kRead:
       answer(source, at, h.len);
@@ -190,13 +197,11 @@ void RmaService::handle(int source, const std::byte* request, std::size_t bytes)
     case RmaKind::kAcc:
     case RmaKind::kFetchAcc:
       accumulate(source, h, payload, at);
+      if (h.kind == RmaKind::kAcc && (h.flags & kAnswered) != 0) answer(source, nullptr, 0);
       return;
     case RmaKind::kCas:
       answer(source, at, h.len);
       if (std::memcmp(at, payload + h.len, h.len) == 0) std::memcpy(at, payload, h.len);
-      return;
-    case RmaKind::kSync:
-      answer(source, nullptr, 0);
       return;
     case RmaKind::kLock:
       lock({source, (h.flags & kExclusive) != 0, (h.flags & kQuiet) != 0});
@@ -321,9 +326,8 @@ class Exchange {
     if (n > 0) std::memcpy(bytes.data() + sizeof h, payload, n);
     return send_bytes(comm_, rank_, kRequestTag, std::move(bytes));
   }
-  // Waits for every answer (after a kSync when nothing else is answered).
-  Status finish(bool sync) {
-    if (sync) GPURUN_TRY(request(RmaHeader{RmaKind::kSync}, nullptr, 0, nullptr, 0, true));
+  // Waits for every answer.
+  Status finish() {
     wait_until([this] {
       for (core::Request* r : answers_)
         if (!r->complete()) return false;
@@ -341,14 +345,14 @@ class Exchange {
   std::vector<core::Request*> answers_;
 };
 
-// Calls fn(addr, offset, n) for the pieces of the target's blocks (`unit`: a piece holds whole
-// elements of that size).
+// Calls fn(addr, offset, n) for the pieces of the target's blocks, of at most `room` bytes
+// (`unit`: a piece holds whole elements of that size).
 template <class Fn>
 void for_each_piece(std::uintptr_t remote, std::int64_t count, const core::Datatype& type,
-                    std::size_t unit, Fn&& fn) {
+                    std::size_t unit, std::size_t room, Fn&& fn) {
   std::int64_t bytes = count * type.size();
   if (bytes == 0) return;
-  std::size_t piece = kPiece / unit * unit;
+  std::size_t piece = room / unit * unit;
   std::size_t done = 0;
   core::layout::for_each_block(*type.layout(), count, type.extent(), remote, 0, bytes,
                                [&](std::uintptr_t at, std::int64_t n) {
@@ -371,7 +375,7 @@ template <class Fn>
 void for_each_run(std::uintptr_t remote, std::int64_t count, const core::Datatype& type,
                   const core::Datatype& basic, Fn&& fn) {
   const std::int64_t size = basic.size(), extent = basic.extent();
-  const std::int64_t most = std::max<std::int64_t>(1, static_cast<std::int64_t>(kPiece) / size);
+  const std::int64_t most = std::max<std::int64_t>(1, static_cast<std::int64_t>(kCarried) / size);
   std::int64_t pos = 0, next = 0;  // packed offsets: of the block, of the next element
   std::uintptr_t run_at = 0;
   std::int64_t run_from = 0, run = 0;  // elements in the run
@@ -404,24 +408,28 @@ Status remote_put(const Win& w, int rank, const std::byte* packed, std::uintptr_
                   std::int64_t count, const core::Datatype& type) {
   Exchange x(w, rank);
   Status st;
-  for_each_piece(remote, count, type, 1, [&](std::uintptr_t at, std::size_t off, std::size_t n) {
-    if (st.ok())
-      st = x.request({RmaKind::kWrite, 0, {}, 0, at, n}, packed + off, n, nullptr, 0, false);
+  auto total = static_cast<std::size_t>(count * type.size());
+  for_each_piece(remote, count, type, 1, kCarried, [&](std::uintptr_t at, std::size_t off, std::size_t n) {
+    bool last = off + n == total;  // answered once applied, after every piece before it
+    if (st.ok()) {
+      st = x.request({RmaKind::kWrite, last ? kAnswered : std::uint8_t{0}, {}, 0, at, n},
+                     packed + off, n, nullptr, 0, last);
+    }
   });
   GPURUN_TRY(st);
-  return x.finish(true);
+  return x.finish();
 }
 
 Status remote_get(const Win& w, int rank, std::byte* packed, std::uintptr_t remote,
                   std::int64_t count, const core::Datatype& type) {
   Exchange x(w, rank);
   Status st;
-  for_each_piece(remote, count, type, 1, [&](std::uintptr_t at, std::size_t off, std::size_t n) {
+  for_each_piece(remote, count, type, 1, kPiece, [&](std::uintptr_t at, std::size_t off, std::size_t n) {
     if (st.ok())
       st = x.request({RmaKind::kRead, 0, {}, 0, at, n}, nullptr, 0, packed + off, n, true);
   });
   GPURUN_TRY(st);
-  return x.finish(false);
+  return x.finish();
 }
 
 Status remote_accumulate(const Win& w, int rank, MPI_Op op, const std::byte* packed,
@@ -437,20 +445,26 @@ Status remote_accumulate(const Win& w, int rank, MPI_Op op, const std::byte* pac
   RmaKind kind = fetched != nullptr ? RmaKind::kFetchAcc : RmaKind::kAcc;
   bool spaced = basic->size() != basic->extent();
   std::uint8_t flags = spaced ? kSpaced : 0;
+  auto total = static_cast<std::size_t>(count * type.size());
   auto request = [&](std::uintptr_t at, std::size_t off, std::size_t n) {
     if (!st.ok()) return;
-    RmaHeader h{kind, flags, type.basic(), static_cast<std::int32_t>(op), at, n};
+    // A fetch is answered by its data; the last piece of a plain accumulate once applied.
+    bool ack = fetched == nullptr && off + n == total;
+    RmaHeader h{kind, static_cast<std::uint8_t>(flags | (ack ? kAnswered : 0)), type.basic(),
+                static_cast<std::int32_t>(op), at, n};
     // MPI_NO_OP reads only: its operand (the origin's buffer) may be anything.
     std::size_t sent = find_op(op)->kind() == core::OpKind::kNoOp ? 0 : n;
-    st = x.request(h, packed + off, sent, fetched ? fetched + off : nullptr, n, fetched != nullptr);
+    st = x.request(h, packed + off, sent, fetched ? fetched + off : nullptr, fetched ? n : 0,
+                   fetched != nullptr || ack);
   };
   if (spaced) {
     for_each_run(remote, count, type, *basic, request);
   } else {
-    for_each_piece(remote, count, type, static_cast<std::size_t>(basic->size()), request);
+    for_each_piece(remote, count, type, static_cast<std::size_t>(basic->size()), kCarried,
+                   request);
   }
   GPURUN_TRY(st);
-  return x.finish(fetched == nullptr);
+  return x.finish();
 }
 
 Status remote_compare_and_swap(const Win& w, int rank, const void* origin, const void* compare,
@@ -461,7 +475,7 @@ Status remote_compare_and_swap(const Win& w, int rank, const void* origin, const
   std::memcpy(payload.data() + n, compare, n);
   GPURUN_TRY(x.request({RmaKind::kCas, 0, {}, 0, remote, n}, payload.data(), payload.size(), result,
                        n, true));
-  return x.finish(false);
+  return x.finish();
 }
 
 Status remote_lock(const Win& w, int rank, bool exclusive) {
@@ -469,13 +483,13 @@ Status remote_lock(const Win& w, int rank, bool exclusive) {
   bool self = rank == w.rank;
   auto flags = static_cast<std::uint8_t>((exclusive ? kExclusive : 0) | (self ? 0 : kQuiet));
   GPURUN_TRY(x.request({RmaKind::kLock, flags, {}, 0, 0, 0}, nullptr, 0, nullptr, 0, self));
-  return x.finish(false);
+  return x.finish();
 }
 
 Status remote_unlock(const Win& w, int rank) {
   Exchange x(w, rank);
   GPURUN_TRY(x.request({RmaKind::kUnlock, 0, {}, 0, 0, 0}, nullptr, 0, nullptr, 0, false));
-  return x.finish(false);
+  return x.finish();
 }
 
 }  // namespace gpurun::api
