@@ -409,13 +409,14 @@ Status remote_put(const Win& w, int rank, const std::byte* packed, std::uintptr_
   Exchange x(w, rank);
   Status st;
   auto total = static_cast<std::size_t>(count * type.size());
-  for_each_piece(remote, count, type, 1, kCarried, [&](std::uintptr_t at, std::size_t off, std::size_t n) {
-    bool last = off + n == total;  // answered once applied, after every piece before it
-    if (st.ok()) {
-      st = x.request({RmaKind::kWrite, last ? kAnswered : std::uint8_t{0}, {}, 0, at, n},
-                     packed + off, n, nullptr, 0, last);
-    }
-  });
+  for_each_piece(
+      remote, count, type, 1, kCarried, [&](std::uintptr_t at, std::size_t off, std::size_t n) {
+        bool last = off + n == total;  // answered once applied, after every piece before it
+        if (st.ok()) {
+          st = x.request({RmaKind::kWrite, last ? kAnswered : std::uint8_t{0}, {}, 0, at, n},
+                         packed + off, n, nullptr, 0, last);
+        }
+      });
   GPURUN_TRY(st);
   return x.finish();
 }
@@ -424,10 +425,11 @@ Status remote_get(const Win& w, int rank, std::byte* packed, std::uintptr_t remo
                   std::int64_t count, const core::Datatype& type) {
   Exchange x(w, rank);
   Status st;
-  for_each_piece(remote, count, type, 1, kPiece, [&](std::uintptr_t at, std::size_t off, std::size_t n) {
-    if (st.ok())
-      st = x.request({RmaKind::kRead, 0, {}, 0, at, n}, nullptr, 0, packed + off, n, true);
-  });
+  for_each_piece(
+      remote, count, type, 1, kPiece, [&](std::uintptr_t at, std::size_t off, std::size_t n) {
+        if (st.ok())
+          st = x.request({RmaKind::kRead, 0, {}, 0, at, n}, nullptr, 0, packed + off, n, true);
+      });
   GPURUN_TRY(st);
   return x.finish();
 }
@@ -450,8 +452,9 @@ Status remote_accumulate(const Win& w, int rank, MPI_Op op, const std::byte* pac
     if (!st.ok()) return;
     // A fetch is answered by its data; the last piece of a plain accumulate once applied.
     bool ack = fetched == nullptr && off + n == total;
-    RmaHeader h{kind, static_cast<std::uint8_t>(flags | (ack ? kAnswered : 0)), type.basic(),
-                static_cast<std::int32_t>(op), at, n};
+    RmaHeader h{kind,         static_cast<std::uint8_t>(flags | (ack ? kAnswered : 0)),
+                type.basic(), static_cast<std::int32_t>(op),
+                at,           n};
     // MPI_NO_OP reads only: its operand (the origin's buffer) may be anything.
     std::size_t sent = find_op(op)->kind() == core::OpKind::kNoOp ? 0 : n;
     st = x.request(h, packed + off, sent, fetched ? fetched + off : nullptr, fetched ? n : 0,
@@ -460,8 +463,7 @@ Status remote_accumulate(const Win& w, int rank, MPI_Op op, const std::byte* pac
   if (spaced) {
     for_each_run(remote, count, type, *basic, request);
   } else {
-    for_each_piece(remote, count, type, static_cast<std::size_t>(basic->size()), kCarried,
-                   request);
+    for_each_piece(remote, count, type, static_cast<std::size_t>(basic->size()), kCarried, request);
   }
   GPURUN_TRY(st);
   return x.finish();
