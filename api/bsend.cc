@@ -25,29 +25,43 @@ const core::Datatype* byte_type() {
   return type;
 }
 
-// Completes the slot's flush requests once it has drained.
+// A buffered send in flight: the request's owner.
+struct InFlight {
+  BsendSlot* slot;
+  std::uint64_t number;
+};
+
+// Completes the slot's flush requests whose sends have all completed.
 void settle_flushes(BsendSlot& slot) {
-  if (slot.buffer.blocks() != 0 || slot.flushes.empty()) return;
-  std::vector<core::Request*> done;
-  done.swap(slot.flushes);
-  for (core::Request* r : done) {
-    r->set_complete();
-    if (r->orphan) the_pml().requests().release(r);  // freed by the program meanwhile
-  }
+  std::erase_if(slot.flushes, [&slot](const BsendSlot::Flush& f) {
+    if (!slot.done_upto(f.upto)) return false;
+    f.request->set_complete();
+    if (f.request->orphan) the_pml().requests().release(f.request);  // freed meanwhile
+    return true;
+  });
 }
 
 // The internal send of a buffered message completed: its block (the request's buffer) goes
-// back to the slot (the request's owner).
+// back to its slot.
 void on_buffered_send_done(core::Request* r) {
   if (r->status.error != ErrorCode::kOk) {
     GPURUN_LOG(warn, pml, "buffered send of %llu bytes to rank %d failed: %s",
                static_cast<unsigned long long>(r->size), r->peer,
                std::string(error_code_name(r->status.error)).c_str());
   }
-  auto* slot = static_cast<BsendSlot*>(r->owner);
-  slot->buffer.release(static_cast<std::byte*>(r->buffer));
+  auto* sent = static_cast<InFlight*>(r->owner);
+  BsendSlot& slot = *sent->slot;
+  slot.buffer.release(static_cast<std::byte*>(r->buffer));
+  slot.in_flight.erase(sent->number);
+  delete sent;
   --g_in_flight;
-  settle_flushes(*slot);
+  settle_flushes(slot);
+}
+
+// Waits until every block of the slot's buffer is back (before it is detached).
+void drain(BsendSlot& slot) {
+  BsendBuffer& buffer = slot.buffer;
+  if (buffer.blocks() != 0) wait_until([&buffer] { return buffer.blocks() == 0; });
 }
 
 BsendSlot* attached(const std::shared_ptr<BsendSlot>& slot) {
@@ -96,7 +110,9 @@ int bsend_start(const Call& call, MPI_Comm comm, const pml::SendArgs& args) {
   }
   core::Request* r = pml.requests().allocate();
   r->orphan = true;  // nobody waits for it: the pml releases it when it completes
-  r->owner = &slot;
+  auto* sent = new InFlight{&slot, ++slot.started};
+  slot.in_flight.insert(sent->number);
+  r->owner = sent;
   r->on_complete = on_buffered_send_done;
   ++g_in_flight;
   pml::SendArgs copy{.comm = args.comm,
@@ -110,6 +126,8 @@ int bsend_start(const Call& call, MPI_Comm comm, const pml::SendArgs& args) {
   if (!st.ok()) {
     if (!r->complete()) {
       --g_in_flight;
+      slot.in_flight.erase(sent->number);
+      delete sent;
       buffer.release(block);
       pml.requests().release(r);
     }
@@ -140,29 +158,29 @@ AttachResult attach_bsend(BsendSlot& slot, void* buffer, MPI_Count size, const c
 }
 
 void detach_bsend(BsendSlot& slot, void* buffer_addr, MPI_Count* size) {
-  flush_bsend(slot);
+  drain(slot);
   *static_cast<void**>(buffer_addr) = slot.buffer.base();
   *size = static_cast<MPI_Count>(slot.buffer.size());
   slot.buffer.detach();
 }
 
 void flush_bsend(BsendSlot& slot) {
-  BsendBuffer& buffer = slot.buffer;
-  if (buffer.blocks() != 0) wait_until([&buffer] { return buffer.blocks() == 0; });
+  std::uint64_t upto = slot.started;
+  if (!slot.done_upto(upto)) wait_until([&slot, upto] { return slot.done_upto(upto); });
 }
 
 core::Request* iflush_bsend(BsendSlot& slot) {
-  if (slot.buffer.blocks() == 0) return completed_request(core::MessageStatus{});
+  if (slot.done_upto(slot.started)) return completed_request(core::MessageStatus{});
   core::Request* r = the_pml().requests().allocate();
   r->kind = core::RequestKind::kComposite;
   r->active = true;
-  slot.flushes.push_back(r);
+  slot.flushes.push_back({r, slot.started});
   return r;
 }
 
 void retire_bsend(std::shared_ptr<BsendSlot>& slot) {
   if (!slot) return;
-  flush_bsend(*slot);
+  drain(*slot);
   slot->buffer.detach();
   slot.reset();
 }

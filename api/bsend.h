@@ -9,7 +9,9 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,10 +22,24 @@
 
 namespace gpurun::api {
 
-// One place a buffer may be attached, and the MPI_*_iflush requests waiting for it to drain.
+// One place a buffer may be attached, its buffered sends in flight, and the MPI_*_iflush
+// requests waiting for some of them. Sends are numbered as they start (1, 2, ...); a flush
+// waits for those started before it, not for later ones (a program may send again before it
+// waits for the flush, to a peer that receives only after that wait).
 struct BsendSlot {
+  struct Flush {
+    core::Request* request;
+    std::uint64_t upto;  // the number of the last send it waits for
+  };
   BsendBuffer buffer;
-  std::vector<core::Request*> flushes;
+  std::uint64_t started = 0;          // buffered sends started from this buffer so far
+  std::set<std::uint64_t> in_flight;  // the numbers of those not completed yet
+  std::vector<Flush> flushes;
+
+  // Whether every send numbered up to `upto` has completed.
+  bool done_upto(std::uint64_t upto) const {
+    return in_flight.empty() || *in_flight.begin() > upto;
+  }
 };
 
 // MPI_Buffer_attach's slot.
@@ -52,7 +68,7 @@ AttachResult attach_bsend(BsendSlot& slot, void* buffer, MPI_Count size, const c
 // void**, as the standard's C binding says) and *size, and detaches it. With no buffer
 // attached: nullptr and 0.
 void detach_bsend(BsendSlot& slot, void* buffer_addr, MPI_Count* size);
-// MPI_*_flush_buffer: waits until the slot's buffered sends have completed.
+// MPI_*_flush_buffer: waits until the slot's buffered sends started so far have completed.
 void flush_bsend(BsendSlot& slot);
 // MPI_*_iflush_buffer: a request that completes once they have.
 core::Request* iflush_bsend(BsendSlot& slot);

@@ -2,9 +2,9 @@
  * buffered sends on it, one attached to a session those on the communicators derived from the
  * session (a duplicate included), and MPI_Buffer_attach's the rest: each fills up on its own,
  * and a send with none of them attached fails with MPI_ERR_BUFFER. The flush calls wait until
- * the messages in a buffer have gone and leave it attached; the iflush calls give a request
- * that completes then (not before: the messages are rendezvous ones that wait for receives the
- * peer posts after a barrier). MPI_BUFFER_AUTOMATIC takes any number of messages, and detaching
+ * the messages in a buffer have gone and leave it attached, and do not wait for messages sent
+ * after them; the iflush calls give a request that completes then (not before: the messages
+ * are rendezvous ones that wait for receives the peer posts after a barrier). MPI_BUFFER_AUTOMATIC takes any number of messages, and detaching
  * it gives MPI_BUFFER_AUTOMATIC back. Freeing a communicator or finalizing a session with a
  * buffer attached waits for its messages, which arrive whole. Bad arguments name the call. */
 #include <stdlib.h>
@@ -79,6 +79,38 @@ static void comm_buffer(int rank) {
     }
   }
   MPI_Comm_free(&c);
+}
+
+/* A flush waits for the messages in the buffer at its call, not for those sent after it: rank 1
+ * receives the second message only after a barrier that rank 0 reaches after waiting for the
+ * flush. Polled with a deadline, so that a flush that waits for both fails instead of hanging. */
+static void flush_ignores_later_sends(int rank) {
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  char *buf = malloc(ROOM(2));
+  if (rank == 0) {
+    MPI_Comm_attach_buffer(c, buf, ROOM(2));
+    bsend(40, 40, c, MPI_SUCCESS, "a message before the flush");
+    MPI_Request req;
+    MPI_Comm_iflush_buffer(c, &req);
+    bsend(41, 41, c, MPI_SUCCESS, "a message after the flush");
+    int flag = 0;
+    double deadline = MPI_Wtime() + 20;
+    while (!flag && MPI_Wtime() < deadline) MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    MTEST_CHECK(flag, "MPI_Comm_iflush_buffer waited for a message sent after it");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (!flag) MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Comm_flush_buffer(c);
+    void *back;
+    int size;
+    MPI_Comm_detach_buffer(c, &back, &size);
+  } else {
+    if (rank == 1) receive(40, 40, c);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) receive(41, 41, c);
+  }
+  MPI_Comm_free(&c);
+  free(buf);
 }
 
 /* The process's buffer and a communicator's fill up apart; freeing the communicator waits for
@@ -208,6 +240,7 @@ int main(int argc, char **argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   comm_buffer(rank);
   process_and_comm_buffers(rank);
+  flush_ignores_later_sends(rank);
   automatic_buffer(rank);
   session_buffer(rank);
   bad_arguments();
