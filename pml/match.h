@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "pml/counters.h"
 #include "runtime/core/request.h"
 #include "runtime/transport/transport.h"
 
@@ -78,14 +79,18 @@ class MatchQueues {
   ~MatchQueues() {
     while (Unexpected* u = unexpected_.front()) {
       unexpected_.remove(u);
+      count_down(g_counters.unexpected);
       delete u;
     }
+    for (const core::Request* r = posted_.front(); r != nullptr; r = r->next)
+      count_down(g_counters.posted);
   }
   // The first posted receive that `source`/`tag` matches, taken off the queue.
   core::Request* take_posted(int source, int tag) {
     for (core::Request* r = posted_.front(); r != nullptr; r = r->next) {
       if (matches(r->peer, r->tag, source, tag)) {
         posted_.remove(r);
+        count_down(g_counters.posted);
         return r;
       }
     }
@@ -96,7 +101,10 @@ class MatchQueues {
   Unexpected* find_unexpected(int source, int tag, bool take) {
     for (Unexpected* u = unexpected_.front(); u != nullptr; u = u->next) {
       if (matches(source, tag, u->source, u->tag)) {
-        if (take) unexpected_.remove(u);
+        if (take) {
+          unexpected_.remove(u);
+          count_down(g_counters.unexpected);
+        }
         return u;
       }
     }
@@ -114,16 +122,24 @@ class MatchQueues {
       core::Request* next = r->next;
       if (pick(r)) {
         posted_.remove(r);
+        count_down(g_counters.posted);
         take(r);
       }
       r = next;
     }
   }
-  void post(core::Request* r) { posted_.push_back(r); }
-  void hold(Unexpected* u) { unexpected_.push_back(u); }
+  void post(core::Request* r) {
+    posted_.push_back(r);
+    count_up(g_counters.posted);
+  }
+  void hold(Unexpected* u) {
+    unexpected_.push_back(u);
+    count_held();
+  }
   bool unpost(core::Request* r) {
     if (!is_posted(r)) return false;
     posted_.remove(r);
+    count_down(g_counters.posted);
     return true;
   }
   bool is_posted(const core::Request* r) const {

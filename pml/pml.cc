@@ -140,7 +140,9 @@ bool Pml::send_now(const SendArgs& a) {
   transport::PacketHeader header{kEager,        0, 0, context_of(*a.comm, a.channel), a.tag,
                                  a.comm->rank()};
   const auto* data = static_cast<const std::byte*>(a.buf) + a.type->true_lb();
-  return route.endpoint->send(header, data, static_cast<std::size_t>(size)).ok();
+  if (!route.endpoint->send(header, data, static_cast<std::size_t>(size)).ok()) return false;
+  count_sent(true, static_cast<std::uint64_t>(size));
+  return true;
 }
 
 namespace {
@@ -238,10 +240,12 @@ bool Pml::send_eager(Route& route, core::Request* r) {
   if (!st.ok()) {
     r->status.error = st.code();
     complete(r);
-  } else if (sync) {
-    r->stage = kInFlight;
   } else {
-    complete(r);
+    count_sent(true, r->size);
+    if (sync)
+      r->stage = kInFlight;
+    else
+      complete(r);
   }
   return true;
 }
@@ -275,6 +279,8 @@ bool Pml::send_rts(Route& route, core::Request* r) {
   if (!st.ok()) {
     r->status.error = st.code();
     complete(r);
+  } else {
+    count_sent(false, r->size);
   }
   return true;
 }

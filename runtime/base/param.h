@@ -28,6 +28,10 @@ namespace gpurun::param {
 
 enum class Source : std::uint8_t { kDefault, kFile, kEnv, kApi };
 enum class Level : std::uint8_t { kBasic, kAdvanced };
+// What a knob's value is, for interfaces that hand values out as numbers (MPI_T): a number of
+// one of these C types, an index into the enumeration's names, or text (strings, lists,
+// durations, and any knob that may be "auto").
+enum class ValueKind : std::uint8_t { kBool, kInt, kInt64, kFloat, kSize, kEnum, kText };
 
 std::string_view source_name(Source source);
 
@@ -131,6 +135,9 @@ class ParamBase {
   Level level() const { return level_; }
   Source source() const;
   virtual std::string_view type_name() const = 0;
+  virtual ValueKind value_kind() const = 0;
+  // The names an enumeration knob takes, in their order (empty for the others).
+  virtual std::vector<std::string_view> choices() const { return {}; }
   virtual std::string value_string() const = 0;
   virtual std::string default_string() const = 0;
   // Sets the value from text (API or info hint). An unparsable text leaves the value as it was.
@@ -163,6 +170,28 @@ class Param final : public ParamBase {
   }
   const T& default_value() const { return default_; }
   std::string_view type_name() const override { return Traits<T>::kTypeName; }
+  ValueKind value_kind() const override {
+    if constexpr (std::is_same_v<T, bool>)
+      return ValueKind::kBool;
+    else if constexpr (std::is_same_v<T, int>)
+      return ValueKind::kInt;
+    else if constexpr (std::is_same_v<T, std::int64_t>)
+      return ValueKind::kInt64;
+    else if constexpr (std::is_same_v<T, double>)
+      return ValueKind::kFloat;
+    else if constexpr (std::is_same_v<T, Size>)
+      return ValueKind::kSize;
+    else if constexpr (std::is_enum_v<T>)
+      return ValueKind::kEnum;
+    else
+      return ValueKind::kText;
+  }
+  std::vector<std::string_view> choices() const override {
+    std::vector<std::string_view> names;
+    if constexpr (std::is_enum_v<T>)
+      for (const auto& entry : param_enum_names(T{})) names.push_back(entry.first);
+    return names;
+  }
   std::string value_string() const override { return Traits<T>::format(get()); }
   std::string default_string() const override { return Traits<T>::format(default_); }
 

@@ -58,7 +58,20 @@ static int unsupported_calls(void) {
   if (cls != MPI_ERR_NAME) errors++;
   int provided = -1, num = -1;
   if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) errors++;
-  if (MPI_T_cvar_get_num(&num) != MPI_SUCCESS || num != 0) errors++;
+  if (MPI_T_cvar_get_num(&num) != MPI_SUCCESS || num <= 0) errors++;
+  /* gpurun's knobs through MPICH's MPI_T types: a size reads as MPI_UNSIGNED_LONG_LONG */
+  int index = -1, count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_T_cvar_handle handle = MPI_T_CVAR_HANDLE_NULL;
+  unsigned long long bytes = 0;
+  if (MPI_T_cvar_get_index("GPURUN_IO_TWO_PHASE_BUFFER", &index) != MPI_SUCCESS ||
+      MPI_T_cvar_get_info(index, NULL, NULL, NULL, &type, NULL, NULL, NULL, NULL, NULL) !=
+          MPI_SUCCESS ||
+      type != MPI_UNSIGNED_LONG_LONG ||
+      MPI_T_cvar_handle_alloc(index, NULL, &handle, &count) != MPI_SUCCESS ||
+      MPI_T_cvar_read(handle, &bytes) != MPI_SUCCESS || bytes != 16u << 20)
+    errors++;
+  MPI_T_cvar_handle_free(&handle);
   MPI_T_finalize();
   return errors;
 }

@@ -104,6 +104,27 @@ TEST(Param, RegistryListsAndFormats) {
   EXPECT_NE(table.find("GPURUN_LOG_LEVEL"), std::string::npos);
 }
 
+TEST(Param, ValueKindsAndChoices) {
+  Param<bool> b("GPURUN_TEST_KIND_BOOL", true, "doc");
+  Param<int> i("GPURUN_TEST_KIND_INT", 1, "doc");
+  Param<std::int64_t> l("GPURUN_TEST_KIND_INT64", 1, "doc");
+  Param<double> d("GPURUN_TEST_KIND_FLOAT", 0.5, "doc");
+  Param<Size> s("GPURUN_TEST_KIND_SIZE", Size{8}, "doc");
+  Param<Color> c("GPURUN_TEST_KIND_ENUM", Color::kRed, "doc");
+  Param<std::optional<Size>> a("GPURUN_TEST_KIND_AUTO", std::nullopt, "doc");
+  Param<Duration> t("GPURUN_TEST_KIND_TIME", Duration(5), "doc");
+  EXPECT_EQ(b.value_kind(), ValueKind::kBool);
+  EXPECT_EQ(i.value_kind(), ValueKind::kInt);
+  EXPECT_EQ(l.value_kind(), ValueKind::kInt64);
+  EXPECT_EQ(d.value_kind(), ValueKind::kFloat);
+  EXPECT_EQ(s.value_kind(), ValueKind::kSize);
+  EXPECT_EQ(c.value_kind(), ValueKind::kEnum);
+  EXPECT_EQ(a.value_kind(), ValueKind::kText);  // may be "auto"
+  EXPECT_EQ(t.value_kind(), ValueKind::kText);
+  EXPECT_EQ(c.choices(), (std::vector<std::string_view>{"auto", "red", "green"}));
+  EXPECT_TRUE(s.choices().empty());
+}
+
 TEST(Param, UnknownEnvKnobsAreReportedWithSuggestion) {
   Param<int> p("GPURUN_TEST_EAGER_LIMIT", 1, "doc");
   setenv("GPURUN_TEST_EAGER_LIMT", "5", 1);

@@ -1,7 +1,7 @@
-/* MPI_T without variables: it starts before MPI_Init and nests, counts zero variables,
- * categories, events and sources, answers every index, name and handle as invalid, keeps
- * performance-variable sessions until their free or the last MPI_T_finalize, and says when it
- * is not initialized. */
+/* MPI_T's life and its edges: it starts before MPI_Init and nests, counts zero events and
+ * sources, answers indices past the end and unknown names as invalid, keeps performance-variable
+ * sessions until their free or the last MPI_T_finalize, and says when it is not initialized.
+ * The variables themselves: cvars.c, pvars.c. */
 #include <stddef.h>
 
 #include "mtest.h"
@@ -11,34 +11,42 @@ static void expect(int rc, int want, const char *what) {
 }
 
 static void counts_and_lookups(void) {
-  int n = -1, index = -1;
-  expect(MPI_T_cvar_get_num(&n), MPI_SUCCESS, "cvar_get_num");
-  MTEST_CHECK(n == 0, "cvar count %d", n);
-  n = -1;
-  expect(MPI_T_pvar_get_num(&n), MPI_SUCCESS, "pvar_get_num");
-  MTEST_CHECK(n == 0, "pvar count %d", n);
-  n = -1;
-  expect(MPI_T_category_get_num(&n), MPI_SUCCESS, "category_get_num");
-  MTEST_CHECK(n == 0, "category count %d", n);
+  int n = -1, index = -1, cvars = -1, pvars = -1, categories = -1;
+  expect(MPI_T_cvar_get_num(&cvars), MPI_SUCCESS, "cvar_get_num");
+  expect(MPI_T_pvar_get_num(&pvars), MPI_SUCCESS, "pvar_get_num");
+  expect(MPI_T_category_get_num(&categories), MPI_SUCCESS, "category_get_num");
+  MTEST_CHECK(cvars > 0 && pvars > 0 && categories > 0, "counts %d %d %d", cvars, pvars,
+              categories);
   n = -1;
   expect(MPI_T_event_get_num(&n), MPI_SUCCESS, "event_get_num");
+  MTEST_CHECK(n == 0, "event count %d", n);
+  n = -1;
   expect(MPI_T_source_get_num(&n), MPI_SUCCESS, "source_get_num");
   MTEST_CHECK(n == 0, "source count %d", n);
   expect(MPI_T_cvar_get_num(NULL), MPI_T_ERR_INVALID, "cvar_get_num(NULL)");
   char name[64];
   int len = sizeof name;
-  expect(MPI_T_cvar_get_info(0, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
-         MPI_T_ERR_INVALID_INDEX, "cvar_get_info(0)");
-  expect(MPI_T_cvar_get_index("GPURUN_LOG_LEVEL", &index), MPI_T_ERR_INVALID_NAME,
+  expect(MPI_T_cvar_get_info(cvars, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+         MPI_T_ERR_INVALID_INDEX, "cvar_get_info(past the end)");
+  expect(MPI_T_cvar_get_info(-1, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+         MPI_T_ERR_INVALID_INDEX, "cvar_get_info(-1)");
+  expect(MPI_T_pvar_get_info(pvars, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                             NULL, NULL),
+         MPI_T_ERR_INVALID_INDEX, "pvar_get_info(past the end)");
+  expect(MPI_T_cvar_get_index("GPURUN_NO_SUCH_KNOB", &index), MPI_T_ERR_INVALID_NAME,
          "cvar_get_index");
+  expect(MPI_T_cvar_get_index(NULL, &index), MPI_T_ERR_INVALID, "cvar_get_index(NULL)");
   expect(MPI_T_pvar_get_index("x", MPI_T_PVAR_CLASS_COUNTER, &index), MPI_T_ERR_INVALID_NAME,
          "pvar_get_index");
-  expect(MPI_T_category_get_cvars(0, 1, &index), MPI_T_ERR_INVALID_INDEX, "category_get_cvars");
+  expect(MPI_T_category_get_index("x", &index), MPI_T_ERR_INVALID_NAME, "category_get_index");
+  expect(MPI_T_category_get_cvars(categories, 1, &index), MPI_T_ERR_INVALID_INDEX,
+         "category_get_cvars(past the end)");
+  expect(MPI_T_event_get_index("x", &index), MPI_T_ERR_INVALID_NAME, "event_get_index");
   MPI_T_cvar_handle cvar = MPI_T_CVAR_HANDLE_NULL;
   int count;
-  expect(MPI_T_cvar_handle_alloc(0, NULL, &cvar, &count), MPI_T_ERR_INVALID_INDEX,
-         "cvar_handle_alloc");
-  expect(MPI_T_cvar_read(cvar, &count), MPI_T_ERR_INVALID_HANDLE, "cvar_read");
+  expect(MPI_T_cvar_handle_alloc(cvars, NULL, &cvar, &count), MPI_T_ERR_INVALID_INDEX,
+         "cvar_handle_alloc(past the end)");
+  expect(MPI_T_cvar_read(cvar, &count), MPI_T_ERR_INVALID_HANDLE, "cvar_read(null handle)");
   expect(MPI_T_enum_get_info(MPI_T_ENUM_NULL, &n, name, &len), MPI_T_ERR_INVALID_HANDLE,
          "enum_get_info");
 }
@@ -56,8 +64,12 @@ static void sessions(void) {
          "read(ALL)");
   MPI_T_pvar_handle handle = MPI_T_PVAR_HANDLE_NULL;
   int count;
-  expect(MPI_T_pvar_handle_alloc(session, 0, NULL, &handle, &count), MPI_T_ERR_INVALID_INDEX,
-         "pvar_handle_alloc");
+  expect(MPI_T_pvar_handle_alloc(session, -1, NULL, &handle, &count), MPI_T_ERR_INVALID_INDEX,
+         "pvar_handle_alloc(-1)");
+  expect(MPI_T_pvar_handle_alloc(session, 0, NULL, &handle, &count), MPI_SUCCESS,
+         "pvar_handle_alloc(0)");
+  expect(MPI_T_pvar_handle_free(other, &handle), MPI_T_ERR_INVALID_HANDLE,
+         "free of a handle of another session");
   expect(MPI_T_pvar_session_free(&session), MPI_SUCCESS, "session_free");
   MTEST_CHECK(session == MPI_T_PVAR_SESSION_NULL, "session_free left the handle");
   expect(MPI_T_pvar_start(other, MPI_T_PVAR_ALL_HANDLES), MPI_SUCCESS, "start on the second");
