@@ -29,13 +29,10 @@ Attribute* find_attribute(CommEntry& entry, int keyval) {
   return nullptr;
 }
 
-int call_delete(MPI_Comm comm, int keyval, void* value) {
-  Keyval* k = keyval_of(keyval);
+int call_delete(MPI_Comm comm, const Attribute& a) {
+  Keyval* k = keyval_of(a.keyval);
   if (k == nullptr || k->erase == nullptr) return MPI_SUCCESS;
-  MPI_Comm_delete_attr_function* fn = k->erase;
-  void* extra = k->extra_state;
-  const UserCallbackScope unlocked;
-  return fn(comm, keyval, value, extra);
+  return run_delete_callback(*k, k->erase, comm, a);
 }
 
 int copy_attributes(MPI_Comm old_handle, const CommEntry& from, std::vector<Attribute>* out,
@@ -44,23 +41,16 @@ int copy_attributes(MPI_Comm old_handle, const CommEntry& from, std::vector<Attr
   for (const Attribute& a : parent) {
     Keyval* k = keyval_of(a.keyval);
     if (k == nullptr || k->copy == nullptr) continue;
-    MPI_Comm_copy_attr_function* fn = k->copy;
-    void* extra = k->extra_state;
-    void* value = nullptr;
+    Attribute copy{a.keyval, nullptr};
     int flag = 0;
-    int rc;
-    {
-      const UserCallbackScope unlocked;
-      rc = fn(old_handle, a.keyval, extra, a.value, &value, &flag);
-    }
-    if (rc != MPI_SUCCESS) {
+    if (int rc = run_copy_callback(*k, k->copy, old_handle, a, &copy, &flag); rc != MPI_SUCCESS) {
       *failed_keyval = a.keyval;
       drop_attributes(*out);
       return rc;
     }
     if (flag == 0) continue;
     if (Keyval* still = keyval_of(a.keyval)) ++still->refs;
-    out->push_back(Attribute{a.keyval, value});
+    out->push_back(std::move(copy));
   }
   return MPI_SUCCESS;
 }
@@ -68,7 +58,7 @@ int copy_attributes(MPI_Comm old_handle, const CommEntry& from, std::vector<Attr
 int delete_attributes(MPI_Comm handle, CommEntry& entry, int* failed_keyval) {
   while (!entry.attributes.empty()) {
     Attribute a = entry.attributes.back();
-    if (int rc = call_delete(handle, a.keyval, a.value); rc != MPI_SUCCESS) {
+    if (int rc = call_delete(handle, a); rc != MPI_SUCCESS) {
       *failed_keyval = a.keyval;
       return rc;
     }
@@ -81,6 +71,29 @@ int delete_attributes(MPI_Comm handle, CommEntry& entry, int* failed_keyval) {
 void drop_attributes(std::vector<Attribute>& attributes) {
   for (const Attribute& a : attributes) unref_keyval(a.keyval);
   attributes.clear();
+}
+
+Attribute make_attribute(int keyval, void* value, AttrKind kind) {
+  Attribute a{keyval, value, kind};
+  if (kind != AttrKind::kPointer)
+    a.cell =
+        std::make_shared<MPI_Aint>(static_cast<MPI_Aint>(reinterpret_cast<std::intptr_t>(value)));
+  return a;
+}
+
+void deliver_integer(MPI_Aint value, void* out, AttrKind as) {
+  if (as == AttrKind::kInteger)
+    *static_cast<int*>(out) = static_cast<int>(value);
+  else
+    *static_cast<MPI_Aint*>(out) = value;
+}
+
+void deliver_attribute(const Attribute& a, void* out, AttrKind as) {
+  if (as == AttrKind::kPointer) {
+    *static_cast<void**>(out) = a.as_pointer();
+    return;
+  }
+  deliver_integer(static_cast<MPI_Aint>(reinterpret_cast<std::intptr_t>(a.value)), out, as);
 }
 
 int raise_callback_error(const Call& call, MPI_Comm comm, const char* what, int keyval, int code) {

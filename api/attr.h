@@ -22,6 +22,14 @@ namespace gpurun::api {
 
 enum class KeyvalKind : std::uint8_t { kComm, kWin, kType };
 
+// The proxies that MPICH's Fortran bindings give a keyval they make (MPII_Keyval_set_proxy): its
+// callbacks are Fortran procedures, which the proxy calls, handed the user's function as a C one
+// (every handle is an int in MPICH's ABI) and the attribute's kind (AttrKind's values).
+using AttrCopyProxy = int(MPI_Comm_copy_attr_function* user_function, int handle, int keyval,
+                          void* extra_state, int kind, void* value, void** copy, int* flag);
+using AttrDeleteProxy = int(MPI_Comm_delete_attr_function* user_function, int handle, int keyval,
+                            int kind, void* value, void* extra_state);
+
 // A keyval: callbacks and extra state, alive while its handle or an attribute refers to it.
 struct Keyval {
   KeyvalKind kind = KeyvalKind::kComm;
@@ -31,6 +39,8 @@ struct Keyval {
   MPI_Type_copy_attr_function* type_copy = nullptr;   // a datatype keyval's (kType)
   MPI_Type_delete_attr_function* type_erase = nullptr;
   void* extra_state = nullptr;
+  AttrCopyProxy* copy_proxy = nullptr;  // MPII_Keyval_set_proxy's, for Fortran callbacks
+  AttrDeleteProxy* delete_proxy = nullptr;
   int refs = 1;               // the user's handle until freed, plus each attribute using it
   bool handle_freed = false;  // MPI_Comm_free_keyval was called
 };
@@ -63,6 +73,55 @@ class UserCallbackScope {
  private:
   bool held_;
 };
+
+// MPI_Comm_set_attr with an attribute of any kind; MPI_Comm_get_attr for a caller of kind `as`.
+int set_comm_attr(const Call& call, MPI_Comm comm, Attribute attribute);
+int get_comm_attr(const Call& call, MPI_Comm comm, int keyval, void* value, int* flag, AttrKind as);
+
+// An attribute of kind `kind` holding `value` (for an integer kind, the integer).
+Attribute make_attribute(int keyval, void* value, AttrKind kind);
+// Writes `a`'s value to `out` as a caller of kind `as` takes it: C a pointer (to the integer,
+// for a value Fortran set), Fortran an integer (a C pointer as an address; an MPI_ATTR_GET's
+// INTEGER gets the low bits).
+void deliver_attribute(const Attribute& a, void* out, AttrKind as);
+// The same for an integer value that the library keeps, to a Fortran caller (`as` an integer
+// kind).
+void deliver_integer(MPI_Aint value, void* out, AttrKind as);
+
+// Runs delete callback `fn` of keyval `k` (a communicator's, window's or datatype's function: in
+// MPICH's ABI each handle is an int) for attribute `a` of the object `handle`, without the
+// library's lock, through the keyval's proxy when it has one. Returns the callback's code.
+template <class Fn>
+int run_delete_callback(const Keyval& k, Fn* fn, int handle, const Attribute& a) {
+  void* extra = k.extra_state;
+  AttrDeleteProxy* proxy = k.delete_proxy;
+  const UserCallbackScope unlocked;
+  if (proxy != nullptr) {
+    return proxy(reinterpret_cast<MPI_Comm_delete_attr_function*>(fn), handle, a.keyval,
+                 static_cast<int>(a.kind), a.value, extra);
+  }
+  return fn(handle, a.keyval, a.as_pointer(), extra);
+}
+
+// The same for copy callback `fn`: when it succeeds and sets *flag, *copy is the duplicate's
+// attribute (of `a`'s kind through a proxy; a pointer from a C function).
+template <class Fn>
+int run_copy_callback(const Keyval& k, Fn* fn, int handle, const Attribute& a, Attribute* copy,
+                      int* flag) {
+  void* extra = k.extra_state;
+  AttrCopyProxy* proxy = k.copy_proxy;
+  void* value = nullptr;
+  int rc;
+  {
+    const UserCallbackScope unlocked;
+    rc = proxy != nullptr ? proxy(reinterpret_cast<MPI_Comm_copy_attr_function*>(fn), handle,
+                                  a.keyval, extra, static_cast<int>(a.kind), a.value, &value, flag)
+                          : fn(handle, a.keyval, extra, a.as_pointer(), &value, flag);
+  }
+  if (rc == MPI_SUCCESS && *flag != 0)
+    *copy = make_attribute(a.keyval, value, proxy != nullptr ? a.kind : AttrKind::kPointer);
+  return rc;
+}
 
 // Reports a callback's failure through the communicator's error handler.
 int raise_callback_error(const Call& call, MPI_Comm comm, const char* what, int keyval, int code);

@@ -108,37 +108,55 @@ int free_keyval(const Call& call, int* keyval) {
   return MPI_SUCCESS;
 }
 
-int set_attr(const Call& call, MPI_Comm comm, int keyval, void* value) {
+}  // namespace
+
+int set_comm_attr(const Call& call, MPI_Comm comm, Attribute attribute) {
   GPURUN_CHECK_COMM(entry, comm);
+  int keyval = attribute.keyval;
   if (int rc = check_keyval(call, comm, keyval, false); rc != MPI_SUCCESS) return rc;
   if (Attribute* a = find_attribute(*entry, keyval)) {
     // The old value goes through its delete callback first; if that fails, it stays.
-    if (int rc = call_delete(comm, keyval, a->value); rc != MPI_SUCCESS)
+    if (int rc = call_delete(comm, *a); rc != MPI_SUCCESS)
       return raise_callback_error(call, comm, "delete", keyval, rc);
     if (Attribute* again = find_attribute(*entry, keyval)) {
-      again->value = value;
+      *again = std::move(attribute);
       return MPI_SUCCESS;
     }
   }
   ++keyval_of(keyval)->refs;
-  entry->attributes.push_back(Attribute{keyval, value});
+  entry->attributes.push_back(std::move(attribute));
   return MPI_SUCCESS;
 }
 
-int get_attr(const Call& call, MPI_Comm comm, int keyval, void* value, int* flag) {
+int get_comm_attr(const Call& call, MPI_Comm comm, int keyval, void* value, int* flag,
+                  AttrKind as) {
   GPURUN_CHECK_COMM(entry, comm);
   GPURUN_CHECK_NOT_NULL(comm, value);
   GPURUN_CHECK_NOT_NULL(comm, flag);
   if (int rc = check_keyval(call, comm, keyval, true); rc != MPI_SUCCESS) return rc;
   if (predefined_name(keyval) != nullptr) {
-    *static_cast<void**>(value) = predefined_value(keyval);
+    void* held = predefined_value(keyval);  // an int's address: C takes it, Fortran the int
+    if (as == AttrKind::kPointer)
+      *static_cast<void**>(value) = held;
+    else
+      deliver_integer(*static_cast<int*>(held), value, as);
     *flag = 1;
     return MPI_SUCCESS;
   }
   Attribute* a = find_attribute(*entry, keyval);
   *flag = a != nullptr;
-  if (a != nullptr) *static_cast<void**>(value) = a->value;
+  if (a != nullptr) deliver_attribute(*a, value, as);
   return MPI_SUCCESS;
+}
+
+namespace {
+
+int set_attr(const Call& call, MPI_Comm comm, int keyval, void* value) {
+  return set_comm_attr(call, comm, Attribute{keyval, value});
+}
+
+int get_attr(const Call& call, MPI_Comm comm, int keyval, void* value, int* flag) {
+  return get_comm_attr(call, comm, keyval, value, flag, AttrKind::kPointer);
 }
 
 int delete_attr(const Call& call, MPI_Comm comm, int keyval) {
@@ -146,7 +164,7 @@ int delete_attr(const Call& call, MPI_Comm comm, int keyval) {
   if (int rc = check_keyval(call, comm, keyval, false); rc != MPI_SUCCESS) return rc;
   Attribute* a = find_attribute(*entry, keyval);
   if (a == nullptr) return MPI_SUCCESS;  // nothing to delete (as MPICH)
-  if (int rc = call_delete(comm, keyval, a->value); rc != MPI_SUCCESS)
+  if (int rc = call_delete(comm, *a); rc != MPI_SUCCESS)
     return raise_callback_error(call, comm, "delete", keyval, rc);
   std::erase_if(entry->attributes, [keyval](const Attribute& x) { return x.keyval == keyval; });
   unref_keyval(keyval);

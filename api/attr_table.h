@@ -11,7 +11,7 @@ Keyval* keyval_of(int handle);
 // Drops one reference; the keyval goes with the last.
 void unref_keyval(int handle);
 Attribute* find_attribute(CommEntry& entry, int keyval);
-// Runs `keyval`'s delete callback for `value` on `comm`; MPI_SUCCESS or the callback's error.
-int call_delete(MPI_Comm comm, int keyval, void* value);
+// Runs the delete callback of `a`'s keyval for it on `comm`; MPI_SUCCESS or the callback's error.
+int call_delete(MPI_Comm comm, const Attribute& a);
 
 }  // namespace gpurun::api

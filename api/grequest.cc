@@ -42,6 +42,7 @@ struct Functions {
 struct Grequest {
   Functions fn;
   void* extra_state;
+  bool fortran = false;        // its functions are Fortran procedures (MPII_Grequest_set_lang_f77)
   bool completed = false;      // MPI_Grequest_complete was called (or a callback failed)
   int failed = MPI_SUCCESS;    // the code the poll or wait function failed with
   const char* failed_in = "";  // "poll" or "wait"
@@ -63,18 +64,52 @@ int class_of_callback_code(int code) {
   return error_class <= MPI_SUCCESS ? MPI_ERR_OTHER : error_class;
 }
 
+// The functions as MPICH's Fortran bindings hand them over: Fortran procedures that take every
+// argument by reference, the status as Fortran's INTEGER array, and return their code in the
+// last.
+using FortranQuery = void(void* extra_state, MPI_Fint* status, MPI_Fint* ierror);
+using FortranFree = void(void* extra_state, MPI_Fint* ierror);
+using FortranCancel = void(void* extra_state, MPI_Fint* complete, MPI_Fint* ierror);
+static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint));
+template <class To, class From>
+To* fortran(From* function) {
+  return reinterpret_cast<To*>(reinterpret_cast<void (*)()>(function));
+}
+
 // The status the query function writes, starting from an empty one.
 int query(const Grequest& g, MPI_Status* out) {
   std::memset(out, 0, sizeof *out);
   out->MPI_SOURCE = MPI_UNDEFINED;
   out->MPI_TAG = MPI_UNDEFINED;
-  return g.fn.query != nullptr ? g.fn.query(g.extra_state, out) : MPI_SUCCESS;
+  if (g.fn.query == nullptr) return MPI_SUCCESS;
+  if (!g.fortran) return g.fn.query(g.extra_state, out);
+  MPI_Fint status[MPI_F_STATUS_SIZE], ierror = MPI_SUCCESS;
+  std::memcpy(status, out, sizeof status);
+  fortran<FortranQuery>(g.fn.query)(g.extra_state, status, &ierror);
+  if (ierror == MPI_SUCCESS) std::memcpy(out, status, sizeof status);
+  return ierror;
+}
+
+int call_free(const Grequest& g) {
+  if (g.fn.free == nullptr) return MPI_SUCCESS;
+  if (!g.fortran) return g.fn.free(g.extra_state);
+  MPI_Fint ierror = MPI_SUCCESS;
+  fortran<FortranFree>(g.fn.free)(g.extra_state, &ierror);
+  return ierror;
+}
+
+int call_cancel(const Grequest& g) {
+  if (g.fn.cancel == nullptr) return MPI_SUCCESS;
+  if (!g.fortran) return g.fn.cancel(g.extra_state, g.completed ? 1 : 0);
+  MPI_Fint complete = g.completed ? 1 : 0, ierror = MPI_SUCCESS;  // gfortran's .TRUE. is 1
+  fortran<FortranCancel>(g.fn.cancel)(g.extra_state, &complete, &ierror);
+  return ierror;
 }
 
 // Calls the free function and gives the request back; the function's code.
 int release_generalized(core::Request* r) {
   Grequest* g = grequest_of(r);
-  int rc = g->fn.free != nullptr ? g->fn.free(g->extra_state) : MPI_SUCCESS;
+  int rc = call_free(*g);
   delete g;
   r->owner = nullptr;
   r->orphan = false;
@@ -198,9 +233,7 @@ int generalized_status(const Call& call, const core::Request* r, MPI_Status* sta
 }
 
 int cancel_generalized(const Call& call, core::Request* r) {
-  const Grequest& g = *grequest_of(r);
-  int rc = g.fn.cancel != nullptr ? g.fn.cancel(g.extra_state, g.completed ? 1 : 0) : MPI_SUCCESS;
-  return callback_error(call, "cancel", rc);
+  return callback_error(call, "cancel", call_cancel(*grequest_of(r)));
 }
 
 int free_generalized(const Call& call, core::Request* r) {
@@ -254,6 +287,16 @@ extern "C" int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, voi
 extern "C" int PMPI_Grequest_complete(MPI_Request request) {
   GPURUN_API_ENTER("MPI_Grequest_complete");
   return grequest_complete(call, request);
+}
+
+// MPICH's Fortran bindings start a generalized request with MPI_Grequest_start, then say that
+// its functions are Fortran procedures.
+extern "C" __attribute__((visibility("default"))) void MPII_Grequest_set_lang_f77(
+    MPI_Request greq) {
+  const BigLock lock;
+  gpurun::core::Request* r = find_request(greq);
+  if (r != nullptr && r->kind == gpurun::core::RequestKind::kGeneralized)
+    grequest_of(r)->fortran = true;
 }
 
 GPURUN_MPI_ALIAS(MPI_Grequest_start)

@@ -79,10 +79,21 @@ struct Topology;       // api/topo.h
 struct StreamBinding;  // api/stream.h
 struct BsendSlot;      // api/bsend.h
 
-// An attribute on a communicator: the keyval's handle and the value the user stored.
+// How an attribute value was set, and how a caller takes one: a C pointer, or an integer that
+// Fortran set (kAddress: MPI_COMM_SET_ATTR's INTEGER(KIND=MPI_ADDRESS_KIND); kInteger:
+// MPI_ATTR_PUT's INTEGER). The values are MPICH's (MPIR_Attr_type), which its Fortran bindings
+// pass to the library (api/attr_fortran.cc).
+enum class AttrKind : std::uint8_t { kPointer = 0, kAddress = 1, kInteger = 3 };
+
+// An attribute on a communicator, window or datatype: the keyval's handle and the value stored.
+// A value Fortran set is an integer, which C sees as a pointer to it: `cell` holds it there.
 struct Attribute {
   int keyval;
   void* value;
+  AttrKind kind = AttrKind::kPointer;
+  std::shared_ptr<MPI_Aint> cell;  // integer kinds only
+  // The value as C's get calls and callbacks see it.
+  void* as_pointer() const { return cell ? static_cast<void*>(cell.get()) : value; }
 };
 
 // A communicator as the API sees it: its identity (core) and the API layer's own state.

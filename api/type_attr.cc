@@ -56,13 +56,10 @@ int check_type_keyval(const Call& call, int keyval) {
   return MPI_SUCCESS;
 }
 
-int call_type_delete(MPI_Datatype type, int keyval, void* value) {
-  Keyval* k = keyval_of(keyval);
+int call_type_delete(MPI_Datatype type, const Attribute& a) {
+  Keyval* k = keyval_of(a.keyval);
   if (k == nullptr || k->type_erase == nullptr) return MPI_SUCCESS;
-  MPI_Type_delete_attr_function* fn = k->type_erase;
-  void* extra = k->extra_state;
-  const UserCallbackScope unlocked;
-  return fn(type, keyval, value, extra);
+  return run_delete_callback(*k, k->type_erase, type, a);
 }
 
 int callback_failed(const Call& call, const char* what, int keyval, int code) {
@@ -88,21 +85,15 @@ int copy_type_attributes(const Call& call, MPI_Datatype from, MPI_Datatype to) {
   for (const Attribute& a : parent) {
     Keyval* k = keyval_of(a.keyval);
     if (k == nullptr || k->type_copy == nullptr) continue;
-    MPI_Type_copy_attr_function* fn = k->type_copy;
-    void* extra = k->extra_state;
-    void* value = nullptr;
-    int flag = 0, rc;
-    {
-      const UserCallbackScope unlocked;
-      rc = fn(from, a.keyval, extra, a.value, &value, &flag);
-    }
-    if (rc != MPI_SUCCESS) {
+    Attribute copy{a.keyval, nullptr};
+    int flag = 0;
+    if (int rc = run_copy_callback(*k, k->type_copy, from, a, &copy, &flag); rc != MPI_SUCCESS) {
       for (const Attribute& c : copies) unref_keyval(c.keyval);
       return callback_failed(call, "copy", a.keyval, rc);
     }
     if (flag == 0) continue;
     if (Keyval* still = keyval_of(a.keyval)) ++still->refs;
-    copies.push_back(Attribute{a.keyval, value});
+    copies.push_back(std::move(copy));
   }
   if (!copies.empty()) lists()[to] = std::move(copies);
   return MPI_SUCCESS;
@@ -111,10 +102,39 @@ int copy_type_attributes(const Call& call, MPI_Datatype from, MPI_Datatype to) {
 int delete_type_attributes(const Call& call, MPI_Datatype type) {
   while (lists().count(type) != 0) {
     Attribute a = lists()[type].back();
-    if (int rc = call_type_delete(type, a.keyval, a.value); rc != MPI_SUCCESS)
+    if (int rc = call_type_delete(type, a); rc != MPI_SUCCESS)
       return callback_failed(call, "delete", a.keyval, rc);
     forget(type, a.keyval);
   }
+  return MPI_SUCCESS;
+}
+
+int set_type_attr(const Call& call, MPI_Datatype datatype, Attribute attribute) {
+  int keyval = attribute.keyval;
+  if (int rc = check_type(call, datatype); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_type_keyval(call, keyval); rc != MPI_SUCCESS) return rc;
+  if (Attribute* a = find(datatype, keyval)) {
+    if (int rc = call_type_delete(datatype, *a); rc != MPI_SUCCESS)
+      return callback_failed(call, "delete", keyval, rc);
+    if (Attribute* again = find(datatype, keyval)) {
+      *again = std::move(attribute);
+      return MPI_SUCCESS;
+    }
+  }
+  ++keyval_of(keyval)->refs;
+  lists()[datatype].push_back(std::move(attribute));
+  return MPI_SUCCESS;
+}
+
+int get_type_attr(const Call& call, MPI_Datatype datatype, int keyval, void* attribute_val,
+                  int* flag, AttrKind as) {
+  if (int rc = check_type(call, datatype); rc != MPI_SUCCESS) return rc;
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, attribute_val);
+  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
+  if (int rc = check_type_keyval(call, keyval); rc != MPI_SUCCESS) return rc;
+  const Attribute* a = find(datatype, keyval);
+  if (a != nullptr) deliver_attribute(*a, attribute_val, as);
+  *flag = a != nullptr ? 1 : 0;
   return MPI_SUCCESS;
 }
 
@@ -152,32 +172,13 @@ extern "C" int PMPI_Type_free_keyval(int* type_keyval) {
 // A value already set goes through its delete callback first; if that fails, it stays.
 extern "C" int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
   GPURUN_API_ENTER("MPI_Type_set_attr");
-  if (int rc = check_type(call, datatype); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_type_keyval(call, type_keyval); rc != MPI_SUCCESS) return rc;
-  if (Attribute* a = find(datatype, type_keyval)) {
-    if (int rc = call_type_delete(datatype, type_keyval, a->value); rc != MPI_SUCCESS)
-      return callback_failed(call, "delete", type_keyval, rc);
-    if (Attribute* again = find(datatype, type_keyval)) {
-      again->value = attribute_val;
-      return MPI_SUCCESS;
-    }
-  }
-  ++keyval_of(type_keyval)->refs;
-  lists()[datatype].push_back(Attribute{type_keyval, attribute_val});
-  return MPI_SUCCESS;
+  return set_type_attr(call, datatype, Attribute{type_keyval, attribute_val});
 }
 
 extern "C" int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val,
                                   int* flag) {
   GPURUN_API_ENTER("MPI_Type_get_attr");
-  if (int rc = check_type(call, datatype); rc != MPI_SUCCESS) return rc;
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, attribute_val);
-  GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, flag);
-  if (int rc = check_type_keyval(call, type_keyval); rc != MPI_SUCCESS) return rc;
-  const Attribute* a = find(datatype, type_keyval);
-  if (a != nullptr) *static_cast<void**>(attribute_val) = a->value;
-  *flag = a != nullptr ? 1 : 0;
-  return MPI_SUCCESS;
+  return get_type_attr(call, datatype, type_keyval, attribute_val, flag, AttrKind::kPointer);
 }
 
 extern "C" int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
@@ -186,7 +187,7 @@ extern "C" int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   if (int rc = check_type_keyval(call, type_keyval); rc != MPI_SUCCESS) return rc;
   const Attribute* a = find(datatype, type_keyval);
   if (a == nullptr) return MPI_SUCCESS;
-  if (int rc = call_type_delete(datatype, type_keyval, a->value); rc != MPI_SUCCESS)
+  if (int rc = call_type_delete(datatype, *a); rc != MPI_SUCCESS)
     return callback_failed(call, "delete", type_keyval, rc);
   forget(datatype, type_keyval);
   return MPI_SUCCESS;

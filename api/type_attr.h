@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include "api/call.h"
+#include "api/state.h"
 
 namespace gpurun::api {
 
@@ -13,5 +14,9 @@ int copy_type_attributes(const Call& call, MPI_Datatype from, MPI_Datatype to);
 // Deletes the attributes of `type`, last set first, through their delete callbacks. Returns
 // MPI_SUCCESS or the error of the callback that failed (that attribute and the earlier stay).
 int delete_type_attributes(const Call& call, MPI_Datatype type);
+// MPI_Type_set_attr with an attribute of any kind; MPI_Type_get_attr for a caller of kind `as`.
+int set_type_attr(const Call& call, MPI_Datatype datatype, Attribute attribute);
+int get_type_attr(const Call& call, MPI_Datatype datatype, int keyval, void* value, int* flag,
+                  AttrKind as);
 
 }  // namespace gpurun::api

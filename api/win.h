@@ -101,6 +101,10 @@ int raise_win_status(const Call& call, MPI_Win win, const Status& status);
 // (api/win_attr.cc). Returns MPI_SUCCESS, or the error of the callback that failed (that
 // attribute and the earlier ones stay).
 int delete_win_attributes(const Call& call, Win& w);
+// MPI_Win_set_attr with an attribute of any kind; MPI_Win_get_attr for a caller of kind `as`
+// (api/win_attr.cc).
+int set_win_attr(const Call& call, MPI_Win win, Attribute attribute);
+int get_win_attr(const Call& call, MPI_Win win, int keyval, void* value, int* flag, AttrKind as);
 
 }  // namespace gpurun::api
 

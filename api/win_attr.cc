@@ -35,13 +35,10 @@ Attribute* find(Win& w, int keyval) {
   return nullptr;
 }
 
-int call_win_delete(MPI_Win win, int keyval, void* value) {
-  Keyval* k = keyval_of(keyval);
+int call_win_delete(MPI_Win win, const Attribute& a) {
+  Keyval* k = keyval_of(a.keyval);
   if (k == nullptr || k->win_erase == nullptr) return MPI_SUCCESS;
-  MPI_Win_delete_attr_function* fn = k->win_erase;
-  void* extra = k->extra_state;
-  const UserCallbackScope unlocked;
-  return fn(win, keyval, value, extra);
+  return run_delete_callback(*k, k->win_erase, win, a);
 }
 
 int callback_failed(const Call& call, MPI_Win win, int keyval, int code) {
@@ -50,27 +47,40 @@ int callback_failed(const Call& call, MPI_Win win, int keyval, int code) {
                    static_cast<unsigned>(keyval), code);
 }
 
-// The predefined attributes: MPI_WIN_BASE is the base itself, the others point to the value.
-bool predefined(Win& w, int keyval, void** value) {
+// The predefined attributes: MPI_WIN_BASE is the base itself, the others point to the value in
+// C; Fortran takes each as an integer (the base's address, the values).
+bool predefined(Win& w, int keyval, void* out, AttrKind as) {
+  void* c_value = nullptr;
+  MPI_Aint number = 0;
   switch (keyval) {
     case MPI_WIN_BASE:
-      *value = w.base;
-      return true;
+      c_value = w.base;
+      number = static_cast<MPI_Aint>(reinterpret_cast<std::intptr_t>(w.base));
+      break;
     case MPI_WIN_SIZE:
-      *value = &w.size;
-      return true;
+      c_value = &w.size;
+      number = w.size;
+      break;
     case MPI_WIN_DISP_UNIT:
-      *value = &w.disp_unit;
-      return true;
+      c_value = &w.disp_unit;
+      number = w.disp_unit;
+      break;
     case MPI_WIN_CREATE_FLAVOR:
-      *value = &w.flavor;
-      return true;
+      c_value = &w.flavor;
+      number = w.flavor;
+      break;
     case MPI_WIN_MODEL:
-      *value = &w.model;
-      return true;
+      c_value = &w.model;
+      number = w.model;
+      break;
     default:
       return false;
   }
+  if (as == AttrKind::kPointer)
+    *static_cast<void**>(out) = c_value;
+  else
+    deliver_integer(number, out, as);
+  return true;
 }
 
 }  // namespace
@@ -78,11 +88,45 @@ bool predefined(Win& w, int keyval, void** value) {
 int delete_win_attributes(const Call& call, Win& w) {
   while (!w.attributes.empty()) {
     Attribute a = w.attributes.back();
-    if (int rc = call_win_delete(w.handle, a.keyval, a.value); rc != MPI_SUCCESS)
+    if (int rc = call_win_delete(w.handle, a); rc != MPI_SUCCESS)
       return callback_failed(call, w.handle, a.keyval, rc);
     std::erase_if(w.attributes, [&a](const Attribute& x) { return x.keyval == a.keyval; });
     unref_keyval(a.keyval);
   }
+  return MPI_SUCCESS;
+}
+
+int set_win_attr(const Call& call, MPI_Win win, Attribute attribute) {
+  GPURUN_CHECK_WIN(w, win);
+  int keyval = attribute.keyval;
+  if (int rc = check_win_keyval(call, win, keyval); rc != MPI_SUCCESS) return rc;
+  if (Attribute* a = find(*w, keyval)) {
+    if (int rc = call_win_delete(win, *a); rc != MPI_SUCCESS)
+      return callback_failed(call, win, keyval, rc);
+    if (Attribute* again = find(*w, keyval)) {
+      *again = std::move(attribute);
+      return MPI_SUCCESS;
+    }
+  }
+  ++keyval_of(keyval)->refs;
+  w->attributes.push_back(std::move(attribute));
+  return MPI_SUCCESS;
+}
+
+int get_win_attr(const Call& call, MPI_Win win, int keyval, void* value, int* flag, AttrKind as) {
+  GPURUN_CHECK_WIN(w, win);
+  if (value == nullptr || flag == nullptr) {
+    return raise_win(call, win, MPI_ERR_ARG, "argument %s is a null pointer",
+                     value ? "flag" : "attribute_val");
+  }
+  if (predefined(*w, keyval, value, as)) {
+    *flag = 1;
+    return MPI_SUCCESS;
+  }
+  if (int rc = check_win_keyval(call, win, keyval); rc != MPI_SUCCESS) return rc;
+  const Attribute* a = find(*w, keyval);
+  if (a != nullptr) deliver_attribute(*a, value, as);
+  *flag = a != nullptr ? 1 : 0;
   return MPI_SUCCESS;
 }
 
@@ -120,39 +164,12 @@ extern "C" int PMPI_Win_free_keyval(int* win_keyval) {
 // A value already set goes through its delete callback first; if that fails, it stays.
 extern "C" int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
   GPURUN_API_ENTER("MPI_Win_set_attr");
-  GPURUN_CHECK_WIN(w, win);
-  if (int rc = check_win_keyval(call, win, win_keyval); rc != MPI_SUCCESS) return rc;
-  if (Attribute* a = find(*w, win_keyval)) {
-    if (int rc = call_win_delete(win, win_keyval, a->value); rc != MPI_SUCCESS)
-      return callback_failed(call, win, win_keyval, rc);
-    if (Attribute* again = find(*w, win_keyval)) {
-      again->value = attribute_val;
-      return MPI_SUCCESS;
-    }
-  }
-  ++keyval_of(win_keyval)->refs;
-  w->attributes.push_back(Attribute{win_keyval, attribute_val});
-  return MPI_SUCCESS;
+  return set_win_attr(call, win, Attribute{win_keyval, attribute_val});
 }
 
 extern "C" int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
   GPURUN_API_ENTER("MPI_Win_get_attr");
-  GPURUN_CHECK_WIN(w, win);
-  if (attribute_val == nullptr || flag == nullptr) {
-    return raise_win(call, win, MPI_ERR_ARG, "argument %s is a null pointer",
-                     attribute_val ? "flag" : "attribute_val");
-  }
-  void* value = nullptr;
-  if (predefined(*w, win_keyval, &value)) {
-    *static_cast<void**>(attribute_val) = value;
-    *flag = 1;
-    return MPI_SUCCESS;
-  }
-  if (int rc = check_win_keyval(call, win, win_keyval); rc != MPI_SUCCESS) return rc;
-  const Attribute* a = find(*w, win_keyval);
-  if (a != nullptr) *static_cast<void**>(attribute_val) = a->value;
-  *flag = a != nullptr ? 1 : 0;
-  return MPI_SUCCESS;
+  return get_win_attr(call, win, win_keyval, attribute_val, flag, AttrKind::kPointer);
 }
 
 extern "C" int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
@@ -161,7 +178,7 @@ extern "C" int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
   if (int rc = check_win_keyval(call, win, win_keyval); rc != MPI_SUCCESS) return rc;
   Attribute* a = find(*w, win_keyval);
   if (a == nullptr) return MPI_SUCCESS;
-  if (int rc = call_win_delete(win, win_keyval, a->value); rc != MPI_SUCCESS)
+  if (int rc = call_win_delete(win, *a); rc != MPI_SUCCESS)
     return callback_failed(call, win, win_keyval, rc);
   std::erase_if(w->attributes, [&](const Attribute& x) { return x.keyval == win_keyval; });
   unref_keyval(win_keyval);

@@ -6,7 +6,7 @@ set -euo pipefail
 
 PACKAGES=(
   # build
-  cmake ninja-build make autoconf g++ pkg-config libgtest-dev
+  cmake ninja-build make autoconf g++ gfortran pkg-config libgtest-dev
   # real components
   libpmix-dev libpmix-bin libhwloc-dev hwloc-nox libucx-dev ucx-utils libfabric-dev libfabric-bin
   nlohmann-json3-dev

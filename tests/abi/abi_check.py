@@ -7,8 +7,10 @@
              status structs, and the signatures of the functions both headers declare
   symbols    libmpi exports every function the headers declare (MPI_ weak, PMPI_ strong),
              declares every MPI_/PMPI_ function it exports, and exports nothing else but
-             api/abi_globals.cc's symbols and gpurun_* hooks; every MPI(X)_/PMPI(X)_ symbol that
-             MPICH's library exports, libmpi exports too
+             api/abi_globals.cc's symbols, gpurun_* hooks and the MPICH functions that MPICH's
+             Fortran bindings call (MPICH_FORTRAN_SUPPORT); every MPI(X)_/PMPI(X)_ symbol that
+             MPICH's library exports, libmpi exports too, and so every symbol that MPICH's
+             Fortran bindings (libmpichfort.so.12) need from the MPI library
 
 Each check prints what it compared and exits 1 with the list of differences on failure.
 """
@@ -263,6 +265,25 @@ def check_types(args):
     return check.report(len(got))
 
 
+# MPICH's own functions that its Fortran bindings call besides MPI's (api/attr_fortran.cc,
+# api/grequest.cc): libmpi exports them, undeclared, so that Fortran programs built with MPICH
+# run on it.
+MPICH_FORTRAN_SUPPORT = frozenset(
+    ["MPII_%s_%s_attr" % (obj, op) for obj in ("Comm", "Type", "Win") for op in ("set", "get")] +
+    ["MPII_Keyval_set_proxy", "MPII_Grequest_set_lang_f77"])
+
+
+def undefined_symbols(args, path):
+    """Unversioned undefined dynamic symbols of a shared library (those it takes from a library
+    that versions none, such as MPICH's; glibc's and libgfortran's carry a version)."""
+    names = set()
+    for line in run([args.nm, "-D", "--undefined-only", path]).splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "U" and "@" not in parts[1]:
+            names.add(parts[1])
+    return names
+
+
 def exported_symbols(args, path):
     """Defined dynamic symbols of a shared library: name -> nm type letter."""
     symbols = {}
@@ -323,8 +344,15 @@ def check_symbols(args):
         if re.match(r"P?MPIX?_", name) and name not in exported:
             check.fail("%s is exported by MPICH's library but not by gpurun's: a binary built "
                        "against MPICH that refers to it cannot run" % name)
+    for name in sorted(undefined_symbols(args, args.mpich_fort_lib)):
+        if name not in exported:
+            check.fail("MPICH's Fortran bindings (%s) need %s, which gpurun's library does not "
+                       "export: a Fortran program built with MPICH fails when it calls it" %
+                       (os.path.basename(args.mpich_fort_lib), name))
     for name, kind in sorted(exported.items()):
         if name in functions or name in variables or name in globals_:
+            continue
+        if name in MPICH_FORTRAN_SUPPORT:
             continue
         if name.startswith("gpurun_"):
             continue
@@ -345,6 +373,7 @@ def parse_args(argv):
     p.add_argument("--abi-globals", required=True, help="path of api/abi_globals.cc")
     p.add_argument("--mpich-include", default="/usr/include/x86_64-linux-gnu/mpich")
     p.add_argument("--mpich-lib", default="/usr/lib/x86_64-linux-gnu/libmpich.so.12")
+    p.add_argument("--mpich-fort-lib", default="/usr/lib/x86_64-linux-gnu/libmpichfort.so.12")
     p.add_argument("--lib", help="libmpi.so.12 to check (symbols)")
     p.add_argument("--extra-header", action="append", default=[],
                    help="another public header to scan for declarations (symbols)")
@@ -355,7 +384,8 @@ def parse_args(argv):
 def main(argv):
     args = parse_args(argv)
     args.workdir = abi_header.scratch_dir(args.workdir, args.check)
-    for attr in ("our_include", "abi_globals", "mpich_include", "mpich_lib", "lib"):
+    for attr in ("our_include", "abi_globals", "mpich_include", "mpich_lib", "mpich_fort_lib",
+                 "lib"):
         if getattr(args, attr):
             setattr(args, attr, os.path.abspath(getattr(args, attr)))
     if args.check in ("constants", "types"):
@@ -366,6 +396,9 @@ def main(argv):
                 return 1
     if args.check == "symbols" and not (args.lib and os.path.exists(args.lib)):
         print("FAIL: library %s not found" % args.lib)
+        return 1
+    if args.check == "symbols" and not os.path.exists(args.mpich_fort_lib):
+        print("FAIL: %s is missing: install libmpich-dev (scripts/deps.sh)" % args.mpich_fort_lib)
         return 1
     try:
         return {"constants": check_constants, "types": check_types,
