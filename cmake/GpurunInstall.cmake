@@ -1,6 +1,7 @@
 # Install rules: `cmake --install build --prefix P` (or ./configure --prefix=P && make install)
 # writes exactly this, and nothing outside P:
-#   P/bin/      mpicc, mpicxx, mpic++ and, with the launcher, gpurun, mpirun, mpiexec
+#   P/bin/      mpicc, mpicxx, mpic++, mpifort, mpif90, mpif77 (where made) and, with the
+#               launcher, gpurun, mpirun, mpiexec
 #   P/lib/      libmpi.so.12.0.0, libmpi.so.12, libmpi.so, libmpich.so.12
 #   P/include/  the public headers (*.h, *.cuh, with their subdirectories)
 #   P/lib/pkgconfig/    gpurun.pc, mpi.pc, mpi-c.pc, mpi-cxx.pc, mpich.pc
@@ -31,6 +32,10 @@ install(DIRECTORY ${_gpurun_build}/include/ DESTINATION include
 # --- programs -------------------------------------------------------------------------------
 install(PROGRAMS ${_gpurun_build}/bin/mpicc ${_gpurun_build}/bin/mpicxx DESTINATION bin)
 install(FILES ${_gpurun_build}/bin/mpic++ DESTINATION bin)  # a symbolic link
+if(GPURUN_HAVE_MPIFORT)
+  install(PROGRAMS ${_gpurun_build}/bin/mpifort DESTINATION bin)
+  install(FILES ${_gpurun_build}/bin/mpif90 ${_gpurun_build}/bin/mpif77 DESTINATION bin)  # links
+endif()
 if(TARGET gpurun)
   gpurun_install_rpath(gpurun)
   get_target_property(_launcher_rpath gpurun INSTALL_RPATH)

@@ -5,8 +5,9 @@
 #   - make install ran with every file system read-only except WORK/prefix and WORK/obj, so
 #     it wrote nothing anywhere else (checked first to refuse writes at all);
 #   - the install manifest lists only files under the prefix, and the prefix holds only them;
-#   - the prefix holds exactly the expected layout (bin, lib, include, package files, and
-#     gpurun, mpirun, mpiexec when LAUNCHER is "yes": the project has a launcher target);
+#   - the prefix holds exactly the expected layout (bin, lib, include, package files,
+#     gpurun, mpirun, mpiexec when LAUNCHER is "yes": the project has a launcher target, and
+#     mpifort, mpif90, mpif77 where gfortran and MPICH's Fortran bindings are);
 #   - the installed library finds everything it needs, with no build-tree path in its rpath.
 # WORK/obj is kept between runs so that the build is incremental; the prefix is not.
 # shellcheck source=lib.sh
@@ -51,12 +52,17 @@ lib/libmpi.so lib/libmpi.so.12 lib/libmpi.so.12.0.0 lib/libmpich.so.12
 lib/pkgconfig/gpurun.pc lib/pkgconfig/mpi-c.pc lib/pkgconfig/mpi-cxx.pc lib/pkgconfig/mpi.pc
 lib/pkgconfig/mpich.pc"
 [[ $launcher == yes ]] && expected+=" bin/gpurun bin/mpiexec bin/mpirun"
+# mpifort where gfortran and MPICH's Fortran bindings are (scripts/deps.sh installs them)
+command -v gfortran >/dev/null && [[ -f /usr/lib/x86_64-linux-gnu/mpich/include/mpi.mod ]] &&
+  expected+=" bin/mpif77 bin/mpif90 bin/mpifort"
 headers=$(cd "$src" && find include \( -name '*.h' -o -name '*.cuh' \) -type f)
 # shellcheck disable=SC2086  # one path a word
 expected=$(printf '%s\n' $expected $headers | sort)
 expect_same "$(grep -v '^share/' <<<"$installed")" "$expected" "installed layout"
 
-for link in lib/libmpich.so.12 lib/libmpi.so.12 lib/libmpi.so bin/mpic++; do
+links=(lib/libmpich.so.12 lib/libmpi.so.12 lib/libmpi.so bin/mpic++)
+[[ -e $prefix/bin/mpifort ]] && links+=(bin/mpif90 bin/mpif77)
+for link in "${links[@]}"; do
   [[ -L $prefix/$link ]] || fail "$link is not a symbolic link"
   [[ $(readlink "$prefix/$link") != /* ]] || fail "$link points to an absolute path"
 done

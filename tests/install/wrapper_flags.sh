@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # wrapper_flags.sh PREFIX SRC OUT VERSION
-# The introspection flags of PREFIX/bin/mpicc and mpicxx print what the peers' wrappers print,
-# with PREFIX as the wrapper finds it at run time; compile-only commands get no link flags;
+# The introspection flags of PREFIX/bin/mpicc, mpicxx and mpifort print what the peers' wrappers
+# print, with PREFIX as the wrapper finds it at run time; compile-only commands get no link flags;
 # MPICH_CC/OMPI_CC and -cc= choose the compiler; the wrapper works through symbolic links
 # and from a directory whose name has a blank.
 # shellcheck source=lib.sh
@@ -107,4 +107,22 @@ expect_same "$("$spaced/bin/mpicc" --showme:compile)" "\"-I$spaced/include\"" "q
 "$spaced/bin/mpicc" "$src/examples/hello.c" -o "$out/hello_blank" || fail "mpicc with a blank"
 expect_libmpi_from "$out/hello_blank" "$spaced"
 run_singleton "$out/hello_blank"
+# mpifort (where made): MPICH's Fortran modules and bindings on gpurun's library, with an RPATH
+# (not a RUNPATH) so that the bindings' libmpich.so.12 is gpurun's.
+if [[ -x $prefix/bin/mpifort ]]; then
+  mpifort=$prefix/bin/mpifort
+  fc=$("$mpifort" --showme:command)
+  fdir=$("$mpifort" --showme:incdirs | tail -1)
+  [[ -f $fdir/mpi.mod ]] || fail "mpifort --showme:incdirs: no mpi.mod in '$fdir'"
+  flink="-L$lib -Wl,-rpath,$lib -Wl,--disable-new-dtags -lmpichfort -lmpi"
+  expect_same "$("$mpifort" -show a.f90)" "$fc -I$inc -I$fdir a.f90 $flink" "mpifort -show"
+  expect_same "$("$mpifort" -show -c a.f90)" "$fc -I$inc -I$fdir -c a.f90" "mpifort -show -c"
+  expect_same "$("$mpifort" --showme:link)" "$flink" "mpifort --showme:link"
+  expect_same "$("$mpifort" --showme:libs)" "mpichfort mpi" "mpifort --showme:libs"
+  expect_same "$("$prefix/bin/mpif90" --showme:version)" \
+    "mpifort: gpurun $version (Language: Fortran)" "mpif90 --showme:version"
+  expect_same "$(MPICH_FC=mfc "$mpifort" -fc=afc -show -c a.f90)" "afc -I$inc -I$fdir -c a.f90" \
+    "-fc="
+  expect_same "$(OMPI_FC=ofc "$mpifort" -show -c a.f90)" "ofc -I$inc -I$fdir -c a.f90" "OMPI_FC"
+fi
 echo "wrapper flags of $prefix: all as expected"
