@@ -3,12 +3,13 @@
 ! (MPI_TAG_UB by MPI_COMM_GET_ATTR and MPI_ATTR_GET, a window's base, size and displacement
 ! unit), keyvals whose copy and delete functions are Fortran procedures (called on MPI_COMM_DUP,
 ! MPI_COMM_FREE, MPI_COMM_DELETE_ATTR and MPI_TYPE_DUP, with the value and extra state Fortran
-! gave), and a generalized request whose query, free and cancel functions are Fortran ones.
+! gave), a generalized request whose query, free and cancel functions are Fortran ones, a
+! Fortran reduction (not commutative) with MPI_IN_PLACE, and a Fortran error handler.
 ! Each rank prints "right" or "wrong" with its count of errors.
 module checks
   use mpi
   implicit none
-  integer :: errors = 0, deletes = 0, frees = 0, cancels = 0
+  integer :: errors = 0, deletes = 0, frees = 0, cancels = 0, handled = 0
 contains
   subroutine check(ok, what)
     logical, intent(in) :: ok
@@ -56,6 +57,20 @@ contains
     ierr = MPI_SUCCESS
   end subroutine
 
+  ! Keeps the left operand: associative, not commutative, so the result is rank 0's value.
+  subroutine keep_first(invec, inoutvec, len, datatype)
+    integer :: len, datatype, i
+    integer :: invec(len), inoutvec(len)
+    do i = 1, len
+      inoutvec(i) = invec(i)
+    end do
+  end subroutine
+
+  subroutine handler(comm, code)
+    integer :: comm, code
+    handled = code
+  end subroutine
+
   subroutine cancel_fn(extra, complete, ierr)
     integer(kind=MPI_ADDRESS_KIND) :: extra
     logical :: complete
@@ -72,7 +87,7 @@ program mpich_fortran
   implicit none
   integer :: ierr, rank, size, keyval, tkeyval, dup, tdup, win, unit, tagub4, count
   integer(kind=MPI_ADDRESS_KIND) :: value, extra, wsize, base, tagub
-  integer :: req, status(MPI_STATUS_SIZE), buf(4)
+  integer :: req, status(MPI_STATUS_SIZE), buf(4), op, handler_id
   logical :: flag
 
   call MPI_Init(ierr)
@@ -134,6 +149,17 @@ program mpich_fortran
   call MPI_Grequest_complete(req, ierr)
   call MPI_Wait(req, status, ierr)
   call check(frees == 2, 'the Fortran free function, second request')
+
+  call MPI_Op_create(keep_first, .false., op, ierr)
+  buf = rank + 10
+  call MPI_Allreduce(MPI_IN_PLACE, buf, 4, MPI_INTEGER, op, MPI_COMM_WORLD, ierr)
+  call check(all(buf == 10), 'a Fortran reduction in rank order')
+  call MPI_Op_free(op, ierr)
+  call MPI_Comm_create_errhandler(handler, handler_id, ierr)
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, handler_id, ierr)
+  call MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER, ierr)
+  call check(handled == MPI_ERR_OTHER, 'the Fortran error handler')
+  call MPI_Errhandler_free(handler_id, ierr)
 
   if (errors == 0) then
     print '(a,i0,a,i0,a)', 'rank ', rank, ' of ', size, ': right'
