@@ -3,7 +3,8 @@
 # A CMake project using find_package(MPI REQUIRED) with MPI_C_COMPILER=PREFIX/bin/mpicc (and
 # mpicxx) finds gpurun: libraries and headers in PREFIX, the MPI version of PREFIX's mpi.h;
 # the programs it builds load PREFIX's libmpi and run. With a launcher installed, the same
-# holds with PREFIX/bin first on PATH and no compiler named, and mpiexec is PREFIX's.
+# holds with PREFIX/bin first on PATH and no compiler named, and mpiexec is PREFIX's. Where
+# PREFIX/bin/mpifort is, a Fortran project finds it with MPI_Fortran_COMPILER.
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 prefix=$(realpath "$1") src=$2 out=$3 cmake=$4
@@ -50,5 +51,23 @@ if [[ -x $prefix/bin/mpiexec ]]; then
     "FindMPI's mpiexec"
 else
   echo "no launcher in $prefix/bin: FindMPI by PATH and mpiexec not checked"
+fi
+# Fortran through PREFIX/bin/mpifort (where made): MPICH's bindings with PREFIX's libmpi, and
+# the program loads no MPICH library.
+if [[ -x $prefix/bin/mpifort ]]; then
+  "$cmake" -S "$here/find_mpi_fortran" -B "$out/fortran" -G Ninja \
+    -DMPI_Fortran_COMPILER="$prefix/bin/mpifort" -DHELLO_SOURCE="$src/examples/hello.f90" \
+    >"$out.fortran.log" 2>&1 ||
+    { cat "$out.fortran.log"; fail "FindMPI with MPI_Fortran_COMPILER"; }
+  "$cmake" --build "$out/fortran" || fail "building the Fortran FindMPI project"
+  found=$(cat "$out/fortran/found.txt")
+  expect_contains "$found" ";$prefix/lib/libmpi.so"$'\n' "FindMPI's Fortran libraries"
+  expect_contains "$found" "MPI_Fortran_HAVE_F08_MODULE=TRUE" "FindMPI's mpi_f08 module"
+  expect_libmpi_from "$out/fortran/hello_f" "$prefix"
+  expect_lacks "$(env -u LD_LIBRARY_PATH ldd "$out/fortran/hello_f")" "libmpich.so.12 =>" \
+    "libraries of the Fortran FindMPI program (MPICH's library loaded)"
+  run_singleton "$out/fortran/hello_f"
+else
+  echo "no mpifort in $prefix/bin: FindMPI for Fortran not checked"
 fi
 echo "FindMPI finds gpurun in $prefix"
