@@ -69,7 +69,13 @@ GPURUN_EXTENSIONS = frozenset([
         "Comm_detach_buffer", "Comm_detach_buffer_c", "Comm_flush_buffer", "Comm_iflush_buffer",
         "Session_attach_buffer", "Session_attach_buffer_c", "Session_detach_buffer",
         "Session_detach_buffer_c", "Session_flush_buffer", "Session_iflush_buffer",
-        "Get_hw_resource_info"]])
+        "Get_hw_resource_info"]] + [
+    # include/mpi_proto.h: MPI-5.0's ABI queries and handle conversions (api/abi_mpi5.cc)
+    prefix + name for prefix in ("MPI_", "PMPI_") for name in
+    ["Abi_get_version", "Abi_get_info"] +
+    ["%s_%s" % (kind, way) for way in ("toint", "fromint") for kind in (
+        "Comm", "Errhandler", "File", "Group", "Info", "Message", "Op", "Request", "Session",
+        "Type", "Win")]])
 
 # MPICH names that gpurun's mpi.h leaves out on purpose, with the reason.
 OMITTED = [
