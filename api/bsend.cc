@@ -25,16 +25,10 @@ const core::Datatype* byte_type() {
   return type;
 }
 
-// A buffered send in flight: the request's owner.
-struct InFlight {
-  BsendSlot* slot;
-  std::uint64_t number;
-};
-
 // Completes the slot's flush requests whose sends have all completed.
 void settle_flushes(BsendSlot& slot) {
   std::erase_if(slot.flushes, [&slot](const BsendSlot::Flush& f) {
-    if (!slot.done_upto(f.upto)) return false;
+    if (!slot.buffer.released_upto(f.upto)) return false;
     f.request->set_complete();
     if (f.request->orphan) the_pml().requests().release(f.request);  // freed meanwhile
     return true;
@@ -42,18 +36,15 @@ void settle_flushes(BsendSlot& slot) {
 }
 
 // The internal send of a buffered message completed: its block (the request's buffer) goes
-// back to its slot.
+// back to its slot (the request's owner).
 void on_buffered_send_done(core::Request* r) {
   if (r->status.error != ErrorCode::kOk) {
     GPURUN_LOG(warn, pml, "buffered send of %llu bytes to rank %d failed: %s",
                static_cast<unsigned long long>(r->size), r->peer,
                std::string(error_code_name(r->status.error)).c_str());
   }
-  auto* sent = static_cast<InFlight*>(r->owner);
-  BsendSlot& slot = *sent->slot;
+  auto& slot = *static_cast<BsendSlot*>(r->owner);
   slot.buffer.release(static_cast<std::byte*>(r->buffer));
-  slot.in_flight.erase(sent->number);
-  delete sent;
   --g_in_flight;
   settle_flushes(slot);
 }
@@ -110,9 +101,7 @@ int bsend_start(const Call& call, MPI_Comm comm, const pml::SendArgs& args) {
   }
   core::Request* r = pml.requests().allocate();
   r->orphan = true;  // nobody waits for it: the pml releases it when it completes
-  auto* sent = new InFlight{&slot, ++slot.started};
-  slot.in_flight.insert(sent->number);
-  r->owner = sent;
+  r->owner = &slot;
   r->on_complete = on_buffered_send_done;
   ++g_in_flight;
   pml::SendArgs copy{.comm = args.comm,
@@ -126,8 +115,6 @@ int bsend_start(const Call& call, MPI_Comm comm, const pml::SendArgs& args) {
   if (!st.ok()) {
     if (!r->complete()) {
       --g_in_flight;
-      slot.in_flight.erase(sent->number);
-      delete sent;
       buffer.release(block);
       pml.requests().release(r);
     }
@@ -165,16 +152,19 @@ void detach_bsend(BsendSlot& slot, void* buffer_addr, MPI_Count* size) {
 }
 
 void flush_bsend(BsendSlot& slot) {
-  std::uint64_t upto = slot.started;
-  if (!slot.done_upto(upto)) wait_until([&slot, upto] { return slot.done_upto(upto); });
+  const BsendBuffer& buffer = slot.buffer;
+  std::uint64_t upto = buffer.taken();
+  if (!buffer.released_upto(upto))
+    wait_until([&buffer, upto] { return buffer.released_upto(upto); });
 }
 
 core::Request* iflush_bsend(BsendSlot& slot) {
-  if (slot.done_upto(slot.started)) return completed_request(core::MessageStatus{});
+  std::uint64_t upto = slot.buffer.taken();
+  if (slot.buffer.released_upto(upto)) return completed_request(core::MessageStatus{});
   core::Request* r = the_pml().requests().allocate();
   r->kind = core::RequestKind::kComposite;
   r->active = true;
-  slot.flushes.push_back({r, slot.started});
+  slot.flushes.push_back({r, upto});
   return r;
 }
 

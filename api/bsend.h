@@ -11,7 +11,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -22,24 +21,17 @@
 
 namespace gpurun::api {
 
-// One place a buffer may be attached, its buffered sends in flight, and the MPI_*_iflush
-// requests waiting for some of them. Sends are numbered as they start (1, 2, ...); a flush
-// waits for those started before it, not for later ones (a program may send again before it
-// waits for the flush, to a peer that receives only after that wait).
+// One place a buffer may be attached, and the MPI_*_iflush requests waiting for some of its
+// buffered sends: those whose blocks were taken before the flush (BsendBuffer numbers them), not
+// later ones (a program may send again before it waits for the flush, to a peer that receives
+// only after that wait).
 struct BsendSlot {
   struct Flush {
     core::Request* request;
-    std::uint64_t upto;  // the number of the last send it waits for
+    std::uint64_t upto;  // the number of the last block it waits for
   };
   BsendBuffer buffer;
-  std::uint64_t started = 0;          // buffered sends started from this buffer so far
-  std::set<std::uint64_t> in_flight;  // the numbers of those not completed yet
   std::vector<Flush> flushes;
-
-  // Whether every send numbered up to `upto` has completed.
-  bool done_upto(std::uint64_t upto) const {
-    return in_flight.empty() || *in_flight.begin() > upto;
-  }
 };
 
 // MPI_Buffer_attach's slot.

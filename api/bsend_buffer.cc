@@ -27,8 +27,9 @@ void BsendBuffer::detach() {
 std::byte* BsendBuffer::allocate(std::size_t bytes) {
   if (automatic_) {
     // At least one byte, so that every block has an address of its own.
-    heap_.push_back(std::make_unique_for_overwrite<std::byte[]>(std::max<std::size_t>(bytes, 1)));
-    return heap_.back().get();
+    heap_.push_back(
+        {std::make_unique_for_overwrite<std::byte[]>(std::max<std::size_t>(bytes, 1)), ++taken_});
+    return heap_.back().data.get();
   }
   if (!attached() || bytes > size_ || size_ - bytes < kOverhead) return nullptr;
   std::size_t length = bytes + kOverhead;
@@ -40,15 +41,15 @@ std::byte* BsendBuffer::allocate(std::size_t bytes) {
     offset = it->offset + it->length;
   }
   if (it == used_.end() && size_ - offset < length) return nullptr;
-  used_.insert(it, Block{offset, length});
+  used_.insert(it, Block{offset, length, ++taken_});
   return base_ + offset;
 }
 
 void BsendBuffer::release(std::byte* data) {
   if (automatic_) {
     // Sends mostly complete in the order they started: look from the oldest.
-    auto it =
-        std::find_if(heap_.begin(), heap_.end(), [data](const auto& b) { return b.get() == data; });
+    auto it = std::find_if(heap_.begin(), heap_.end(),
+                           [data](const HeapBlock& b) { return b.data.get() == data; });
     if (it != heap_.end()) heap_.erase(it);
     return;
   }
@@ -56,6 +57,13 @@ void BsendBuffer::release(std::byte* data) {
   auto it = std::lower_bound(used_.begin(), used_.end(), offset,
                              [](const Block& b, std::size_t o) { return b.offset < o; });
   if (it != used_.end() && it->offset == offset) used_.erase(it);
+}
+
+bool BsendBuffer::released_upto(std::uint64_t upto) const {
+  // The heap's blocks stay in the order taken; the user buffer's are by offset.
+  if (automatic_) return heap_.empty() || heap_.front().number > upto;
+  return std::none_of(used_.begin(), used_.end(),
+                      [upto](const Block& b) { return b.number <= upto; });
 }
 
 }  // namespace gpurun::api

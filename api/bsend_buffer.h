@@ -10,6 +10,9 @@
 // An automatic buffer (MPI-4.1's MPI_BUFFER_AUTOMATIC) has no user memory: each message gets a
 // block of its own from the heap, freed when its send completes, so there is always room.
 //
+// Blocks are numbered as they are taken (1, 2, ...: the numbers go on across attach and
+// detach), so that a flush can wait for the blocks taken before it and not for later ones.
+//
 // Not thread-safe: the API layer serialises callers.
 #pragma once
 
@@ -44,18 +47,28 @@ class BsendBuffer {
   std::byte* allocate(std::size_t bytes);
   // Returns a block that allocate() gave.
   void release(std::byte* data);
+  // The number of the last block taken (0: none yet).
+  std::uint64_t taken() const { return taken_; }
+  // Whether every block numbered `upto` or lower has been released.
+  bool released_upto(std::uint64_t upto) const;
 
  private:
   struct Block {
     std::size_t offset;  // from base_
     std::size_t length;  // bytes + kOverhead
+    std::uint64_t number;
+  };
+  struct HeapBlock {
+    std::unique_ptr<std::byte[]> data;
+    std::uint64_t number;
   };
   bool attached_ = false;
   bool automatic_ = false;
   std::byte* base_ = nullptr;
   std::size_t size_ = 0;
-  std::vector<Block> used_;                         // sorted by offset
-  std::vector<std::unique_ptr<std::byte[]>> heap_;  // an automatic buffer's blocks
+  std::uint64_t taken_ = 0;
+  std::vector<Block> used_;      // sorted by offset
+  std::vector<HeapBlock> heap_;  // an automatic buffer's blocks, in the order taken
 };
 
 }  // namespace gpurun::api
