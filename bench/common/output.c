@@ -188,6 +188,9 @@ void bench_output_json(struct bench *b) {
 int bench_finish(struct bench *b) {
   if (b->opt.format == BENCH_FORMAT_JSON) bench_output_json(b);
   fflush(stdout);
+  /* Rank 0's rows are out before any rank can leave: a launcher ends the job when a rank exits
+   * with an error (validation failed), and rank 0 may still be writing its last row. */
+  MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
   return b->errors_total > 0 ? BENCH_EXIT_VALIDATION : BENCH_EXIT_OK;
 }
