@@ -136,11 +136,13 @@ Status check_command(const Command& c, const std::string& which) {
                   "argument maxprocs " + std::to_string(c.maxprocs) + " is not positive");
   if (c.info != MPI_INFO_NULL && find_info(c.info) == nullptr)
     return Status(ErrorCode::kInvalidArgument, "argument info is not an info object");
-  for (const std::string& word : app_line(c))
-    if (!app_word(word))
-      return Status(ErrorCode::kInvalidArgument,
-                    "'" + word.substr(0, 80) + "' of " + which +
-                        " holds both quote marks or a line break, which gpurun cannot pass on");
+  for (const std::string& word : app_line(c)) {
+    if (app_word(word)) continue;
+    std::string why = "'";
+    why.append(word, 0, 80).append("' of ").append(which);
+    return Status(ErrorCode::kInvalidArgument,
+                  why + " holds both quote marks or a line break, which gpurun cannot pass on");
+  }
   return ok_status();
 }
 
