@@ -49,16 +49,26 @@ int check_statuses(const Call& call, int count, const MPI_Status* statuses) {
   return MPI_SUCCESS;
 }
 
-// Resolves every handle; small arrays stay on the stack.
+// Resolves every handle; small arrays stay on the stack. A large array grows as its handles
+// resolve, so that a count larger than the array (a wrong count) meets a bad handle before it
+// costs an allocation of that size.
 class Slots {
  public:
   int init(const Call& call, int count, const MPI_Request* requests) {
     if (int rc = check_array(call, count, requests); rc != MPI_SUCCESS) return rc;
-    if (count > kInline) heap_.resize(count);
-    slots_ = count > kInline ? heap_.data() : inline_;
+    if (count <= kInline) {
+      for (int i = 0; i < count; ++i)
+        if (int rc = resolve(call, requests[i], i, &inline_[i]); rc != MPI_SUCCESS) return rc;
+    } else {
+      heap_.reserve(kInline * 4);
+      for (int i = 0; i < count; ++i) {
+        Slot slot;
+        if (int rc = resolve(call, requests[i], i, &slot); rc != MPI_SUCCESS) return rc;
+        heap_.push_back(slot);
+      }
+      slots_ = heap_.data();
+    }
     count_ = count;
-    for (int i = 0; i < count; ++i)
-      if (int rc = resolve(call, requests[i], i, &slots_[i]); rc != MPI_SUCCESS) return rc;
     return MPI_SUCCESS;
   }
   Slot& operator[](int i) { return slots_[i]; }

@@ -1,7 +1,10 @@
 /* Bad input to the point-to-point calls under MPI_ERRORS_RETURN, on every rank: each call
  * returns the right error class, and its message names the call, the argument and the rank.
  * Request misuse included: waiting on a handle already freed, starting an active or a
- * nonpersistent request, null arrays with a positive count, receiving MPI_MESSAGE_NULL. */
+ * nonpersistent request, null arrays with a positive count, receiving MPI_MESSAGE_NULL, and a
+ * count far beyond its array (the bad handle past the array's end is found before any
+ * allocation of that size). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +127,13 @@ static void requests(void) {
   MTEST_CHECK(flag, "a failed MPI_Startall left the request active");
   EXPECT(MPI_Cancel(&req), MPI_ERR_REQUEST, "MPI_Cancel", "request");
   MPI_Request_free(&req);
+  /* A count of INT_MAX over an array of 2 whose second handle is bad: the call stops there. */
+  reqs[0] = MPI_REQUEST_NULL;
+  reqs[1] = (MPI_Request)0x12345678;
+  EXPECT(MPI_Waitall(INT_MAX, reqs, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST, "MPI_Waitall",
+         "array_of_requests[1]");
+  EXPECT(MPI_Testall(INT_MAX, reqs, &flag, MPI_STATUSES_IGNORE), MPI_ERR_REQUEST, "MPI_Testall",
+         "array_of_requests[1]");
   EXPECT(MPI_Mrecv(buf, 1, MPI_INT, &msg, &st), MPI_ERR_REQUEST, "MPI_Mrecv", "message");
   msg = (MPI_Message)0x8c0000ff; /* a message handle never given out */
   EXPECT(MPI_Imrecv(buf, 1, MPI_INT, &msg, &req), MPI_ERR_REQUEST, "MPI_Imrecv", "message");
