@@ -13,6 +13,8 @@
 #include <cstdarg>
 #include <cstdint>
 #include <mutex>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 #include "api/progress_helper.h"
@@ -86,6 +88,24 @@ int raise_status(const Call& call, MPI_Comm comm, const Status& status);
 int error_class_of(ErrorCode code);
 // Reports a call made before MPI_Init or after MPI_Finalize; returns the error code.
 int outside_init(const Call& call);
+
+// Reports MPI_ERR_NO_MEM on `comm` for a call whose argument `arg` asked for more memory than
+// the process can have; returns the error code.
+int out_of_memory(const Call& call, MPI_Comm comm, const char* arg);
+
+// Runs `body`, the work of `call` after its checks, when that work allocates in proportion to
+// argument `arg`, a count: a count far beyond the arrays passed (an unset variable, most
+// often) then ends in MPI_ERR_NO_MEM through the error handler instead of ending the process.
+template <class Body>
+int guard_memory(const Call& call, MPI_Comm comm, const char* arg, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return out_of_memory(call, comm, arg);
+  } catch (const std::length_error&) {
+    return out_of_memory(call, comm, arg);
+  }
+}
 
 }  // namespace gpurun::api
 

@@ -30,18 +30,20 @@ int indexed(const Call& call, bool hetero, Count count, const Count* blocklength
   if (int rc = check_array(call, blocklengths, count, "array_of_blocklengths")) return rc;
   if (int rc = check_array(call, displacements, count, "array_of_displacements")) return rc;
   if (int rc = check_pointer(call, MPI_COMM_NULL, newtype, "newtype")) return rc;
-  std::vector<std::int64_t> lengths = widen(blocklengths, count);
-  std::vector<std::int64_t> disps = widen(displacements, count);
-  if (int rc = check_elements_non_negative(call, lengths, "array_of_blocklengths")) return rc;
-  constexpr bool large = kLargeCount<Count>;
-  if (!hetero) {
-    return new_type(call, core::make_indexed(lengths, disps, *old),
-                    call_args(Combiner::kIndexed, large, concat(count, lengths, disps), {}, {old}),
+  return guard_memory(call, MPI_COMM_NULL, "count", [&] {
+    std::vector<std::int64_t> lengths = widen(blocklengths, count);
+    std::vector<std::int64_t> disps = widen(displacements, count);
+    if (int rc = check_elements_non_negative(call, lengths, "array_of_blocklengths")) return rc;
+    constexpr bool large = kLargeCount<Count>;
+    if (!hetero) {
+      return new_type(
+          call, core::make_indexed(lengths, disps, *old),
+          call_args(Combiner::kIndexed, large, concat(count, lengths, disps), {}, {old}), newtype);
+    }
+    return new_type(call, core::make_hindexed(lengths, disps, *old),
+                    call_args(Combiner::kHindexed, large, concat(count, lengths), disps, {old}),
                     newtype);
-  }
-  return new_type(call, core::make_hindexed(lengths, disps, *old),
-                  call_args(Combiner::kHindexed, large, concat(count, lengths), disps, {old}),
-                  newtype);
+  });
 }
 
 // MPI_Type_create_indexed_block (displacements in extents) and MPI_Type_create_hindexed_block.
@@ -54,17 +56,19 @@ int indexed_block(const Call& call, bool hetero, Count count, Count blocklength,
   if (int rc = check_non_negative(call, blocklength, MPI_ERR_ARG, "blocklength")) return rc;
   if (int rc = check_array(call, displacements, count, "array_of_displacements")) return rc;
   if (int rc = check_pointer(call, MPI_COMM_NULL, newtype, "newtype")) return rc;
-  std::vector<std::int64_t> disps = widen(displacements, count);
-  constexpr bool large = kLargeCount<Count>;
-  if (!hetero) {
-    return new_type(
-        call, core::make_indexed_block(blocklength, disps, *old),
-        call_args(Combiner::kIndexedBlock, large, concat(count, {blocklength}, disps), {}, {old}),
-        newtype);
-  }
-  return new_type(call, core::make_hindexed_block(blocklength, disps, *old),
-                  call_args(Combiner::kHindexedBlock, large, {count, blocklength}, disps, {old}),
-                  newtype);
+  return guard_memory(call, MPI_COMM_NULL, "count", [&] {
+    std::vector<std::int64_t> disps = widen(displacements, count);
+    constexpr bool large = kLargeCount<Count>;
+    if (!hetero) {
+      return new_type(
+          call, core::make_indexed_block(blocklength, disps, *old),
+          call_args(Combiner::kIndexedBlock, large, concat(count, {blocklength}, disps), {}, {old}),
+          newtype);
+    }
+    return new_type(call, core::make_hindexed_block(blocklength, disps, *old),
+                    call_args(Combiner::kHindexedBlock, large, {count, blocklength}, disps, {old}),
+                    newtype);
+  });
 }
 
 template <class Count, class Disp>
@@ -75,19 +79,21 @@ int create_struct(const Call& call, Count count, const Count* blocklengths,
   if (int rc = check_array(call, displacements, count, "array_of_displacements")) return rc;
   if (int rc = check_array(call, types, count, "array_of_types")) return rc;
   if (int rc = check_pointer(call, MPI_COMM_NULL, newtype, "newtype")) return rc;
-  std::vector<const core::Datatype*> olds(static_cast<std::size_t>(count));
-  for (Count i = 0; i < count; ++i) {
-    char arg[48];
-    std::snprintf(arg, sizeof arg, "array_of_types[%lld]", static_cast<long long>(i));
-    if (int rc = lookup_type(call, MPI_COMM_NULL, types[i], arg, &olds[i])) return rc;
-  }
-  std::vector<std::int64_t> lengths = widen(blocklengths, count);
-  std::vector<std::int64_t> disps = widen(displacements, count);
-  if (int rc = check_elements_non_negative(call, lengths, "array_of_blocklengths")) return rc;
-  return new_type(
-      call, core::make_struct(lengths, disps, olds),
-      call_args(Combiner::kStruct, kLargeCount<Count>, concat(count, lengths), disps, olds),
-      newtype);
+  return guard_memory(call, MPI_COMM_NULL, "count", [&] {
+    std::vector<const core::Datatype*> olds(static_cast<std::size_t>(count));
+    for (Count i = 0; i < count; ++i) {
+      char arg[48];
+      std::snprintf(arg, sizeof arg, "array_of_types[%lld]", static_cast<long long>(i));
+      if (int rc = lookup_type(call, MPI_COMM_NULL, types[i], arg, &olds[i])) return rc;
+    }
+    std::vector<std::int64_t> lengths = widen(blocklengths, count);
+    std::vector<std::int64_t> disps = widen(displacements, count);
+    if (int rc = check_elements_non_negative(call, lengths, "array_of_blocklengths")) return rc;
+    return new_type(
+        call, core::make_struct(lengths, disps, olds),
+        call_args(Combiner::kStruct, kLargeCount<Count>, concat(count, lengths), disps, olds),
+        newtype);
+  });
 }
 
 }  // namespace

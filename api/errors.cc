@@ -227,6 +227,13 @@ int outside_init(const Call& call) {
   return handle_error(MPI_COMM_NULL, MPI_ERR_OTHER, message);
 }
 
+int out_of_memory(const Call& call, MPI_Comm comm, const char* arg) {
+  return raise(call, comm, MPI_ERR_NO_MEM,
+               "argument %s asks for more memory than this process can have (is it larger than "
+               "its array?)",
+               arg);
+}
+
 int class_of_code(int code) {
   if (code >= 0 && code <= kLastCode) return code % kClassModulus;
   return added_class_of(code);

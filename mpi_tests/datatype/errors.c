@@ -1,5 +1,6 @@
 /* Bad arguments to the datatype calls, under MPI_ERRORS_RETURN: each gives the right error
- * class, and a message that names the call, the argument and the rank. */
+ * class, and a message that names the call, the argument and the rank. A count far larger than
+ * its arrays (2^62 blocks) is MPI_ERR_NO_MEM, not the end of the process. */
 #include <stdio.h>
 #include <string.h>
 
@@ -135,6 +136,16 @@ static void large(void) {
   MPI_Pack_size_c(2, t, MPI_COMM_WORLD, &csize);
   MTEST_CHECK(csize == (MPI_Count)6 << 30, "MPI_Pack_size_c is %ld", (long)csize);
   MPI_Type_free(&t);
+  MPI_Count lengths[2] = {1, 1}, displs[2] = {0, 8};
+  MPI_Aint bytes[2] = {0, 8};
+  MPI_Datatype types[2] = {MPI_INT, MPI_INT};
+  const MPI_Count huge = (MPI_Count)1 << 62;
+  expect(MPI_Type_indexed_c(huge, lengths, displs, MPI_INT, &t), MPI_ERR_NO_MEM,
+         "MPI_Type_indexed_c", "argument count");
+  expect(MPI_Type_create_hindexed_block_c(huge, 1, bytes, MPI_INT, &t), MPI_ERR_NO_MEM,
+         "MPI_Type_create_hindexed_block_c", "argument count");
+  expect(MPI_Type_create_struct_c(huge, lengths, bytes, types, &t), MPI_ERR_NO_MEM,
+         "MPI_Type_create_struct_c", "argument count");
 }
 
 int main(int argc, char **argv) {
