@@ -1,7 +1,10 @@
 // MPI_Alloc_mem and MPI_Free_mem: memory for the program, from the heap. Every transport of
 // gpurun moves any host memory alike, so the memory needs no registration; blocks are aligned
 // to a cache line (and to a page from a page up), which suits the copies of shared memory.
+// The blocks given out are remembered, so that MPI_Free_mem of anything else (a pointer from
+// malloc or the stack, a block freed twice) is an MPI_ERR_BASE instead of a broken heap.
 #include <cstdlib>
+#include <unordered_set>
 
 #include "api/call.h"
 #include "api/info.h"
@@ -11,6 +14,12 @@ namespace {
 
 constexpr std::size_t kLineBytes = 64;
 constexpr std::size_t kPageBytes = 4096;
+
+// The blocks MPI_Alloc_mem gave out and MPI_Free_mem has not taken back (under the big lock).
+std::unordered_set<void*>& blocks() {
+  static auto* live = new std::unordered_set<void*>;
+  return *live;
+}
 
 int alloc_mem(const Call& call, MPI_Aint size, MPI_Info info, void* baseptr) {
   if (size < 0)
@@ -27,7 +36,25 @@ int alloc_mem(const Call& call, MPI_Aint size, MPI_Info info, void* baseptr) {
                      bytes == 0 ? 1 : bytes) != 0) {
     return raise(call, MPI_COMM_NULL, MPI_ERR_NO_MEM, "%ld bytes could not be allocated", size);
   }
+  int rc = guard_memory(call, MPI_COMM_NULL, "size", [&] {
+    blocks().insert(block);
+    return MPI_SUCCESS;
+  });
+  if (rc != MPI_SUCCESS) {
+    std::free(block);
+    return rc;
+  }
   *static_cast<void**>(baseptr) = block;
+  return MPI_SUCCESS;
+}
+
+int free_mem(const Call& call, void* base) {
+  if (base == nullptr) return MPI_SUCCESS;
+  if (blocks().erase(base) == 0) {
+    return raise(call, MPI_COMM_NULL, MPI_ERR_BASE,
+                 "argument base (%p) is not memory from MPI_Alloc_mem, or was freed already", base);
+  }
+  std::free(base);
   return MPI_SUCCESS;
 }
 
@@ -39,12 +66,10 @@ extern "C" int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   return gpurun::api::alloc_mem(call, size, info, baseptr);
 }
 
-// The standard leaves a base that MPI_Alloc_mem did not return undefined; like free(), a null
-// base is nothing to free.
+// Like free(), a null base is nothing to free.
 extern "C" int PMPI_Free_mem(void* base) {
   GPURUN_API_ENTER("MPI_Free_mem");
-  std::free(base);
-  return MPI_SUCCESS;
+  return gpurun::api::free_mem(call, base);
 }
 
 GPURUN_MPI_ALIAS(MPI_Alloc_mem)

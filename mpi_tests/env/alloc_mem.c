@@ -1,7 +1,9 @@
 /* MPI_Alloc_mem gives writable memory that MPI_Free_mem takes back and that messages move like
  * any other; bad arguments are errors that name the call and the argument; MPI_Pcontrol
- * accepts every level; MPI_Status_c2f/f2c keep every field of a status. */
+ * accepts every level; MPI_Status_c2f/f2c keep every field of a status. MPI_Free_mem of memory
+ * MPI_Alloc_mem did not give (or gave and took back) is MPI_ERR_BASE, and the heap survives it. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mtest.h"
@@ -37,6 +39,16 @@ static void bad_arguments(void) {
                      "MPI_Alloc_mem");
   mtest_expect_error(MPI_Alloc_mem((MPI_Aint)1 << 62, MPI_INFO_NULL, &p), MPI_ERR_NO_MEM,
                      "Alloc_mem(2^62)", "could not be allocated");
+  int on_stack = 0;
+  mtest_expect_error(MPI_Free_mem(&on_stack), MPI_ERR_BASE, "Free_mem(stack)", "argument base");
+  void *from_malloc = malloc(64);
+  mtest_expect_error(MPI_Free_mem(from_malloc), MPI_ERR_BASE, "Free_mem(malloc)",
+                     "not memory from MPI_Alloc_mem");
+  free(from_malloc);
+  MTEST_CHECK(MPI_Alloc_mem(100, MPI_INFO_NULL, &p) == MPI_SUCCESS, "MPI_Alloc_mem(100) failed");
+  MTEST_CHECK(MPI_Free_mem(p) == MPI_SUCCESS, "MPI_Free_mem of a block failed");
+  mtest_expect_error(MPI_Free_mem(p), MPI_ERR_BASE, "Free_mem twice", "freed already");
+  MTEST_CHECK(MPI_Free_mem(NULL) == MPI_SUCCESS, "MPI_Free_mem(NULL) is not a success");
   MPI_Fint f[MPI_F_STATUS_SIZE];
   mtest_expect_error(MPI_Status_c2f(MPI_STATUS_IGNORE, f), MPI_ERR_ARG, "Status_c2f(IGNORE)",
                      "argument c_status");
