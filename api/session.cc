@@ -6,8 +6,9 @@
 // the job is in the process set "mpi://WORLD", each alone in "mpi://SELF"; a communicator made
 // from a group of either is agreed over MPI_COMM_WORLD's ranks, whose members that are not in
 // the group take no part. Errors of the calls on a session go to its error handler; those of
-// MPI_Session_init itself, before any session exists, end the job unless MPI_Init installed
-// another handler on MPI_COMM_WORLD.
+// MPI_Session_init itself, before any session exists, and of a call given no session (a null,
+// finalized or wrong handle) end the job unless MPI_Init installed another handler on
+// MPI_COMM_WORLD.
 #include "api/session.h"
 
 #include <algorithm>
@@ -39,7 +40,11 @@ ObjectTable<Session>& sessions() {
 
 void run_session_errhandler(MPI_Session session, int code, const std::string& message) {
   Session* s = find_session(session);
-  MPI_Errhandler handler = s ? s->errhandler.handle() : MPI_ERRORS_ARE_FATAL;
+  if (s == nullptr) {
+    run_errhandler(MPI_COMM_NULL, code, message);
+    return;
+  }
+  MPI_Errhandler handler = s->errhandler.handle();
   if (handler == MPI_ERRORS_RETURN) return;
   if (MPI_Session_errhandler_function* function = session_errhandler_function(handler)) {
     MPI_Session session_arg = session;

@@ -1,6 +1,7 @@
 /* Sessions beside the world model: a session made after MPI_Init gives a communicator of its
  * own (isolated from MPI_COMM_WORLD's traffic of the same tag), which keeps working after
- * MPI_Finalize until MPI_Session_finalize ends MPI; MPI_Finalized then says true. */
+ * MPI_Finalize until MPI_Session_finalize ends MPI; MPI_Finalized then says true. A call given
+ * no session (null or finalized) raises MPI_ERR_SESSION through MPI_COMM_WORLD's handler. */
 #include <stdio.h>
 
 #include "mtest.h"
@@ -10,6 +11,18 @@ int main(int argc, char **argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Info info = MPI_INFO_NULL;
+  mtest_expect_error(MPI_Session_get_info(MPI_SESSION_NULL, &info), MPI_ERR_SESSION,
+                     "Session_get_info(MPI_SESSION_NULL)", "argument session");
+  MPI_Session gone;
+  MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &gone);
+  MPI_Session stale = gone;
+  MPI_Session_finalize(&gone);
+  int n = -1;
+  mtest_expect_error(MPI_Session_get_num_psets(stale, MPI_INFO_NULL, &n), MPI_ERR_SESSION,
+                     "Session_get_num_psets(finalized)", "not a session");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   MPI_Session s;
   MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s);
   MPI_Group g;
