@@ -65,13 +65,17 @@ inline constexpr int kTagUpperBound = INT_MAX;
 #define GPURUN_CHECK_TYPE(comm_h, type, handle) \
   GPURUN_CHECK_TYPE_ARG(comm_h, "datatype", type, handle)
 
-// A null buffer with data to move (the datatype's lower bound does not make it an address).
+// A null buffer with data to move (the datatype's lower bound does not make it an address),
+// and MPI_IN_PLACE, which is a buffer of collectives only.
 #define GPURUN_CHECK_BUFFER_ARG(comm_h, arg, buf, count, type)                         \
   if ((buf) == nullptr && (count) > 0 && (type)->size() > 0 && (type)->true_lb() == 0) \
       [[unlikely]]                                                                     \
+    return ::gpurun::api::raise(call, comm_h, MPI_ERR_BUFFER,                          \
+                                "argument " arg " is a null pointer with count %lld",  \
+                                static_cast<long long>(count));                        \
+  if ((buf) == MPI_IN_PLACE) [[unlikely]]                                              \
   return ::gpurun::api::raise(call, comm_h, MPI_ERR_BUFFER,                            \
-                              "argument " arg " is a null pointer with count %lld",    \
-                              static_cast<long long>(count))
+                              "argument " arg " is MPI_IN_PLACE, which only collectives take")
 #define GPURUN_CHECK_BUFFER(comm_h, buf, count, type) \
   GPURUN_CHECK_BUFFER_ARG(comm_h, "buf", buf, count, type)
 

@@ -35,11 +35,16 @@ struct PackCall {
 
 // Checks shared by MPI_Pack and MPI_Unpack: the communicator, the count, the type, and a
 // position inside the packed buffer of a.outsize bytes. a.inbuf is the user's typed buffer,
-// argument `typed_arg`.
-int check_move(const Call& call, const PackCall& a, const char* typed_arg, std::int64_t position,
-               const core::Datatype** type, std::int64_t* bytes) {
+// argument `typed_arg`; a.outbuf the packed one, `packed_arg`. Neither may be MPI_IN_PLACE.
+int check_move(const Call& call, const PackCall& a, const char* typed_arg, const char* packed_arg,
+               std::int64_t position, const core::Datatype** type, std::int64_t* bytes) {
   GPURUN_CHECK_COMM(entry, a.comm);
   GPURUN_CHECK_COUNT(a.comm, a.count);
+  if (a.inbuf == MPI_IN_PLACE || a.outbuf == MPI_IN_PLACE) {
+    return raise(call, a.comm, MPI_ERR_BUFFER,
+                 "argument %s is MPI_IN_PLACE, which %s does not take",
+                 a.inbuf == MPI_IN_PLACE ? typed_arg : packed_arg, call.name);
+  }
   if (int rc = lookup_committed(call, a.comm, a.datatype, "datatype", type)) return rc;
   const core::Datatype* t = *type;
   // A null buffer is an error unless the type's displacements are absolute (MPI_BOTTOM).
@@ -77,7 +82,7 @@ int pack(const Call& call, const PackCall& a, Count* position) {
   if (int rc = check_pointer(call, a.comm, position, "position")) return rc;
   const core::Datatype* t;
   std::int64_t bytes;
-  if (int rc = check_move(call, a, "inbuf", *position, &t, &bytes)) return rc;
+  if (int rc = check_move(call, a, "inbuf", "outbuf", *position, &t, &bytes)) return rc;
   if (bytes > a.outsize - *position)
     return raise(call, a.comm, MPI_ERR_TRUNCATE,
                  "argument outsize %lld leaves %lld bytes after position, the data take %lld",
@@ -98,7 +103,7 @@ int unpack(const Call& call, const PackCall& a, Count* position) {
   if (int rc = check_pointer(call, a.comm, position, "position")) return rc;
   const core::Datatype* t;
   std::int64_t bytes;
-  if (int rc = check_move(call, a, "outbuf", *position, &t, &bytes)) return rc;
+  if (int rc = check_move(call, a, "outbuf", "inbuf", *position, &t, &bytes)) return rc;
   if (bytes > a.outsize - *position)
     return raise(call, a.comm, MPI_ERR_TRUNCATE,
                  "argument insize %lld leaves %lld bytes after position, the data take %lld",

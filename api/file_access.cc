@@ -46,6 +46,9 @@ int check_args(const Call& call, MPI_File fh, const File& f, const Access& a, MP
     return raise_file(call, fh, MPI_ERR_COUNT, "argument count %lld is negative", (long long)count);
   if (buf == nullptr && count > 0 && type.size() > 0 && type.true_lb() == 0)
     return raise_file(call, fh, MPI_ERR_BUFFER, "argument buf is a null pointer");
+  if (buf == MPI_IN_PLACE)
+    return raise_file(call, fh, MPI_ERR_BUFFER,
+                      "argument buf is MPI_IN_PLACE, which only collective communication takes");
   if (status == nullptr)
     return raise_file(call, fh, MPI_ERR_ARG, "argument status is a null pointer");
   if ((count * type.size()) % f.view.etype->size() != 0) {

@@ -1,6 +1,7 @@
 /* Bad arguments to the datatype calls, under MPI_ERRORS_RETURN: each gives the right error
  * class, and a message that names the call, the argument and the rank. A count far larger than
- * its arrays (2^62 blocks) is MPI_ERR_NO_MEM, not the end of the process. */
+ * its arrays (2^62 blocks) is MPI_ERR_NO_MEM, not the end of the process; MPI_IN_PLACE is no
+ * buffer of MPI_Pack or MPI_Unpack. */
 #include <stdio.h>
 #include <string.h>
 
@@ -114,6 +115,13 @@ static void uses(void) {
   expect(MPI_Unpack(packed, 8, NULL, buf, 1, t, MPI_COMM_WORLD), MPI_ERR_ARG, "MPI_Unpack",
          "position");
   expect(MPI_Pack_size(-2, t, MPI_COMM_WORLD, &size), MPI_ERR_COUNT, "MPI_Pack_size", "count");
+  position = 0;
+  expect(MPI_Pack(MPI_IN_PLACE, 1, t, packed, sizeof packed, &position, MPI_COMM_WORLD),
+         MPI_ERR_BUFFER, "MPI_Pack", "inbuf");
+  expect(MPI_Pack(buf, 1, t, MPI_IN_PLACE, sizeof packed, &position, MPI_COMM_WORLD),
+         MPI_ERR_BUFFER, "MPI_Pack", "outbuf");
+  expect(MPI_Unpack(packed, 8, &position, MPI_IN_PLACE, 1, t, MPI_COMM_WORLD), MPI_ERR_BUFFER,
+         "MPI_Unpack", "outbuf");
   MPI_Datatype gone = t;
   MPI_Type_free(&t);
   expect(MPI_Send(buf, 1, gone, rank, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "MPI_Send", "datatype");

@@ -6,7 +6,8 @@
  * a write-only one, a negative offset or count, a null datatype, a seek before the start, an
  * individual-pointer access to a sequential file, an unknown datarep, MPI_FILE_NULL. Under
  * gpurun, every message also names the call, the argument and the rank, a garbage handle is
- * MPI_ERR_FILE, and only the "native" datarep is supported. */
+ * MPI_ERR_FILE, MPI_IN_PLACE is no buffer of a file access, and only the "native" datarep is
+ * supported. */
 #include <unistd.h>
 
 #include "iotest.h"
@@ -115,6 +116,13 @@ static void access_errors(void) {
            "MPI_File_read_at", "argument fh");
     expect(MPI_File_read_shared(fh, v, 1, MPI_INT, MPI_STATUS_IGNORE), MPI_ERR_ACCESS,
            "MPI_File_read_shared", "argument fh");
+#ifdef GPURUN_MPI_H_INCLUDED
+    /* MPICH reads from the address MPI_IN_PLACE stands for. */
+    expect(MPI_File_write(fh, MPI_IN_PLACE, 1, MPI_INT, MPI_STATUS_IGNORE), MPI_ERR_BUFFER,
+           "MPI_File_write", "MPI_IN_PLACE");
+    expect(MPI_File_write_ordered_begin(fh, MPI_IN_PLACE, 1, MPI_INT), MPI_ERR_BUFFER,
+           "MPI_File_write_ordered_begin", "argument buf");
+#endif
     MPI_File_close(&fh);
   }
   if (open_ok(MPI_MODE_RDONLY | MPI_MODE_SEQUENTIAL, &fh)) {

@@ -1,9 +1,9 @@
 /* Bad input to the point-to-point calls under MPI_ERRORS_RETURN, on every rank: each call
  * returns the right error class, and its message names the call, the argument and the rank.
  * Request misuse included: waiting on a handle already freed, starting an active or a
- * nonpersistent request, null arrays with a positive count, receiving MPI_MESSAGE_NULL, and a
- * count far beyond its array (the bad handle past the array's end is found before any
- * allocation of that size). */
+ * nonpersistent request, null arrays with a positive count, receiving MPI_MESSAGE_NULL, a count
+ * far beyond its array (the bad handle past the array's end is found before any allocation of
+ * that size), and MPI_IN_PLACE as the buffer of a send or a receive. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +153,16 @@ static void buffers_and_statuses(void) {
   EXPECT(MPI_Bsend(buf, 200, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER, "MPI_Bsend",
          "does not fit");
   MPI_Buffer_detach(&back, &n);
+  MPI_Request req;
+  EXPECT(MPI_Isend(MPI_IN_PLACE, 1, MPI_INT, rank, 5, MPI_COMM_WORLD, &req), MPI_ERR_BUFFER,
+         "MPI_Isend", "MPI_IN_PLACE");
+  EXPECT(MPI_Send(MPI_IN_PLACE, 1, MPI_INT, rank, 5, MPI_COMM_WORLD), MPI_ERR_BUFFER, "MPI_Send",
+         "argument buf");
+  EXPECT(MPI_Recv(MPI_IN_PLACE, 1, MPI_INT, rank, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+         MPI_ERR_BUFFER, "MPI_Recv", "MPI_IN_PLACE");
+  EXPECT(MPI_Sendrecv(buf, 1, MPI_INT, rank, 5, MPI_IN_PLACE, 1, MPI_INT, rank, 5, MPI_COMM_WORLD,
+                      MPI_STATUS_IGNORE),
+         MPI_ERR_BUFFER, "MPI_Sendrecv", "argument recvbuf");
   EXPECT(MPI_Get_count(MPI_STATUS_IGNORE, MPI_INT, &n), MPI_ERR_ARG, "MPI_Get_count", "status");
   MPI_Status st;
   memset(&st, 0, sizeof st);
