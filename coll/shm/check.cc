@@ -44,8 +44,16 @@ CountCheck own_block_check(const Args& a, int rank) {
                                                        bytes_of(a.recvcounts[rank], a.recvtype)};
 }
 
+// Alltoallv and alltoallw: this rank's block to itself.
+CountCheck own_exchange_check(const Args& a, int rank) {
+  if (a.in_place || a.sendcounts == nullptr || a.recvcounts == nullptr) return CountCheck{};
+  const core::Datatype* send = a.sendtypes != nullptr ? a.sendtypes[rank] : a.type;
+  const core::Datatype* recv = a.recvtypes != nullptr ? a.recvtypes[rank] : a.recvtype;
+  return CountCheck{.own_mismatch =
+                        bytes_of(a.sendcounts[rank], send) != bytes_of(a.recvcounts[rank], recv)};
+}
+
 CountCheck unsigned_check(const Args& a, int rank, int size) {
-  if (size <= 1) return CountCheck{};
   switch (a.collective) {
     case Collective::kBcast: {
       std::uint64_t bytes = bytes_of(a.count, a.type);
@@ -74,6 +82,13 @@ CountCheck unsigned_check(const Args& a, int rank, int size) {
     }
     case Collective::kAllgatherv:
       return own_block_check(a, rank);
+    case Collective::kAlltoallv:
+    case Collective::kAlltoallw:
+      return own_exchange_check(a, rank);
+    case Collective::kScatterv:
+      if (rank != a.root || a.in_place || a.sendcounts == nullptr) return CountCheck{};
+      return CountCheck{.own_mismatch = bytes_of(a.sendcounts[rank], a.type) !=
+                                        bytes_of(a.recvcount, a.recvtype)};
     case Collective::kReduce:
     case Collective::kAllreduce:
     case Collective::kScan:
@@ -91,6 +106,8 @@ CountCheck unsigned_check(const Args& a, int rank, int size) {
 
 CountCheck count_check(const Args& a, int rank, int size) {
   CountCheck check = unsigned_check(a, rank, size);
+  // Alone, a rank has nobody to publish to or check, but its own blocks still must agree.
+  if (size <= 1) return CountCheck{.own_mismatch = check.own_mismatch};
   check.bytes = signed_count(a.collective, check.bytes);
   check.expect = signed_count(a.collective, check.expect);
   return check;

@@ -97,12 +97,41 @@ static void mismatch_errors(void) {
   free(out);
 }
 
+/* A rank's own send and receive blocks that differ, on a communicator of that rank alone: an
+ * error, and the receive buffer keeps its bytes (a null one with a count of 0 is never
+ * written). */
+static void own_block_errors(void) {
+  MPI_Comm self;
+  MPI_Comm_dup(MPI_COMM_SELF, &self);
+  MPI_Comm_set_errhandler(self, MPI_ERRORS_RETURN);
+  int send[8] = {1, 2, 3, 4, 5, 6, 7, 8}, recv[8], zero = 0, one = 1;
+  for (int i = 0; i < 8; ++i) recv[i] = -1;
+  expect_mismatch(MPI_Allgather(send, 2, MPI_INT, recv, 1, MPI_INT, self), "allgather 2 -> 1");
+  expect_mismatch(MPI_Alltoall(send, 1, MPI_INT, recv, 1, MPI_SHORT, self),
+                  "alltoall int -> short");
+  expect_mismatch(MPI_Gather(send, 3, MPI_INT, recv, 2, MPI_INT, 0, self), "gather 3 -> 2");
+  expect_mismatch(MPI_Scatter(send, 2, MPI_INT, recv, 3, MPI_INT, 0, self), "scatter 2 -> 3");
+  expect_mismatch(MPI_Allgatherv(send, 7, MPI_INT, NULL, &zero, &zero, MPI_INT, self),
+                  "allgatherv 7 -> 0");
+  expect_mismatch(MPI_Gatherv(send, 7, MPI_INT, NULL, &zero, &zero, MPI_INT, 0, self),
+                  "gatherv 7 -> 0");
+  expect_mismatch(MPI_Alltoallv(send, &one, &zero, MPI_DOUBLE, recv, &one, &zero, MPI_INT, self),
+                  "alltoallv double -> int");
+  expect_mismatch(MPI_Scatterv(send, &one, &zero, MPI_DOUBLE, recv, 1, MPI_INT, 0, self),
+                  "scatterv double -> int");
+  int touched = 0;
+  for (int i = 0; i < 8; ++i) touched += recv[i] != -1;
+  MTEST_CHECK(touched == 0, "%d receive elements written by collectives that failed", touched);
+  MPI_Comm_free(&self);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   argument_errors();
+  own_block_errors();
   if (size > 1) mismatch_errors();
   int x = 1;
   MPI_Barrier(MPI_COMM_WORLD);
