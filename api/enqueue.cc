@@ -266,7 +266,10 @@ extern "C" int PMPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[],
   GPURUN_API_ENTER("MPIX_Waitall_enqueue");
   if (count < 0)
     return raise(call, MPI_COMM_NULL, MPI_ERR_COUNT, "argument count %d is negative", count);
-  if (count > 0) GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, array_of_requests);
+  if (count > 0) {
+    GPURUN_CHECK_NOT_NULL(MPI_COMM_NULL, array_of_requests);
+    GPURUN_CHECK_STATUS_OUT(MPI_COMM_NULL, "array_of_statuses", array_of_statuses);
+  }
   return wait_enqueue(call, count, array_of_requests, array_of_statuses, false);
 }
 GPURUN_MPI_ALIAS(MPIX_Waitall_enqueue)

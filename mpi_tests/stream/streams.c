@@ -2,7 +2,7 @@
  * to them (MPIX_Stream_comm_create, MPIX_Comm_get_stream, messages on them), and what is
  * refused with which error: freeing a stream in use, bad handles and indices, CUDA streams
  * where CUDA is unusable, other stream types, enqueued operations without a CUDA stream, and
- * MPIX_Wait_enqueue of an ordinary request. */
+ * MPIX_Wait_enqueue of an ordinary request, MPIX_Waitall_enqueue without a status array. */
 #include <stdio.h>
 #include <string.h>
 
@@ -113,6 +113,8 @@ static void check_null_stream_comm(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   mtest_expect_arg_error(MPIX_Wait_enqueue(&req, MPI_STATUS_IGNORE), MPI_ERR_REQUEST,
                          "MPIX_Wait_enqueue", "request");
+  mtest_expect_arg_error(MPIX_Waitall_enqueue(1, &req, NULL), MPI_ERR_ARG, "MPIX_Waitall_enqueue",
+                         "array_of_statuses");
   MPI_Wait(&req, MPI_STATUS_IGNORE);
   MPI_Comm_free(&c);
 }
