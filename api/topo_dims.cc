@@ -91,11 +91,16 @@ int dims_create(const Call& call, int nnodes, int ndims, int dims[]) {
                  "argument dims: its entries multiply to less than nnodes %d and none is free",
                  nnodes);
   }
+  // An int has at most 30 factors above 1, so beyond 31 free dimensions the balanced grid only
+  // adds extents of 1 at the end: the search (one level of recursion per dimension) stops at
+  // 31, and the rest are 1.
+  constexpr int kMostSearched = 31;
+  const int searched = std::min(free, kMostSearched);
   Search s;
   s.divisors = divisors_of(rest);
-  s.run(rest, free, rest);
+  s.run(rest, searched, rest);
   for (int i = 0, k = 0; i < ndims; ++i)
-    if (dims[i] == 0) dims[i] = s.best[k++];
+    if (dims[i] == 0) dims[i] = k < searched ? s.best[k++] : 1;
   return MPI_SUCCESS;
 }
 

@@ -1,6 +1,8 @@
 /* MPI_Dims_create: balanced grids (non-increasing extents whose spread is smallest), fixed
- * entries kept, and the cases the standard makes erroneous rejected with MPI_ERR_DIMS or
- * MPI_ERR_ARG under MPI_ERRORS_RETURN. */
+ * entries kept, many more dimensions than factors (100000: extents of 1 after the factors),
+ * and the cases the standard makes erroneous rejected with MPI_ERR_DIMS or MPI_ERR_ARG under
+ * MPI_ERRORS_RETURN. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mtest.h"
@@ -30,6 +32,17 @@ static void expect_error(int nnodes, int ndims, const int *in, int error_class) 
   }
 }
 
+/* ndims far beyond the factors of nnodes: the factors first, then 1s. */
+static void many_dimensions(int nnodes, int ndims, const int *factors, int nfactors) {
+  int *dims = calloc((size_t)ndims, sizeof(int));
+  int rc = MPI_Dims_create(nnodes, ndims, dims), wrong = 0;
+  MTEST_CHECK(rc == MPI_SUCCESS, "Dims_create(%d, %d) failed: %d", nnodes, ndims, rc);
+  for (int i = 0; i < ndims; ++i) wrong += dims[i] != (i < nfactors ? factors[i] : 1);
+  MTEST_CHECK(wrong == 0, "Dims_create(%d, %d): %d extents wrong (first %d %d %d)", nnodes, ndims,
+              wrong, dims[0], dims[1], dims[2]);
+  free(dims);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -49,6 +62,11 @@ int main(int argc, char **argv) {
   expect_dims(12, 3, (int[]){0, 3, 0}, (int[]){2, 3, 2});
   expect_dims(12, 2, (int[]){3, 4}, (int[]){3, 4});
   expect_dims(1, 0, z, z);
+  many_dimensions(12, 100000, (int[]){3, 2, 2}, 3);
+  many_dimensions(1, 100000, NULL, 0);
+  int twos[30];
+  for (int i = 0; i < 30; ++i) twos[i] = 2;
+  many_dimensions(1 << 30, 40, twos, 30);
   /* Erroneous: ndims < 0, nnodes <= 0, a negative extent, fixed extents not dividing nnodes. */
   expect_error(6, -1, z, MPI_ERR_DIMS);
   expect_error(0, 2, z, MPI_ERR_ARG);
