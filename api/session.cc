@@ -146,6 +146,10 @@ int nth_pset(const Call& call, MPI_Session session, int n, int* pset_len, char* 
                          "argument n %d is not the number of a process set (0..%d)", n,
                          kNumPsets - 1);
   }
+  if (*pset_len < 0) {
+    return raise_session(call, session, MPI_ERR_ARG, "argument pset_len holds %d, a negative size",
+                         *pset_len);
+  }
   auto len = static_cast<int>(std::strlen(kPsets[n]));
   if (*pset_len == 0) {
     *pset_len = len + 1;  // the length the name needs, its terminating zero included

@@ -3,7 +3,8 @@
  * from the world group with MPI_Comm_create_from_group carries collectives and point-to-point,
  * and MPI_Session_finalize ends MPI: the process then exits normally. Meanwhile MPI_Initialized
  * says false. Errors go to the session's handler: MPI_ERRORS_RETURN, then a function of
- * MPI_Session_create_errhandler. A second session lives beside the first. */
+ * MPI_Session_create_errhandler. A second session lives beside the first. A negative
+ * pset_len is an error that writes nothing. */
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +60,12 @@ static void errors(MPI_Session s) {
   rc = MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 5, &n, NULL);
   MTEST_CHECK(handler_calls == 2 && rc != MPI_SUCCESS, "pset 5: %d handler calls", handler_calls);
   MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN);
+  char name[8] = "unset";
+  n = -1;
+  rc = MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 0, &n, name);
+  MPI_Error_class(rc, &cls);
+  MTEST_CHECK(cls == MPI_ERR_ARG && strcmp(name, "unset") == 0,
+              "a negative pset_len: class %d, name '%s'", cls, name);
 }
 
 int main(void) {
