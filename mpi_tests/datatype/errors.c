@@ -1,7 +1,7 @@
 /* Bad arguments to the datatype calls, under MPI_ERRORS_RETURN: each gives the right error
  * class, and a message that names the call, the argument and the rank. A count far larger than
  * its arrays (2^62 blocks) is MPI_ERR_NO_MEM, not the end of the process; MPI_IN_PLACE is no
- * buffer of MPI_Pack or MPI_Unpack. */
+ * buffer of MPI_Pack or MPI_Unpack, and neither is one that overlaps the other. */
 #include <stdio.h>
 #include <string.h>
 
@@ -122,6 +122,16 @@ static void uses(void) {
          MPI_ERR_BUFFER, "MPI_Pack", "outbuf");
   expect(MPI_Unpack(packed, 8, &position, MPI_IN_PLACE, 1, t, MPI_COMM_WORLD), MPI_ERR_BUFFER,
          "MPI_Unpack", "outbuf");
+  /* Packed bytes over the data they come from (or go to): refused; right beside it: fine. */
+  position = 0;
+  expect(MPI_Pack(buf, 4, MPI_INT, buf + 2, 32, &position, MPI_COMM_WORLD), MPI_ERR_BUFFER,
+         "MPI_Pack", "overlap");
+  position = 4;
+  expect(MPI_Unpack(buf, 32, &position, buf + 2, 2, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER,
+         "MPI_Unpack", "overlap");
+  position = 0;
+  MTEST_CHECK(MPI_Pack(buf, 4, MPI_INT, buf + 4, 16, &position, MPI_COMM_WORLD) == MPI_SUCCESS,
+              "MPI_Pack beside its data failed");
   MPI_Datatype gone = t;
   MPI_Type_free(&t);
   expect(MPI_Send(buf, 1, gone, rank, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "MPI_Send", "datatype");
