@@ -30,15 +30,17 @@ enum {
   kPoolMax = 24
 };
 
-/* Calls that wait for a message, a match or a partner that a process alone may never get:
- * with valid arguments they block, which is their job. */
+/* Calls that wait for a message, a match or a partner that a process alone may never get (an
+ * MPI_Win_post or MPI_Win_complete, for the window calls): with valid arguments they block,
+ * which is their job. */
 /* clang-format off */
 static const char *const kMayBlock[] = {
     "MPI_Recv", "MPI_Recv_c", "MPI_Probe", "MPI_Mprobe", "MPI_Mprobe_c", "MPI_Ssend",
     "MPI_Ssend_c", "MPI_Send", "MPI_Send_c", "MPI_Rsend", "MPI_Rsend_c", "MPI_Sendrecv",
     "MPI_Sendrecv_c", "MPI_Sendrecv_replace", "MPI_Sendrecv_replace_c", "MPI_Wait",
     "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Bsend", "MPI_Bsend_c",
-    "MPIX_Stream_send", "MPIX_Stream_send_c", "MPIX_Stream_recv", "MPIX_Stream_recv_c", NULL};
+    "MPIX_Stream_send", "MPIX_Stream_send_c", "MPIX_Stream_recv", "MPIX_Stream_recv_c",
+    "MPI_Win_start", "MPI_Win_wait", NULL};
 /* clang-format on */
 
 static char *g_note;    /* what the child drew, in a page the parent reads after it ends */

@@ -28,9 +28,10 @@ HANDLE_POOLS = {
 }
 
 
-# void* arguments that receive an address (the caller's pointer variable): MPI_IN_PLACE is no
-# buffer there.
-ADDRESS_OUT = {"baseptr", "buffer_addr", "attribute_val"}
+# void* arguments that are no message buffer: addresses received (the caller's pointer
+# variable), a value's bytes, state handed back to callbacks. MPI_IN_PLACE means nothing there.
+NOT_BUFFERS = {"baseptr", "buffer_addr", "attribute_val", "value", "extra_state", "location",
+               "obj_handle", "user_data"}
 
 
 def prototypes(include_dir):
@@ -71,7 +72,7 @@ def argument(index, param):
         return f"(MPI_Status*)pick_pointer({index}, kStatus)"
     if ctype == "char*":
         return f"(char*)pick_pointer({index}, {'kString' if is_const else 'kData'})"
-    if ctype == "void*" and m.group(2) in ADDRESS_OUT:
+    if ctype == "void*" and m.group(2) in NOT_BUFFERS:
         return f"(void*)pick_pointer({index}, kData)"
     if ctype == "void*":
         return f"({'const ' if is_const else ''}void*)pick_pointer({index}, kBuffer)"
