@@ -73,7 +73,8 @@ inline std::vector<Buffer> blocks_of(const void* base, const core::Datatype* typ
   for (int r = 0; r < size; ++r) {
     std::int64_t n = counts != nullptr ? counts[r] : count;
     std::int64_t displ = counts != nullptr ? displs[r] : r * count;
-    blocks.emplace_back(at + displ * type->extent(), n, type);
+    // An empty block has no address to find (the buffer may be null, its displacement anything).
+    blocks.emplace_back(n == 0 ? at : at + displ * type->extent(), n, type);
   }
   return blocks;
 }
