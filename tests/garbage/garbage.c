@@ -4,9 +4,11 @@
  * object, so that one call's damage cannot hide another's. The test fails when a call kills
  * its process (a signal, an exit) or does not return within kHangSeconds, except the calls
  * that block by design when their arguments happen to be valid (kMayBlock).
- *   mpi_garbage [trials per call, default 8] [only this call]
- * Draws are seeded by the call's place and the trial, so a run repeats exactly; a failure
- * prints the draws ("a<argument>=<value>") to rerun it alone. */
+ *   mpi_garbage [trials per call, default 8] [only this call, or - for all] [chain]
+ * With a chain of N, each child makes N more calls after the first, drawn from the list, on the
+ * objects the first left behind (a misuse of state: a window freed, then locked). Draws are
+ * seeded by the call's place and the trial, so a run repeats exactly; a failure prints the
+ * draws ("a<argument>=<value>", "then <call>:") to rerun it alone. */
 #define _GNU_SOURCE
 #include "garbage.h"
 
@@ -27,7 +29,8 @@ enum {
   kBufferBytes = 1 << 23,
   kHandleArrayBytes = 1 << 20,
   kNoteBytes = 4096,
-  kPoolMax = 24
+  kPoolMax = 24,
+  kNoWrongArg = 1000 /* g_wrong_arg when every argument is valid */
 };
 
 /* Calls that wait for a message, a match or a partner that a process alone may never get (an
@@ -46,6 +49,8 @@ static const char *const kMayBlock[] = {
 static char *g_note;    /* what the child drew, in a page the parent reads after it ends */
 static uint64_t g_rng;  /* the child's draws */
 static int g_wrong_arg; /* the argument drawn from everything; the others get valid values */
+static int g_chain;     /* calls that follow the first in a child */
+static int g_calls;     /* entries of garbage_calls */
 static char *g_zeros, *g_ones, *g_bytes_ff, *g_long_string;
 static int *g_int_ones;
 static long *g_long_ones;
@@ -291,6 +296,41 @@ static int may_block(const char *name) {
   return 0;
 }
 
+/* What the calls wrote where the next one reads: the start of every buffer, back as it was
+ * (counts and handles are read from there; a process alone reads one element per rank). */
+static void restore_buffers(void) {
+  enum { kHead = 1 << 16 };
+  memset(g_zeros, 0, kHead);
+  memset(g_ones, 1, kHead);
+  memset(g_bytes_ff, 0xff, kHead);
+  for (size_t i = 0; i < kHead / sizeof(int); ++i) g_int_ones[i] = 1;
+  for (size_t i = 0; i < kHead / sizeof(long); ++i) g_long_ones[i] = 1;
+  for (int p = 0; p < kPools; ++p)
+    for (size_t i = 0; i < kHead / sizeof(int); ++i)
+      ((int *)g_handle_arrays[p])[i] = (int)g_pools[p][0];
+}
+
+/* The child of a trial: odd trials draw every argument from everything; even ones make one
+ * argument wrong (or none, when the call has fewer than 8) and the others valid. With a chain,
+ * g_chain calls drawn from the list follow on the objects the first one left, all valid but
+ * the last, which gets one wrong argument. */
+static _Noreturn void run_child(const struct garbage_call *c, int t) {
+  g_wrong_arg = t % 2 ? -1 : (int)draw(8);
+  alarm(may_block(c->name) ? kBlockSeconds : kHangSeconds);
+  c->call();
+  alarm(kHangSeconds);
+  for (int k = 0; k < g_chain; ++k) {
+    const struct garbage_call *next = &garbage_calls[draw((uint64_t)g_calls)];
+    if (may_block(next->name)) continue;
+    restore_buffers();
+    size_t used = strlen(g_note);
+    snprintf(g_note + used, kNoteBytes - used, " then %s:", next->name);
+    g_wrong_arg = k == g_chain - 1 ? (int)draw(8) : kNoWrongArg;
+    next->call();
+  }
+  _exit(0);
+}
+
 /* Runs one trial of `c` in a child; returns 1 when it failed (and says how). */
 static int trial(const struct garbage_call *c, int index, int t) {
   g_note[0] = '\0';
@@ -299,12 +339,7 @@ static int trial(const struct garbage_call *c, int index, int t) {
   pid_t pid = fork();
   if (pid == 0) {
     g_rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)index << 24) ^ ((uint64_t)(t + 1) * 2654435761u);
-    /* Odd trials: every argument drawn from everything. Even ones: one wrong argument (or
-     * none, when the call has fewer than 8), the others valid. */
-    g_wrong_arg = t % 2 ? -1 : (int)draw(8);
-    alarm(may_block(c->name) ? kBlockSeconds : kHangSeconds);
-    c->call();
-    _exit(0);
+    run_child(c, t);
   }
   int status = 0;
   if (pid < 0 || waitpid(pid, &status, 0) != pid) {
@@ -330,7 +365,9 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 
 int main(int argc, char **argv) {
   int trials = argc > 1 ? atoi(argv[1]) : 8;
-  const char *only = argc > 2 ? argv[2] : NULL;
+  const char *only = argc > 2 && strcmp(argv[2], "-") != 0 ? argv[2] : NULL;
+  g_chain = argc > 3 ? atoi(argv[3]) : 0;
+  while (garbage_calls[g_calls].name) ++g_calls;
   char dir[] = "/tmp/gpurun-garbage-XXXXXX";
   if (mkdtemp(dir) == NULL || chdir(dir) != 0) return perror("garbage: temporary folder"), 1;
   MPI_Init(&argc, &argv);
