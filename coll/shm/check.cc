@@ -36,21 +36,23 @@ std::uint64_t reduce_scatter_bytes(const Args& a, int size) {
   return total;
 }
 
-// The v forms (gatherv, allgatherv): the head line of each block carries its count to its
-// readers (buffer.h HeadedChunks); here only a rank's own send and receive counts.
+// The v and w forms: the head line of each block carries its count to its readers (buffer.h
+// HeadedChunks); here only this rank's own block, from its send to its receive buffer: per-rank
+// send counts (and types) in alltoallv, alltoallw and scatterv, per-rank receive counts in all
+// but scatterv.
 CountCheck own_block_check(const Args& a, int rank) {
-  if (a.recvcounts == nullptr) return CountCheck{};
-  return CountCheck{.own_mismatch = !a.in_place && bytes_of(a.count, a.type) !=
-                                                       bytes_of(a.recvcounts[rank], a.recvtype)};
-}
-
-// Alltoallv and alltoallw: this rank's block to itself.
-CountCheck own_exchange_check(const Args& a, int rank) {
-  if (a.in_place || a.sendcounts == nullptr || a.recvcounts == nullptr) return CountCheck{};
-  const core::Datatype* send = a.sendtypes != nullptr ? a.sendtypes[rank] : a.type;
-  const core::Datatype* recv = a.recvtypes != nullptr ? a.recvtypes[rank] : a.recvtype;
-  return CountCheck{.own_mismatch =
-                        bytes_of(a.sendcounts[rank], send) != bytes_of(a.recvcounts[rank], recv)};
+  bool per_rank_send = a.collective == Collective::kAlltoallv ||
+                       a.collective == Collective::kAlltoallw ||
+                       a.collective == Collective::kScatterv;
+  bool per_rank_recv = a.collective != Collective::kScatterv;
+  if (a.in_place || (per_rank_send && a.sendcounts == nullptr) ||
+      (per_rank_recv && a.recvcounts == nullptr))
+    return CountCheck{};
+  std::uint64_t send = bytes_of(per_rank_send ? a.sendcounts[rank] : a.count,
+                                a.sendtypes != nullptr ? a.sendtypes[rank] : a.type);
+  std::uint64_t recv = bytes_of(per_rank_recv ? a.recvcounts[rank] : a.recvcount,
+                                a.recvtypes != nullptr ? a.recvtypes[rank] : a.recvtype);
+  return CountCheck{.own_mismatch = send != recv};
 }
 
 CountCheck unsigned_check(const Args& a, int rank, int size) {
@@ -74,6 +76,7 @@ CountCheck unsigned_check(const Args& a, int rank, int size) {
                         .own_mismatch = !a.in_place && send != recv};
     }
     case Collective::kGatherv:
+    case Collective::kScatterv:
       return rank == a.root ? own_block_check(a, rank) : CountCheck{};
     case Collective::kAllgather:
     case Collective::kAlltoall: {
@@ -81,14 +84,9 @@ CountCheck unsigned_check(const Args& a, int rank, int size) {
       return all_equal(a.in_place ? recv : block_count(bytes_of(a.count, a.type), recv));
     }
     case Collective::kAllgatherv:
-      return own_block_check(a, rank);
     case Collective::kAlltoallv:
     case Collective::kAlltoallw:
-      return own_exchange_check(a, rank);
-    case Collective::kScatterv:
-      if (rank != a.root || a.in_place || a.sendcounts == nullptr) return CountCheck{};
-      return CountCheck{.own_mismatch = bytes_of(a.sendcounts[rank], a.type) !=
-                                        bytes_of(a.recvcount, a.recvtype)};
+      return own_block_check(a, rank);
     case Collective::kReduce:
     case Collective::kAllreduce:
     case Collective::kScan:
