@@ -261,33 +261,39 @@ static void make_objects(void) {
   add(kType, contiguous);
 }
 
-static char *buffer_of(int byte, size_t bytes) {
+static char *map_buffer(size_t bytes) {
   char *b = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (b == MAP_FAILED) perror("garbage: mmap"), exit(1);
-  memset(b, byte, bytes);
   return b;
+}
+
+/* The buffers' patterns, over their first `bytes` (the handle arrays' first `handle_bytes`). */
+static void fill_buffers(size_t bytes, size_t handle_bytes) {
+  memset(g_zeros, 0, bytes);
+  memset(g_ones, 1, bytes);
+  memset(g_bytes_ff, 0xff, bytes);
+  for (size_t i = 0; i < bytes / sizeof(int); ++i) g_int_ones[i] = 1;
+  for (size_t i = 0; i < bytes / sizeof(long); ++i) g_long_ones[i] = 1;
+  for (int p = 0; p < kPools; ++p)
+    for (size_t i = 0; i < handle_bytes / sizeof(int); ++i)
+      ((int *)g_handle_arrays[p])[i] = (int)g_pools[p][0];
 }
 
 static void setup(void) {
   g_note = mmap(NULL, kNoteBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  g_zeros = buffer_of(0, kBufferBytes);
-  g_ones = buffer_of(1, kBufferBytes);
-  g_bytes_ff = buffer_of(0xff, kBufferBytes);
-  g_long_string = buffer_of('x', kBufferBytes);
-  g_long_string[4000] = '\0';
-  g_int_ones = (int *)buffer_of(0, kBufferBytes);
-  g_long_ones = (long *)buffer_of(0, kBufferBytes);
-  for (size_t i = 0; i < kBufferBytes / sizeof(long); ++i) g_long_ones[i] = 1;
-  for (size_t i = 0; i < kBufferBytes / sizeof(int); ++i) g_int_ones[i] = 1;
+  g_zeros = map_buffer(kBufferBytes);
+  g_ones = map_buffer(kBufferBytes);
+  g_bytes_ff = map_buffer(kBufferBytes);
+  g_int_ones = (int *)map_buffer(kBufferBytes);
+  g_long_ones = (long *)map_buffer(kBufferBytes);
+  g_long_string = map_buffer(kBufferBytes);
+  memset(g_long_string, 'x', 4000);
+  for (int p = 0; p < kPools; ++p) g_handle_arrays[p] = map_buffer(kHandleArrayBytes);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   fill_pools();
-  make_objects();
-  for (int p = 0; p < kPools; ++p) {
-    int *array = (int *)buffer_of(0, kHandleArrayBytes);
-    for (size_t i = 0; i < kHandleArrayBytes / sizeof(int); ++i) array[i] = (int)g_pools[p][0];
-    g_handle_arrays[p] = array;
-  }
+  make_objects(); /* the handle arrays hold each pool's first handle, a window's among them */
+  fill_buffers(kBufferBytes, kHandleArrayBytes);
 }
 
 static int may_block(const char *name) {
@@ -298,17 +304,7 @@ static int may_block(const char *name) {
 
 /* What the calls wrote where the next one reads: the start of every buffer, back as it was
  * (counts and handles are read from there; a process alone reads one element per rank). */
-static void restore_buffers(void) {
-  enum { kHead = 1 << 16 };
-  memset(g_zeros, 0, kHead);
-  memset(g_ones, 1, kHead);
-  memset(g_bytes_ff, 0xff, kHead);
-  for (size_t i = 0; i < kHead / sizeof(int); ++i) g_int_ones[i] = 1;
-  for (size_t i = 0; i < kHead / sizeof(long); ++i) g_long_ones[i] = 1;
-  for (int p = 0; p < kPools; ++p)
-    for (size_t i = 0; i < kHead / sizeof(int); ++i)
-      ((int *)g_handle_arrays[p])[i] = (int)g_pools[p][0];
-}
+static void restore_buffers(void) { fill_buffers(1 << 16, 1 << 16); }
 
 /* The child of a trial: odd trials draw every argument from everything; even ones make one
  * argument wrong (or none, when the call has fewer than 8) and the others valid. With a chain,
