@@ -32,6 +32,9 @@ std::unique_ptr<ShmOp> make_alltoall(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_bcast_cma(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_allgather_cma(Arena& arena, const Args& args);
 std::unique_ptr<ShmOp> make_alltoall_cma(Arena& arena, const Args& args);  // and alltoallv
+// gather(v) and scatter(v).
+std::unique_ptr<ShmOp> make_gather_cma(Arena& arena, const Args& args);
+std::unique_ptr<ShmOp> make_scatter_cma(Arena& arena, const Args& args);
 // reduce of two ranks (others: as make_reduce).
 std::unique_ptr<ShmOp> make_reduce_cma(Arena& arena, const Args& args);
 // gather and gatherv (Args::recvcounts, Args::rdispls at the root).

@@ -140,23 +140,15 @@ class Allgather final : public ShmOp {
     int me = arena_.rank();
     std::uint64_t at = kLineBytes, n = send_.bytes();
     std::uint64_t small = in_slot_max(arena_.slot_bytes() / 2, 1, arena_.grouped());
-    const std::byte* address = nullptr;
-    if (n > small && send_.contiguous()) {
-      address = send_.packed(0);  // in place: its block of the receive buffer, which nobody writes
-    } else if (n > small) {
-      copy_.resize(n);
-      send_.pack(0, copy_.data(), n);
-      address = copy_.data();
-    }
+    // In place: its block of the receive buffer, which nobody writes.
+    const std::byte* address = entry_address(send_, small, false, copy_);
     addressed_ = put_entry(*reinterpret_cast<EntryLine*>(slot_half(me)), seq_, send_, n,
                            slot_half(me), at, small, address);
     arena_.parts_written(slot_half_parts(), 2, step_value(seq_, kReadStep), Arena::kAllReaders);
   }
   Status take(int r, const EntryLine& e) {
-    std::uint64_t expected = block(r).bytes();
-    if (e.bytes != expected) fail_source(r, "rank " + std::to_string(r), e.bytes, expected);
-    return take_entry(e, slot_half(r), arena_.slot_bytes() / 2, arena_.cma_pid(r), block(r),
-                      std::min(e.bytes, expected), scratch_);
+    std::uint64_t got = 0;
+    return take_block(r, false, e, block(r), got, scratch_);
   }
   // Where chunk k of `rank`'s block lies, for a block of `bytes` (the writer's count).
   std::byte* data(int rank, std::uint64_t k, std::uint64_t bytes) const {

@@ -203,39 +203,15 @@ class Alltoall final : public ShmOp {
     return reinterpret_cast<EntryLine*>(slot_half(writer))[reader];
   }
   void write_entries() {
-    int me = arena_.rank(), p = arena_.size();
-    std::uint64_t at = p * kLineBytes, packed = 0;
+    int p = arena_.size();
     std::uint64_t small = in_slot_max(arena_.slot_bytes() / 2, p, arena_.grouped());
-    auto by_address = [&](int r) { return !in_place_ && send(r).contiguous(); };
-    for (int r = 0; r < p; ++r)
-      if (r != me && send(r).bytes() > small && !by_address(r)) packed += send(r).bytes();
-    copy_.resize(packed);
-    packed = 0;
-    addressed_.assign(static_cast<std::size_t>(p), false);
+    put_entries(&entry(arena_.rank(), 0), seq_, sends_, arena_.rank(), slot_half(arena_.rank()),
+                small, in_place_, copy_, addressed_);
     waited_ = 0;
-    for (int r = 0; r < p; ++r) {
-      if (r == me) continue;
-      std::uint64_t n = send(r).bytes();
-      const std::byte* address = nullptr;
-      if (n > small && by_address(r)) {
-        address = send(r).packed(0);
-      } else if (n > small) {
-        send(r).pack(0, copy_.data() + packed, n);
-        address = copy_.data() + packed;
-        packed += n;
-      }
-      addressed_[static_cast<std::size_t>(r)] =
-          put_entry(entry(me, r), seq_, send(r), n, slot_half(me), at, small, address);
-    }
     arena_.parts_written(slot_half_parts(), 2, step_value(seq_, kReadStep), Arena::kAllReaders);
   }
   Status take(int r, const EntryLine& e) {
-    std::uint64_t expected = recv(r).bytes();
-    std::uint64_t& got = got_[static_cast<std::size_t>(r)];
-    got = std::min(e.bytes, expected);
-    if (e.bytes != expected) fail_source(r, "rank " + std::to_string(r), e.bytes, expected);
-    return take_entry(e, slot_half(r), arena_.slot_bytes() / 2, arena_.cma_pid(r), recv(r), got,
-                      scratch_);
+    return take_block(r, false, e, recv(r), got_[static_cast<std::size_t>(r)], scratch_);
   }
   const Buffer& send(int r) const { return sends_[static_cast<std::size_t>(r)]; }
   const Buffer& recv(int r) const { return recvs_[static_cast<std::size_t>(r)]; }

@@ -50,6 +50,43 @@ bool put_entry(EntryLine& e, std::uint64_t seq, const Buffer& block, std::uint64
   return by_address;
 }
 
+const std::byte* entry_address(const Buffer& block, std::uint64_t small, bool must_copy,
+                               std::vector<std::byte>& copy) {
+  std::uint64_t n = block.bytes();
+  if (n <= small) return nullptr;
+  if (block.contiguous() && !must_copy) return block.packed(0);
+  copy.resize(n);
+  block.pack(0, copy.data(), n);
+  return copy.data();
+}
+
+void put_entries(EntryLine* entries, std::uint64_t seq, const std::vector<Buffer>& blocks, int self,
+                 std::byte* slot, std::uint64_t small, bool must_copy, std::vector<std::byte>& copy,
+                 std::vector<bool>& addressed) {
+  std::size_t p = blocks.size(), packed = 0;
+  auto by_address = [&](const Buffer& b) { return !must_copy && b.contiguous(); };
+  for (std::size_t r = 0; r < p; ++r)
+    if (static_cast<int>(r) != self && blocks[r].bytes() > small && !by_address(blocks[r]))
+      packed += blocks[r].bytes();
+  copy.resize(packed);  // once: the addresses published must stay
+  packed = 0;
+  addressed.assign(p, false);
+  std::uint64_t at = p * kLineBytes;
+  for (std::size_t r = 0; r < p; ++r) {
+    if (static_cast<int>(r) == self) continue;
+    const Buffer& b = blocks[r];
+    const std::byte* address = nullptr;
+    if (b.bytes() > small && by_address(b)) {
+      address = b.packed(0);
+    } else if (b.bytes() > small) {
+      address = copy.data() + packed;
+      b.pack(0, copy.data() + packed, b.bytes());
+      packed += b.bytes();
+    }
+    addressed[r] = put_entry(entries[r], seq, b, b.bytes(), slot, at, small, address);
+  }
+}
+
 Status take_entry(const EntryLine& e, const std::byte* slot, std::size_t slot_bytes, int pid,
                   const Buffer& into, std::uint64_t got, std::vector<std::byte>& scratch) {
   if (e.where == kInEntry) {
@@ -80,6 +117,15 @@ Status read_block(int pid, std::uint64_t remote, const Buffer& into, std::uint64
   Status st = transport::shm::cma_read(pid, scratch.data(), remote, bytes);
   if (st.ok()) into.unpack(0, scratch.data(), bytes);
   return st;
+}
+
+Status write_block(int pid, std::uint64_t remote, const Buffer& from, std::uint64_t bytes,
+                   std::vector<std::byte>& scratch) {
+  if (bytes == 0) return ok_status();
+  if (from.contiguous()) return transport::shm::cma_write(pid, from.packed(0), remote, bytes);
+  scratch.resize(bytes);
+  from.pack(0, scratch.data(), bytes);
+  return transport::shm::cma_write(pid, scratch.data(), remote, bytes);
 }
 
 }  // namespace gpurun::coll::shm

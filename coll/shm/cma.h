@@ -78,6 +78,10 @@ struct alignas(kLineBytes) EntryLine {
 static_assert(sizeof(EntryLine) == kLineBytes);
 inline constexpr std::uint64_t kInSlot = std::uint64_t{1} << 63;
 inline constexpr std::uint64_t kInEntry = kInSlot | 1;  // no line-aligned offset is odd
+// A writer's entry for a block it wrote by CMA into the place its reader gave (gatherv), or
+// failed to.
+inline constexpr std::uint64_t kLanded = kInSlot | 3;
+inline constexpr std::uint64_t kNotLanded = kInSlot | 5;
 
 // The largest block that travels in a slot of `slot_bytes`, `blocks` of them after `blocks`
 // entry lines: 4K, or 32K where ranks take turns on cores (`shared_cores`), whose readers copy
@@ -91,6 +95,16 @@ std::uint64_t in_slot_max(std::size_t slot_bytes, int blocks, bool shared_cores)
 // it, packed). Publishes the entry. True when the reader copies it from `address`.
 bool put_entry(EntryLine& e, std::uint64_t seq, const Buffer& block, std::uint64_t bytes,
                std::byte* slot, std::uint64_t& at, std::uint64_t small, const std::byte* address);
+// Where a block of more than `small` bytes is published for CMA: where it lies when it is
+// contiguous (and not `must_copy`), else packed into `copy`; null for a smaller block.
+const std::byte* entry_address(const Buffer& block, std::uint64_t small, bool must_copy,
+                               std::vector<std::byte>& copy);
+// Fills entries[r] of collective `seq` for every block of `blocks` but `self`'s, as put_entry
+// does, small blocks in `slot` after the entries, larger ones where they lie when contiguous
+// (and not `must_copy`), else packed into `copy`; addressed[r]: reader r copies by CMA.
+void put_entries(EntryLine* entries, std::uint64_t seq, const std::vector<Buffer>& blocks, int self,
+                 std::byte* slot, std::uint64_t small, bool must_copy, std::vector<std::byte>& copy,
+                 std::vector<bool>& addressed);
 inline bool entry_ready(const EntryLine& e, std::uint64_t seq) {
   return e.seq.load(std::memory_order_acquire) == seq && e.check == line_check(seq);
 }
@@ -101,6 +115,11 @@ Status take_entry(const EntryLine& e, const std::byte* slot, std::size_t slot_by
 
 // The failure of a reader that found no source in member `rank`'s line.
 Status no_source(const char* collective, int rank);
+
+// Copies the first `bytes` bytes of the stream of `from` to `remote` in process `pid` (through
+// `scratch` when `from` is not contiguous).
+Status write_block(int pid, std::uint64_t remote, const Buffer& from, std::uint64_t bytes,
+                   std::vector<std::byte>& scratch);
 
 // Copies `bytes` bytes at `remote` in process `pid` into the stream of `into` (through
 // `scratch` when `into` is not contiguous).

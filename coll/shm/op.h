@@ -2,12 +2,14 @@
 // arena's order, and falls back to another algorithm should the arena's segment fail to set up.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "coll/algorithm.h"
 #include "coll/shm/arena.h"
@@ -162,6 +164,24 @@ class ShmOp : public Operation {
         x, collective, [&](int r) { return entry_ready(entry_of(r), seq_); },
         [&](int r) { return take(r, entry_of(r)); });
   }
+  // The same from one member, `source` (the root of a scatterv or gatherv: `root`): false while
+  // its entry `e` is missing.
+  template <class Take>
+  bool read_entry(int source, bool root, const char* collective, const EntryLine& e, Take take) {
+    return read_source(
+        source, root, collective, [&](int) { return entry_ready(e, seq_); },
+        [&](int r) { return take(r, e); });
+  }
+  // Takes block `into` of member `r` (the root: `root`) as its entry line `e` describes: from
+  // the entry, r's slot half or r's buffer by CMA; a count that differs from the block's is
+  // reported, and no more than both is taken (`got`).
+  Status take_block(int r, bool root, const EntryLine& e, const Buffer& into, std::uint64_t& got,
+                    std::vector<std::byte>& scratch) {
+    got = std::min(e.bytes, into.bytes());
+    if (e.bytes != into.bytes()) fail_source(r, member_name(r, root), e.bytes, into.bytes());
+    return take_entry(e, slot_half(r), arena_.slot_bytes() / 2, arena_.cma_pid(r), into, got,
+                      scratch);
+  }
 
   // The half of `rank`'s slot that this collective writes when it needs only half (entry lines
   // of coll/shm/cma.h with small blocks, blocks for core partners, a relayed bcast's message),
@@ -172,6 +192,11 @@ class ShmOp : public Operation {
   }
   int slot_half_parts() const { return static_cast<int>(seq_ % 2) * 2; }
 
+  // How errors name member r: "rank 3", or "the root (rank 3)".
+  static std::string member_name(int r, bool root) {
+    std::string rank = "rank " + std::to_string(r);
+    return root ? "the root (" + rank + ")" : rank;
+  }
   // Publishes this rank's flag line with its byte count (readers check it there for free).
   void post_line() {
     bool small = counts_.publish && counts_.bytes <= kMaxLineCount;
@@ -200,20 +225,25 @@ class ShmOp : public Operation {
   template <class Ready, class Take>
   bool for_each_source(CmaExchange& x, const char* collective, Ready ready, Take take) {
     int me = arena_.rank(), p = arena_.size();
-    for (; x.cursor < p - 1; ++x.cursor) {
-      int r = (me + 1 + x.cursor) % p;
-      if (!ready(r)) {
-        if (!arena_.reached(r, step_value(seq_, kEndStep))) return false;
-        if (!ready(r)) {
-          fail(no_source(collective, r));
-          continue;
-        }
-      }
-      if (Status st = take(r); !st.ok())
-        fail(std::move(st.prepend(std::string(collective) + ": reading the block of rank " +
-                                  std::to_string(r))));
-    }
+    for (; x.cursor < p - 1; ++x.cursor)
+      if (!read_source((me + 1 + x.cursor) % p, false, collective, ready, take)) return false;
     arena_.learn_all_started(seq_);
+    return true;
+  }
+  // Member r's block (the root's: `root`), once ready(r): take(r) -> Status; false while it is
+  // not. A member that passed the call without one ran it with another algorithm, or root.
+  template <class Ready, class Take>
+  bool read_source(int r, bool root, const char* collective, Ready&& ready, Take&& take) {
+    if (!ready(r)) {
+      if (!arena_.reached(r, step_value(seq_, kEndStep))) return false;
+      if (!ready(r)) {
+        fail_source(r, member_name(r, root), kSkippedCount, 0);
+        return true;
+      }
+    }
+    if (Status st = take(r); !st.ok())
+      fail(std::move(st.prepend(std::string(collective) + ": reading the block of rank " +
+                                std::to_string(r))));
     return true;
   }
   static Arena::AtZero at_zero_of(const Args& args) {

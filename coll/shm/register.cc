@@ -129,6 +129,19 @@ GPURUN_REGISTER_SHM_AS(cma_alltoallv, "cma", kAlltoallv, usable_per_rank_chunks,
                        "each rank lists where its send blocks lie (blocks up to 4K in its slot); "
                        "every rank copies its block from the slot or the send buffer by CMA; as "
                        "shm without CMA")
+GPURUN_REGISTER_SHM_AS(cma_gather, "cma", kGather, usable_per_rank_chunks, make_gather_cma,
+                       "blocks up to 56 B in the flag lines; larger ones as gatherv's cma")
+GPURUN_REGISTER_SHM_AS(cma_scatter, "cma", kScatter, usable_per_rank_chunks, make_scatter_cma,
+                       "blocks up to 56 B in all in the root's flag line; larger ones as "
+                       "scatterv's cma")
+GPURUN_REGISTER_SHM_AS(cma_gatherv, "cma", kGatherv, usable_per_rank_chunks, make_gather_cma,
+                       "the root lists where each block goes; each rank writes its block there "
+                       "by CMA (up to 4K: into its slot, for the root to copy) and says its "
+                       "count; as shm without CMA")
+GPURUN_REGISTER_SHM_AS(cma_scatterv, "cma", kScatterv, usable_per_rank_chunks, make_scatter_cma,
+                       "the root lists each rank's block and count in an entry line (blocks up "
+                       "to 4K in its slot); each rank copies its block from the slot or the "
+                       "root's send buffer by CMA; as shm without CMA")
 GPURUN_REGISTER_SHM_AS(cma_reduce, "cma", kReduce, usable_reduction, make_reduce_cma,
                        "two ranks: the root combines two thirds straight from the other's "
                        "buffer by CMA while the other combines the rest and writes it into the "

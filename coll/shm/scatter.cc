@@ -14,24 +14,32 @@
 // count check of coll/shm/check.h carries one count per rank): it reports a difference and
 // reads no more than both allow. Never in the flag line: a rank whose count differs would
 // wait for a line never written.
+// Single copy (the "cma" algorithm; scatter: blocks beyond the flag line): the root puts one entry
+// line per rank at the start of its slot half (coll/shm/cma.h EntryLine: the block's count, a small
+// block itself or in the slot, or where a larger one lies in its send buffer), and each rank copies
+// its block from there or by CMA, compares the count with its receive count and posts that it is
+// done; the root waits for the ranks it gave an address.
 // Requirements: the members share memory (one host); host buffers; any datatypes; the slot
 // holds at least one 64-byte chunk per rank (p <= slot / 128).
 // Cost: p ranks, blocks of n bytes, c = half / p: (n / c + 1) x 2 hops; the root copies p n
-// in while the others copy their n out.
+// in while the others copy their n out. Single copy: 2 hops; each rank reads its n, by CMA
+// beyond 4K.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "coll/shm/algorithms.h"
 #include "coll/shm/buffer.h"
+#include "coll/shm/cma.h"
 
 namespace gpurun::coll::shm {
 namespace {
 
 class Scatter final : public ShmOp {
  public:
-  Scatter(Arena& arena, const Args& args)
+  Scatter(Arena& arena, const Args& args, bool cma)
       : ShmOp(arena, args),
+        cma_(cma),
         root_(args.root),
         is_root_(arena.rank() == args.root),
         skip_own_(is_root_ && args.in_place),
@@ -50,15 +58,19 @@ class Scatter final : public ShmOp {
     std::uint64_t fits = arena_.slot_bytes() / 2 / arena_.size() / kLineBytes * kLineBytes;
     chunks_.chunk = v_ ? fits : std::min<std::uint64_t>(fits, std::max<std::uint64_t>(most_, 1));
     rounds_ = chunks_.rounds(most_);
+    direct_ = cma_ && arena_.cma() && arena_.size() > 1;
   }
   // A restart takes the whole block again, whatever a mismatch of an earlier start cut.
   void reset() override {
     round_ = 0;
     got_ = recv_.bytes();
+    posted_ = false;
+    waited_ = 0;
   }
   bool run() override {
     if (!v_ && most_ == 0) return true;
     if (!v_ && most_ * arena_.size() <= kInlineBytes) return is_root_ ? put_line() : get_line();
+    if (direct_) return is_root_ ? give_entries() : take_own_entry();
     for (; round_ < rounds_; ++round_) {
       if (is_root_ ? !put_round() : !get_round()) return false;
     }
@@ -78,6 +90,40 @@ class Scatter final : public ShmOp {
     if (!arena_.line_ready(root_, seq_)) return false;
     recv_.unpack(0, arena_.line(root_, seq_).data + arena_.rank() * most_, most_);
     return true;
+  }
+  // Scatter(v) by CMA: the first p lines of the root's slot half are its entry lines, one per
+  // rank.
+  bool give_entries() {
+    int p = arena_.size();
+    if (!posted_) {
+      if (!arena_.parts_writable(slot_half_parts(), 2)) return false;
+      std::uint64_t small = in_slot_max(arena_.slot_bytes() / 2, p, arena_.grouped());
+      put_entries(&entry(0), seq_, sends_, root_, slot_half(root_), small, false, copy_,
+                  addressed_);
+      arena_.parts_written(slot_half_parts(), 2, step_value(seq_, kReadStep), Arena::kAllReaders);
+      posted_ = true;
+      if (!skip_own_) {
+        check_own_count();
+        copy_stream(send(root_), recv_, 0, got_);
+      }
+    }
+    for (; waited_ < p; ++waited_)
+      if (addressed_[static_cast<std::size_t>(waited_)] &&
+          !arena_.reached(waited_, step_value(seq_, kReadStep)))
+        return false;
+    return true;
+  }
+  bool take_own_entry() {
+    auto take = [&](int r, const EntryLine& e) {
+      return take_block(r, true, e, recv_, got_, scratch_);
+    };
+    if (!read_entry(root_, true, name(), entry(arena_.rank()), take)) return false;
+    arena_.post(step_value(seq_, kReadStep));
+    return true;
+  }
+  const char* name() const { return v_ ? "scatterv" : "scatter"; }
+  EntryLine& entry(int reader) const {
+    return reinterpret_cast<EntryLine*>(slot_half(root_))[reader];
   }
   // Where chunk k of block `block` lies in the root's slot (scatterv: the block's head, then
   // its data in round 0).
@@ -134,6 +180,8 @@ class Scatter final : public ShmOp {
     return true;
   }
 
+  bool cma_;             // single copy by CMA asked for (the "cma" algorithm)
+  bool direct_ = false;  // ... and possible: every member reaches every other
   int root_;
   bool is_root_;
   bool skip_own_;
@@ -148,12 +196,21 @@ class Scatter final : public ShmOp {
   HeadedChunks chunks_;       // scatterv: the head line of round 0
   std::uint64_t rounds_ = 0;
   std::uint64_t round_ = 0;
+  bool posted_ = false;             // CMA: the root's entries are up
+  int waited_ = 0;                  // CMA: the ranks seen done with the root's buffer so far
+  std::vector<bool> addressed_;     // CMA: the ranks given an address
+  std::vector<std::byte> copy_;     // CMA: the root's non-contiguous blocks, packed
+  std::vector<std::byte> scratch_;  // CMA: a block on its way to a non-contiguous buffer
 };
 
 }  // namespace
 
 std::unique_ptr<ShmOp> make_scatter(Arena& arena, const Args& args) {
-  return std::make_unique<Scatter>(arena, args);
+  return std::make_unique<Scatter>(arena, args, false);
+}
+
+std::unique_ptr<ShmOp> make_scatter_cma(Arena& arena, const Args& args) {
+  return std::make_unique<Scatter>(arena, args, true);
 }
 
 }  // namespace gpurun::coll::shm

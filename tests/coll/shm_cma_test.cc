@@ -1,9 +1,9 @@
-// The single-copy ("cma") forms of the shared-memory bcast, allgather(v), alltoall(v), ranks as
-// threads (which read each other's memory by CMA through their own process id): 1 to 9 ranks,
-// counts 1, 7, 1K, 16K and 64K, a contiguous and a strided type, in place and not, each collective
-// started three times on one operation, ranks arriving in any order. The blocks must move
-// without touching the slots; without CMA between all members the same operations go through
-// the slots; and a read that CMA refuses fails the call on the reading rank with a message,
+// The single-copy ("cma") forms of the shared-memory bcast, allgather(v), alltoall(v), gatherv and
+// scatterv, ranks as threads (which read each other's memory by CMA through their own process id):
+// 1 to 9 ranks, counts 1, 7, 1K, 16K and 64K, a contiguous and a strided type, in place and not,
+// each collective started three times on one operation, ranks arriving in any order. The blocks
+// must move without touching the slots; without CMA between all members the same operations go
+// through the slots; and a read that CMA refuses fails the call on the reading rank with a message,
 // while every rank ends.
 #include <unistd.h>
 
@@ -61,6 +61,17 @@ bool slot_untouched(Team& team, int r) {
   const std::byte* slot = team.arena(r).slot(r);
   return std::all_of(slot, slot + team.arena(r).slot_bytes(),
                      [](std::byte b) { return b == std::byte{0}; });
+}
+
+// Whether rank r's slot holds nothing but zeros beyond the first `lines` lines of each half
+// (the entry lines of the v forms).
+bool slot_untouched_past(Team& team, int r, int lines) {
+  const std::byte* slot = team.arena(r).slot(r);
+  std::size_t half = team.arena(r).slot_bytes() / 2, skip = lines * kLineBytes;
+  auto zeros = [](const std::byte* from, const std::byte* to) {
+    return std::all_of(from, to, [](std::byte b) { return b == std::byte{0}; });
+  };
+  return zeros(slot + skip, slot + half) && zeros(slot + half + skip, slot + 2 * half);
 }
 
 class ShmCma : public ::testing::TestWithParam<Case> {
@@ -152,6 +163,48 @@ TEST_P(ShmCma, Alltoallv) {
   Team team(c.size, 65536);
   check_alltoallv(team, type(), c.count == 1024 ? 3000 : c.count, c.in_place, make_alltoall_cma,
                   [&](int rank) { give_cma(team, rank, getpid()); });
+}
+
+// Gatherv and scatterv: blocks as in Allgatherv, to and from each root in turn. Blocks beyond
+// 4K (count 3000) go by CMA: nothing but the entry lines in the slots (the root's, one a rank).
+TEST_P(ShmCma, Gatherv) {
+  const Case& c = GetParam();
+  Team team(c.size, 65536);
+  check_gatherv(team, type(), c.count == 1024 ? 3000 : c.count, c.in_place, make_gather_cma,
+                [&](int rank) { give_cma(team, rank, getpid()); });
+  for (int r = 0; c.count == 1024 && r < c.size; ++r)
+    EXPECT_TRUE(slot_untouched_past(team, r, c.size)) << "slot of " << r;
+}
+
+TEST_P(ShmCma, Scatterv) {
+  const Case& c = GetParam();
+  Team team(c.size, 65536);
+  check_scatterv(team, type(), c.count == 1024 ? 3000 : c.count, c.in_place, make_scatter_cma,
+                 [&](int rank) { give_cma(team, rank, getpid()); });
+  for (int r = 0; c.count == 1024 && r < c.size; ++r)
+    EXPECT_TRUE(slot_untouched_past(team, r, c.size)) << "slot of " << r;
+}
+
+// Gather and scatter: blocks beyond the flag lines as gatherv's and scatterv's (count 3000: by
+// CMA).
+TEST_P(ShmCma, Gather) {
+  const Case& c = GetParam();
+  Team team(c.size, 65536);
+  check_gatherv(
+      team, type(), c.count == 1024 ? 3000 : c.count, c.in_place, make_gather_cma,
+      [&](int rank) { give_cma(team, rank, getpid()); }, true);
+  for (int r = 0; c.count == 1024 && r < c.size; ++r)
+    EXPECT_TRUE(slot_untouched_past(team, r, c.size)) << "slot of " << r;
+}
+
+TEST_P(ShmCma, Scatter) {
+  const Case& c = GetParam();
+  Team team(c.size, 65536);
+  check_scatterv(
+      team, type(), c.count == 1024 ? 3000 : c.count, c.in_place, make_scatter_cma,
+      [&](int rank) { give_cma(team, rank, getpid()); }, true);
+  for (int r = 0; c.count == 1024 && r < c.size; ++r)
+    EXPECT_TRUE(slot_untouched_past(team, r, c.size)) << "slot of " << r;
 }
 
 INSTANTIATE_TEST_SUITE_P(Shm, ShmCma, ::testing::ValuesIn(cases()), name_of);

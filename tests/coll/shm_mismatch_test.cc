@@ -4,6 +4,8 @@
 // expects, an invalid argument when less), and the next collective on the same arenas works
 // (sequence numbers and count entries stay in step). Sizes cover the flag lines, one chunk
 // and several chunks of the slot.
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <string>
@@ -357,22 +359,30 @@ TEST(ShmSkipped, ReduceMemberRanAnotherAlgorithm) {
 // before it started. Those that read its block (every other rank; the gatherv's root, rank 1)
 // fail once its next collective closes the gap, whether the block would have come in the head
 // (n = 4) or after it (n = 4096); the gatherv's other members read nothing and succeed.
-std::unique_ptr<ShmOp> make_v_form(Arena& arena, const Args& args) {
-  if (args.collective == Collective::kAlltoallv) return make_alltoall(arena, args);
-  if (args.collective == Collective::kScatterv) return make_scatter(arena, args);
-  if (args.collective == Collective::kAllgatherv) return make_allgather(arena, args);
-  return make_gather(arena, args);
+// The single-copy forms (`cma`, the members reaching each other by CMA) wait for an entry line
+// instead, and fail the same way (n = 4096: by CMA).
+std::unique_ptr<ShmOp> make_v_form(Arena& arena, const Args& args, bool cma) {
+  switch (args.collective) {
+    case Collective::kAlltoallv:
+      return cma ? make_alltoall_cma(arena, args) : make_alltoall(arena, args);
+    case Collective::kScatterv:
+      return cma ? make_scatter_cma(arena, args) : make_scatter(arena, args);
+    case Collective::kAllgatherv:
+      return cma ? make_allgather_cma(arena, args) : make_allgather(arena, args);
+    default:
+      return cma ? make_gather_cma(arena, args) : make_gather(arena, args);
+  }
 }
 
-void v_form_skipped_by_odd(int size, Collective collective, std::int64_t n);
+void v_form_skipped_by_odd(int size, Collective collective, std::int64_t n, bool cma);
 
 // On 2, 3 and 5 ranks, blocks in the head (n = 4) and after it (n = 4096).
-void v_form_skipped_by_odd(Collective collective) {
+void v_form_skipped_by_odd(Collective collective, bool cma = false) {
   for (int size : {2, 3, 5})
-    for (std::int64_t n : {4, 4096}) v_form_skipped_by_odd(size, collective, n);
+    for (std::int64_t n : {4, 4096}) v_form_skipped_by_odd(size, collective, n, cma);
 }
 
-void v_form_skipped_by_odd(int size, Collective collective, std::int64_t n) {
+void v_form_skipped_by_odd(int size, Collective collective, std::int64_t n, bool cma) {
   Team team(size, kSlot);
   int root = collective == Collective::kGatherv ? 1 : ShmMismatch::kOdd;
   team.run([&](int rank) {
@@ -381,6 +391,7 @@ void v_form_skipped_by_odd(int size, Collective collective, std::int64_t n) {
     std::vector<std::int64_t> counts(p, n), displs(p);
     for (std::size_t r = 0; r < p; ++r) displs[r] = static_cast<std::int64_t>(r) * n;
     team.ready(rank);
+    if (cma) team.arena(rank).set_cma_pids(std::vector<int>(p, getpid()));
     if (rank != ShmMismatch::kOdd) {
       Args args{.collective = collective,
                 .sendbuf = in.data(),
@@ -395,7 +406,7 @@ void v_form_skipped_by_odd(int size, Collective collective, std::int64_t n) {
                 .rdispls = displs.data(),
                 .root = root,
                 .tag = 5};
-      Status st = ShmMismatch::finish(*make_v_form(team.arena(rank), args));
+      Status st = ShmMismatch::finish(*make_v_form(team.arena(rank), args, cma));
       if (collective == Collective::kGatherv && rank != root) {
         EXPECT_TRUE(st.ok()) << "rank " << rank << ", n " << n << ": " << st.to_string();
       } else {
@@ -419,6 +430,18 @@ TEST(ShmSkipped, ScattervRootDidNotRun) { v_form_skipped_by_odd(Collective::kSca
 TEST(ShmSkipped, AllgathervMemberDidNotRun) { v_form_skipped_by_odd(Collective::kAllgatherv); }
 
 TEST(ShmSkipped, GathervMemberDidNotRun) { v_form_skipped_by_odd(Collective::kGatherv); }
+
+TEST(ShmSkipped, CmaAlltoallvMemberDidNotRun) {
+  v_form_skipped_by_odd(Collective::kAlltoallv, true);
+}
+
+TEST(ShmSkipped, CmaScattervRootDidNotRun) { v_form_skipped_by_odd(Collective::kScatterv, true); }
+
+TEST(ShmSkipped, CmaAllgathervMemberDidNotRun) {
+  v_form_skipped_by_odd(Collective::kAllgatherv, true);
+}
+
+TEST(ShmSkipped, CmaGathervMemberDidNotRun) { v_form_skipped_by_odd(Collective::kGatherv, true); }
 
 INSTANTIATE_TEST_SUITE_P(Shm, ShmMismatch, ::testing::ValuesIn(cases(false)), name_of);
 INSTANTIATE_TEST_SUITE_P(Shm, ShmMismatchBlocks, ::testing::ValuesIn(cases(true)), name_of);

@@ -1,9 +1,11 @@
-// Bcast, allgather(v) and alltoallv checks shared by the shared-memory movement tests (ranks as
-// threads): each runs the collective from every root (bcast) kStarts times on one operation, ranks
-// arriving in any order, and checks every rank's data and the holes of strided types.
+// Bcast, allgather(v), alltoallv, gatherv and scatterv checks shared by the shared-memory movement
+// tests (ranks as threads): each runs the collective from every root (bcast, gatherv, scatterv)
+// kStarts times on one operation, ranks arriving in any order, and checks every rank's data and
+// the holes of strided types.
 // `prepare(rank)` runs once the rank's arena is mapped (a test that gives it CMA, say).
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -74,16 +76,27 @@ inline void check_allgather(Team& team, const core::Datatype& type, std::int64_t
   });
 }
 
-// Blocks of different sizes (rank r sends count + r % 3 elements; count 0: r % 2), each at the
-// start of a room of count + 3 elements whose rest must stay untouched.
+// Blocks of different sizes (rank r's block: count + r % 3 elements; count 0: r % 2), each at the
+// start of a room of count + 3 elements whose rest must stay untouched; or (not `v`) blocks of
+// count elements, one after the other.
+struct VBlocks {
+  VBlocks(int size, std::int64_t count, bool v = true) : room(v ? count + 3 : count) {
+    for (int r = 0; r < size; ++r) {
+      counts.push_back(!v ? count : count != 0 ? count + r % 3 : r % 2);
+      displs.push_back(r * room);
+    }
+  }
+  std::int64_t room;
+  std::vector<std::int64_t> counts, displs;
+};
+
+// Every rank sends its block of VBlocks to every other.
 inline void check_allgatherv(Team& team, const core::Datatype& type, std::int64_t count,
                              bool in_place, Factory make, const std::function<void(int)>& prepare) {
-  const std::int64_t room = count + 3;
-  std::vector<std::int64_t> counts, displs;
-  for (int r = 0; r < team.size(); ++r) {
-    counts.push_back(count != 0 ? count + r % 3 : r % 2);
-    displs.push_back(r * room);
-  }
+  const VBlocks v(team.size(), count);
+  const std::int64_t room = v.room;
+  const std::vector<std::int64_t>& counts = v.counts;
+  const std::vector<std::int64_t>& displs = v.displs;
   team.run([&](int rank) {
     std::mt19937 random(rank);
     IntArray send(type, counts[rank]);
@@ -164,6 +177,94 @@ inline void check_alltoallv(Team& team, const core::Datatype& type, std::int64_t
         EXPECT_TRUE(ok) << "block " << r << ", start " << start;
       }
       EXPECT_TRUE(recv.holes_intact());
+    }
+  });
+}
+
+// Every rank sends its block of VBlocks to each root in turn (gatherv, or `gather`).
+inline void check_gatherv(Team& team, const core::Datatype& type, std::int64_t count,
+                          bool in_place_at_root, Factory make,
+                          const std::function<void(int)>& prepare, bool gather = false) {
+  const VBlocks v(team.size(), count, !gather);
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    for (int root = 0; root < team.size(); ++root) {
+      bool in_place = in_place_at_root && rank == root;
+      IntArray send(type, v.counts[rank]);
+      IntArray recv(type, v.room, team.size());
+      const std::int64_t per = recv.ints() / std::max<std::int64_t>(v.room, 1);  // per element
+      bool vs = !gather && rank == root;
+      Args args{.collective = gather ? Collective::kGather : Collective::kGatherv,
+                .sendbuf = send.data(),
+                .recvbuf = rank == root ? recv.data() : nullptr,
+                .in_place = in_place,
+                .count = v.counts[rank],
+                .type = &type,
+                .recvcount = count,
+                .recvtype = &type,
+                .recvcounts = vs ? v.counts.data() : nullptr,
+                .rdispls = vs ? v.displs.data() : nullptr,
+                .root = root};
+      auto op = make(team.arena(rank), args);
+      team.ready(rank);  // after the operation was made
+      prepare(rank);
+      for (int start = 0; start < kMovementStarts; ++start) {
+        send.fill(movement_tag(rank, start));
+        recv.fill(rank + 100, team.size());
+        for (std::int64_t i = 0; in_place && i < v.counts[rank] * per; ++i)
+          recv.at(rank, i) = value(movement_tag(rank, start), 0, i);
+        arrive_late(random);
+        run_to_end(*op);
+        if (rank != root) continue;
+        for (int r = 0; r < team.size(); ++r) {
+          bool ok = true;
+          for (std::int64_t i = 0; i < recv.ints(); ++i)
+            ok &= recv.at(r, i) == (i < v.counts[r] * per ? value(movement_tag(r, start), 0, i)
+                                                          : value(rank + 100, r, i));
+          EXPECT_TRUE(ok) << "block " << r << ", root " << root << ", start " << start;
+        }
+        EXPECT_TRUE(recv.holes_intact());
+      }
+    }
+  });
+}
+
+// Each root in turn sends every rank its block of VBlocks (scatterv, or `scatter`).
+inline void check_scatterv(Team& team, const core::Datatype& type, std::int64_t count,
+                           bool in_place_at_root, Factory make,
+                           const std::function<void(int)>& prepare, bool scatter = false) {
+  const VBlocks v(team.size(), count, !scatter);
+  team.run([&](int rank) {
+    std::mt19937 random(rank);
+    for (int root = 0; root < team.size(); ++root) {
+      bool in_place = in_place_at_root && rank == root;
+      IntArray send(type, v.room, team.size());
+      IntArray recv(type, v.counts[rank]);
+      bool vs = !scatter && rank == root;
+      Args args{.collective = scatter ? Collective::kScatter : Collective::kScatterv,
+                .sendbuf = rank == root ? send.data() : nullptr,
+                .recvbuf = in_place ? nullptr : recv.data(),
+                .in_place = in_place,
+                .count = count,
+                .type = &type,
+                .recvcount = v.counts[rank],
+                .recvtype = &type,
+                .sendcounts = vs ? v.counts.data() : nullptr,
+                .sdispls = vs ? v.displs.data() : nullptr,
+                .root = root};
+      auto op = make(team.arena(rank), args);
+      team.ready(rank);  // after the operation was made
+      prepare(rank);
+      for (int start = 0; start < kMovementStarts; ++start) {
+        send.fill(movement_tag(rank, start), team.size());
+        recv.fill(rank + 100);
+        arrive_late(random);
+        run_to_end(*op);
+        int expected = in_place ? rank + 100 : movement_tag(root, start);
+        int block = in_place ? 0 : rank;
+        EXPECT_TRUE(recv.holds(0, expected, block)) << "rank " << rank << " root " << root;
+        EXPECT_TRUE(recv.holes_intact());
+      }
     }
   });
 }

@@ -112,173 +112,27 @@ TEST_P(ShmMovement, Alltoallv) {
 TEST_P(ShmMovement, Gather) {
   const Case& c = GetParam();
   Team team(c.size, c.slot);
-  team.run([&](int rank) {
-    std::mt19937 random(rank);
-    for (int root = 0; root < c.size; ++root) {
-      bool in_place = c.in_place && rank == root;
-      IntArray send(type(), c.count);
-      IntArray recv(type(), c.count, c.size);
-      Args args{.collective = Collective::kGather,
-                .sendbuf = send.data(),
-                .recvbuf = rank == root ? recv.data() : nullptr,
-                .in_place = in_place,
-                .count = c.count,
-                .type = &type(),
-                .recvcount = c.count,
-                .recvtype = &type(),
-                .root = root};
-      auto op = make_gather(team.arena(rank), args);
-      team.ready(rank);  // after the operation was made
-      for (int start = 0; start < kStarts; ++start) {
-        send.fill(tag(rank, start));
-        recv.fill(rank + 100, c.size);
-        if (in_place)
-          for (std::int64_t i = 0; i < recv.ints(); ++i)
-            recv.at(rank, i) = value(tag(rank, start), 0, i);
-        arrive_late(random);
-        run_to_end(*op);
-        if (rank != root) continue;
-        for (int r = 0; r < c.size; ++r)
-          EXPECT_TRUE(recv.holds(r, tag(r, start), 0)) << "block " << r;
-        EXPECT_TRUE(recv.holes_intact());
-      }
-    }
-  });
+  check_gatherv(
+      team, type(), c.count, c.in_place, make_gather, [](int) {}, true);
 }
 
 TEST_P(ShmMovement, Scatter) {
   const Case& c = GetParam();
   Team team(c.size, c.slot);
-  team.run([&](int rank) {
-    std::mt19937 random(rank);
-    for (int root = 0; root < c.size; ++root) {
-      bool in_place = c.in_place && rank == root;
-      IntArray send(type(), c.count, c.size);
-      IntArray recv(type(), c.count);
-      Args args{.collective = Collective::kScatter,
-                .sendbuf = rank == root ? send.data() : nullptr,
-                .recvbuf = in_place ? nullptr : recv.data(),
-                .in_place = in_place,
-                .count = c.count,
-                .type = &type(),
-                .recvcount = c.count,
-                .recvtype = &type(),
-                .root = root};
-      auto op = make_scatter(team.arena(rank), args);
-      team.ready(rank);  // after the operation was made
-      for (int start = 0; start < kStarts; ++start) {
-        send.fill(tag(rank, start), c.size);
-        recv.fill(rank + 100);
-        arrive_late(random);
-        run_to_end(*op);
-        if (in_place) {
-          EXPECT_TRUE(recv.holds(0, rank + 100, 0)) << "in place: recvbuf untouched";
-        } else {
-          EXPECT_TRUE(recv.holds(0, tag(root, start), rank)) << "rank " << rank << " root " << root;
-        }
-        EXPECT_TRUE(recv.holes_intact());
-      }
-    }
-  });
+  check_scatterv(
+      team, type(), c.count, c.in_place, make_scatter, [](int) {}, true);
 }
-
-// Blocks of different sizes as in Allgatherv (rank r's block: count + r % 3 elements; count 0:
-// r % 2), each at the start of a room of count + 3 elements whose rest must stay untouched.
-struct VBlocks {
-  explicit VBlocks(const Case& c) : room(c.count + 3) {
-    for (int r = 0; r < c.size; ++r) {
-      counts.push_back(c.count != 0 ? c.count + r % 3 : r % 2);
-      displs.push_back(r * room);
-    }
-  }
-  std::int64_t room;
-  std::vector<std::int64_t> counts, displs;
-};
 
 TEST_P(ShmMovement, Gatherv) {
   const Case& c = GetParam();
   Team team(c.size, c.slot);
-  const VBlocks v(c);
-  const std::int64_t room = v.room;
-  const std::vector<std::int64_t>& counts = v.counts;
-  const std::vector<std::int64_t>& displs = v.displs;
-  team.run([&](int rank) {
-    std::mt19937 random(rank);
-    for (int root = 0; root < c.size; ++root) {
-      bool in_place = c.in_place && rank == root;
-      IntArray send(type(), counts[rank]);
-      IntArray recv(type(), room, c.size);
-      const std::int64_t per = recv.ints() / room;  // ints per element
-      Args args{.collective = Collective::kGatherv,
-                .sendbuf = send.data(),
-                .recvbuf = rank == root ? recv.data() : nullptr,
-                .in_place = in_place,
-                .count = counts[rank],
-                .type = &type(),
-                .recvtype = &type(),
-                .recvcounts = rank == root ? counts.data() : nullptr,
-                .rdispls = rank == root ? displs.data() : nullptr,
-                .root = root};
-      auto op = make_gather(team.arena(rank), args);
-      team.ready(rank);  // after the operation was made
-      for (int start = 0; start < kStarts; ++start) {
-        send.fill(tag(rank, start));
-        recv.fill(rank + 100, c.size);
-        for (std::int64_t i = 0; in_place && i < counts[rank] * per; ++i)
-          recv.at(rank, i) = value(tag(rank, start), 0, i);
-        arrive_late(random);
-        run_to_end(*op);
-        if (rank != root) continue;
-        for (int r = 0; r < c.size; ++r) {
-          bool ok = true;
-          for (std::int64_t i = 0; i < recv.ints(); ++i)
-            ok &= recv.at(r, i) ==
-                  (i < counts[r] * per ? value(tag(r, start), 0, i) : value(rank + 100, r, i));
-          EXPECT_TRUE(ok) << "block " << r << ", root " << root << ", start " << start;
-        }
-        EXPECT_TRUE(recv.holes_intact());
-      }
-    }
-  });
+  check_gatherv(team, type(), c.count, c.in_place, make_gather, [](int) {});
 }
 
 TEST_P(ShmMovement, Scatterv) {
   const Case& c = GetParam();
   Team team(c.size, c.slot);
-  const VBlocks v(c);
-  const std::int64_t room = v.room;
-  const std::vector<std::int64_t>& counts = v.counts;
-  const std::vector<std::int64_t>& displs = v.displs;
-  team.run([&](int rank) {
-    std::mt19937 random(rank);
-    for (int root = 0; root < c.size; ++root) {
-      bool in_place = c.in_place && rank == root;
-      IntArray send(type(), room, c.size);
-      IntArray recv(type(), counts[rank]);
-      Args args{.collective = Collective::kScatterv,
-                .sendbuf = rank == root ? send.data() : nullptr,
-                .recvbuf = in_place ? nullptr : recv.data(),
-                .in_place = in_place,
-                .type = &type(),
-                .recvcount = counts[rank],
-                .recvtype = &type(),
-                .sendcounts = rank == root ? counts.data() : nullptr,
-                .sdispls = rank == root ? displs.data() : nullptr,
-                .root = root};
-      auto op = make_scatter(team.arena(rank), args);
-      team.ready(rank);  // after the operation was made
-      for (int start = 0; start < kStarts; ++start) {
-        send.fill(tag(rank, start), c.size);
-        recv.fill(rank + 100);
-        arrive_late(random);
-        run_to_end(*op);
-        int expected = in_place ? rank + 100 : tag(root, start);
-        int block = in_place ? 0 : rank;
-        EXPECT_TRUE(recv.holds(0, expected, block)) << "rank " << rank << " root " << root;
-        EXPECT_TRUE(recv.holes_intact());
-      }
-    }
-  });
+  check_scatterv(team, type(), c.count, c.in_place, make_scatter, [](int) {});
 }
 
 INSTANTIATE_TEST_SUITE_P(Shm, ShmMovement, ::testing::ValuesIn(cases()), name_of);
