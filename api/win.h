@@ -29,6 +29,7 @@
 
 #include "api/call.h"
 #include "api/errhandler.h"
+#include "api/handle.h"
 #include "api/state.h"
 #include "runtime/base/status.h"
 #include "runtime/transport/shm/segment.h"
@@ -82,13 +83,27 @@ struct Win {
   bool started = false;
   std::vector<int> exposure_group;  // MPI_Win_post's origins
   bool posted = false;
+  // A put, accumulate or swap since this member's last flush of the window: the next flush
+  // orders those stores before what follows (a full barrier); with gets alone, their loads only.
+  bool stores_pending = true;
 
   WinControl& control_of(int target) const {
     return static_cast<WinControl*>(control->base())[target];
   }
 };
 
-Win* find_win(MPI_Win handle);
+namespace detail {
+// The table of windows (api/win_core.cc), made when the library loads.
+extern ObjectTable<Win>* const g_wins;
+}  // namespace detail
+
+// The window of `handle`, or nullptr when it names none (null, freed, not a window). Inline:
+// every one-sided call looks its window up (osu_put_latency: two calls an operation).
+inline Win* find_win(MPI_Win handle) {
+  if (handle_kind(handle) != HandleKind::kIndirect || handle_type(handle) != ObjectType::kWin)
+    return nullptr;
+  return detail::g_wins->find(handle_index(handle));
+}
 MPI_Win insert_win(std::unique_ptr<Win> win);
 std::unique_ptr<Win> erase_win(MPI_Win handle);
 

@@ -11,16 +11,12 @@
 #include "api/win.h"
 
 namespace gpurun::api {
+
+ObjectTable<Win>* const detail::g_wins = new ObjectTable<Win>();
+
 namespace {
 
-ObjectTable<Win>& wins() {
-  static auto* table = new ObjectTable<Win>();
-  return *table;
-}
-
-bool is_win_handle(MPI_Win handle) {
-  return handle_kind(handle) == HandleKind::kIndirect && handle_type(handle) == ObjectType::kWin;
-}
+ObjectTable<Win>& wins() { return *detail::g_wins; }
 
 void run_win_errhandler(MPI_Win win, int code, const std::string& message) {
   Win* w = find_win(win);
@@ -40,11 +36,6 @@ void run_win_errhandler(MPI_Win win, int code, const std::string& message) {
 }
 
 }  // namespace
-
-Win* find_win(MPI_Win handle) {
-  if (!is_win_handle(handle)) return nullptr;
-  return wins().find(handle_index(handle));
-}
 
 MPI_Win insert_win(std::unique_ptr<Win> win) {
   Win* w = win.get();

@@ -141,8 +141,13 @@ void serve(const Win& w) {
   if (w.served) progress::engine().poll();
 }
 
-// The flushes: the operations are complete already; order memory.
-int flush(const Call& call, Win& w, int rank) {
+// The flushes: the operations are complete already; order memory: a put's stores before this
+// process's later loads (two origins that each put and then get the other's flag must not both
+// read the old value), a get's loads before what follows. Where only gets came since the last
+// flush, the loads' barrier suffices (osu_get_latency -np 2 8 B: 21.5 -> 15.7 ns). A shared
+// window's members also store to it directly: every flush there is a full barrier. Inline:
+// osu_put_latency flushes after each put.
+inline int flush(const Call& call, Win& w, int rank) {
   serve(w);
   if (rank != -1 && rank != MPI_PROC_NULL) {
     if (int rc = check_target(call, w, rank); rc != MPI_SUCCESS) return rc;
@@ -153,7 +158,12 @@ int flush(const Call& call, Win& w, int rank) {
         call, w.handle, MPI_ERR_RMA_SYNC,
         "argument win: no passive-target epoch (MPI_Win_lock or MPI_Win_lock_all) is open");
   }
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (w.stores_pending || w.flavor == MPI_WIN_FLAVOR_SHARED) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    w.stores_pending = false;
+  } else {
+    std::atomic_thread_fence(std::memory_order_acquire);
+  }
   return MPI_SUCCESS;
 }
 

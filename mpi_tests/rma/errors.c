@@ -131,6 +131,31 @@ static void passive_errors(MPI_Win win) {
   MPI_Win_unlock(right, win);
 }
 
+/* The same errors on a window the library allocates, whose parts every rank maps (puts and gets
+ * of one block take a shorter path there), and a block that ends at the window's last byte,
+ * which must land. */
+static void mapped_window(void) {
+  int *base = NULL, v[2] = {rank + 7, rank + 8}, got[2] = {0, 0};
+  MPI_Win win = MPI_WIN_NULL;
+  MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+  MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  MPI_Win_lock_all(0, win);
+  argument_errors(win);
+#ifdef GPURUN_MPI_H_INCLUDED
+  range_errors(win);
+#endif
+  MTEST_CHECK(MPI_Put(v, 2, MPI_INT, right, 2, 2, MPI_INT, win) == 0, "a put of the last 2 failed");
+  MPI_Win_flush(right, win);
+  MTEST_CHECK(MPI_Get(got, 2, MPI_INT, right, 2, 2, MPI_INT, win) == 0,
+              "a get of the last 2 failed");
+  MPI_Win_flush(right, win);
+  MTEST_CHECK(got[0] == v[0] && got[1] == v[1], "the last 2 ints read back %d %d, want %d %d",
+              got[0], got[1], v[0], v[1]);
+  MPI_Win_unlock_all(win);
+  expect_sync(MPI_Put(v, 1, MPI_INT, right, 0, 1, MPI_INT, win), "MPI_Put");
+  MPI_Win_free(&win);
+}
+
 /* No epoch at all, then the wrong ones. */
 static void sync_errors(MPI_Win win) {
   int v = 1;
@@ -251,6 +276,7 @@ int main(int argc, char **argv) {
   names_and_info(win);
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Win_free(&win);
+  mapped_window();
   creation_errors();
   return mtest_finalize();
 }
