@@ -88,47 +88,58 @@ struct VBlocks {
   }
   std::int64_t room;
   std::vector<std::int64_t> counts, displs;
+
+  // Fills `recv` for start `start` of rank `rank`: `rank + 100`'s pattern, and its own block's
+  // data where it gathers in place.
+  void fill(IntArray& recv, int rank, int start, bool in_place) const {
+    recv.fill(rank + 100, static_cast<int>(counts.size()));
+    for (std::int64_t i = 0; in_place && i < counts[rank] * per(recv); ++i)
+      recv.at(rank, i) = value(movement_tag(rank, start), 0, i);
+  }
+  // Every block r of `recv` holds rank r's data of `start` in its first counts[r] elements and
+  // the fill of fill() after them.
+  void expect_blocks(IntArray& recv, int rank, int start) const {
+    for (int r = 0; r < static_cast<int>(counts.size()); ++r) {
+      bool ok = true;
+      for (std::int64_t i = 0; i < recv.ints(); ++i)
+        ok &= recv.at(r, i) == (i < counts[r] * per(recv) ? value(movement_tag(r, start), 0, i)
+                                                          : value(rank + 100, r, i));
+      EXPECT_TRUE(ok) << "block " << r << ", rank " << rank << ", start " << start;
+    }
+    EXPECT_TRUE(recv.holes_intact());
+  }
+  // Ints per element.
+  std::int64_t per(const IntArray& recv) const {
+    return recv.ints() / std::max<std::int64_t>(room, 1);
+  }
 };
 
 // Every rank sends its block of VBlocks to every other.
 inline void check_allgatherv(Team& team, const core::Datatype& type, std::int64_t count,
                              bool in_place, Factory make, const std::function<void(int)>& prepare) {
   const VBlocks v(team.size(), count);
-  const std::int64_t room = v.room;
-  const std::vector<std::int64_t>& counts = v.counts;
-  const std::vector<std::int64_t>& displs = v.displs;
   team.run([&](int rank) {
     std::mt19937 random(rank);
-    IntArray send(type, counts[rank]);
-    IntArray recv(type, room, team.size());
-    const std::int64_t per = recv.ints() / room;  // ints per element
+    IntArray send(type, v.counts[rank]);
+    IntArray recv(type, v.room, team.size());
     Args args{.collective = Collective::kAllgatherv,
               .sendbuf = send.data(),
               .recvbuf = recv.data(),
               .in_place = in_place,
-              .count = counts[rank],
+              .count = v.counts[rank],
               .type = &type,
               .recvtype = &type,
-              .recvcounts = counts.data(),
-              .rdispls = displs.data()};
+              .recvcounts = v.counts.data(),
+              .rdispls = v.displs.data()};
     auto op = make(team.arena(rank), args);
     team.ready(rank);  // after the operation was made
     prepare(rank);
     for (int start = 0; start < kMovementStarts; ++start) {
       send.fill(movement_tag(rank, start));
-      recv.fill(rank + 100, team.size());
-      for (std::int64_t i = 0; in_place && i < counts[rank] * per; ++i)
-        recv.at(rank, i) = value(movement_tag(rank, start), 0, i);
+      v.fill(recv, rank, start, in_place);
       arrive_late(random);
       run_to_end(*op);
-      for (int r = 0; r < team.size(); ++r) {
-        bool ok = true;
-        for (std::int64_t i = 0; i < recv.ints(); ++i)
-          ok &= recv.at(r, i) == (i < counts[r] * per ? value(movement_tag(r, start), 0, i)
-                                                      : value(rank + 100, r, i));
-        EXPECT_TRUE(ok) << "block " << r << ", start " << start;
-      }
-      EXPECT_TRUE(recv.holes_intact());
+      v.expect_blocks(recv, rank, start);
     }
   });
 }
@@ -192,7 +203,6 @@ inline void check_gatherv(Team& team, const core::Datatype& type, std::int64_t c
       bool in_place = in_place_at_root && rank == root;
       IntArray send(type, v.counts[rank]);
       IntArray recv(type, v.room, team.size());
-      const std::int64_t per = recv.ints() / std::max<std::int64_t>(v.room, 1);  // per element
       bool vs = !gather && rank == root;
       Args args{.collective = gather ? Collective::kGather : Collective::kGatherv,
                 .sendbuf = send.data(),
@@ -210,20 +220,10 @@ inline void check_gatherv(Team& team, const core::Datatype& type, std::int64_t c
       prepare(rank);
       for (int start = 0; start < kMovementStarts; ++start) {
         send.fill(movement_tag(rank, start));
-        recv.fill(rank + 100, team.size());
-        for (std::int64_t i = 0; in_place && i < v.counts[rank] * per; ++i)
-          recv.at(rank, i) = value(movement_tag(rank, start), 0, i);
+        v.fill(recv, rank, start, in_place);
         arrive_late(random);
         run_to_end(*op);
-        if (rank != root) continue;
-        for (int r = 0; r < team.size(); ++r) {
-          bool ok = true;
-          for (std::int64_t i = 0; i < recv.ints(); ++i)
-            ok &= recv.at(r, i) == (i < v.counts[r] * per ? value(movement_tag(r, start), 0, i)
-                                                          : value(rank + 100, r, i));
-          EXPECT_TRUE(ok) << "block " << r << ", root " << root << ", start " << start;
-        }
-        EXPECT_TRUE(recv.holes_intact());
+        if (rank == root) v.expect_blocks(recv, rank, start);
       }
     }
   });
