@@ -104,9 +104,11 @@ int alltoall(const Call& call, Collective collective, Side& send, Side& recv, MP
                           send.buf, send.count, send.type, const_cast<void*>(recv.buf), recv.count,
                           recv.type, MPI_OP_NULL, 0, send.counts.data(), send.displs.data(),
                           recv.counts.data(), recv.displs.data(), send.types, recv.types);
-  const RepeatKey key = repeat_key_of(collective, comm, {send.buf, send.count, send.type},
-                                      {recv.buf, recv.count, recv.type});
-  const RepeatKey* repeat = collective == Collective::kAlltoall ? repeat_key(form, key) : nullptr;
+  RepeatKey key = repeat_key_of(collective, comm, {send.buf, send.count, send.type},
+                                {recv.buf, recv.count, recv.type});
+  key.arrays = {send.counts.data(), send.displs.data(), recv.counts.data(), recv.displs.data()};
+  key.size = entry->comm->size();
+  const RepeatKey* repeat = collective != Collective::kAlltoallw ? repeat_key(form, key) : nullptr;
   if (coll::Operation* op = repeat_of(repeat, coll_tag)) return run_operation(call, comm, *op);
   GPURUN_COLL_TRY(check_form(call, comm, form));
   const int p = entry->comm->size();

@@ -60,8 +60,10 @@ int check_side(const Call& call, MPI_Comm comm, const Side& s, bool v, int n, co
 // The key of a call for api/coll_repeat.h.
 RepeatKey key_of(Collective collective, MPI_Comm comm, const Side& send, const Side& recv,
                  int root) {
-  return repeat_key_of(collective, comm, {send.buf, send.count, send.type},
-                       {recv.buf, recv.count, recv.type}, MPI_OP_NULL, root);
+  RepeatKey key = repeat_key_of(collective, comm, {send.buf, send.count, send.type},
+                                {recv.buf, recv.count, recv.type}, MPI_OP_NULL, root);
+  if (CommEntry* entry = find_comm(comm)) key.size = entry->comm->size();
+  return key;
 }
 
 int bcast(const Call& call, void* buf, std::int64_t count, MPI_Datatype datatype, int root,
@@ -115,8 +117,9 @@ int gather(const Call& call, Collective collective, const Side& send, const Side
                           send.type, const_cast<void*>(recv.buf), recv.count, recv.type,
                           MPI_OP_NULL, root, nullptr, nullptr, recv.counts, recv.displs);
   bool v = collective == Collective::kGatherv || collective == Collective::kAllgatherv;
-  const RepeatKey key = key_of(collective, comm, send, recv, root);
-  const RepeatKey* repeat = v ? nullptr : repeat_key(form, key);
+  RepeatKey key = key_of(collective, comm, send, recv, root);
+  if (v) key.arrays = {nullptr, nullptr, recv.counts, recv.displs};  // null at a gatherv's non-root
+  const RepeatKey* repeat = repeat_key(form, key);
   if (coll::Operation* op = repeat_of(repeat, coll_tag)) return run_operation(call, comm, *op);
   GPURUN_COLL_TRY(check_form(call, comm, form));
   bool rooted = collective == Collective::kGather || collective == Collective::kGatherv;
@@ -150,8 +153,9 @@ int scatter(const Call& call, Collective collective, const Side& send, const Sid
                           send.type, const_cast<void*>(recv.buf), recv.count, recv.type,
                           MPI_OP_NULL, root, send.counts, send.displs);
   bool v = collective == Collective::kScatterv;
-  const RepeatKey key = key_of(collective, comm, send, recv, root);
-  const RepeatKey* repeat = v ? nullptr : repeat_key(form, key);
+  RepeatKey key = key_of(collective, comm, send, recv, root);
+  if (v) key.arrays = {send.counts, send.displs, nullptr, nullptr};  // null at a non-root
+  const RepeatKey* repeat = repeat_key(form, key);
   if (coll::Operation* op = repeat_of(repeat, coll_tag)) return run_operation(call, comm, *op);
   GPURUN_COLL_TRY(check_form(call, comm, form));
   GPURUN_COLL_TRY(check_root(call, comm, *entry, root));

@@ -6,14 +6,15 @@
 // it skips the checks and the engine's selection, and starts the operation that ran the last
 // call again (coll::Operation::repeat).
 // One repeat per collective is kept (the last call of that collective that succeeded, with a
-// predefined op or none); the v and w forms, whose arrays' values would have to be compared,
-// are never kept.
+// predefined op or none). The v forms' arrays (counts and displacements, widened) count by
+// their values, which the kept call stores; the w forms are never kept.
 //
 // Threading: under the API lock, like the rest of the collective calls.
 #pragma once
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 
 #include "api/call.h"
@@ -34,7 +35,16 @@ struct RepeatKey {
   MPI_Datatype recvtype = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
   int root = 0;
-  bool operator==(const RepeatKey&) const = default;
+  // The v forms' arrays where this rank reads them (send counts and displacements, receive
+  // counts and displacements; null where not given or ignored), `size` values each.
+  std::array<const std::int64_t*, 4> arrays{};
+  int size = 0;
+  // The same call but for the arrays, which only their values can tell.
+  bool same_scalars(const RepeatKey& o) const {
+    return collective == o.collective && comm == o.comm && sendbuf == o.sendbuf &&
+           recvbuf == o.recvbuf && count == o.count && recvcount == o.recvcount && type == o.type &&
+           recvtype == o.recvtype && op == o.op && root == o.root && size == o.size;
+  }
 };
 
 // One side of a call: a buffer of `count` elements of `type`.

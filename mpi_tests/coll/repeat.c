@@ -3,7 +3,8 @@
  * datatype or communicator handle freed since is refused or, created anew under the same handle
  * value, used as the new object; a repeat after a call that failed its checks runs; calls with
  * other arguments in between (another count, another root, another communicator) still give
- * their own results; and two threads repeating calls on two communicators at once each get theirs.
+ * their own results; the v forms repeated over arrays whose values change follow the values; and
+ * two threads repeating calls on two communicators at once each get theirs.
  */
 #include <stdlib.h>
 
@@ -220,6 +221,41 @@ static void *threaded(void *arg) {
   return NULL;
 }
 
+/* The v forms repeated over the same arrays whose values change: each round places the blocks in
+ * the other order (the displacements reversed), with the same counts and buffers, so that only
+ * the arrays' values tell the rounds apart. */
+static void v_forms(void) {
+  enum { kB = 2, kMax = 16 };
+  int s[kB * kMax], r[kB * kMax], counts[kMax], displs[kMax];
+  if (size > kMax) return;
+  for (int round = 0; round < 4; ++round) {
+    for (int q = 0; q < size; ++q) {
+      counts[q] = kB;
+      displs[q] = kB * (round % 2 ? size - 1 - q : q);
+    }
+    int mine = kB * (round % 2 ? size - 1 - rank : rank);
+    for (int i = 0; i < kB; ++i) s[i] = val(round, rank, i);
+    for (int i = 0; i < kB * size; ++i) r[i] = -1;
+    MPI_Gatherv(s, kB, MPI_INT, r, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int q = 0; q < size && rank == 0; ++q)
+      for (int i = 0; i < kB; ++i)
+        MTEST_CHECK(r[displs[q] + i] == val(round, q, i), "gatherv round %d block %d", round, q);
+    MPI_Allgatherv(s, kB, MPI_INT, r, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    for (int q = 0; q < size; ++q)
+      for (int i = 0; i < kB; ++i)
+        MTEST_CHECK(r[displs[q] + i] == val(round, q, i), "allgatherv round %d block %d", round, q);
+    for (int i = 0; i < kB * size; ++i) s[i] = val(round, rank, i);
+    MPI_Scatterv(s, counts, displs, MPI_INT, r, kB, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < kB; ++i)
+      MTEST_CHECK(r[i] == val(round, 0, mine + i), "scatterv round %d [%d]", round, i);
+    MPI_Alltoallv(s, counts, displs, MPI_INT, r, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    for (int q = 0; q < size; ++q)
+      for (int i = 0; i < kB; ++i)
+        MTEST_CHECK(r[displs[q] + i] == val(round, q, mine + i), "alltoallv round %d from %d",
+                    round, q);
+  }
+}
+
 int main(int argc, char **argv) {
   int provided = MPI_THREAD_SINGLE;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -232,6 +268,7 @@ int main(int argc, char **argv) {
   freed_comm();
   two_comms();
   after_errors();
+  v_forms();
   MTEST_CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_Init_thread provided %d", provided);
   if (provided == MPI_THREAD_MULTIPLE) mtest_two_threads(threaded);
   return mtest_finalize();
