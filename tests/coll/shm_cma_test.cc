@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "tests/coll/shm_data_test.h"
@@ -236,8 +237,10 @@ TEST(ShmCmaCores, PartnersOnOneCoreTradeBlocksThroughTheSlots) {
   for (int size : {3, 4, 5}) {
     for (std::int64_t count : {7, 1024, 16384, 32768}) {
       for (bool in_place : {false, true}) {
-        SCOPED_TRACE("p" + std::to_string(size) + " n" + std::to_string(count) +
-                     (in_place ? " in place" : ""));
+        char trace[64];
+        std::snprintf(trace, sizeof trace, "p%d n%lld%s", size, static_cast<long long>(count),
+                      in_place ? " in place" : "");
+        SCOPED_TRACE(trace);
         Team team(size, kCoreSlot);
         auto statuses = alltoall(team, int32_type(), count, in_place,
                                  [&](int rank) { share_cores(team, rank); });
@@ -258,8 +261,10 @@ TEST(ShmCmaCores, BcastReadersOnOneCorePassTheMessageOn) {
   for (int size : {3, 4, 5, 6}) {
     for (std::int64_t count : {1024, 16384, 200000}) {
       for (bool strided : {false, true}) {
-        SCOPED_TRACE("p" + std::to_string(size) + " n" + std::to_string(count) +
-                     (strided ? " strided" : ""));
+        char trace[64];
+        std::snprintf(trace, sizeof trace, "p%d n%lld%s", size, static_cast<long long>(count),
+                      strided ? " strided" : "");
+        SCOPED_TRACE(trace);
         Team team(size, kCoreSlot);
         const core::Datatype& type = strided ? strided_type() : int32_type();
         check_bcast(team, type, count, make_bcast_cma, [&](int rank) { share_cores(team, rank); });

@@ -44,8 +44,8 @@ struct Case {
 
 std::string name_of(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
-  return "p" + std::to_string(c.size) +
-         (c.count < 0 ? std::string("_unequal") : "_n" + std::to_string(c.count)) +
+  return std::string("p") + std::to_string(c.size) +
+         (c.count < 0 ? std::string("_unequal") : std::string("_n") + std::to_string(c.count)) +
          (c.matrix ? "_matrix" : "_int") + (c.in_place ? "_inplace" : "");
 }
 

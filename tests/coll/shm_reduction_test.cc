@@ -63,7 +63,7 @@ std::string name_of(const ::testing::TestParamInfo<Case>& info) {
   std::string way = std::string(c.way) == "0"    ? "shares"
                     : std::string(c.way) == "1G" ? "direct"
                                                  : "auto";
-  return "p" + std::to_string(c.size) + "_n" + std::to_string(c.count) + "_" +
+  return std::string("p") + std::to_string(c.size) + "_n" + std::to_string(c.count) + "_" +
          kinds[static_cast<int>(c.kind)] + (c.in_place ? "_inplace" : "") + "_" + way + "_flat" +
          std::to_string(c.flat_max) + (c.cores > 0 ? "_cores" + std::to_string(c.cores) : "");
 }
