@@ -60,10 +60,14 @@ int check_side(const Call& call, MPI_Comm comm, const Side& s, bool v, int n, co
 // The key of a call for api/coll_repeat.h.
 RepeatKey key_of(Collective collective, MPI_Comm comm, const Side& send, const Side& recv,
                  int root) {
-  RepeatKey key = repeat_key_of(collective, comm, {send.buf, send.count, send.type},
-                                {recv.buf, recv.count, recv.type}, MPI_OP_NULL, root);
-  if (CommEntry* entry = find_comm(comm)) key.size = entry->comm->size();
-  return key;
+  return repeat_key_of(collective, comm, {send.buf, send.count, send.type},
+                       {recv.buf, recv.count, recv.type}, MPI_OP_NULL, root);
+}
+
+// The key of a v-form call: its arrays (null where this rank ignores them) count by value.
+void add_arrays(RepeatKey& key, const CommEntry& entry, const Side& send, const Side& recv) {
+  key.arrays = {send.counts, send.displs, recv.counts, recv.displs};
+  key.size = entry.comm->size();
 }
 
 int bcast(const Call& call, void* buf, std::int64_t count, MPI_Datatype datatype, int root,
@@ -118,7 +122,7 @@ int gather(const Call& call, Collective collective, const Side& send, const Side
                           MPI_OP_NULL, root, nullptr, nullptr, recv.counts, recv.displs);
   bool v = collective == Collective::kGatherv || collective == Collective::kAllgatherv;
   RepeatKey key = key_of(collective, comm, send, recv, root);
-  if (v) key.arrays = {nullptr, nullptr, recv.counts, recv.displs};  // null at a gatherv's non-root
+  if (v) add_arrays(key, *entry, send, recv);
   const RepeatKey* repeat = repeat_key(form, key);
   if (coll::Operation* op = repeat_of(repeat, coll_tag)) return run_operation(call, comm, *op);
   GPURUN_COLL_TRY(check_form(call, comm, form));
@@ -154,7 +158,7 @@ int scatter(const Call& call, Collective collective, const Side& send, const Sid
                           MPI_OP_NULL, root, send.counts, send.displs);
   bool v = collective == Collective::kScatterv;
   RepeatKey key = key_of(collective, comm, send, recv, root);
-  if (v) key.arrays = {send.counts, send.displs, nullptr, nullptr};  // null at a non-root
+  if (v) add_arrays(key, *entry, send, recv);
   const RepeatKey* repeat = repeat_key(form, key);
   if (coll::Operation* op = repeat_of(repeat, coll_tag)) return run_operation(call, comm, *op);
   GPURUN_COLL_TRY(check_form(call, comm, form));
