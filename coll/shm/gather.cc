@@ -169,7 +169,7 @@ class Gather final : public ShmOp {
       cma_state_.posted = true;
     }
     if (send_.bytes() <= small()) {
-      deliver(nullptr);
+      if (Status st = deliver(nullptr); !st.ok()) fail(std::move(st));
     } else {
       auto give = [&](int, const EntryLine& e) { return deliver(&e); };
       if (!read_entry(root_, true, name(), place(arena_.rank()), give)) return false;
