@@ -66,7 +66,7 @@ std::string placement_rows(const ExplainInput& in) {
     const RankPlace& rank = p.ranks[r];
     std::string gpus;
     for (int gpu : rank.gpus)
-      gpus += (gpus.empty() ? "" : ",") + gpu_label(gpu) + " " +
+      gpus += std::string(gpus.empty() ? "" : ",") + gpu_label(gpu) + " " +
               t.gpus()[static_cast<std::size_t>(gpu)].bus_id;
     int numa = rank.cpus ? t.numa_of(*rank.cpus) : (t.numa_nodes().size() == 1 ? 0 : -1);
     std::string nic = "-";
@@ -93,7 +93,7 @@ std::string header(const ExplainInput& in) {
          ", NVLink and P2P data: " + t.link_source() + "\n";
   if (!in.plan->request.hidden_gpus.empty()) {
     out += "hidden by CUDA_VISIBLE_DEVICES (no rank placed on them):";
-    for (int gpu : in.plan->request.hidden_gpus) out += " " + gpu_label(gpu);
+    for (int gpu : in.plan->request.hidden_gpus) out += std::string(" ") + gpu_label(gpu);
     out += "\n";
   }
   out += "placement: ";
@@ -146,7 +146,8 @@ std::string path_cell(const ExplainInput& in, const topo::RankSite& a, const top
   const char* kind = memory == topo::MemoryKind::kHost ? "host" : "device";
   for (const topo::Refusal& refusal : choice->refused)
     notes += "        " + std::string(kind) + " buffers: " + refusal.transport +
-             (refusal.path ? " " + std::string(topo::path_class_name(*refusal.path)) : "") +
+             (refusal.path ? std::string(" ") + std::string(topo::path_class_name(*refusal.path))
+                           : std::string()) +
              " refused: " + refusal.reason + "\n";
   return topo::describe(*choice);
 }

@@ -39,13 +39,15 @@ std::string parse_entry(std::string_view entry, HostSpec& host) {
   auto colon = entry.find(':');
   std::string_view name = entry.substr(0, colon);
   if (!valid_name(name))
-    return "'" + std::string(name) + "' is not a host name (letters, digits, '.', '-', '_')";
+    return std::string("'") + std::string(name) +
+           "' is not a host name (letters, digits, '.', '-', '_')";
   host.name = std::string(name);
   host.slots = 1;
   if (colon != std::string_view::npos) {
     host.slots = slot_count(entry.substr(colon + 1));
     if (host.slots == 0)
-      return "'" + std::string(entry) + "': the slots after ':' must be a positive number";
+      return std::string("'") + std::string(entry) +
+             "': the slots after ':' must be a positive number";
   }
   return "";
 }
@@ -73,7 +75,8 @@ std::string parse_hostfile_line(std::string_view line, HostSpec& host) {
       return "unknown field '" + std::string(word) + "' (a line is: host slots=N)";
     if (colon_slots || w > 1) return "the slots of " + host.name + " are given twice";
     host.slots = slot_count(word.substr(6));
-    if (host.slots == 0) return "'" + std::string(word) + "': slots must be a positive number";
+    if (host.slots == 0)
+      return std::string("'") + std::string(word) + "': slots must be a positive number";
   }
   return "";
 }

@@ -67,7 +67,8 @@ Job::Job(JobConfig config, EventQueue& events, int signal_fd, RemoteHosts* remot
     const NodeRanks& node =
         config_.map
             .nodes[static_cast<std::size_t>(config_.map.node_of[static_cast<std::size_t>(r)])];
-    std::string prefix = config_.tag_output ? "[" + std::to_string(r) + "] " : "";
+    std::string prefix;
+    if (config_.tag_output) prefix.append("[").append(std::to_string(r)).append("] ");
     ranks_.push_back(Rank{.rank = r,
                           .host = node.name,
                           .remote = !node.local,

@@ -65,7 +65,7 @@ char* make_regex(const std::string& text, bool ppn) {
 
 std::string join(const std::vector<int>& ranks) {
   std::string out;
-  for (int r : ranks) out += (out.empty() ? "" : ",") + std::to_string(r);
+  for (int r : ranks) out += std::string(out.empty() ? "" : ",") + std::to_string(r);
   return out;
 }
 
@@ -124,7 +124,7 @@ InfoList job_info(const std::string& nspace, const JobLayout& job) {
   std::string ppn;
   for (const NodeRanks& node : map.nodes) {
     names += (names.empty() ? "" : ",") + node.name;
-    ppn += (ppn.empty() ? "" : ";") + join(node.ranks);
+    ppn += std::string(ppn.empty() ? "" : ";") + join(node.ranks);
   }
   InfoList info;
   info.add_uint32(PMIX_UNIV_SIZE, size);

@@ -63,7 +63,7 @@ int main(int argc, char **argv) {
     MPI_Buffer_attach(bbuf, bsize);
     fill(out, n, k + 4);
     MPI_Bsend(out, n, MPI_CHAR, rank, 400, MPI_COMM_WORLD);
-    memset(out, 0, n);
+    memset(out, 0, (unsigned)n);
     MPI_Recv(in, n, MPI_CHAR, rank, 400, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MTEST_CHECK(same(in, n, k + 4), "Bsend/Recv %d", n);
     void *back;

@@ -37,7 +37,7 @@ std::string_view trim(std::string_view text) {
 
 Status bad_value(std::string_view text, std::string_view expected) {
   return Status(ErrorCode::kInvalidArgument,
-                "'" + std::string(text) + "' is not " + std::string(expected));
+                std::string("'") + std::string(text) + "' is not " + std::string(expected));
 }
 
 // Parses a leading decimal number (with optional fraction) and returns the unit suffix.
@@ -124,7 +124,7 @@ Status parse_enum_name(std::string_view text, std::span<const std::string_view> 
       index = i;
       return ok_status();
     }
-    choices += (i ? "|" : "") + std::string(names[i]);
+    choices += std::string(i ? "|" : "") + std::string(names[i]);
   }
   return bad_value(text, "one of " + choices);
 }

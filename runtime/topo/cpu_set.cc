@@ -9,7 +9,7 @@ namespace {
 
 Status bad_list(std::string_view list) {
   return Status(ErrorCode::kInvalidArgument,
-                "'" + std::string(list) + "' is not a CPU list (e.g. 0-3,8)");
+                std::string("'") + std::string(list) + "' is not a CPU list (e.g. 0-3,8)");
 }
 
 bool parse_int(std::string_view text, int& out) {

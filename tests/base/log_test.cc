@@ -47,9 +47,9 @@ TEST(Log, ThresholdPerSubsystemAndPrefix) {
   GPURUN_LOG(info, init, "hidden too");
   GPURUN_LOG(warn, coll, "shown %s", "warning");
   std::string out = cap.finish();
-  EXPECT_NE(out.find(":" + std::to_string(getpid()) + ":3] debug pml: peer 1 via shm\n"),
-            std::string::npos)
-      << out;
+  std::string line = ":";
+  line.append(std::to_string(getpid())).append(":3] debug pml: peer 1 via shm\n");
+  EXPECT_NE(out.find(line), std::string::npos) << out;
   EXPECT_EQ(out.find("hidden"), std::string::npos) << out;
   EXPECT_NE(out.find("warn coll: shown warning"), std::string::npos) << out;
   EXPECT_TRUE(enabled(Level::debug, Subsys::pml));

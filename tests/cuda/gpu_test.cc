@@ -100,8 +100,8 @@ TEST_F(Gpu, EveryReductionKernelMatchesTheHost) {
   for (int b = 1; b <= static_cast<int>(BasicType::kTwoDouble); ++b) {
     auto basic = static_cast<BasicType>(b);
     if (core::is_pair(basic)) continue;  // below, in their C layout
-    core::DatatypeRef type =
-        core::Datatype::predefined(basic, core::basic_size(basic), "t" + std::to_string(b));
+    core::DatatypeRef type = core::Datatype::predefined(basic, core::basic_size(basic),
+                                                        std::string("t") + std::to_string(b));
     for (int k = 0; k < static_cast<int>(OpKind::kReplace); ++k) {
       const core::Op& op = core::Op::predefined(static_cast<OpKind>(k));
       if (!check_reduce(op, *type).ok()) continue;

@@ -90,7 +90,9 @@ TEST(IpcFdChannel, KeepsFdsApartByRankKindAndKey) {
     ASSERT_TRUE(sender.ok()) << sender.status().to_string();
     for (std::uint64_t key : {7, 8}) {
       for (std::uint32_t kind : {2u, 3u}) {
-        int fd = memfd_holding("k" + std::to_string(kind) + "-" + std::to_string(key));
+        std::string name = "k";
+        name.append(std::to_string(kind)).append("-").append(std::to_string(key));
+        int fd = memfd_holding(name);
         FdMessage m;
         m.rank = 1;
         m.kind = kind;
