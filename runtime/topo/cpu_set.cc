@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <string>
+#include <utility>
 
 namespace gpurun::topo {
 namespace {
 
 Status bad_list(std::string_view list) {
-  return Status(ErrorCode::kInvalidArgument,
-                std::string("'") + std::string(list) + "' is not a CPU list (e.g. 0-3,8)");
+  std::string text = "'";
+  text.append(list).append("' is not a CPU list (e.g. 0-3,8)");
+  return Status(ErrorCode::kInvalidArgument, std::move(text));
 }
 
 bool parse_int(std::string_view text, int& out) {
