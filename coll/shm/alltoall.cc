@@ -193,11 +193,7 @@ class Alltoall final : public ShmOp {
       arena_.post(step_value(seq_, kReadStep));
       cma_state_.read = true;
     }
-    for (; waited_ < arena_.size(); ++waited_)
-      if (addressed_[static_cast<std::size_t>(waited_)] &&
-          !arena_.reached(waited_, step_value(seq_, kReadStep)))
-        return false;
-    return true;
+    return addressed_readers_done(addressed_, waited_);
   }
   EntryLine& entry(int writer, int reader) const {
     return reinterpret_cast<EntryLine*>(slot_half(writer))[reader];

@@ -154,9 +154,7 @@ class Gather final : public ShmOp {
       std::uint64_t got = 0;
       return take_block(r, false, e, block(r), got, scratch_);
     }
-    std::uint64_t got = std::min(e.bytes, block(r).bytes());
-    if (e.bytes != block(r).bytes())
-      fail_source(r, member_name(r, false), e.bytes, block(r).bytes());
+    std::uint64_t got = take_count(r, false, e.bytes, block(r));
     if (!block(r).contiguous()) block(r).unpack(0, copy_.data() + parked_[at(r)], got);
     return ok_status();
   }

@@ -177,10 +177,24 @@ class ShmOp : public Operation {
   // reported, and no more than both is taken (`got`).
   Status take_block(int r, bool root, const EntryLine& e, const Buffer& into, std::uint64_t& got,
                     std::vector<std::byte>& scratch) {
-    got = std::min(e.bytes, into.bytes());
-    if (e.bytes != into.bytes()) fail_source(r, member_name(r, root), e.bytes, into.bytes());
+    got = take_count(r, root, e.bytes, into);
     return take_entry(e, slot_half(r), arena_.slot_bytes() / 2, arena_.cma_pid(r), into, got,
                       scratch);
+  }
+  // What this rank takes of member r's block `into` (the root's: `root`) whose writer has
+  // `theirs` bytes: no more than both; a difference is reported.
+  std::uint64_t take_count(int r, bool root, std::uint64_t theirs, const Buffer& into) {
+    if (theirs != into.bytes()) fail_source(r, member_name(r, root), theirs, into.bytes());
+    return std::min(theirs, into.bytes());
+  }
+  // Whether every member that `addressed` marks (given the address of this rank's buffer) has
+  // posted that it is done with it; `waited` keeps the place between calls.
+  bool addressed_readers_done(const std::vector<bool>& addressed, int& waited) const {
+    for (; waited < arena_.size(); ++waited)
+      if (addressed[static_cast<std::size_t>(waited)] &&
+          !arena_.reached(waited, step_value(seq_, kReadStep)))
+        return false;
+    return true;
   }
 
   // The half of `rank`'s slot that this collective writes when it needs only half (entry lines

@@ -107,11 +107,7 @@ class Scatter final : public ShmOp {
         copy_stream(send(root_), recv_, 0, got_);
       }
     }
-    for (; waited_ < p; ++waited_)
-      if (addressed_[static_cast<std::size_t>(waited_)] &&
-          !arena_.reached(waited_, step_value(seq_, kReadStep)))
-        return false;
-    return true;
+    return addressed_readers_done(addressed_, waited_);
   }
   bool take_own_entry() {
     auto take = [&](int r, const EntryLine& e) {
