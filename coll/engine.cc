@@ -2,7 +2,9 @@
 
 #include <array>
 #include <bit>
+#include <new>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -216,6 +218,22 @@ Result<const Algorithm*> select_in_engine(Engine& e, CommState& s, const Args& a
   return select_for_device(e, s, args);
 }
 
+// An algorithm's plan takes its scratch memory (ScheduleBuilder::scratch): a count beyond
+// what this process can hold (an unset variable, most often) ends the call in kNoMemory,
+// MPI_ERR_NO_MEM through the error handler, rather than the process; members that wait in the
+// call learn of it (select_guard.h: guard_failed).
+Result<std::unique_ptr<Operation>> plan(const Algorithm& a, const Args& args) {
+  try {
+    return a.create(args);
+  } catch (const std::bad_alloc&) {
+    std::int64_t bytes = selection_bytes(args);
+    guard_failed(args, a, bytes, ErrorCode::kNoMemory);
+    return Status(ErrorCode::kNoMemory, "algorithm " + std::string(a.name) +
+                                            " found no memory for the scratch of a " +
+                                            std::to_string(bytes) + "-byte call");
+  }
+}
+
 }  // namespace
 
 Result<const Algorithm*> select(const Args& args) {
@@ -232,7 +250,7 @@ Result<const Algorithm*> select_instead_of(const Args& args, const Algorithm& in
 
 Result<std::unique_ptr<Operation>> create(const Args& args) {
   GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select(args));
-  GPURUN_ASSIGN_OR_RETURN(std::unique_ptr<Operation> op, a->create(args));
+  GPURUN_ASSIGN_OR_RETURN(std::unique_ptr<Operation> op, plan(*a, args));
   return guard_operation(std::move(op), args, *a, selection_bytes(args), /*blocking=*/false);
 }
 
@@ -250,7 +268,7 @@ Result<Operation*> blocking_operation(const Args& args) {
   if (slot.operation && slot.operation->rearm(args)) return slot.operation.get();
   GPURUN_ASSIGN_OR_RETURN(const Algorithm* a, select_in_engine(e, s, args));
   slot.operation.reset();  // its scratch goes back to the pool first
-  GPURUN_ASSIGN_OR_RETURN(std::unique_ptr<Operation> op, a->create(args));
+  GPURUN_ASSIGN_OR_RETURN(std::unique_ptr<Operation> op, plan(*a, args));
   slot.operation =
       guard_operation(std::move(op), args, *a, selection_bytes(args), /*blocking=*/true);
   slot.algorithm = a;

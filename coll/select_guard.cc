@@ -69,6 +69,25 @@ int index_of(const Algorithm& algorithm) {
   return -1;
 }
 
+// The notice of a call of `args` run by `algorithm` (state kWaiting).
+Notice notice_of(const Args& args, const Algorithm& algorithm, std::int64_t bytes) {
+  return Notice{.tag = args.tag,
+                .collective = static_cast<std::int32_t>(args.collective),
+                .algorithm = index_of(algorithm),
+                .state = kWaiting,
+                .memory = static_cast<std::int32_t>(args.memory),
+                .root = rooted(args.collective) ? args.root : -1,
+                .bytes = bytes};
+}
+
+// The guard's state of the communicator of call `args` by `algorithm`, or null for calls that
+// need no guard (host staging's: the host algorithm inside is guarded).
+std::shared_ptr<CommGuard> guard_of(const Args& args, const Algorithm& algorithm) {
+  if (args.comm == nullptr || args.comm->size() < 2 || args.pml == nullptr) return nullptr;
+  if (index_of(algorithm) < 0) return nullptr;
+  return guard::of(*args.pml, *args.comm);
+}
+
 // `op` is abandoned: the receives of the schedule that runs it (itself, or the pml algorithm a
 // shared-memory operation fell back to: Operation::runner), which nobody will match, are
 // cancelled, and its sends that cannot be are no longer waited for by MPI_Finalize (they stay
@@ -93,13 +112,7 @@ class Guard final : public Operation {
         comm_(*shared_),
         blocking_call_(blocking),
         blocking_(blocking) {
-    base_ = Notice{.tag = args.tag,
-                   .collective = static_cast<std::int32_t>(args.collective),
-                   .algorithm = index_of(algorithm),
-                   .state = kWaiting,
-                   .memory = static_cast<std::int32_t>(args.memory),
-                   .root = rooted(args.collective) ? args.root : -1,
-                   .bytes = bytes};
+    base_ = notice_of(args, algorithm, bytes);
     for (const core::Datatype* t : {args_.type, args_.recvtype})
       if (t != nullptr) t->retain();
     if (args_.op != nullptr) args_.op->retain();
@@ -331,11 +344,17 @@ class Guard final : public Operation {
 std::unique_ptr<Operation> guard_operation(std::unique_ptr<Operation> op, const Args& args,
                                            const Algorithm& algorithm, std::int64_t bytes,
                                            bool blocking) {
-  if (args.comm == nullptr || args.comm->size() < 2 || args.pml == nullptr) return op;
-  if (index_of(algorithm) < 0) return op;  // host staging: the host algorithm inside is guarded
-  std::shared_ptr<CommGuard> g = guard::of(*args.pml, *args.comm);
+  std::shared_ptr<CommGuard> g = guard_of(args, algorithm);
   if (g == nullptr) return op;
   return std::make_unique<Guard>(std::move(op), args, algorithm, bytes, std::move(g), blocking);
+}
+
+void guard_failed(const Args& args, const Algorithm& algorithm, std::int64_t bytes,
+                  ErrorCode error) {
+  std::shared_ptr<CommGuard> g = guard_of(args, algorithm);
+  if (g == nullptr) return;
+  guard::remember(*g, notice_of(args, algorithm, bytes), args.tag);
+  guard::mark_done(*g, args.tag, error);
 }
 
 }  // namespace gpurun::coll

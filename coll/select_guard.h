@@ -70,6 +70,12 @@ std::unique_ptr<Operation> guard_operation(std::unique_ptr<Operation> op, const 
                                            const Algorithm& algorithm, std::int64_t bytes,
                                            bool blocking);
 
+// This rank could not make the operation of call `args` by `algorithm` (no memory for its
+// scratch, say): the call is kept as failed with `error`, so that members waiting in it learn
+// of it (kFailed) and end theirs instead of waiting for this rank.
+void guard_failed(const Args& args, const Algorithm& algorithm, std::int64_t bytes,
+                  ErrorCode error);
+
 // Whether blocking calls look for deadlocks between communicators (guard_state.h: on unless
 // the program runs under MPI_THREAD_MULTIPLE).
 void detect_deadlocks(bool on);
