@@ -308,7 +308,7 @@ class Alltoall final : public ShmOp {
   bool pairs_in_slot_ = false;      // CMA: ranks that share a core exchange through the slots
   std::uint64_t stride_ = 0;        // ... the block for rank r at r * stride_ in the half
   bool slot_written_ = false;       // ... this rank's blocks for them are there
-  std::vector<bool> addressed_;     // CMA alltoallv: the readers given an address
+  std::vector<std::uint8_t> addressed_;  // CMA alltoallv: the readers given an address
   int waited_ = 0;                  // ... those seen done so far
   std::vector<std::byte> copy_;     // CMA: this rank's send blocks, packed, when published so
   std::vector<std::byte> scratch_;  // CMA: a block on its way to a non-contiguous buffer

@@ -62,7 +62,7 @@ const std::byte* entry_address(const Buffer& block, std::uint64_t small, bool mu
 
 void put_entries(EntryLine* entries, std::uint64_t seq, const std::vector<Buffer>& blocks, int self,
                  std::byte* slot, std::uint64_t small, bool must_copy, std::vector<std::byte>& copy,
-                 std::vector<bool>& addressed) {
+                 std::vector<std::uint8_t>& addressed) {
   std::size_t p = blocks.size(), packed = 0;
   auto by_address = [&](const Buffer& b) { return !must_copy && b.contiguous(); };
   for (std::size_t r = 0; r < p; ++r)
@@ -70,7 +70,7 @@ void put_entries(EntryLine* entries, std::uint64_t seq, const std::vector<Buffer
       packed += blocks[r].bytes();
   copy.resize(packed);  // once: the addresses published must stay
   packed = 0;
-  addressed.assign(p, false);
+  addressed.assign(p, 0);
   std::uint64_t at = p * kLineBytes;
   for (std::size_t r = 0; r < p; ++r) {
     if (static_cast<int>(r) == self) continue;
@@ -83,7 +83,7 @@ void put_entries(EntryLine* entries, std::uint64_t seq, const std::vector<Buffer
       b.pack(0, copy.data() + packed, b.bytes());
       packed += b.bytes();
     }
-    addressed[r] = put_entry(entries[r], seq, b, b.bytes(), slot, at, small, address);
+    addressed[r] = put_entry(entries[r], seq, b, b.bytes(), slot, at, small, address) ? 1 : 0;
   }
 }
 

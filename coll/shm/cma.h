@@ -101,10 +101,11 @@ const std::byte* entry_address(const Buffer& block, std::uint64_t small, bool mu
                                std::vector<std::byte>& copy);
 // Fills entries[r] of collective `seq` for every block of `blocks` but `self`'s, as put_entry
 // does, small blocks in `slot` after the entries, larger ones where they lie when contiguous
-// (and not `must_copy`), else packed into `copy`; addressed[r]: reader r copies by CMA.
+// (and not `must_copy`), else packed into `copy`; addressed[r] is 1 where reader r copies by
+// CMA.
 void put_entries(EntryLine* entries, std::uint64_t seq, const std::vector<Buffer>& blocks, int self,
                  std::byte* slot, std::uint64_t small, bool must_copy, std::vector<std::byte>& copy,
-                 std::vector<bool>& addressed);
+                 std::vector<std::uint8_t>& addressed);
 inline bool entry_ready(const EntryLine& e, std::uint64_t seq) {
   return e.seq.load(std::memory_order_acquire) == seq && e.check == line_check(seq);
 }

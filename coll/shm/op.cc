@@ -41,17 +41,17 @@ Status ShmOp::start() {
 
 // With nothing queued before it on a ready segment, the call steps here: the round trips of
 // the progress engine (the guard's, this operation's and the arena's progress, the engine's
-// pollers) were most of an 8-byte collective's instructions. Ranks that outnumber cores keep
-// the engine's waiting, which gives the core away.
+// pollers) were most of an 8-byte collective's instructions. Ranks that outnumber cores take
+// one step only, then the engine's waiting, which gives the core away: a call that waits for
+// nobody (a gather's non-root, a scatter's root) is over at once.
 Status ShmOp::start_blocking(bool& done) {
   done = false;
-  if (arena_.state() != Arena::State::kReady || arena_.busy() ||
-      progress::engine().policy() != progress::WaitPolicy::kSpin)
-    return start();
+  if (arena_.state() != Arena::State::kReady || arena_.busy()) return start();
+  const int steps = progress::engine().policy() == progress::WaitPolicy::kSpin ? kQuickSteps : 1;
   status_ = ok_status();
   on_fallback_ = false;
   begin();
-  for (int i = 0; i < kQuickSteps; ++i) {
+  for (int i = 0; i < steps; ++i) {
     if (step()) {
       complete();
       done = true;

@@ -189,7 +189,7 @@ class ShmOp : public Operation {
   }
   // Whether every member that `addressed` marks (given the address of this rank's buffer) has
   // posted that it is done with it; `waited` keeps the place between calls.
-  bool addressed_readers_done(const std::vector<bool>& addressed, int& waited) const {
+  bool addressed_readers_done(const std::vector<std::uint8_t>& addressed, int& waited) const {
     for (; waited < arena_.size(); ++waited)
       if (addressed[static_cast<std::size_t>(waited)] &&
           !arena_.reached(waited, step_value(seq_, kReadStep)))

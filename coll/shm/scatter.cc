@@ -194,7 +194,7 @@ class Scatter final : public ShmOp {
   std::uint64_t round_ = 0;
   bool posted_ = false;             // CMA: the root's entries are up
   int waited_ = 0;                  // CMA: the ranks seen done with the root's buffer so far
-  std::vector<bool> addressed_;     // CMA: the ranks given an address
+  std::vector<std::uint8_t> addressed_;  // CMA: the ranks given an address
   std::vector<std::byte> copy_;     // CMA: the root's non-contiguous blocks, packed
   std::vector<std::byte> scratch_;  // CMA: a block on its way to a non-contiguous buffer
 };
