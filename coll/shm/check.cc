@@ -93,8 +93,14 @@ CountCheck unsigned_check(const Args& a, int rank, int size) {
     case Collective::kExscan:
     case Collective::kReduceScatterBlock:
       return all_equal(bytes_of(a.count, a.type));
-    case Collective::kReduceScatter:
-      return all_equal(a.recvcounts != nullptr ? reduce_scatter_bytes(a, size) : 0);
+    case Collective::kReduceScatter: {
+      CountCheck check = all_equal(a.recvcounts != nullptr ? reduce_scatter_bytes(a, size) : 0);
+      // A rank that receives nothing reads nobody's operands: it publishes its count for the
+      // others to check and leaves without waiting for theirs.
+      if (a.recvcounts != nullptr && a.recvcounts[rank] == 0)
+        check.sources = CountCheck::Sources::kNone;
+      return check;
+    }
     default:
       return CountCheck{};
   }

@@ -81,11 +81,17 @@ class ReduceScatter final : public ShmOp {
     posted_ = true;
     return true;
   }
-  // x0 op (x1 op (... op x(p-1))), built in the receive buffer from the last operand down.
+  // x0 op (x1 op (... op x(p-1))), built in the receive buffer from the last operand down. A
+  // rank with nothing of its own in this round waits for nobody (osu_reduce_scatter -np 4,
+  // 4 B: the three ranks that receive nothing leave once they have posted their operands).
   bool combine_round() {
-    if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
     int me = arena_.rank();
     std::int64_t count = length(me);
+    if (count == 0) {
+      arena_.post(step_value(seq_, 2 * round_ + 2));
+      return true;
+    }
+    if (!arena_.all_reached(step_value(seq_, 2 * round_ + 1))) return false;
     std::byte* acc = out_.packed(round_ * chunk_ * element_);
     int last = arena_.size() - 1;
     std::memcpy(acc, piece(last, me), count * element_);
