@@ -3,6 +3,8 @@
 // for each other's sends.
 #include "api/sendrecv.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <new>
 
@@ -11,9 +13,29 @@
 #include "api/memory.h"
 #include "api/pt2pt.h"
 #include "api/requests.h"
+#include "runtime/base/log.h"
 
 namespace gpurun::api {
 namespace {
+
+// Bytes that the two sides of an exchange share, looked at where both move data and are
+// contiguous (strided sides may interleave in one array without sharing a byte): the standard
+// makes the two buffers disjoint, and where they are not the receive could overwrite what the
+// send has yet to read.
+std::uint64_t overlap(const SendrecvCall& a, const core::Datatype& stype,
+                      const core::Datatype& rtype) {
+  if (a.sendcount == 0 || a.recvcount == 0 || a.dest == MPI_PROC_NULL ||
+      a.source == MPI_PROC_NULL || !stype.contiguous() || !rtype.contiguous())
+    return 0;
+  auto first = [](const void* buf, const core::Datatype& t) {
+    return reinterpret_cast<std::uintptr_t>(buf) + static_cast<std::uintptr_t>(t.true_lb());
+  };
+  std::uintptr_t send = first(a.sendbuf, stype), recv = first(a.recvbuf, rtype);
+  std::uintptr_t send_end = send + static_cast<std::uintptr_t>(a.sendcount * stype.size());
+  std::uintptr_t recv_end = recv + static_cast<std::uintptr_t>(a.recvcount * rtype.size());
+  if (send >= recv_end || recv >= send_end) return 0;
+  return std::min(send_end, recv_end) - std::max(send, recv);
+}
 
 int check_sendrecv(const Call& call, const SendrecvCall& a, CommEntry** entry,
                    const core::Datatype** send_type, const core::Datatype** recv_type) {
@@ -66,6 +88,30 @@ int copy_for_replace(const Call& call, MPI_Comm comm, ExchangeArgs* args) {
   return MPI_SUCCESS;
 }
 
+// The send of an exchange whose receive may overwrite its buffer: gone at once, or from a copy.
+int send_or_copy(const Call& call, MPI_Comm comm, ExchangeArgs* args) {
+  if (args->has_send && the_pml().send_now(args->send)) args->has_send = false;  // gone already
+  if (!args->has_send) return MPI_SUCCESS;
+  return copy_for_replace(call, comm, args);
+}
+
+// An MPI_Sendrecv whose buffers overlap (one buffer passed as both, most often, where
+// MPI_Sendrecv_replace was meant) is erroneous, yet works elsewhere while its messages are
+// small: it runs as MPI_Sendrecv_replace would, on a copy of what it sends, with a warning the
+// first time.
+int overlapping(const Call& call, MPI_Comm comm, std::uint64_t common, ExchangeArgs* args) {
+  static bool warned = false;
+  if (!warned) {
+    warned = true;
+    GPURUN_LOG(warn, pml,
+               "%s: arguments sendbuf and recvbuf overlap (%llu bytes in common), which the "
+               "standard forbids; gpurun sends from a copy, as MPI_Sendrecv_replace does (said "
+               "once)",
+               call.name, static_cast<unsigned long long>(common));
+  }
+  return send_or_copy(call, comm, args);
+}
+
 // The pml's arguments of both halves, from checked arguments.
 void fill_exchange(const CommEntry& entry, const SendrecvCall& a, const core::Datatype* stype,
                    const core::Datatype* rtype, ExchangeArgs* out) {
@@ -96,6 +142,8 @@ int check_exchange(const Call& call, const SendrecvCall& a, ExchangeArgs* out) {
   const core::Datatype* rtype = nullptr;
   if (int rc = check_sendrecv(call, a, &entry, &stype, &rtype); rc != MPI_SUCCESS) return rc;
   fill_exchange(*entry, a, stype, rtype, out);
+  if (std::uint64_t common = overlap(a, *stype, *rtype); common != 0) [[unlikely]]
+    return overlapping(call, a.comm, common, out);
   return MPI_SUCCESS;
 }
 
@@ -106,9 +154,7 @@ int check_replace_exchange(const Call& call, const ReplaceCall& a, ExchangeArgs*
   SendrecvCall both{a.buf,   a.count,    a.datatype, a.dest,    a.sendtag, a.buf,
                     a.count, a.datatype, a.source,   a.recvtag, a.comm};
   fill_exchange(*entry, both, type, type, out);
-  if (out->has_send && the_pml().send_now(out->send)) out->has_send = false;  // gone already
-  if (!out->has_send) return MPI_SUCCESS;
-  return copy_for_replace(call, a.comm, out);
+  return send_or_copy(call, a.comm, out);
 }
 
 namespace {

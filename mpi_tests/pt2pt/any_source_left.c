@@ -67,7 +67,8 @@ static void blocked_alone(void) {
                 "%s: class %d, status class %d", all ? "MPI_Waitall" : "MPI_Waitsome", class_of(rc),
                 class_of(st.MPI_ERROR));
   }
-  expect_alone(MPI_Sendrecv(&x, 1, MPI_INT, 0, 8, &x, 1, MPI_INT, MPI_ANY_SOURCE, 6, MPI_COMM_WORLD,
+  int y = 0;
+  expect_alone(MPI_Sendrecv(&x, 1, MPI_INT, 0, 8, &y, 1, MPI_INT, MPI_ANY_SOURCE, 6, MPI_COMM_WORLD,
                             MPI_STATUS_IGNORE),
                "MPI_Sendrecv");
   MPI_Recv(&x, 1, MPI_INT, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* its send, to itself */

@@ -1,7 +1,10 @@
 /* MPI_Sendrecv and MPI_Sendrecv_replace around a ring (every rank sends right and receives from
  * the left at once, which deadlocks if either waits for the other), eager and rendezvous
  * sizes, with different send and receive tags, MPI_ANY_SOURCE/MPI_ANY_TAG on the receive side,
- * different send and receive types, to self, the _c forms, and MPI_PROC_NULL on either side. */
+ * different send and receive types, to self, the _c forms, and MPI_PROC_NULL on either side;
+ * and buffers that overlap, which the standard forbids but programs pass (one buffer as both,
+ * where MPI_Sendrecv_replace was meant): each rank must get its neighbour's data, at every
+ * size, with one warning. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +57,33 @@ static void ring(int rank, int size) {
   free(in);
 }
 
+/* One buffer as both sides, and a receive that starts a block into the send buffer, around the
+ * ring at every size (rendezvous ones too), then MPI_Isendrecv. */
+static void overlapping(int rank, int size) {
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int *buf = malloc((300000 + 1) * sizeof(int));
+  for (int k = 0; k < NCOUNTS; k++) {
+    int n = kCounts[k], bad = 0;
+    for (int shift = 0; shift <= 1; shift++) {
+      for (int i = 0; i < n + 1; i++) buf[i] = value(rank, k, i);
+      MPI_Status st;
+      MPI_Sendrecv(buf, n, MPI_INT, right, 60, buf + shift, n, MPI_INT, left, 60, MPI_COMM_WORLD,
+                   &st);
+      for (int i = 0; i < n; i++) bad |= buf[i + shift] != value(left, k, i);
+      MTEST_CHECK(!bad && (n == 0 || st.MPI_SOURCE == left),
+                  "MPI_Sendrecv of %d ints, receive %d ints into the send buffer", n, shift);
+    }
+  }
+  int n = kCounts[NCOUNTS - 1], bad = 0;
+  for (int i = 0; i < n; i++) buf[i] = value(rank, 9, i);
+  MPI_Request r;
+  MPI_Isendrecv(buf, n, MPI_INT, right, 61, buf, n, MPI_INT, left, 61, MPI_COMM_WORLD, &r);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  for (int i = 0; i < n; i++) bad |= buf[i] != value(left, 9, i);
+  MTEST_CHECK(!bad, "MPI_Isendrecv of %d ints in one buffer", n);
+  free(buf);
+}
+
 static void self_and_proc_null(int rank, int size) {
   int out[3] = {rank, 2, 3}, in[3] = {0, 0, 0}, count = -1;
   MPI_Status st;
@@ -82,5 +112,6 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   ring(rank, size);
   self_and_proc_null(rank, size);
+  overlapping(rank, size);
   return mtest_finalize();
 }
