@@ -1,6 +1,8 @@
 #include "runtime/transport/shm/shm_transport.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +26,8 @@ struct Pair {
     Endpoint* to_peer = nullptr;
     std::vector<std::vector<std::byte>> received;
     std::vector<PacketHeader> headers;
+    bool count_only = false;  // packets counted, not kept (no allocation per packet)
+    int counted = 0;
   };
   Side side[2];
 
@@ -44,6 +48,10 @@ struct Pair {
   }
   static void on_packet(void* context, const Packet& p) {
     auto* s = static_cast<Side*>(context);
+    if (s->count_only) {
+      ++s->counted;
+      return;
+    }
     s->received.emplace_back(p.payload, p.payload + p.length);
     s->headers.push_back(*p.header);
   }
@@ -111,6 +119,32 @@ TEST(ShmTransport, FullRingAsksToRetry) {
     pair.progress();
   EXPECT_EQ(static_cast<int>(pair.side[1].received.size()), sent);
   EXPECT_TRUE(pair.side[0].to_peer->send(h, data.data(), data.size()).ok());
+}
+
+long minor_faults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
+
+// The rings are mapped on both sides at connect: a first pass over a whole ring takes no page
+// fault a page (it took 64 on each side of 256K rings, microseconds each on a virtual machine).
+TEST(ShmTransport, RingsAreMappedAtConnect) {
+  void* probe = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(probe, MAP_FAILED);
+  bool can = madvise(probe, 4096, 23 /* MADV_POPULATE_WRITE, Linux 5.14 */) == 0;
+  munmap(probe, 4096);
+  if (!can) GTEST_SKIP() << "the kernel cannot populate a mapping ahead";
+  Pair pair;
+  pair.side[1].count_only = true;
+  std::byte one{7};
+  PacketHeader h{1, 0, 0, 0, 0, 0};
+  long before = minor_faults();
+  int sent = 0;
+  for (; sent < 3 * 4096; ++sent)
+    while (!pair.side[0].to_peer->send(h, &one, 1).ok()) pair.progress();
+  while (pair.side[1].counted < sent) pair.progress();
+  EXPECT_LT(minor_faults() - before, 16) << "page faults while " << sent << " packets went through";
 }
 
 struct Done {

@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -115,6 +117,21 @@ Segment::~Segment() {
   munmap(base_, size_);
   close(fd_);
   unlink();
+}
+
+void Segment::populate(const void* at, std::size_t bytes) const {
+#ifndef MADV_POPULATE_WRITE
+  constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14
+#endif
+  auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  auto first = reinterpret_cast<std::uintptr_t>(at) & ~(page - 1);
+  auto end = (reinterpret_cast<std::uintptr_t>(at) + bytes + page - 1) & ~(page - 1);
+  auto base = reinterpret_cast<std::uintptr_t>(base_);
+  first = std::max(first, base);
+  end = std::min(end, base + size_);
+  if (first >= end) return;
+  if (madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_WRITE) != 0)
+    GPURUN_LOG(debug, transport, "populating %zu bytes of a shared segment: %m", end - first);
 }
 
 void Segment::unlink() {
