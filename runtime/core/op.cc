@@ -99,7 +99,8 @@ Status no_memory(std::int64_t bytes) {
 }  // namespace
 
 const Op& Op::predefined(OpKind kind) {
-  static const Op ops[kPredefinedOpCount] = {
+  // Constant-initialized: no guard at each call (MPI_Accumulate asks at every call).
+  static constinit const Op ops[kPredefinedOpCount] = {
       {OpKind::kMax, true},      {OpKind::kMin, true},    {OpKind::kSum, true},
       {OpKind::kProd, true},     {OpKind::kLand, true},   {OpKind::kBand, true},
       {OpKind::kLor, true},      {OpKind::kBor, true},    {OpKind::kLxor, true},

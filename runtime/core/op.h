@@ -110,7 +110,7 @@ class Op {
   UserFn user_fn() const { return user_fn_; }
   void* user_context() const { return user_context_; }
 
-  Op(OpKind kind, bool commutative) : kind_(kind), commutative_(commutative) {}
+  constexpr Op(OpKind kind, bool commutative) : kind_(kind), commutative_(commutative) {}
   Op(const Op&) = delete;
   Op& operator=(const Op&) = delete;
 
