@@ -4,6 +4,7 @@
 #include <bit>
 #include <new>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -222,15 +223,21 @@ Result<const Algorithm*> select_in_engine(Engine& e, CommState& s, const Args& a
 // what this process can hold (an unset variable, most often) ends the call in kNoMemory,
 // MPI_ERR_NO_MEM through the error handler, rather than the process; members that wait in the
 // call learn of it (select_guard.h: guard_failed).
+// (std::length_error: a size beyond what a vector may hold, as api/call.h's guard_memory.)
 Result<std::unique_ptr<Operation>> plan(const Algorithm& a, const Args& args) {
-  try {
-    return a.create(args);
-  } catch (const std::bad_alloc&) {
+  auto no_memory = [&] {
     std::int64_t bytes = selection_bytes(args);
     guard_failed(args, a, bytes, ErrorCode::kNoMemory);
     return Status(ErrorCode::kNoMemory, "algorithm " + std::string(a.name) +
                                             " found no memory for the scratch of a " +
                                             std::to_string(bytes) + "-byte call");
+  };
+  try {
+    return a.create(args);
+  } catch (const std::bad_alloc&) {
+    return no_memory();
+  } catch (const std::length_error&) {
+    return no_memory();
   }
 }
 
