@@ -105,8 +105,8 @@ class Allgather final : public ShmOp {
     int me = arena_.rank();
     return exchange_by_cma(
         cma_state_, "allgather", [&] { return source_of({send_}, false, copy_); },
-        [&] {
-          if (!in_place_) copy_stream(send_, block(me), 0, send_.bytes());
+        [&](int half) {
+          if (!in_place_) copy_stream_half(send_, block(me), send_.bytes(), half);
         },
         [&](int r, const Source& from) {
           return read_block(arena_.cma_pid(r), from.base, block(r), send_.bytes(), scratch_);

@@ -158,8 +158,8 @@ class Alltoall final : public ShmOp {
     }
     return exchange_by_cma(
         cma_state_, "alltoall", [&] { return source_of(sends_, in_place_, copy_); },
-        [&] {
-          if (!in_place_) copy_stream(send(me), recv(me), 0, block_);
+        [&](int half) {
+          if (!in_place_) copy_stream_half(send(me), recv(me), block_, half);
         },
         [&](int r, const Source& from) {
           if (in_slot(r)) {

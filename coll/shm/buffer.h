@@ -163,6 +163,15 @@ inline void copy_stream(const Buffer& from, const Buffer& to, std::uint64_t offs
   }
 }
 
+// Half `half` (0 or 1) of the first `length` bytes of `from`'s stream into `to`'s, split at a
+// cache line: a single-copy exchange copies a rank's own block in two halves around its reads,
+// so that each half covers a wait for the other ranks (their addresses, then their reads).
+inline void copy_stream_half(const Buffer& from, const Buffer& to, std::size_t length, int half) {
+  std::size_t split = length / 2 & ~std::size_t{63};
+  if (half == 0) return copy_stream(from, to, 0, split);
+  copy_stream(from, to, split, length - split);
+}
+
 // The typed address, for core::Op::apply, of packed contiguous data of `type` at `packed`.
 inline void* typed_at(void* packed, const core::Datatype& type) {
   return static_cast<std::byte*>(packed) - type.true_lb();

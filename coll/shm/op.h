@@ -120,10 +120,11 @@ class ShmOp : public Operation {
   bool mismatched() const { return mismatch_; }
 
   // The single-copy exchange of allgather and alltoall (coll/shm/cma.h), `x` keeping its place
-  // between calls: publishes make_source() in this rank's line, runs own() (this rank's block,
-  // while the others catch up), reads every other member's block once the counts agree
-  // (read(r, its source) -> Status, the next rank first; `collective` names the call in
-  // errors), posts that it is done, and waits until every member has. False until then.
+  // between calls: publishes make_source() in this rank's line, runs own(0) (the first half of
+  // this rank's block, while the others' lines arrive), reads every other member's block once
+  // the counts agree (read(r, its source) -> Status, the next rank first; `collective` names
+  // the call in errors), posts that it is done, runs own(1) (the second half, while the others
+  // finish their reads) and waits until every member has. False until then.
   // `reads_buffer(r)`, when given, tells whether member r reads this rank's buffer: the end
   // waits only for those (the others take what they need from elsewhere, this rank's slot).
   template <class MakeSource, class Own, class Read, class ReadsBuffer = std::nullptr_t>
@@ -135,7 +136,7 @@ class ShmOp : public Operation {
       post_line();
       arena_.line_written(seq_, Arena::kAllReaders);
       x.posted = true;
-      own();
+      own(0);
     }
     if (!x.read) {
       if (!check_counts()) return false;
@@ -143,6 +144,7 @@ class ShmOp : public Operation {
       if (!read_sources(x, collective, read)) return false;
       arena_.post(step_value(seq_, kReadStep));
       x.read = true;
+      own(1);
     }
     if constexpr (std::is_null_pointer_v<ReadsBuffer>) {
       return arena_.all_reached(step_value(seq_, kReadStep));
