@@ -9,6 +9,7 @@
 #include <limits>
 #include <string_view>
 
+#include "launcher/cli_args.h"
 #include "launcher/hosts.h"
 #include "launcher/program_check.h"
 #include "runtime/base/param.h"
@@ -43,15 +44,6 @@ std::pair<std::string, std::string> parse_export(std::string_view text) {
   return {name, *value};
 }
 
-MapBy parse_map_by(std::string_view text) {
-  if (text == "gpu") return MapBy::kGpu;
-  if (text == "core") return MapBy::kCore;
-  if (text == "numa") return MapBy::kNuma;
-  if (text == "slot") return MapBy::kSlot;
-  if (text == "node") return MapBy::kNode;
-  throw UsageError("--map-by: '" + std::string(text) + "' is not node, slot, numa, gpu or core");
-}
-
 int parse_positive(std::string_view text, std::string_view option) {
   int n = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
@@ -59,6 +51,31 @@ int parse_positive(std::string_view text, std::string_view option) {
     throw UsageError(std::string(option) + ": '" + std::string(text) +
                      "' is not a positive number");
   return n;
+}
+
+// "ppr:N:node", Open MPI's N ranks a node: --npernode N.
+int parse_ppr(std::string_view text) {
+  std::string_view rest = text.substr(4);
+  std::size_t colon = rest.find(':');
+  if (colon == std::string_view::npos || rest.substr(colon + 1) != "node")
+    throw UsageError("--map-by: '" + std::string(text) +
+                     "' is not ppr:N:node (N ranks a host; --map-by numa spreads a host's ranks "
+                     "over its NUMA nodes)");
+  return parse_positive(rest.substr(0, colon), "--map-by ppr");
+}
+
+MapBy parse_map_by(std::string_view text, Options& opts) {
+  if (text.starts_with("ppr:")) {
+    opts.npernode = parse_ppr(text);
+    return opts.map_by;
+  }
+  if (text == "gpu") return MapBy::kGpu;
+  if (text == "core") return MapBy::kCore;
+  if (text == "numa") return MapBy::kNuma;
+  if (text == "slot") return MapBy::kSlot;
+  if (text == "node") return MapBy::kNode;
+  throw UsageError("--map-by: '" + std::string(text) +
+                   "' is not node, slot, numa, gpu, core or ppr:N:node");
 }
 
 // A -H value, checked (launcher/hosts.h).
@@ -117,19 +134,6 @@ std::string gpurun_path() {
   return param::external_env("PATH").value_or("/usr/local/bin:/usr/bin:/bin");
 }
 
-// Takes the value of an option: "--opt value" or "--opt=value".
-std::string_view take_value(int argc, char** argv, int& i, std::string_view arg,
-                            std::string_view name) {
-  if (arg.size() > name.size() && arg[name.size()] == '=') return arg.substr(name.size() + 1);
-  if (i + 1 >= argc) throw UsageError(std::string(name) + " needs a value");
-  return argv[++i];
-}
-
-bool matches(std::string_view arg, std::string_view name) {
-  return arg == name ||
-         (arg.starts_with(name) && arg.size() > name.size() && arg[name.size()] == '=');
-}
-
 bool parse_host_option(int argc, char** argv, int& i, std::string_view arg, Options& opts);
 
 // --hostfile, and the peers' spellings of it.
@@ -171,8 +175,8 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
     std::string_view name = arg.substr(0, arg.find('='));
     opts.app_file = take_value(argc, argv, i, arg, name);
     if (opts.app_file.empty()) throw UsageError(std::string(name) + " needs a file name");
-  } else if (arg == "--tag-output" || arg == "-l" || arg == "-prepend-rank") {
-    opts.tag_output = true;
+  } else if (parse_output_option(argc, argv, i, arg, opts.output)) {
+    // where the ranks' output goes
   } else if (arg == "--report-bindings") {
     opts.report_bindings = true;
   } else if (arg == "--display-map") {
@@ -182,7 +186,7 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
   } else if (matches(arg, "--bind-to")) {
     opts.bind_to = parse_bind(take_value(argc, argv, i, arg, "--bind-to"));
   } else if (matches(arg, "--map-by")) {
-    opts.map_by = parse_map_by(take_value(argc, argv, i, arg, "--map-by"));
+    opts.map_by = parse_map_by(take_value(argc, argv, i, arg, "--map-by"), opts);
   } else if (matches(arg, "--gpus-per-rank")) {
     opts.gpus_per_rank =
         parse_positive(take_value(argc, argv, i, arg, "--gpus-per-rank"), "--gpus-per-rank");
@@ -262,6 +266,10 @@ bool parse_host_option(int argc, char** argv, int& i, std::string_view arg, Opti
 bool parse_last_option(std::string_view arg, Options& opts) {
   if (arg == "--explain") {
     opts.action = Options::Action::kExplain;
+  } else if (matches(arg, "--mca") || matches(arg, "-mca") || matches(arg, "--gmca") ||
+             matches(arg, "-gmca")) {
+    throw UsageError(std::string(arg) + ": gpurun has no MCA parameters (Open MPI's); its " +
+                     "knobs are GPURUN_* environment variables, listed by gpurun --info params");
   } else if (arg.starts_with("-") && arg != "-") {
     throw UsageError("unknown option '" + std::string(arg) + "' (see gpurun --help)");
   } else {
@@ -275,7 +283,7 @@ bool parse_last_option(std::string_view arg, Options& opts) {
 bool parse_program_option(int argc, char** argv, int& i, App& app) {
   std::string_view arg = argv[i];
   std::string_view name = arg.substr(0, arg.find('='));
-  if (matches(arg, "-np") || matches(arg, "-n") || matches(arg, "--np")) {
+  if (matches(arg, "-np") || matches(arg, "-n") || matches(arg, "--np") || matches(arg, "-c")) {
     app.np = parse_np(take_value(argc, argv, i, arg, name));
   } else if (matches(arg, "-x")) {
     app.exports.push_back(parse_export(take_value(argc, argv, i, arg, "-x")));
@@ -375,7 +383,7 @@ std::string path_for(const App& app) {
 
 // The job's rank count, each program's working directory and resolved path.
 void finish_apps(Options& opts, bool explain, const std::vector<std::string>& names) {
-  bool hosts = !opts.hosts.empty() || !opts.hostfile.empty() || any_program_hosts(opts.apps);
+  bool hosts = maps_by_hosts(opts);
   if (opts.apps.size() > 1) {
     std::int64_t total = 0;
     for (std::size_t k = 0; k < opts.apps.size(); ++k) {
@@ -416,6 +424,11 @@ void finish_apps(Options& opts, bool explain, const std::vector<std::string>& na
 }  // namespace
 
 std::string find_program(const std::string& name) { return resolve_program(name, gpurun_path()); }
+
+bool maps_by_hosts(const Options& opts) {
+  return !opts.hosts.empty() || !opts.hostfile.empty() || any_program_hosts(opts.apps) ||
+         opts.npernode > 0;
+}
 
 MapBy local_map_by(MapBy map_by) {
   return map_by == MapBy::kSlot || map_by == MapBy::kNode ? MapBy::kAuto : map_by;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "launcher/apps.h"
+#include "launcher/output.h"
 
 namespace gpurun::launcher {
 
@@ -37,7 +38,7 @@ struct Options {
   // -genv NAME VALUE: set in every program's ranks (a program's own -x or -env wins).
   std::vector<std::pair<std::string, std::string>> job_exports;
   std::string app_file;  // --app FILE
-  bool tag_output = false;
+  OutputSpec output;     // --tag-output, --output-filename, ...
   bool report_bindings = false;  // --report-bindings
   bool display_map = false;      // --display-map
   std::optional<std::chrono::nanoseconds> timeout;
@@ -56,6 +57,10 @@ struct Options {
   // kDaemon and kHostCleanup (started by gpurun itself on a remote host): their arguments.
   std::vector<std::string> internal_args;
 };
+
+// Whether the ranks are mapped onto hosts and their slots (launcher/hosts.h): -H, --hostfile, a
+// program's own hosts, or --npernode (alone: N ranks on this host, as on each host of a list).
+bool maps_by_hosts(const Options& opts);
 
 // The local placement that --map-by asks for (host-level choices place by kAuto on a host).
 MapBy local_map_by(MapBy map_by);

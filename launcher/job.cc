@@ -67,17 +67,25 @@ Job::Job(JobConfig config, EventQueue& events, int signal_fd, RemoteHosts* remot
     const NodeRanks& node =
         config_.map
             .nodes[static_cast<std::size_t>(config_.map.node_of[static_cast<std::size_t>(r)])];
-    std::string prefix;
-    if (config_.tag_output) prefix.append("[").append(std::to_string(r)).append("] ");
     ranks_.push_back(Rank{.rank = r,
                           .host = node.name,
                           .remote = !node.local,
                           .remote_out = !node.local,
                           .remote_err = !node.local,
                           .running = !node.local,
-                          .out = LineForwarder(STDOUT_FILENO, prefix, config_.line_max),
-                          .err = LineForwarder(STDERR_FILENO, prefix, config_.line_max)});
+                          .out = forwarder(r, false),
+                          .err = forwarder(r, true)});
   }
+}
+
+// Where rank r's stdout or stderr goes (launcher/output.h OutputSpec).
+LineForwarder Job::forwarder(int r, bool is_stderr) const {
+  const OutputSpec& spec = config_.output;
+  std::string prefix;
+  if (spec.tag) prefix.append("[").append(std::to_string(r)).append("] ");
+  int dest = is_stderr && !spec.merge_stderr ? STDERR_FILENO : STDOUT_FILENO;
+  int file = config_.files ? config_.files->fd(r, is_stderr && !spec.merge_stderr) : -1;
+  return LineForwarder(spec.copy ? dest : -1, prefix, config_.line_max, file, spec.timestamp);
 }
 
 Job::~Job() {

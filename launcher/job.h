@@ -25,7 +25,8 @@
 namespace gpurun::launcher {
 
 struct JobConfig {
-  bool tag_output = false;
+  OutputSpec output;
+  const OutputFiles* files = nullptr;  // --output-filename's, or none
   std::optional<std::chrono::nanoseconds> timeout;
   std::chrono::nanoseconds kill_grace{0};
   std::size_t line_max = 65536;
@@ -90,6 +91,7 @@ class Job final : private RemoteSink {
   void reap_children();
   void on_rank_exit(Rank& rank, int status);
   void on_output(Rank& rank, bool is_stderr);
+  LineForwarder forwarder(int rank, bool is_stderr) const;
   void on_stdin();
   void on_rank_stdin_writable();
   void close_rank_stdin();

@@ -47,8 +47,9 @@ class Profile {
   std::string text_;
 };
 
-JobConfig job_config(const Options& options, JobMap map) {
-  return JobConfig{.tag_output = options.tag_output,
+JobConfig job_config(const Options& options, JobMap map, const OutputFiles& files) {
+  return JobConfig{.output = options.output,
+                   .files = &files,
                    .timeout = options.timeout,
                    .kill_grace = params::kill_grace().get(),
                    .line_max = static_cast<std::size_t>(params::line_max().get().bytes),
@@ -177,13 +178,13 @@ JobMap map_hosts(const Options& options) {
 }
 
 // A job on this host alone: no daemon, no network, nothing listening.
-int launch_here(const Options& options, JobMap map) {
+int launch_here(const Options& options, JobMap map, const OutputFiles& files) {
   Profile profile;
   SignalFd signals;
   Plan plan = make_host_plan(options, map.size(), {});
   profile.mark("placement");
   JobDir dir;
-  JobConfig config = job_config(options, map);
+  JobConfig config = job_config(options, map, files);
   JobLayout layout = job_layout(std::move(map), 0, plan, dir, options.apps);
   set_pmix_environment();
   EventQueue events;
@@ -254,7 +255,7 @@ void set_up_local(LocalPart& part, const Options& options, const JobSpec& spec, 
   part.commands = rank_commands(options, part.ranks, part.plan->placement, *part.server);
 }
 
-int launch_across(const Options& options, JobMap map) {
+int launch_across(const Options& options, JobMap map, const OutputFiles& files) {
   Profile profile;
   SignalFd signals;
   set_pmix_environment();  // before the environment is forwarded to the hosts
@@ -281,7 +282,7 @@ int launch_across(const Options& options, JobMap map) {
   LocalPart local;
   set_up_local(local, options, spec, remote.local_share(), events);
   profile.mark("local");
-  Job job(job_config(options, std::move(map)), events, signals.fd(), &remote);
+  Job job(job_config(options, std::move(map), files), events, signals.fd(), &remote);
   remote.set_local_server(local.server ? &*local.server : nullptr);
   start_ranks(job, local.ranks, local.commands);
   remote.start_ranks();
@@ -296,14 +297,14 @@ int launch_across(const Options& options, JobMap map) {
 }  // namespace
 
 int launch(const Options& options) {
-  bool hosts =
-      !options.hosts.empty() || !options.hostfile.empty() || any_program_hosts(options.apps);
+  bool hosts = maps_by_hosts(options);
   if (!hosts) check_ranks_per_core(options);
   JobMap map = hosts ? map_hosts(options) : single_host_map(options.np, host_name());
   if (!map.spans_hosts()) map = single_host_map(map.size(), host_name());
   if (options.display_map) display_map(map, options.apps);
-  if (!map.spans_hosts()) return launch_here(options, std::move(map));
-  return launch_across(options, std::move(map));
+  OutputFiles files(options.output, map.size());
+  if (!map.spans_hosts()) return launch_here(options, std::move(map), files);
+  return launch_across(options, std::move(map), files);
 }
 
 }  // namespace gpurun::launcher

@@ -19,6 +19,13 @@ options:
   -x VAR[=value]       set VAR in the ranks' environment (its current value without '=')
   --wdir DIR           start the ranks in DIR (default: gpurun's working directory)
   --tag-output         prefix every output line with [rank]
+  --timestamp-output   prefix every output line with the time it reached gpurun
+  --merge-stderr-to-stdout
+                       send the ranks' stderr to gpurun's stdout
+  --output-filename DIR[:nocopy,nojobid]
+                       also write each rank's output to DIR/1/rank.N/stdout and stderr (N
+                       zero-filled; files on gpurun's host, made before the ranks start);
+                       :nocopy writes the files only, :nojobid leaves out the "1" level
   --timeout T          end the job after T (seconds, or 500ms, 2m); exit code 124 (without it,
                        MPIEXEC_TIMEOUT in the environment, as MPICH's mpiexec reads it)
   --report-bindings    print each rank's CPUs (and GPU, NIC) on stderr as the ranks start
@@ -50,7 +57,7 @@ across hosts:
   -np N                default with hosts: one rank per slot (per --npernode)
   --map-by slot|node   slot (default): fill each host's slots in turn; node: deal the ranks
                        round robin over the hosts
-  --npernode N         N ranks on each host (instead of its slots)
+  --npernode N         N ranks on each host (instead of its slots); without hosts, on this one
   --oversubscribe      allow more ranks than slots, and on one host more than 32 per core
                        (else an error)
   --launch-agent CMD   how to start gpurun's daemon on a remote host (default: ssh); {host} in
@@ -71,8 +78,9 @@ the peers' spellings:
                        gpurun does anyway), -l/-prepend-rank (--tag-output),
                        -hosts (-H), -f/-hostfile/-machinefile (--hostfile), -ppn (--npernode),
                        -wdir (--wdir), -configfile (--app)
-  Open MPI's           --wd (--wdir), -N (--npernode), --allow-run-as-root (accepted: gpurun
-                       runs as any user)
+  Open MPI's           -c (-np), --wd (--wdir), -N and --map-by ppr:N:node (--npernode N),
+                       --allow-run-as-root (accepted: gpurun runs as any user); --mca is
+                       refused (gpurun's knobs are GPURUN_* variables: --info params)
 
 Each rank placed on a GPU is told its GPU (PCI bus id) and nearest NIC through PMIx
 (gpurun.gpus, gpurun.nic); CUDA_VISIBLE_DEVICES is left as it is, so that every GPU stays

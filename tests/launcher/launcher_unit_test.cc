@@ -1,9 +1,14 @@
 // Unit tests of the launcher's pure parts: placement, inherited-variable scrubbing, the library
 // path, output line forwarding, the libraries a program needs.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <regex>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "launcher/environment.h"
 #include "launcher/output.h"
@@ -138,6 +143,78 @@ TEST(LineForwarder, FlushesThePartialLastLine) {
 
 TEST(LineForwarder, SplitsLinesLongerThanTheLimit) {
   EXPECT_EQ(forward({"abcdefgh"}, "[0] ", 4), "[0] abcd\n[0] efgh\n");
+}
+
+// What a pipe's read end holds once its write end is closed.
+std::string drain(int fd) {
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  close(fd);
+  return out;
+}
+
+// --output-filename: the file gets the stream's bytes in whole lines, without the terminal's
+// prefix or the newlines it adds; without a terminal (:nocopy) only the file gets anything.
+TEST(LineForwarder, FileGetsTheBytesAsTheyCame) {
+  for (bool copy : {true, false}) {
+    int term[2], file[2];
+    ASSERT_EQ(pipe(term), 0);
+    ASSERT_EQ(pipe(file), 0);
+    {
+      LineForwarder forwarder(copy ? term[1] : -1, "[2] ", 4, file[1]);
+      for (std::string chunk : {"ab", "c\nlonger", " open"})
+        forwarder.feed(chunk.data(), chunk.size());
+      forwarder.finish();
+    }
+    close(term[1]);
+    close(file[1]);
+    EXPECT_EQ(drain(term[0]), copy ? "[2] abc\n[2] long\n[2] er o\n[2] pen\n" : "");
+    EXPECT_EQ(drain(file[0]), "abc\nlonger open");
+  }
+}
+
+TEST(LineForwarder, TimestampsEachLine) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  {
+    LineForwarder forwarder(fds[1], "[1] ", 1024, -1, true);
+    std::string chunk = "one\ntwo\nthr";
+    forwarder.feed(chunk.data(), chunk.size());
+    forwarder.finish();
+  }
+  close(fds[1]);
+  std::string out = drain(fds[0]);
+  std::regex stamped(R"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6} \[1\] (one|two|thr)\n)");
+  std::vector<std::string> words;
+  for (std::sregex_iterator it(out.begin(), out.end(), stamped), end; it != end; ++it) {
+    EXPECT_EQ(it->position(), static_cast<std::ptrdiff_t>(words.size() * it->length())) << out;
+    words.push_back((*it)[1]);
+  }
+  EXPECT_EQ(words, (std::vector<std::string>{"one", "two", "thr"})) << out;
+}
+
+// Open MPI's layout: DIR/1/rank.N/stdout and stderr, N as wide as the rank count.
+TEST(OutputFiles, LaysOutOneDirectoryPerRank) {
+  char dir_template[] = "/tmp/gpurun-output-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  std::filesystem::path top = dir_template;
+  {
+    OutputFiles files(OutputSpec{.dir = top.string()}, 10);
+    EXPECT_GE(files.fd(9, true), 0);
+    EXPECT_EQ(files.fd(10, false), -1);
+    OutputFiles merged(OutputSpec{.merge_stderr = true, .dir = top / "m", .job_level = false}, 2);
+    EXPECT_GE(merged.fd(1, false), 0);
+    EXPECT_EQ(merged.fd(1, true), -1);
+  }
+  EXPECT_TRUE(std::filesystem::exists(top / "1" / "rank.00" / "stdout"));
+  EXPECT_TRUE(std::filesystem::exists(top / "1" / "rank.09" / "stderr"));
+  EXPECT_TRUE(std::filesystem::exists(top / "m" / "rank.1" / "stdout"));
+  EXPECT_FALSE(std::filesystem::exists(top / "m" / "rank.1" / "stderr"));
+  EXPECT_THROW(OutputFiles(OutputSpec{.dir = (top / "1" / "rank.00" / "stdout").string()}, 1),
+               std::runtime_error);
+  std::filesystem::remove_all(top);
 }
 
 }  // namespace

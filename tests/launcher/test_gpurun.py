@@ -55,10 +55,10 @@ class GpurunTest(unittest.TestCase):
     def tearDown(self):
         self._tmp.cleanup()
 
-    def run_gpurun(self, *args, stdin=subprocess.DEVNULL, env=None, input=None):
+    def run_gpurun(self, *args, stdin=subprocess.DEVNULL, env=None, input=None, cwd=None):
         return subprocess.run([GPURUN, *args], stdin=None if input is not None else stdin,
                               input=input, capture_output=True, text=True,
-                              env=env or self.env, timeout=HANG_GUARD)
+                              env=env or self.env, timeout=HANG_GUARD, cwd=cwd)
 
     def start_gpurun(self, *args):
         return subprocess.Popen([GPURUN, *args], stdin=subprocess.DEVNULL,

@@ -377,6 +377,21 @@ class Output(MultiHostTest):
             self.assertRegex(line, r"^\[(\d)\] rank \1 line \d+ of a whole line$")
         self.assertEqual(sorted(r.stderr.splitlines()), [f"[{i}] to stderr" for i in range(4)])
 
+    def test_output_files_of_remote_ranks_are_written_here(self):
+        with tempfile.TemporaryDirectory(prefix="gpurun-mh-out-") as top:
+            r = self.gpurun(f"--output-filename={top}:nocopy", "-H", f"localhost:2,{H2}:2",
+                            PMIX_RANK, "lines", "30")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, "")
+            for i in range(4):
+                with open(f"{top}/1/rank.{i}/stdout") as f:
+                    lines = f.read().splitlines()
+                self.assertEqual(len(lines), 30, i)
+                for line in lines:
+                    self.assertRegex(line, rf"^rank {i} line \d+ of a whole line$")
+                with open(f"{top}/1/rank.{i}/stderr") as f:
+                    self.assertEqual(f.read(), "to stderr\n")
+
     def test_stdin_reaches_rank_zero_on_a_remote_host(self):
         r = self.gpurun("--tag-output", "-H", f"{H1}:2,{H2}:2", PMIX_RANK, "stdin",
                         input="one\ntwo\n")

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""gpurun's output options and the peers' spellings of placement that job scripts carry
+(CTest label `mpi`): --output-filename with its modifiers, --merge-stderr-to-stdout,
+--timestamp-output, Open MPI's -c and --map-by ppr:N:node, and the clear refusal of --mca.
+Same environment as test_gpurun.py, whose GpurunTest it uses."""
+import os
+import re
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_gpurun import RANK, GpurunTest  # noqa: E402
+
+# Each rank says who it is on both streams, and leaves its last line open.
+SAY = 'echo "out $PMIX_RANK"; echo "err $PMIX_RANK" >&2; printf "open $PMIX_RANK"'
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+class OutputOptions(GpurunTest):
+    def files_under(self, top):
+        found = []
+        for root, _, files in os.walk(top):
+            found += [os.path.relpath(os.path.join(root, f), top) for f in files]
+        return sorted(found)
+
+    def test_output_filename_writes_each_rank_and_copies_to_the_terminal(self):
+        top = os.path.join(self.tmpdir, "out")
+        r = self.run_gpurun("-np", "3", "--output-filename", top, "sh", "-c", SAY)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.files_under(top),
+                         [f"1/rank.{i}/{s}" for i in range(3) for s in ("stderr", "stdout")])
+        for i in range(3):  # as the rank wrote them: no prefix, the open line left open
+            self.assertEqual(read(f"{top}/1/rank.{i}/stdout"), f"out {i}\nopen {i}")
+            self.assertEqual(read(f"{top}/1/rank.{i}/stderr"), f"err {i}\n")
+            self.assertIn(f"out {i}", r.stdout)
+            self.assertIn(f"err {i}", r.stderr)
+
+    def test_nocopy_nojobid_merged_and_zero_filled(self):
+        top = os.path.join(self.tmpdir, "out")
+        r = self.run_gpurun("-np", "10", "--oversubscribe", "--merge-stderr-to-stdout",
+                            f"--output-filename={top}:nocopy,nojobid", "sh", "-c", SAY)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual((r.stdout, r.stderr), ("", ""))
+        self.assertEqual(self.files_under(top), [f"rank.{i:02d}/stdout" for i in range(10)])
+        text = read(f"{top}/rank.07/stdout")
+        self.assertEqual(sorted(text.split("\n")), ["err 7", "open 7", "out 7"])
+
+    def test_output_filename_of_an_mpi_program(self):
+        top = os.path.join(self.tmpdir, "relative")
+        r = self.run_gpurun("-np", "2", "--output-filename", "relative:nocopy", RANK, "lines",
+                            "20", cwd=self.tmpdir)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for i in range(2):
+            lines = read(f"{top}/1/rank.{i}/stdout").splitlines()
+            self.assertEqual(len(lines), 20)
+            self.assertTrue(all(re.fullmatch(rf"rank {i} line \d+ of a whole line", line)
+                                for line in lines), lines)
+
+    def test_bad_output_filename(self):
+        for args, mentions in ((["--output-filename", "d:copy", "true"],
+                                "'copy' is not a modifier"),
+                               (["--output-filename=", "true"], "needs a directory"),
+                               (["--output-filename"], "needs a value")):
+            r = self.run_gpurun(*args)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(mentions, r.stderr)
+        blocker = os.path.join(self.tmpdir, "file")
+        open(blocker, "w").close()
+        r = self.run_gpurun("--output-filename", blocker, "sh", "-c", "echo ran")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn(f"--output-filename: cannot create {blocker}/1/rank.0", r.stderr)
+        self.assertNotIn("ran", r.stdout)
+
+    def test_merge_stderr_to_stdout(self):
+        r = self.run_gpurun("-np", "2", "--merge-stderr-to-stdout", "--tag-output", "sh", "-c",
+                            SAY)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "")
+        self.assertEqual(sorted(r.stdout.splitlines()),
+                         ["[0] err 0", "[0] open 0", "[0] out 0",
+                          "[1] err 1", "[1] open 1", "[1] out 1"])
+
+    def test_timestamp_output(self):
+        r = self.run_gpurun("-np", "2", "--timestamp-output", "-l", "sh", "-c", SAY)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6} "
+        for line in r.stdout.splitlines():
+            self.assertRegex(line, rf"^{stamp}\[(\d)\] (out|open) \1$")
+        self.assertEqual(len(r.stdout.splitlines()), 4)
+        for line in r.stderr.splitlines():
+            self.assertRegex(line, rf"^{stamp}\[(\d)\] err \1$")
+
+    def test_open_mpi_placement_spellings(self):
+        for args, count in ((["-c", "3"], 3), (["--map-by", "ppr:2:node"], 2),
+                            (["-N", "2"], 2), (["--npernode", "3"], 3)):
+            r = self.run_gpurun(*args, RANK, "hello")
+            self.assertEqual(r.returncode, 0, f"{args}: {r.stderr}")
+            self.assertEqual(sorted(re.findall(r"^rank (\d+) of (\d+)$", r.stdout, re.M)),
+                             [(str(i), str(count)) for i in range(count)], f"{args}: {r.stdout}")
+        r = self.run_gpurun("-np", "4", "--npernode", "2", "true")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--npernode 2", r.stderr)
+        for args, mentions in ((["--map-by", "ppr:2:socket"], "not ppr:N:node"),
+                               (["--map-by", "ppr:x:node"], "not a positive number"),
+                               (["--mca", "btl", "self"], "GPURUN_* environment variables"),
+                               (["-mca", "btl", "self"], "no MCA parameters")):
+            r = self.run_gpurun(*args, "true")
+            self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
+            self.assertIn(mentions, r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
