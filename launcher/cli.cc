@@ -44,40 +44,6 @@ std::pair<std::string, std::string> parse_export(std::string_view text) {
   return {name, *value};
 }
 
-int parse_positive(std::string_view text, std::string_view option) {
-  int n = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty() || n <= 0)
-    throw UsageError(std::string(option) + ": '" + std::string(text) +
-                     "' is not a positive number");
-  return n;
-}
-
-// "ppr:N:node", Open MPI's N ranks a node: --npernode N.
-int parse_ppr(std::string_view text) {
-  std::string_view rest = text.substr(4);
-  std::size_t colon = rest.find(':');
-  if (colon == std::string_view::npos || rest.substr(colon + 1) != "node")
-    throw UsageError("--map-by: '" + std::string(text) +
-                     "' is not ppr:N:node (N ranks a host; --map-by numa spreads a host's ranks "
-                     "over its NUMA nodes)");
-  return parse_positive(rest.substr(0, colon), "--map-by ppr");
-}
-
-MapBy parse_map_by(std::string_view text, Options& opts) {
-  if (text.starts_with("ppr:")) {
-    opts.npernode = parse_ppr(text);
-    return opts.map_by;
-  }
-  if (text == "gpu") return MapBy::kGpu;
-  if (text == "core") return MapBy::kCore;
-  if (text == "numa") return MapBy::kNuma;
-  if (text == "slot") return MapBy::kSlot;
-  if (text == "node") return MapBy::kNode;
-  throw UsageError("--map-by: '" + std::string(text) +
-                   "' is not node, slot, numa, gpu, core or ppr:N:node");
-}
-
 // A -H value, checked (launcher/hosts.h).
 std::string parse_hosts(std::string_view text, std::string_view option) {
   if (text.empty()) throw UsageError(std::string(option) + " needs a host list");
@@ -92,12 +58,6 @@ std::string parse_wdir(std::string_view text, std::string_view option) {
   std::filesystem::path dir = std::filesystem::absolute(std::filesystem::path(text), ec);
   if (ec) throw UsageError(std::string(option) + " " + std::string(text) + ": " + ec.message());
   return dir.lexically_normal().string();
-}
-
-BindTo parse_bind(std::string_view text) {
-  if (text == "core") return BindTo::kCore;
-  if (text == "none") return BindTo::kNone;
-  throw UsageError("--bind-to: '" + std::string(text) + "' is not core or none");
 }
 
 bool is_executable_file(const std::string& path) {
@@ -183,10 +143,8 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
     opts.display_map = true;
   } else if (matches(arg, "--timeout")) {
     opts.timeout = parse_timeout(take_value(argc, argv, i, arg, "--timeout"));
-  } else if (matches(arg, "--bind-to")) {
-    opts.bind_to = parse_bind(take_value(argc, argv, i, arg, "--bind-to"));
-  } else if (matches(arg, "--map-by")) {
-    opts.map_by = parse_map_by(take_value(argc, argv, i, arg, "--map-by"), opts);
+  } else if (parse_placement_option(argc, argv, i, arg, opts)) {
+    // --bind-to, --map-by, --cpus-per-rank and their spellings
   } else if (matches(arg, "--gpus-per-rank")) {
     opts.gpus_per_rank =
         parse_positive(take_value(argc, argv, i, arg, "--gpus-per-rank"), "--gpus-per-rank");
@@ -470,11 +428,13 @@ Options parse_command_line(int argc, char** argv) {
     add_programs(argc, argv, i, opts, names);
   } else if (explain) {
     opts.np = opts.first.np;  // the placement to explain
+    threads_per_rank(opts);
     return opts;
   } else {
     throw UsageError("no program to run (usage: gpurun -np N program [args])");
   }
   finish_apps(opts, explain, names);
+  threads_per_rank(opts);
   // MPICH's mpiexec reads its time limit from the environment.
   if (auto limit = param::external_env("MPIEXEC_TIMEOUT"); limit && !opts.timeout) {
     try {

@@ -32,6 +32,10 @@ struct Options {
   int np = 0;  // every program's ranks; 0 when -np was not given (a run then has 1 rank)
   MapBy map_by = MapBy::kAuto;
   int gpus_per_rank = 0;  // 0 when --gpus-per-rank was not given
+  // Cores a rank is bound to (launcher/placement.h): --cpus-per-rank N and its spellings, or
+  // the ranks' OMP_NUM_THREADS (cpus_from_threads: shrunk where they do not fit, not refused).
+  int cpus_per_rank = 0;  // 0: one core
+  bool cpus_from_threads = false;
   // While parsing: the options before the first program that are that program's own (-np, -x,
   // -env, --wdir); parse_command_line moves them into apps[0].
   App first;

@@ -22,6 +22,18 @@ inline std::string_view take_value(int argc, char** argv, int& i, std::string_vi
   return argv[++i];
 }
 
+// `text` as a number above 0; else a UsageError naming `option`.
+int parse_positive(std::string_view text, std::string_view option);
+
+// The placement options (launcher/placement.h): --bind-to core|none|core:N, --map-by (with
+// Open MPI's ppr:N:node and modifiers PE=N and oversubscribe), --cpus-per-rank N, and their
+// spellings. Returns false when `arg` is none of them.
+bool parse_placement_option(int argc, char** argv, int& i, std::string_view arg, Options& opts);
+
+// Without --cpus-per-rank: each rank takes as many cores as the first program's OMP_NUM_THREADS
+// (its -x, else gpurun's environment) asks, where they fit (Options::cpus_from_threads).
+void threads_per_rank(Options& opts);
+
 // The options that decide where the ranks' output goes (launcher/output.h): --tag-output (-l,
 // -prepend-rank), --timestamp-output, --merge-stderr-to-stdout, --output-filename
 // DIR[:nocopy,nojobid]. Returns false when `arg` is none of them.

@@ -112,6 +112,8 @@ void HostJob::set_up() {
   options.bind_to = spec_.bind;
   options.map_by = spec_.map_by;
   options.gpus_per_rank = spec_.gpus_per_rank;
+  options.cpus_per_rank = spec_.cpus_per_rank;
+  options.cpus_from_threads = spec_.cpus_from_threads;
   plan_.emplace(make_host_plan(options, static_cast<int>(local.size()), spec_.share));
   dir_.emplace();
   JobLayout layout{.map = spec_.map,

@@ -20,6 +20,7 @@ std::string encode(const JobSpec& spec) {
   }
   e.strings(spec.env).str(spec.cwd);
   e.i32(static_cast<int>(spec.bind)).i32(static_cast<int>(spec.map_by)).i32(spec.gpus_per_rank);
+  e.i32(spec.cpus_per_rank).i32(spec.cpus_from_threads ? 1 : 0);
   e.i32(spec.share.first).i32(spec.share.ranks).i32(spec.report_bindings ? 1 : 0);
   return e.take();
 }
@@ -77,6 +78,8 @@ JobSpec decode_job_spec(std::string_view body) {
   spec.bind = static_cast<BindTo>(d.i32());
   spec.map_by = static_cast<MapBy>(d.i32());
   spec.gpus_per_rank = d.i32();
+  spec.cpus_per_rank = d.i32();
+  spec.cpus_from_threads = d.i32() != 0;
   spec.share.first = d.i32();
   spec.share.ranks = d.i32();
   spec.report_bindings = d.i32() != 0;

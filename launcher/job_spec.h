@@ -26,6 +26,8 @@ struct JobSpec {
   BindTo bind = BindTo::kAuto;
   MapBy map_by = MapBy::kAuto;  // within the host
   int gpus_per_rank = 0;
+  int cpus_per_rank = 0;  // Options::cpus_per_rank and cpus_from_threads
+  bool cpus_from_threads = false;
   // The host's share of the ranks of the hosts that share its machine (machine.h).
   CpuShare share;
   bool report_bindings = false;  // --report-bindings: the daemon prints its ranks' bindings

@@ -227,6 +227,8 @@ JobSpec job_spec(const Options& options, const JobMap& map) {
                  .bind = options.bind_to,
                  .map_by = local_map_by(options.map_by),
                  .gpus_per_rank = options.gpus_per_rank,
+                 .cpus_per_rank = options.cpus_per_rank,
+                 .cpus_from_threads = options.cpus_from_threads,
                  .report_bindings = options.report_bindings};
 }
 

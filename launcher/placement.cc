@@ -18,6 +18,34 @@ topo::CpuSet pus_of(const std::vector<topo::Core>& cores) {
   return topo::CpuSet(std::move(pus));
 }
 
+// `count` consecutive cores from cores[first], wrapping around.
+topo::CpuSet block_of(const std::vector<topo::Core>& cores, std::size_t first, std::size_t count) {
+  std::vector<topo::Core> block;
+  for (std::size_t k = 0; k < count; ++k) block.push_back(cores[(first + k) % cores.size()]);
+  return pus_of(block);
+}
+
+// The cores each rank takes where ranks are bound to cores: request.cpus_per_rank when the
+// ranks fit on `cores` that way; else a UsageError for --cpus-per-rank, or as many as fit (at
+// least one) with a warning for OMP_NUM_THREADS.
+int cores_per_rank(const PlacementRequest& request, std::size_t cores) {
+  int want = std::max(1, request.cpus_per_rank);
+  auto np = static_cast<std::size_t>(request.np);
+  if (want == 1 || request.bind == BindTo::kNone || np * static_cast<std::size_t>(want) <= cores)
+    return want;
+  std::string need = std::to_string(np * static_cast<std::size_t>(want));
+  if (request.cpus_strict)
+    throw UsageError("--cpus-per-rank " + std::to_string(want) + " with -np " +
+                     std::to_string(np) + " needs " + need + " cores; gpurun may use " +
+                     std::to_string(cores) + " here (give fewer ranks, or --bind-to none)");
+  int fit = static_cast<int>(std::max<std::size_t>(1, cores / np));
+  std::fprintf(stderr,
+               "gpurun: warning: OMP_NUM_THREADS=%d asks %s cores for %zu ranks, %zu here: each "
+               "rank is bound to %d (--cpus-per-rank N chooses, --bind-to none binds none)\n",
+               want, need.c_str(), np, cores, fit);
+  return fit;
+}
+
 std::vector<topo::Core> cores_in(const std::vector<topo::Core>& cores, const topo::CpuSet& set) {
   std::vector<topo::Core> out;
   for (const topo::Core& core : cores)
@@ -89,7 +117,7 @@ void check_gpu_request(const topo::Topology& topology, const PlacementRequest& r
 
 // Binds each rank near its GPUs and counts the ranks sharing each set of CPUs.
 void bind_near_gpus(const topo::Topology& topology, const std::vector<topo::Core>& cores,
-                    BindTo bind, Placement& placement) {
+                    BindTo bind, int per_rank, Placement& placement) {
   topo::CpuSet allowed = pus_of(cores);
   std::map<std::vector<int>, int> ranks_on;  // local CPU set -> ranks placed there so far
   for (RankPlace& rank : placement.ranks) {
@@ -105,15 +133,16 @@ void bind_near_gpus(const topo::Topology& topology, const std::vector<topo::Core
     if (index >= static_cast<int>(local_cores.size())) placement.oversubscribed = true;
     if (bind == BindTo::kAuto) rank.cpus = local;
     if (bind == BindTo::kCore && !local_cores.empty())
-      rank.cpus =
-          local_cores[static_cast<std::size_t>(index) % local_cores.size()].pus.intersect(allowed);
+      rank.cpus = block_of(local_cores, static_cast<std::size_t>(index * per_rank),
+                           static_cast<std::size_t>(per_rank))
+                      .intersect(allowed);
   }
 }
 
 // --map-by numa: ranks dealt round robin over the NUMA nodes that hold cores gpurun may use,
 // each bound to its node's CPUs (one core of it with --bind-to core, none with --bind-to none).
 Placement place_by_numa(const topo::Topology& topology, const std::vector<topo::Core>& cores,
-                        int np, BindTo bind) {
+                        int np, BindTo bind, int per_rank) {
   Placement placement;
   placement.cores = static_cast<int>(cores.size());
   placement.ranks.resize(static_cast<std::size_t>(np));
@@ -133,7 +162,9 @@ Placement place_by_numa(const topo::Topology& topology, const std::vector<topo::
     RankPlace& place = placement.ranks[static_cast<std::size_t>(rank)];
     if (bind == BindTo::kAuto) place.cpus = nodes[n];
     if (bind == BindTo::kCore && !local.empty())
-      place.cpus = local[static_cast<std::size_t>(index) % local.size()].pus.intersect(allowed);
+      place.cpus = block_of(local, static_cast<std::size_t>(index * per_rank),
+                            static_cast<std::size_t>(per_rank))
+                       .intersect(allowed);
   }
   return placement;
 }
@@ -145,7 +176,7 @@ std::optional<topo::CpuSet> Placement::binding(int rank) const {
   return ranks[static_cast<std::size_t>(rank) % ranks.size()].cpus;
 }
 
-Placement place_on(const std::vector<topo::Core>& cores, int np, BindTo bind) {
+Placement place_on(const std::vector<topo::Core>& cores, int np, BindTo bind, int per_rank) {
   Placement placement;
   placement.cores = static_cast<int>(cores.size());
   placement.oversubscribed = np > placement.cores;
@@ -160,12 +191,15 @@ Placement place_on(const std::vector<topo::Core>& cores, int np, BindTo bind) {
     // a job away (osu_multi_lat's pairs, the two halves of a job) runs on another core at the
     // same time: a small message's round trip then needs no context switch (osu_multi_lat -np 4
     // on 2 cores, 8 B: 0.90 us wrapped, 0.26-0.33 consecutive; collectives alike).
+    // A rank running threads takes `per_rank` consecutive cores, where the ranks fit so.
     std::size_t count = cores.size();
+    auto each = static_cast<std::size_t>(std::max(1, per_rank));
+    if (static_cast<std::size_t>(np) * each > count) each = 1;
     for (int rank = 0; rank < np; ++rank) {
       std::size_t core = np > static_cast<int>(count)
                              ? static_cast<std::size_t>(rank) * count / static_cast<std::size_t>(np)
-                             : static_cast<std::size_t>(rank);
-      placement.ranks[static_cast<std::size_t>(rank)].cpus = cores[core].pus;
+                             : static_cast<std::size_t>(rank) * each;
+      placement.ranks[static_cast<std::size_t>(rank)].cpus = block_of(cores, core, each);
     }
   }
   return placement;
@@ -176,10 +210,13 @@ Placement place_on(const topo::Topology& topology, const std::vector<topo::Core>
   std::vector<int> visible = visible_gpus(topology, request);
   bool asked = request.map_by == MapBy::kGpu || request.gpus_per_rank > 0;
   if (asked) check_gpu_request(topology, request, visible.size());
+  bool on_cores = request.map_by == MapBy::kCore || visible.empty();
+  int per_rank = on_cores || request.bind == BindTo::kCore
+                     ? cores_per_rank(request, cores.size())
+                     : 1;  // bound to the CPUs of a NUMA node, which hold the threads
   if (request.map_by == MapBy::kNuma)
-    return place_by_numa(topology, cores, request.np, request.bind);
-  if (request.map_by == MapBy::kCore || visible.empty())
-    return place_on(cores, request.np, request.bind);
+    return place_by_numa(topology, cores, request.np, request.bind, per_rank);
+  if (on_cores) return place_on(cores, request.np, request.bind, per_rank);
   Placement placement;
   placement.by_gpu = true;
   placement.cores = static_cast<int>(cores.size());
@@ -190,7 +227,7 @@ Placement place_on(const topo::Topology& topology, const std::vector<topo::Core>
     placement.ranks[r].gpus = std::move(gpus[r]);
     placement.ranks[r].nic = nearest_nic(topology, placement.ranks[r].gpus.front());
   }
-  bind_near_gpus(topology, cores, request.bind, placement);
+  bind_near_gpus(topology, cores, request.bind, per_rank, placement);
   return placement;
 }
 

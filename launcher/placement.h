@@ -1,7 +1,8 @@
 // Where the ranks of a one-host job run.
 //
-// Without GPUs (or with --map-by core): one core each, round robin over the cores when there
-// are more ranks than cores (then the ranks are told they are oversubscribed).
+// Without GPUs (or with --map-by core): one core each (or --cpus-per-rank N consecutive ones,
+// for ranks that run threads: OMP_NUM_THREADS asks the same), round robin over the cores when
+// there are more ranks than cores (then the ranks are told they are oversubscribed).
 //
 // With GPUs: each rank gets a GPU (or --gpus-per-rank N of them), taken in PCI bus id order;
 // with more ranks than GPUs, consecutive ranks share one, the GPUs' shares differing by at most
@@ -42,11 +43,17 @@ struct PlacementRequest {
   BindTo bind = BindTo::kAuto;
   MapBy map_by = MapBy::kAuto;
   int gpus_per_rank = 0;         // 0: not asked (one GPU per rank)
+  // Where ranks are bound to cores, each takes this many consecutive ones (0 or 1: one). Asked
+  // for (--cpus-per-rank), too many for the cores is a UsageError; from OMP_NUM_THREADS
+  // (strict false), each rank gets what the cores allow, with a warning.
+  int cpus_per_rank = 0;
+  bool cpus_strict = true;
   std::vector<int> hidden_gpus;  // GPUs the ranks cannot see (CUDA_VISIBLE_DEVICES)
 };
 
-// Pure placement of `np` ranks on `cores` (the cores gpurun may use), without GPUs.
-Placement place_on(const std::vector<topo::Core>& cores, int np, BindTo bind);
+// Pure placement of `np` ranks on `cores` (the cores gpurun may use), without GPUs, each rank
+// on `per_rank` consecutive cores where they fit.
+Placement place_on(const std::vector<topo::Core>& cores, int np, BindTo bind, int per_rank = 1);
 // Pure placement on `topology` within `cores`, by GPU when the request and the topology say
 // so. Throws UsageError when the request cannot be met (--map-by gpu or --gpus-per-rank
 // without enough GPUs).

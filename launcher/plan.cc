@@ -99,6 +99,8 @@ Plan make_plan(const Options& options, topo::Topology::Io io) {
                                   .bind = options.bind_to,
                                   .map_by = local_map_by(options.map_by),
                                   .gpus_per_rank = options.gpus_per_rank,
+                                  .cpus_per_rank = options.cpus_per_rank,
+                                  .cpus_strict = !options.cpus_from_threads,
                                   .hidden_gpus = std::move(hidden)};
   plan.placement = place_ranks(plan.topology, plan.request);
   if (plan.placement.by_gpu) {

@@ -34,6 +34,9 @@ options:
                        ranks than cores, consecutive ranks share one: rank r on core
                        r * cores / N); with GPUs, ranks are bound to the CPUs of their
                        GPU's NUMA node, or to one core of it with --bind-to core
+  --cpus-per-rank N    where ranks are bound to cores, bind each to N consecutive ones, for
+                       ranks that run threads (an error when they do not fit); without it,
+                       the ranks' OMP_NUM_THREADS asks the same, as far as the cores allow
   --map-by gpu|core    gpu: give each rank a GPU, round robin over the GPUs in PCI bus order,
                        consecutive ranks sharing one when there are more ranks than GPUs (the
                        default when the host has GPUs); core: no GPU placement
@@ -73,14 +76,17 @@ across hosts:
   --                   end of options
 
 the peers' spellings:
-  MPICH's              -env NAME VALUE (-x NAME=VALUE), -genv NAME VALUE (every program),
+  MPICH's              -bind-to core:N (--cpus-per-rank N), -env NAME VALUE (-x NAME=VALUE),
+                       -genv NAME VALUE (every program),
                        -envlist/-genvlist A,B (their values here), -envall/-genvall (what
                        gpurun does anyway), -l/-prepend-rank (--tag-output),
                        -hosts (-H), -f/-hostfile/-machinefile (--hostfile), -ppn (--npernode),
                        -wdir (--wdir), -configfile (--app)
   Open MPI's           -c (-np), --wd (--wdir), -N and --map-by ppr:N:node (--npernode N),
-                       --allow-run-as-root (accepted: gpurun runs as any user); --mca is
-                       refused (gpurun's knobs are GPURUN_* variables: --info params)
+                       --cpus-per-proc N and the --map-by modifiers PE=N (--cpus-per-rank N)
+                       and oversubscribe, --allow-run-as-root (accepted: gpurun runs as any
+                       user); --mca is refused (gpurun's knobs are GPURUN_* variables:
+                       --info params)
 
 Each rank placed on a GPU is told its GPU (PCI bus id) and nearest NIC through PMIx
 (gpurun.gpus, gpurun.nic); CUDA_VISIBLE_DEVICES is left as it is, so that every GPU stays

@@ -251,6 +251,8 @@ TEST(JobSpec, RoundTrips) {
                .bind = BindTo::kNone,
                .map_by = MapBy::kNuma,
                .gpus_per_rank = 2,
+               .cpus_per_rank = 4,
+               .cpus_from_threads = true,
                .share = {.first = 2, .ranks = 3}};
   JobSpec back = decode_job_spec(encode(spec));
   EXPECT_EQ(back.nspace, "gpurun.42");
@@ -267,6 +269,8 @@ TEST(JobSpec, RoundTrips) {
   EXPECT_EQ(back.env, spec.env);
   EXPECT_EQ(back.map_by, MapBy::kNuma);
   EXPECT_EQ(back.gpus_per_rank, 2);
+  EXPECT_EQ(back.cpus_per_rank, 4);
+  EXPECT_TRUE(back.cpus_from_threads);
   EXPECT_EQ(back.share.first, 2);
   EXPECT_EQ(back.share.ranks, 3);
   std::string broken = encode(spec);

@@ -96,6 +96,33 @@ TEST(GpuPlacement, BindToCoreTakesCoresOfTheGpuNumaNode) {
   EXPECT_EQ(none.ranks[1].gpus, std::vector<int>{1});
 }
 
+// Ranks that run threads: --cpus-per-rank N (or their OMP_NUM_THREADS) binds each to N
+// consecutive cores wherever ranks are bound to cores; bound to a GPU's NUMA node, a rank has
+// its cores already.
+TEST(CorePlacement, CpusPerRankTakesConsecutiveCores) {
+  topo::Topology t = load_fixture(topo::kDgx);  // 112 cores of two PUs, 56 a NUMA node
+  Placement p = place(t, {.np = 4, .map_by = MapBy::kCore, .cpus_per_rank = 8});
+  EXPECT_EQ(p.ranks[0].cpus->to_string(), "0-15");
+  EXPECT_EQ(p.ranks[3].cpus->to_string(), "48-63");
+  Placement near_gpus = place(t, {.np = 8, .bind = BindTo::kCore, .cpus_per_rank = 2});
+  EXPECT_EQ(near_gpus.ranks[1].cpus->to_string(), "4-7");  // node 0's second pair of cores
+  EXPECT_EQ(near_gpus.ranks[4].cpus->to_string(), "112-115");
+  Placement node = place(t, {.np = 8, .cpus_per_rank = 2});
+  EXPECT_EQ(node.ranks[0].cpus->to_string(), "0-111");
+}
+
+TEST(CorePlacement, CpusPerRankThatDoNotFit) {
+  topo::Topology t = load_fixture(topo::kDgx);
+  EXPECT_THROW(place(t, {.np = 8, .map_by = MapBy::kCore, .cpus_per_rank = 16}), UsageError);
+  // From OMP_NUM_THREADS: as many as fit, 112 / 8 = 14 cores each.
+  Placement shrunk =
+      place(t, {.np = 8, .map_by = MapBy::kCore, .cpus_per_rank = 16, .cpus_strict = false});
+  EXPECT_EQ(shrunk.ranks[1].cpus->to_string(), "28-55");
+  Placement unbound =
+      place(t, {.np = 8, .bind = BindTo::kNone, .map_by = MapBy::kCore, .cpus_per_rank = 16});
+  EXPECT_FALSE(unbound.ranks[0].cpus.has_value());
+}
+
 TEST(GpuPlacement, OversubscriptionIsStillTracked) {
   topo::Topology t = load_fixture(topo::kGpuNic);  // 8 cores, one GPU
   Placement fits = place(t, {.np = 8});

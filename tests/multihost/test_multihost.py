@@ -314,6 +314,21 @@ class Mapping(MultiHostTest):
         self.assertEqual(sorted(cpus), ["0", "1"], r.stdout)
         self.assertNotEqual(cpus["0"], cpus["1"], "both ranks were bound to the same cores")
 
+    def test_cores_per_rank_reach_the_remote_host(self):
+        # The daemon binds its rank to both cores (the job asks 2 a rank, from -x
+        # OMP_NUM_THREADS or --cpus-per-rank), not to one.
+        if len(os.sched_getaffinity(0)) < 2:
+            self.skipTest("needs two cores")
+        show = 'echo "cpus $(grep Cpus_allowed_list: /proc/self/status | cut -f2)"'
+        seen = []
+        for args in ([], ["--cpus-per-rank", "2"], ["-x", "OMP_NUM_THREADS=2"]):
+            r = self.gpurun("-H", f"{H2}:1", "-np", "1", *args, "/bin/sh", "-c", show)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            seen.append(r.stdout.split()[1])
+        one, *two = seen
+        self.assertEqual(two[0], two[1])
+        self.assertNotEqual(one, two[0], "the rank was bound to one core")
+
     def test_numa_placement_within_each_host(self):
         self.assertEqual(self.hosts_of("--map-by", "numa", "-np", "2", "-H", f"{H1},{H2}"),
                          [H1, H2])

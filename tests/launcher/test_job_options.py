@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """gpurun's output options and the peers' spellings of placement that job scripts carry
 (CTest label `mpi`): --output-filename with its modifiers, --merge-stderr-to-stdout,
---timestamp-output, Open MPI's -c and --map-by ppr:N:node, and the clear refusal of --mca.
+--timestamp-output, Open MPI's -c and --map-by ppr:N:node, the clear refusal of --mca, and
+the cores a rank that runs threads takes.
 Same environment as test_gpurun.py, whose GpurunTest it uses."""
 import os
 import re
@@ -108,6 +109,57 @@ class OutputOptions(GpurunTest):
                                (["--map-by", "ppr:x:node"], "not a positive number"),
                                (["--mca", "btl", "self"], "GPURUN_* environment variables"),
                                (["-mca", "btl", "self"], "no MCA parameters")):
+            r = self.run_gpurun(*args, "true")
+            self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
+            self.assertIn(mentions, r.stderr)
+
+
+def cpus_of(text):
+    """The CPUs of a list such as 0-3,8."""
+    cpus = set()
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return cpus
+
+
+class CoresPerRank(GpurunTest):
+    """Ranks that run threads take several cores: --cpus-per-rank N, Open MPI's PE=N, MPICH's
+    --bind-to core:N, or their OMP_NUM_THREADS."""
+
+    def cpus_seen(self, *args, env=None):
+        r = self.run_gpurun("--report-bindings", *args, "sh", "-c",
+                            "grep Cpus_allowed_list /proc/self/status", env=env)
+        self.assertEqual(r.returncode, 0, f"{args}: {r.stderr}")
+        seen = re.findall(r"^Cpus_allowed_list:\s*(\S+)$", r.stdout, re.M)
+        reported = re.findall(r"^gpurun: rank \d+ on \S+: CPUs (\S+)$", r.stderr, re.M)
+        self.assertEqual(sorted(seen), sorted(reported), r.stderr)
+        return [cpus_of(s) for s in seen], r.stderr
+
+    def test_several_cores_a_rank(self):
+        cores = len(os.sched_getaffinity(0))
+        if cores < 2:
+            self.skipTest("one CPU here")
+        [one], _ = self.cpus_seen("-np", "1")
+        for args in (["--cpus-per-rank", "2"], ["--cpus-per-proc=2"], ["--map-by", "slot:PE=2"],
+                     ["--map-by", "ppr:1:node:PE=2"], ["--bind-to", "core:2"],
+                     ["-x", "OMP_NUM_THREADS=2"]):
+            [two], _ = self.cpus_seen("-np", "1", *args)
+            self.assertTrue(one < two, f"{args}: {one} then {two}")
+        [two], _ = self.cpus_seen("-np", "1", env=dict(self.env, OMP_NUM_THREADS="2,1"))
+        self.assertTrue(one < two, two)
+        # OMP_NUM_THREADS asking more cores than there are: one each, said in a warning.
+        ranks, err = self.cpus_seen("-np", str(cores), "-x", "OMP_NUM_THREADS=2")
+        self.assertIn("OMP_NUM_THREADS=2 asks", err)
+        self.assertTrue(all(len(r) == len(one) for r in ranks), ranks)
+
+    def test_cores_that_are_not_there(self):
+        cores = len(os.sched_getaffinity(0))
+        for args, mentions in ((["-np", str(cores), "--cpus-per-rank", "2"],
+                                f"needs {2 * cores} cores"),
+                               (["--map-by", "slot:span"], "'span' is not a modifier"),
+                               (["--bind-to", "socket"], "core:N"),
+                               (["--cpus-per-rank", "0"], "not a positive number")):
             r = self.run_gpurun(*args, "true")
             self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
             self.assertIn(mentions, r.stderr)

@@ -1,0 +1,117 @@
+// gpurun's placement options (launcher/cli_args.h).
+#include <algorithm>
+#include <charconv>
+#include <string>
+
+#include "launcher/cli_args.h"
+#include "runtime/base/param.h"
+
+namespace gpurun::launcher {
+namespace {
+
+// "ppr:N:node", Open MPI's N ranks a node: --npernode N.
+int parse_ppr(std::string_view text) {
+  std::string_view rest = text.substr(4);
+  std::size_t colon = rest.find(':');
+  if (colon == std::string_view::npos || rest.substr(colon + 1) != "node")
+    throw UsageError("--map-by: '" + std::string(text) +
+                     "' is not ppr:N:node (N ranks a host; --map-by numa spreads a host's ranks "
+                     "over its NUMA nodes)");
+  return parse_positive(rest.substr(0, colon), "--map-by ppr");
+}
+
+MapBy map_by_object(std::string_view object) {
+  if (object == "gpu") return MapBy::kGpu;
+  if (object == "core") return MapBy::kCore;
+  if (object == "numa") return MapBy::kNuma;
+  if (object == "slot") return MapBy::kSlot;
+  if (object == "node") return MapBy::kNode;
+  throw UsageError("--map-by: '" + std::string(object) +
+                   "' is not node, slot, numa, gpu, core or ppr:N:node");
+}
+
+// Open MPI's modifiers after the object, ':' or ',' apart: PE=N (cores a rank), oversubscribe,
+// nooversubscribe.
+void parse_map_modifiers(std::string_view mods, Options& opts) {
+  for (std::size_t at = 0; at < mods.size();) {
+    std::size_t end = std::min(mods.find_first_of(":,", at), mods.size());
+    std::string_view mod = mods.substr(at, end - at);
+    at = end + 1;
+    if (mod.starts_with("PE=") || mod.starts_with("pe="))
+      opts.cpus_per_rank = parse_positive(mod.substr(3), "--map-by ...:PE");
+    else if (mod == "oversubscribe" || mod == "OVERSUBSCRIBE")
+      opts.oversubscribe = true;
+    else if (mod == "nooversubscribe" || mod == "NOOVERSUBSCRIBE")
+      opts.oversubscribe = false;
+    else
+      throw UsageError("--map-by: '" + std::string(mod) +
+                       "' is not a modifier gpurun takes (PE=N, oversubscribe)");
+  }
+}
+
+// --map-by OBJECT[:MODIFIERS] or ppr:N:node[:MODIFIERS].
+void parse_map_by(std::string_view text, Options& opts) {
+  std::size_t colon = text.find(':');
+  if (text.starts_with("ppr:")) {
+    std::size_t second = text.find(':', 4);
+    colon = second == std::string_view::npos ? second : text.find(':', second + 1);
+    opts.npernode = parse_ppr(text.substr(0, colon));
+  } else {
+    opts.map_by = map_by_object(text.substr(0, colon));
+  }
+  if (colon != std::string_view::npos) parse_map_modifiers(text.substr(colon + 1), opts);
+}
+
+// core, none, or MPICH's core:N (N cores a rank).
+void parse_bind(std::string_view text, Options& opts) {
+  if (text == "none") {
+    opts.bind_to = BindTo::kNone;
+  } else if (text == "core" || text.starts_with("core:")) {
+    opts.bind_to = BindTo::kCore;
+    if (text.size() > 4) opts.cpus_per_rank = parse_positive(text.substr(5), "--bind-to core");
+  } else {
+    throw UsageError("--bind-to: '" + std::string(text) + "' is not core, core:N or none");
+  }
+}
+
+}  // namespace
+
+int parse_positive(std::string_view text, std::string_view option) {
+  int n = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty() || n <= 0)
+    throw UsageError(std::string(option) + ": '" + std::string(text) +
+                     "' is not a positive number");
+  return n;
+}
+
+bool parse_placement_option(int argc, char** argv, int& i, std::string_view arg, Options& opts) {
+  std::string_view name = arg.substr(0, arg.find('='));
+  if (matches(arg, "--bind-to") || matches(arg, "-bind-to")) {
+    parse_bind(take_value(argc, argv, i, arg, name), opts);
+  } else if (matches(arg, "--map-by")) {
+    parse_map_by(take_value(argc, argv, i, arg, name), opts);
+  } else if (matches(arg, "--cpus-per-rank") || matches(arg, "--cpus-per-proc")) {
+    opts.cpus_per_rank = parse_positive(take_value(argc, argv, i, arg, name), name);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void threads_per_rank(Options& opts) {
+  if (opts.cpus_per_rank > 0) return;
+  std::optional<std::string> value = param::external_env("OMP_NUM_THREADS");
+  const App& first = opts.apps.empty() ? opts.first : opts.apps[0];
+  for (const auto& [name, exported] : first.exports)
+    if (name == "OMP_NUM_THREADS") value = exported;
+  if (!value) return;
+  // A list ("8,4": nested levels) starts with the outermost team's size.
+  int threads = 0;
+  auto [ptr, ec] = std::from_chars(value->data(), value->data() + value->size(), threads);
+  if (ec != std::errc() || threads <= 1) return;
+  opts.cpus_per_rank = threads;
+  opts.cpus_from_threads = true;
+}
+
+}  // namespace gpurun::launcher
