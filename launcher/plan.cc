@@ -27,6 +27,7 @@ std::vector<int> hidden_by_environment(const topo::Topology& topology) {
 int default_np(const Options& options, const topo::Topology& topology,
                const std::vector<int>& hidden) {
   if (options.np > 0) return options.np;
+  if (options.npernode > 0) return options.npernode;  // --explain -N 4: this host's 4 ranks
   int visible = static_cast<int>(topology.gpus().size() - hidden.size());
   MapBy map_by = local_map_by(options.map_by);
   if (map_by == MapBy::kCore || map_by == MapBy::kNuma || visible <= 0) return 1;

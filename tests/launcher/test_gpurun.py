@@ -839,6 +839,13 @@ class Explain(FixtureTest):
         self.assertEqual(paths["0-1"][0], "shm same NUMA")
         self.assertEqual(paths["3-4"][0], "shm SYS")
 
+    def test_ranks_a_host_and_cores_a_rank(self):
+        out = self.explain("-N", "3", "--map-by", "core", "--cpus-per-rank", "4",
+                           topo="dgx-h100.xml").stdout
+        self.assertIn("3 ranks", out)
+        rows = placement_rows(out)
+        self.assertEqual([rows[r]["cpus"] for r in sorted(rows)], ["0-7", "8-15", "16-23"])
+
     def test_pcie_two_socket(self):
         out = self.explain("-np", "4", topo="pcie-2socket.xml").stdout
         self.assertEqual(matrix_row(out, "GPU0")[:7], ["X", "PXB", "SYS", "SYS", "PXB", "PHB", "SYS"])
