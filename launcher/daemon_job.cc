@@ -348,6 +348,12 @@ void HostJob::on_message(const wire::Message& message) {
     case Type::kKill:
       end(d.i32());
       break;
+    case Type::kSignal: {
+      int sig = d.i32();
+      for (Rank& rank : ranks_)
+        if (rank.pid > 0 && rank.running) kill(-rank.pid, sig);
+      break;
+    }
     case Type::kStdin:
       on_stdin_message(d.str());
       break;

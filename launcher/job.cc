@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "launcher/signals.h"
+#include "runtime/base/log.h"
 #include "runtime/base/param.h"
 
 namespace gpurun::launcher {
@@ -267,6 +268,8 @@ void Job::on_signals() {
     int sig = static_cast<int>(info.ssi_signo);
     if (sig == SIGCHLD) {
       child = true;
+    } else if (forwarded(sig)) {
+      forward(sig);
     } else if (ending_) {
       kill_ranks(SIGKILL);  // a second signal: no more grace
     } else {
@@ -395,6 +398,17 @@ void Job::end_job(int signal) {
   kill_deadline_ = Clock::now() + config_.kill_grace;
   stdin_open_ = false;
   close_rank_stdin();
+}
+
+// SIGUSR1, SIGUSR2 and SIGCONT reach the ranks as they are; SIGTSTP stops them (SIGSTOP: a rank
+// may ignore SIGTSTP) and then gpurun itself, as the terminal asked.
+void Job::forward(int sig) {
+  int to_ranks = sig == SIGTSTP ? SIGSTOP : sig;
+  GPURUN_LOG(info, launcher, "passing %s on to the ranks", signal_name(to_ranks).c_str());
+  for (const Rank& rank : ranks_)
+    if (!rank.remote && rank.pid > 0 && rank.running) kill(-rank.pid, to_ranks);
+  if (remote_ != nullptr) remote_->signal(to_ranks);
+  if (sig == SIGTSTP) raise(SIGSTOP);
 }
 
 void Job::kill_ranks(int signal) {

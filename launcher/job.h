@@ -92,6 +92,7 @@ class Job final : private RemoteSink {
   void on_rank_exit(Rank& rank, int status);
   void on_output(Rank& rank, bool is_stderr);
   LineForwarder forwarder(int rank, bool is_stderr) const;
+  void forward(int sig);  // launcher/signals.h forwarded()
   void on_stdin();
   void on_rank_stdin_writable();
   void close_rank_stdin();

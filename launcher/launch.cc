@@ -180,7 +180,7 @@ JobMap map_hosts(const Options& options) {
 // A job on this host alone: no daemon, no network, nothing listening.
 int launch_here(const Options& options, JobMap map, const OutputFiles& files) {
   Profile profile;
-  SignalFd signals;
+  SignalFd signals(true);
   Plan plan = make_host_plan(options, map.size(), {});
   profile.mark("placement");
   JobDir dir;
@@ -259,7 +259,7 @@ void set_up_local(LocalPart& part, const Options& options, const JobSpec& spec, 
 
 int launch_across(const Options& options, JobMap map, const OutputFiles& files) {
   Profile profile;
-  SignalFd signals;
+  SignalFd signals(true);
   set_pmix_environment();  // before the environment is forwarded to the hosts
   EventQueue events;
   JobSpec spec = job_spec(options, map);

@@ -95,6 +95,9 @@ class RemoteHosts {
   std::optional<Clock::time_point> next_deadline() const;
 
   void kill(int signal);
+  // A signal for every remote rank that does not end the job (launcher/signals.h forwarded()),
+  // sent before this call returns (gpurun may stop right after).
+  void signal(int signal);
   // Input for rank 0 when it runs on a remote host; empty: end of input.
   void send_stdin(std::string_view data);
   bool rank0_remote() const;

@@ -246,6 +246,14 @@ void RemoteHosts::kill(int signal) {
       host->link->send(wire::Type::kKill, wire::Encoder().i32(signal).take());
 }
 
+void RemoteHosts::signal(int signal) {
+  for (auto& host : hosts_) {
+    if (!host || !host->link || host->bye) continue;
+    host->link->send(wire::Type::kSignal, wire::Encoder().i32(signal).take());
+    host->link->flush_blocking(100);
+  }
+}
+
 RemoteHosts::Host* RemoteHosts::host_of_rank(int rank) {
   if (rank < 0 || rank >= spec_.map.size()) return nullptr;
   return hosts_[static_cast<std::size_t>(spec_.map.node_of[static_cast<std::size_t>(rank)])].get();

@@ -11,10 +11,16 @@
 
 namespace gpurun::launcher {
 
-SignalFd::SignalFd() {
+bool forwarded(int sig) {
+  return sig == SIGUSR1 || sig == SIGUSR2 || sig == SIGTSTP || sig == SIGCONT;
+}
+
+SignalFd::SignalFd(bool forwarding) {
   sigset_t set;
   sigemptyset(&set);
   for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&set, sig);
+  if (forwarding)
+    for (int sig : {SIGUSR1, SIGUSR2, SIGTSTP, SIGCONT}) sigaddset(&set, sig);
   if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0 ||
       (fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
     throw std::runtime_error(std::string("signalfd: ") + std::strerror(errno));

@@ -1,5 +1,6 @@
-// The signals gpurun's loops handle (SIGCHLD; SIGINT, SIGTERM, SIGHUP and SIGQUIT end the job),
-// read through a signalfd.
+// The signals gpurun's loops handle (SIGCHLD; SIGINT, SIGTERM, SIGHUP and SIGQUIT end the job;
+// gpurun itself also passes SIGUSR1, SIGUSR2, SIGTSTP and SIGCONT on to the ranks), read
+// through a signalfd.
 #pragma once
 
 #include <string>
@@ -11,7 +12,8 @@ namespace gpurun::launcher {
 // Throws std::runtime_error.
 class SignalFd {
  public:
-  SignalFd();
+  // `forwarding`: the signals that gpurun passes on to the ranks too (forwarded()).
+  explicit SignalFd(bool forwarding = false);
   ~SignalFd();
   SignalFd(const SignalFd&) = delete;
   SignalFd& operator=(const SignalFd&) = delete;
@@ -20,6 +22,11 @@ class SignalFd {
  private:
   int fd_ = -1;
 };
+
+// The signals gpurun passes on to the ranks without ending the job, as the peers' launchers do:
+// SIGUSR1 and SIGUSR2 (a batch system's warning before the time limit, for a checkpoint),
+// SIGTSTP (the ranks stop, then gpurun: Ctrl-Z) and SIGCONT (fg, bg).
+bool forwarded(int sig);
 
 // "SIGTERM", or "signal 70" for one without a name.
 std::string signal_name(int sig);

@@ -94,7 +94,9 @@ visible for CUDA IPC. GPURUN_TOPO_FILE=topology.xml places the ranks as on that 
 
 Output is forwarded line by line; stdin goes to rank 0. When a rank fails (non-zero exit, a
 signal, MPI_Abort) the other ranks are ended and gpurun exits with the failing rank's code
-(128+signal for a signal). Knobs are environment variables; see gpurun --info params.
+(128+signal for a signal). SIGINT, SIGTERM, SIGHUP and SIGQUIT end the job; SIGUSR1 and
+SIGUSR2 reach every rank, Ctrl-Z (SIGTSTP) stops the ranks and gpurun, and fg or bg (SIGCONT)
+continues them. Knobs are environment variables; see gpurun --info params.
 The ranks' LD_LIBRARY_PATH ends with gpurun's library directory, so that programs built
 against MPICH (libmpich.so.12, libmpi.so.12) load gpurun's library rather than MPICH's.
 )";

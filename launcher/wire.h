@@ -42,6 +42,7 @@ enum class Type : std::uint32_t {
   kKill,           // gpurun: signal
   kFailure,        // daemon: what went wrong on its host (one line); it then ends
   kBye,            // daemon: its ranks are gone and its host is clean
+  kSignal,         // gpurun: a signal for the ranks that does not end the job
 };
 
 inline constexpr std::size_t kMaxFrameBeforeAuth = 4096;

@@ -418,6 +418,37 @@ class Output(MultiHostTest):
                          [f"[{i}] rank {i} stdin EOF" for i in (1, 2, 3)])
 
 
+class Signals(MultiHostTest):
+    def test_user_signal_reaches_remote_ranks(self):
+        # SIGUSR1 to gpurun reaches every rank, here and through the other host's daemon, and
+        # the job goes on; SIGUSR2 makes the ranks leave.
+        waiter = ("import os, signal, sys\n"
+                  "r = os.environ['PMIX_RANK']\n"
+                  "signal.signal(signal.SIGUSR1, lambda *_: print('got USR1', r, flush=True))\n"
+                  "signal.signal(signal.SIGUSR2, lambda *_: sys.exit(0))\n"
+                  "print('ready', r, flush=True)\n"
+                  "while True: signal.pause()\n")
+        proc = self.start("-H", f"localhost:1,{H2}:1", sys.executable, "-c", waiter)
+        try:
+            for expected in ("ready", "got USR1"):
+                ranks = set()
+                while len(ranks) < 2:
+                    line = proc.stdout.readline()
+                    self.assertTrue(line, f"output ended before both ranks said {expected}")
+                    if line.startswith(expected):
+                        ranks.add(line.split()[-1])
+                if expected == "ready":
+                    proc.send_signal(signal.SIGUSR1)
+            proc.send_signal(signal.SIGUSR2)
+            self.assertEqual(proc.wait(timeout=HANG_GUARD), 0, proc.stderr.read())
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+            proc.stderr.close()
+
+
 class RankFailures(MultiHostTest):
     def test_remote_rank_exit_code_ends_the_job(self):
         r = self.gpurun("-H", f"localhost:2,{H2}:2", PMIX_RANK, "exit", "3", "5")
