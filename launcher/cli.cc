@@ -12,6 +12,7 @@
 #include "launcher/cli_args.h"
 #include "launcher/hosts.h"
 #include "launcher/program_check.h"
+#include "launcher/slurm.h"
 #include "runtime/base/param.h"
 
 namespace gpurun::launcher {
@@ -385,7 +386,7 @@ std::string find_program(const std::string& name) { return resolve_program(name,
 
 bool maps_by_hosts(const Options& opts) {
   return !opts.hosts.empty() || !opts.hostfile.empty() || any_program_hosts(opts.apps) ||
-         opts.npernode > 0;
+         !opts.allocation.empty() || opts.npernode > 0;
 }
 
 MapBy local_map_by(MapBy map_by) {
@@ -433,6 +434,8 @@ Options parse_command_line(int argc, char** argv) {
   } else {
     throw UsageError("no program to run (usage: gpurun -np N program [args])");
   }
+  if (!explain && opts.hosts.empty() && opts.hostfile.empty() && !any_program_hosts(opts.apps))
+    opts.allocation = slurm_allocation();
   finish_apps(opts, explain, names);
   threads_per_rank(opts);
   // MPICH's mpiexec reads its time limit from the environment.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "launcher/apps.h"
+#include "launcher/hosts.h"
 #include "launcher/output.h"
 
 namespace gpurun::launcher {
@@ -55,6 +56,9 @@ struct Options {
   // --oversubscribe and --launch-agent (unset: ssh).
   std::vector<std::string> hosts;
   std::string hostfile;
+  // The Slurm allocation's nodes (launcher/slurm.h), used when no host is given: read while
+  // parsing, before gpurun scrubs the environment.
+  std::vector<HostSpec> allocation;
   int npernode = 0;  // 0 when --npernode was not given
   bool oversubscribe = false;
   std::optional<std::string> launch_agent;
@@ -63,7 +67,8 @@ struct Options {
 };
 
 // Whether the ranks are mapped onto hosts and their slots (launcher/hosts.h): -H, --hostfile, a
-// program's own hosts, or --npernode (alone: N ranks on this host, as on each host of a list).
+// program's own hosts, a Slurm allocation, or --npernode (alone: N ranks on this host, as on
+// each host of a list).
 bool maps_by_hosts(const Options& opts);
 
 // The local placement that --map-by asks for (host-level choices place by kAuto on a host).

@@ -148,7 +148,7 @@ std::vector<HostSpec> read_hostfile(const std::string& path) {
 std::vector<HostSpec> merge_hosts(std::vector<HostSpec> hosts) {
   std::vector<HostSpec> out;
   for (HostSpec& host : hosts) {
-    host.local = is_local_host(host.name);
+    host.local = host.local || is_local_host(host.name);
     HostSpec* same = nullptr;
     for (HostSpec& seen : out)
       if (seen.name == host.name || (seen.local && host.local)) same = &seen;

@@ -21,6 +21,7 @@
 #include "launcher/pmix_server.h"
 #include "launcher/remote.h"
 #include "launcher/signals.h"
+#include "launcher/slurm.h"
 #include "runtime/base/clock.h"
 
 namespace gpurun::launcher {
@@ -157,6 +158,7 @@ JobMap map_hosts(const Options& options) {
   if (!options.hostfile.empty()) specs = read_hostfile(options.hostfile);
   std::vector<HostSpec> listed = host_lists(options.hosts);
   specs.insert(specs.end(), listed.begin(), listed.end());
+  if (specs.empty()) specs = options.allocation;
   // Without hosts of the job's own (only programs name some), this host is the job's host,
   // with the ranks it takes without --oversubscribe.
   if (specs.empty())
@@ -257,6 +259,12 @@ void set_up_local(LocalPart& part, const Options& options, const JobSpec& spec, 
   part.commands = rank_commands(options, part.ranks, part.plan->placement, *part.server);
 }
 
+// --launch-agent; else srun on the nodes of a Slurm allocation; else GPURUN_LAUNCHER_AGENT.
+std::string agent_of(const Options& options) {
+  if (options.launch_agent) return *options.launch_agent;
+  return options.allocation.empty() ? params::agent().get() : slurm_agent();
+}
+
 int launch_across(const Options& options, JobMap map, const OutputFiles& files) {
   Profile profile;
   SignalFd signals(true);
@@ -264,7 +272,7 @@ int launch_across(const Options& options, JobMap map, const OutputFiles& files) 
   EventQueue events;
   JobSpec spec = job_spec(options, map);
   RemoteHosts remote(spec,
-                     RemoteSettings{.agent = options.launch_agent.value_or(params::agent().get()),
+                     RemoteSettings{.agent = agent_of(options),
                                     .gpurun_path = own_path(),
                                     .start_timeout = params::start_timeout().get(),
                                     .host_timeout = params::host_timeout().get(),

@@ -63,6 +63,8 @@ across hosts:
   --npernode N         N ranks on each host (instead of its slots); without hosts, on this one
   --oversubscribe      allow more ranks than slots, and on one host more than 32 per core
                        (else an error)
+  (Slurm)              inside salloc or sbatch, without -H: the allocation's nodes and tasks
+                       a node, each daemon started by srun (GPURUN_LAUNCHER_SLURM=false: not)
   --launch-agent CMD   how to start gpurun's daemon on a remote host (default: ssh); {host} in
                        CMD is replaced by the host's name, else the name is appended:
                        --launch-agent 'ip netns exec {host}'. localhost, 127.0.0.1 and this

@@ -16,6 +16,7 @@
 #include "launcher/job_spec.h"
 #include "launcher/machine.h"
 #include "launcher/mapping.h"
+#include "launcher/slurm.h"
 #include "launcher/wire.h"
 #include "launcher/words.h"
 
@@ -359,6 +360,32 @@ TEST(Auth, ProofsDependOnSecretRoleNodeAndBothNonces) {
   EXPECT_FALSE(auth::same(proof, auth::daemon_proof(secret, 1, n, c)));
   EXPECT_FALSE(auth::same(proof, auth::launcher_proof(secret, 1, c, n)));
   EXPECT_FALSE(auth::same(proof, proof.substr(1)));
+}
+
+using Names = std::vector<std::string>;
+
+TEST(SlurmAllocation, ExpandsHostLists) {
+  const char* var = "SLURM_JOB_NODELIST";
+  EXPECT_EQ(expand_hostlist("gpurun-s[1-2]", var), (Names{"gpurun-s1", "gpurun-s2"}));
+  EXPECT_EQ(expand_hostlist("n[08-10,3],login", var), (Names{"n08", "n09", "n10", "n3", "login"}));
+  EXPECT_EQ(expand_hostlist("r[1-2]n[7-8]", var), (Names{"r1n7", "r1n8", "r2n7", "r2n8"}));
+  EXPECT_EQ(expand_hostlist("solo", var), Names{"solo"});
+  for (const char* bad : {"n[1-", "n1]", "n[3-1]", "n[a-b]", "a,,b", ""}) {
+    try {
+      expand_hostlist(bad, var);
+      ADD_FAILURE() << "'" << bad << "' was expanded";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("SLURM_JOB_NODELIST='"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(SlurmAllocation, ExpandsCounts) {
+  const char* var = "SLURM_TASKS_PER_NODE";
+  EXPECT_EQ(expand_counts("2(x3),1", var), (std::vector<int>{2, 2, 2, 1}));
+  EXPECT_EQ(expand_counts("16", var), std::vector<int>{16});
+  EXPECT_THROW(expand_counts("2(x3", var), UsageError);
+  EXPECT_THROW(expand_counts("two", var), UsageError);
 }
 
 }  // namespace

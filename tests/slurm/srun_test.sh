@@ -17,6 +17,12 @@
 #                     first host and 2,3 on the second
 #   two_nodes_pmix    srun --mpi=pmix -N 2 -n 4 pmix_rank hello: the fence across nodes
 #                     exchanges every key
+#   gpurun_in_allocation
+#                     salloc -N 2 --ntasks-per-node=2 gpurun mpi_where: gpurun takes the
+#                     allocation's nodes and tasks (4 ranks, 2 a node, both nodes' daemons
+#                     started by srun); -np 5 does not fit its 4 slots
+#   gpurun_in_batch   sbatch -N 2 --ntasks-per-node=2 --wrap "gpurun mpi_where": the batch
+#                     script's node runs its ranks under gpurun itself, the other through srun
 set -euo pipefail
 case=$1 mpi_rank=$2 pmix_rank=$3 gpurun=$4 mpi_where=${5:-} netns=${6:-}
 guard="timeout 60"
@@ -49,6 +55,30 @@ case $case in
 rank 1 of 4 netns ${netns%1}1
 rank 2 of 4 netns ${netns%1}2
 rank 3 of 4 netns ${netns%1}2" on_host $guard srun --mpi=pmix -N 2 -n 4 "$mpi_where" ;;
+  gpurun_in_allocation)
+    alloc=(on_host $guard salloc -Q -N 2 --ntasks-per-node=2)
+    expect "rank 0 of 4 netns ${netns%1}1
+rank 1 of 4 netns ${netns%1}1
+rank 2 of 4 netns ${netns%1}2
+rank 3 of 4 netns ${netns%1}2" "${alloc[@]}" "$gpurun" "$mpi_where"
+    if out=$("${alloc[@]}" "$gpurun" -np 5 "$mpi_where" 2>&1) ||
+        ! grep -q "5 ranks do not fit the 4 slots" <<<"$out"; then
+      echo "FAIL: -np 5 in an allocation of 4 tasks:" >&2; echo "$out" >&2; exit 1
+    fi
+    echo "ok: -np 5 refused" ;;
+  gpurun_in_batch)
+    out=$(mktemp)
+    trap 'rm -f "$out"' EXIT
+    on_host $guard sbatch -Q --wait -N 2 --ntasks-per-node=2 -o "$out" \
+      --wrap "$gpurun --display-map $mpi_where"
+    expect "gpurun: rank 0 on $(hostname): $mpi_where
+gpurun: rank 1 on $(hostname): $mpi_where
+gpurun: rank 2 on ${netns%1}2: $mpi_where
+gpurun: rank 3 on ${netns%1}2: $mpi_where
+rank 0 of 4 netns ${netns%1}1
+rank 1 of 4 netns ${netns%1}1
+rank 2 of 4 netns ${netns%1}2
+rank 3 of 4 netns ${netns%1}2" grep -E "^(rank|gpurun: rank)" "$out" ;;
   two_nodes_pmix)
     expect "$(for r in 0 1 2 3; do echo "rank $r of 4: peers ok"; done)" \
       on_host $guard srun --mpi=pmix -N 2 -n 4 "$pmix_rank" hello ;;
