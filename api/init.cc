@@ -27,6 +27,7 @@
 #include "coll/shm/arenas.h"
 #include "gpurun/build_config.h"
 #include "runtime/base/clock.h"
+#include "runtime/base/crash.h"
 #include "runtime/base/log.h"
 #include "runtime/base/param.h"
 
@@ -75,6 +76,7 @@ int start_runtime(const Call& call, int required) {
   s.bootstrap = std::move(bootstrap).value();
   const bootstrap::JobInfo& job = s.bootstrap->job();
   log::set_rank(job.rank);
+  crash::install(job.rank, job.host);
   param::log_non_default();
   s.world.comm = std::make_unique<core::Communicator>(core::Group::identity(job.size), job.rank,
                                                       /*context_id=*/0);

@@ -1,0 +1,17 @@
+// What a rank says when it dies of a fault: on SIGSEGV, SIGBUS, SIGFPE or SIGILL it writes
+// "[host:pid:rank] rank R: signal SIGSEGV (address not mapped, 0x10); backtrace:" and its
+// stack, one frame a line, to stderr, then dies of the same signal (gpurun then reports the rank
+// killed by it), as the peers' libraries do. The handler runs on a stack of its own, so that a
+// stack overflow is reported too, and does nothing but write.
+#pragma once
+
+#include <string_view>
+
+namespace gpurun::crash {
+
+// Installs the handler for each of those signals that the program has left at its default
+// (a program's or a tool's own handler, a sanitizer's, stays); GPURUN_BACKTRACE=false installs
+// none. Called by MPI_Init once the rank is known.
+void install(int rank, std::string_view host);
+
+}  // namespace gpurun::crash
