@@ -435,7 +435,7 @@ Options parse_command_line(int argc, char** argv) {
     throw UsageError("no program to run (usage: gpurun -np N program [args])");
   }
   if (!explain && opts.hosts.empty() && opts.hostfile.empty() && !any_program_hosts(opts.apps))
-    opts.allocation = slurm_allocation();
+    take_allocation(opts);
   finish_apps(opts, explain, names);
   threads_per_rank(opts);
   // MPICH's mpiexec reads its time limit from the environment.

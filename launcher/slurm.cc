@@ -131,6 +131,15 @@ std::vector<HostSpec> slurm_allocation() {
   return hosts;
 }
 
+void take_allocation(Options& opts) {
+  std::vector<HostSpec> allocation = slurm_allocation();
+  if (allocation.size() != 1 || !(allocation[0].local || is_local_host(allocation[0].name))) {
+    opts.allocation = std::move(allocation);
+    return;
+  }
+  if (opts.apps.size() == 1 && opts.apps[0].np == 0) opts.apps[0].np = allocation[0].slots;
+}
+
 std::string slurm_agent() {
   std::string agent = params::agent().get();
   return params::agent().source() != param::Source::kDefault ? agent : g_slurm_agent.get();

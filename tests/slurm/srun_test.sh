@@ -7,6 +7,10 @@
 #                     PMIx and Slurm variables and serves its own ranks
 #   srun_without_pmix srun --mpi=none -n 2 mpi_rank hello: MPI_Init fails in each rank and says
 #                     how to start the job, instead of two ranks that each run alone
+#   gpurun_in_one_node
+#                     salloc -n 2 gpurun mpi_rank hello: an allocation of this host alone gives
+#                     -np its 2 tasks, and gpurun -np 3 in an allocation of 1 runs there too
+#                     (as on any one host)
 #   srun_one_cma      srun --mpi=pmix -n 2 mpi_rank hello: without gpurun's copy probe the two
 #                     ranks of the host move large messages the same way (CMA or the fragment
 #                     pipeline: the first rank's timing), as their transport logs say
@@ -47,6 +51,10 @@ case $case in
   srun_pmix_client)
     expect $'rank 0 of 2: peers ok\nrank 1 of 2: peers ok' \
       $guard srun --mpi=pmix -n 2 "$pmix_rank" hello ;;
+  gpurun_in_one_node)
+    expect $'rank 0 of 2\nrank 1 of 2' $guard salloc -Q -n 2 "$gpurun" "$mpi_rank" hello
+    expect $'rank 0 of 3\nrank 1 of 3\nrank 2 of 3' \
+      $guard salloc -Q -n 1 "$gpurun" -np 3 "$mpi_rank" hello ;;
   gpurun_in_step)
     expect $'[0] rank 0 of 2\n[1] rank 1 of 2' \
       $guard srun --mpi=pmix -n 1 "$gpurun" --tag-output -np 2 "$mpi_rank" hello ;;
