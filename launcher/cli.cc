@@ -144,6 +144,8 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
     opts.display_map = true;
   } else if (matches(arg, "--timeout")) {
     opts.timeout = parse_timeout(take_value(argc, argv, i, arg, "--timeout"));
+  } else if (arg == "--get-stack-traces") {
+    opts.stack_traces = true;
   } else if (parse_placement_option(argc, argv, i, arg, opts)) {
     // --bind-to, --map-by, --cpus-per-rank and their spellings
   } else if (matches(arg, "--gpus-per-rank")) {

@@ -47,6 +47,7 @@ struct Options {
   bool report_bindings = false;  // --report-bindings
   bool display_map = false;      // --display-map
   std::optional<std::chrono::nanoseconds> timeout;
+  bool stack_traces = false;  // --get-stack-traces: at --timeout, the ranks' stacks first
   BindTo bind_to = BindTo::kAuto;
   // The programs, ':' apart on the command line or one a line of the --app file; none only
   // for --explain without a program.

@@ -18,6 +18,7 @@
 #include "launcher/plan.h"
 #include "launcher/pmix_server.h"
 #include "launcher/spawn.h"
+#include "runtime/base/crash.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::launcher {
@@ -350,8 +351,9 @@ void HostJob::on_message(const wire::Message& message) {
       break;
     case Type::kSignal: {
       int sig = d.i32();
+      bool group = sig != crash::stack_signal();  // a stack request is for the rank alone
       for (Rank& rank : ranks_)
-        if (rank.pid > 0 && rank.running) kill(-rank.pid, sig);
+        if (rank.pid > 0 && rank.running) kill(group ? -rank.pid : rank.pid, sig);
       break;
     }
     case Type::kStdin:

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "launcher/signals.h"
+#include "runtime/base/crash.h"
 #include "runtime/base/log.h"
 #include "runtime/base/param.h"
 
@@ -155,7 +156,7 @@ int Job::poll_timeout_ms(Clock::time_point now) const {
   auto consider = [&](std::optional<Clock::time_point> t) {
     if (t && (!next || *t < *next)) next = t;
   };
-  if (config_.timeout && !ending_) consider(start_ + *config_.timeout);
+  if (config_.timeout && !ending_) consider(stacks_deadline_.value_or(start_ + *config_.timeout));
   consider(kill_deadline_);
   consider(drain_deadline_);
   for (const Rank& rank : ranks_) consider(rank.finalize_deadline);
@@ -374,13 +375,24 @@ void Job::close_rank_stdin() {
 }
 
 void Job::check_timers(Clock::time_point now) {
-  if (config_.timeout && !ending_ && now >= start_ + *config_.timeout) {
-    fail(124, "the job ran past its --timeout of " +
-                  param::Traits<param::Duration>::format(*config_.timeout) + "; ending it");
-  }
+  if (config_.timeout && !ending_ && now >= start_ + *config_.timeout) on_timeout(now);
   if (kill_deadline_ && now >= *kill_deadline_) {
     kill_deadline_.reset();
     kill_ranks(SIGKILL);
+  }
+}
+
+// With --get-stack-traces, each rank first writes where it is (runtime/base/crash.h), and the
+// stacks get a moment to arrive before the job ends.
+void Job::on_timeout(Clock::time_point now) {
+  std::string past = "the job ran past its --timeout of " +
+                     param::Traits<param::Duration>::format(*config_.timeout);
+  if (config_.stack_traces && !stacks_deadline_) {
+    report(past + "; asking the ranks for their stacks");
+    signal_ranks(crash::stack_signal(), false);
+    stacks_deadline_ = now + kStackGrace;
+  } else if (!stacks_deadline_ || now >= *stacks_deadline_) {
+    fail(124, past + "; ending it");
   }
 }
 
@@ -405,10 +417,14 @@ void Job::end_job(int signal) {
 void Job::forward(int sig) {
   int to_ranks = sig == SIGTSTP ? SIGSTOP : sig;
   GPURUN_LOG(info, launcher, "passing %s on to the ranks", signal_name(to_ranks).c_str());
-  for (const Rank& rank : ranks_)
-    if (!rank.remote && rank.pid > 0 && rank.running) kill(-rank.pid, to_ranks);
-  if (remote_ != nullptr) remote_->signal(to_ranks);
+  signal_ranks(to_ranks, true);
   if (sig == SIGTSTP) raise(SIGSTOP);
+}
+
+void Job::signal_ranks(int sig, bool group) {
+  for (const Rank& rank : ranks_)
+    if (!rank.remote && rank.pid > 0 && rank.running) kill(group ? -rank.pid : rank.pid, sig);
+  if (remote_ != nullptr) remote_->signal(sig);
 }
 
 void Job::kill_ranks(int signal) {

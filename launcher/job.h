@@ -28,6 +28,7 @@ struct JobConfig {
   OutputSpec output;
   const OutputFiles* files = nullptr;  // --output-filename's, or none
   std::optional<std::chrono::nanoseconds> timeout;
+  bool stack_traces = false;  // --get-stack-traces
   std::chrono::nanoseconds kill_grace{0};
   std::size_t line_max = 65536;
   JobMap map;  // every rank's host (reports name it); the local node's ranks run here
@@ -93,6 +94,9 @@ class Job final : private RemoteSink {
   void on_output(Rank& rank, bool is_stderr);
   LineForwarder forwarder(int rank, bool is_stderr) const;
   void forward(int sig);  // launcher/signals.h forwarded()
+  // `sig` to every running rank: its process group (`group`), or the rank alone.
+  void signal_ranks(int sig, bool group);
+  void on_timeout(Clock::time_point now);
   void on_stdin();
   void on_rank_stdin_writable();
   void close_rank_stdin();
@@ -102,6 +106,8 @@ class Job final : private RemoteSink {
   void check_finalize_deadlines(Clock::time_point now);
   // How long a rank that exited with code 0 may take to have its finalize reach gpurun.
   static constexpr std::chrono::milliseconds kFinalizeGrace{1000};
+  // --get-stack-traces: how long the ranks get to write their stacks before the job ends.
+  static constexpr std::chrono::milliseconds kStackGrace{1000};
   void fail(int exit_code, const std::string& report);
   void end_job(int signal);
   void kill_ranks(int signal);
@@ -116,6 +122,7 @@ class Job final : private RemoteSink {
   bool ending_ = false;
   std::optional<Clock::time_point> kill_deadline_;
   std::optional<Clock::time_point> drain_deadline_;
+  std::optional<Clock::time_point> stacks_deadline_;  // --get-stack-traces: when the job ends
   bool stdin_open_ = true;            // gpurun's stdin still read
   std::string stdin_pending_;         // read from stdin, not yet written to rank 0
   bool remote_stdin_closed_ = false;  // rank 0 is remote and its end of input was sent

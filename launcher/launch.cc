@@ -52,6 +52,7 @@ JobConfig job_config(const Options& options, JobMap map, const OutputFiles& file
   return JobConfig{.output = options.output,
                    .files = &files,
                    .timeout = options.timeout,
+                   .stack_traces = options.stack_traces,
                    .kill_grace = params::kill_grace().get(),
                    .line_max = static_cast<std::size_t>(params::line_max().get().bytes),
                    .map = std::move(map)};

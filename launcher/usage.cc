@@ -28,6 +28,8 @@ options:
                        :nocopy writes the files only, :nojobid leaves out the "1" level
   --timeout T          end the job after T (seconds, or 500ms, 2m); exit code 124 (without it,
                        MPIEXEC_TIMEOUT in the environment, as MPICH's mpiexec reads it)
+  --get-stack-traces   at --timeout, each rank first writes its stack (where it waits) to
+                       stderr, and gets a second for it
   --report-bindings    print each rank's CPUs (and GPU, NIC) on stderr as the ranks start
   --display-map        print each rank's host and program on stderr before they start
   --bind-to core|none  without GPUs, bind each rank to one core (default: core; with more

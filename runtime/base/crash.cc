@@ -2,6 +2,7 @@
 
 #include <execinfo.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -59,6 +60,27 @@ const char* cause(int sig, int code) {
   }
 }
 
+pid_t g_main_thread = 0;  // the thread that installed the handlers (called MPI_Init)
+
+void write_stack() {
+  void* frames[64];
+  backtrace_symbols_fd(frames, backtrace(frames, 64), STDERR_FILENO);
+}
+
+// A request for the stack reaches whichever thread the kernel picks: it is passed on to the
+// thread that called MPI_Init, which writes its own.
+void on_stack_request(int sig, siginfo_t* /*info*/, void* /*context*/) {
+  int saved = errno;
+  if (g_main_thread > 0 && gettid() != g_main_thread) {
+    syscall(SYS_tgkill, getpid(), g_main_thread, sig);
+  } else {
+    put(g_header, g_header_length);
+    put("stack at gpurun's request:\n");
+    write_stack();
+  }
+  errno = saved;
+}
+
 void on_fault(int sig, siginfo_t* info, void* /*context*/) {
   put(g_header, g_header_length);
   put("signal SIG");
@@ -71,8 +93,7 @@ void on_fault(int sig, siginfo_t* info, void* /*context*/) {
     put_hex(reinterpret_cast<std::uintptr_t>(info->si_addr));
   }
   put("); backtrace:\n");
-  void* frames[64];
-  backtrace_symbols_fd(frames, backtrace(frames, 64), STDERR_FILENO);
+  write_stack();
   // SA_RESETHAND put the default action back: a fault recurs as the handler returns, a signal
   // sent by a process is sent again.
   if (info->si_code <= 0) raise(sig);
@@ -108,6 +129,12 @@ void install(int rank, std::string_view host) {
   sigemptyset(&action.sa_mask);
   for (int sig : kSignals)
     if (left_at_default(sig)) sigaction(sig, &action, nullptr);
+  g_main_thread = gettid();
+  action.sa_sigaction = on_stack_request;
+  action.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+  if (left_at_default(stack_signal())) sigaction(stack_signal(), &action, nullptr);
 }
+
+int stack_signal() { return SIGRTMIN + 6; }
 
 }  // namespace gpurun::crash

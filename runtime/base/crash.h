@@ -10,8 +10,14 @@
 namespace gpurun::crash {
 
 // Installs the handler for each of those signals that the program has left at its default
-// (a program's or a tool's own handler, a sanitizer's, stays); GPURUN_BACKTRACE=false installs
-// none. Called by MPI_Init once the rank is known.
+// (a program's or a tool's own handler, a sanitizer's, stays), and the one of stack_signal();
+// GPURUN_BACKTRACE=false installs none. Called by MPI_Init once the rank is known, on the
+// thread whose stack stack_signal() shows.
 void install(int rank, std::string_view host);
+
+// The signal that asks a rank for its stack (gpurun --timeout with --get-stack-traces): the
+// thread that called MPI_Init writes "[host:pid:rank] rank R: stack at gpurun's request:" and
+// its frames to stderr, and the rank goes on. SIGRTMIN + 6.
+int stack_signal();
 
 }  // namespace gpurun::crash

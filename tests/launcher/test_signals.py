@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The signals gpurun passes on to the ranks without ending the job (CTest label `mpi`): SIGUSR1
 and SIGUSR2 (a batch system's warning before its time limit), SIGTSTP (Ctrl-Z: the ranks stop,
-then gpurun) and SIGCONT. Same environment as test_gpurun.py, whose GpurunTest it uses."""
+then gpurun) and SIGCONT; and the stacks the ranks write when --timeout ends a job run with
+--get-stack-traces. Same environment as test_gpurun.py, whose GpurunTest it uses."""
 import os
 import signal
 import subprocess
@@ -10,7 +11,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_gpurun import GPURUN, HANG_GUARD, GpurunTest  # noqa: E402
+from test_gpurun import GPURUN, HANG_GUARD, RANK, GpurunTest  # noqa: E402
 
 # A rank that says it is ready, then reports each SIGUSR1 and leaves at SIGUSR2.
 WAITER = """
@@ -84,6 +85,26 @@ class ForwardedSignals(GpurunTest):
         self.assertEqual(proc.returncode, 0, err)
         self.assertEqual(out.count("tick 39"), 2, out)  # both ranks ran to the end
         self.assertNotIn("ending the job", err)
+
+
+class TimeoutStacks(GpurunTest):
+    def test_ranks_say_where_they_wait(self):
+        # Both ranks wait in pause() after a barrier (mpi_rank wait) until --timeout ends them.
+        r = self.run_gpurun("-np", "2", "--timeout", "1", "--get-stack-traces", RANK, "wait")
+        self.assertEqual(r.returncode, 124, r.stderr)
+        lines = r.stderr.splitlines()
+        asked = "gpurun: the job ran past its --timeout of 1s; asking the ranks for their stacks"
+        self.assertEqual(lines[0], asked, r.stderr)
+        for rank in (0, 1):
+            self.assertEqual(sum(line.endswith(f"] rank {rank}: stack at gpurun's request:")
+                                 for line in lines), 1, r.stderr)
+        self.assertEqual(sum("(pause+0x" in line for line in lines), 2, r.stderr)
+        self.assertEqual(lines[-1], "gpurun: the job ran past its --timeout of 1s; ending it")
+
+    def test_without_the_option_no_stack(self):
+        r = self.run_gpurun("-np", "2", "--timeout", "1", RANK, "wait")
+        self.assertEqual(r.returncode, 124, r.stderr)
+        self.assertNotIn("stack", r.stderr)
 
 
 if __name__ == "__main__":

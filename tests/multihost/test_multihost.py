@@ -449,6 +449,17 @@ class Signals(MultiHostTest):
             proc.stderr.close()
 
 
+    def test_stacks_at_timeout_from_every_host(self):
+        # --get-stack-traces: the remote daemon passes the request to its rank alone, which
+        # writes its stack as the local one does, before --timeout ends the job.
+        r = self.gpurun("--timeout", "1", "--get-stack-traces", "-H", f"localhost:1,{H2}:1",
+                        MPI_RANK, "wait")
+        self.assertEqual(r.returncode, 124, r.stderr)
+        for rank in (0, 1):
+            self.assertIn(f"] rank {rank}: stack at gpurun's request:", r.stderr)
+        self.assertEqual(r.stderr.count("(pause+0x"), 2, r.stderr)
+
+
 class RankFailures(MultiHostTest):
     def test_remote_rank_exit_code_ends_the_job(self):
         r = self.gpurun("-H", f"localhost:2,{H2}:2", PMIX_RANK, "exit", "3", "5")
