@@ -1,10 +1,12 @@
 #include "runtime/base/crash.h"
 
 #include <execinfo.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -20,17 +22,31 @@ char g_header[160];  // "[host:pid:rank] rank R: "
 std::size_t g_header_length = 0;
 alignas(64) char g_stack[64 * 1024];  // the handler's stack: a stack overflow still reports
 
-// Async-signal-safe writes to stderr.
+// A report is gathered here and leaves in one write, so that the lines of two ranks' stacks do
+// not interleave on gpurun's stderr; the frames come through a pipe of the process's own.
+char g_report[16 * 1024];
+std::size_t g_report_length = 0;
+int g_frames[2] = {-1, -1};
+
+// Async-signal-safe appends to the report, and its write to stderr.
 void put(const char* text, std::size_t length) {
+  length = std::min(length, sizeof g_report - g_report_length);
+  std::memcpy(g_report + g_report_length, text, length);
+  g_report_length += length;
+}
+void put(const char* text) { put(text, std::strlen(text)); }
+void send_report() {
+  const char* text = g_report;
+  std::size_t length = g_report_length;
   while (length > 0) {
     ssize_t n = write(STDERR_FILENO, text, length);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
+    if (n <= 0) break;
     text += n;
     length -= static_cast<std::size_t>(n);
   }
+  g_report_length = 0;
 }
-void put(const char* text) { put(text, std::strlen(text)); }
 void put_hex(std::uintptr_t value) {
   char digits[2 + 2 * sizeof value];
   std::size_t at = sizeof digits;
@@ -62,9 +78,21 @@ const char* cause(int sig, int code) {
 
 pid_t g_main_thread = 0;  // the thread that installed the handlers (called MPI_Init)
 
+// The calling thread's frames, a line each, then the whole report out.
 void write_stack() {
   void* frames[64];
-  backtrace_symbols_fd(frames, backtrace(frames, 64), STDERR_FILENO);
+  int count = backtrace(frames, 64);
+  if (g_frames[1] < 0) {
+    send_report();
+    backtrace_symbols_fd(frames, count, STDERR_FILENO);
+    return;
+  }
+  backtrace_symbols_fd(frames, count, g_frames[1]);
+  for (ssize_t n;
+       g_report_length < sizeof g_report &&
+       (n = read(g_frames[0], g_report + g_report_length, sizeof g_report - g_report_length)) > 0;)
+    g_report_length += static_cast<std::size_t>(n);
+  send_report();
 }
 
 // A request for the stack reaches whichever thread the kernel picks: it is passed on to the
@@ -122,6 +150,8 @@ void install(int rank, std::string_view host) {
   g_header_length = n > 0 ? std::min(static_cast<std::size_t>(n), sizeof g_header - 1) : 0;
   void* warm[1];
   backtrace(warm, 1);  // loads the unwinder now: the handler must not load a library
+  if (g_frames[0] < 0 && pipe2(g_frames, O_CLOEXEC | O_NONBLOCK) != 0)
+    g_frames[0] = g_frames[1] = -1;
   use_own_stack();
   struct sigaction action {};
   action.sa_sigaction = on_fault;

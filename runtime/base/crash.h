@@ -2,7 +2,9 @@
 // "[host:pid:rank] rank R: signal SIGSEGV (address not mapped, 0x10); backtrace:" and its
 // stack, one frame a line, to stderr, then dies of the same signal (gpurun then reports the rank
 // killed by it), as the peers' libraries do. The handler runs on a stack of its own, so that a
-// stack overflow is reported too, and does nothing but write.
+// stack overflow is reported too, and does nothing but write: each report leaves in one write
+// (its frames gathered through a pipe of the process's own), so that two ranks' reports do not
+// interleave on gpurun's stderr.
 #pragma once
 
 #include <string_view>
