@@ -140,6 +140,16 @@ void use_own_stack() {
   sigaltstack(&own, nullptr);
 }
 
+// The pipe write_stack() gathers frames through; none in a process started without its standard
+// streams, where it could take their numbers.
+void open_frame_pipe() {
+  if (g_frames[0] >= 0 || pipe2(g_frames, O_CLOEXEC | O_NONBLOCK) != 0) return;
+  if (std::min(g_frames[0], g_frames[1]) > STDERR_FILENO) return;
+  close(g_frames[0]);
+  close(g_frames[1]);
+  g_frames[0] = g_frames[1] = -1;
+}
+
 }  // namespace
 
 void install(int rank, std::string_view host) {
@@ -150,8 +160,7 @@ void install(int rank, std::string_view host) {
   g_header_length = n > 0 ? std::min(static_cast<std::size_t>(n), sizeof g_header - 1) : 0;
   void* warm[1];
   backtrace(warm, 1);  // loads the unwinder now: the handler must not load a library
-  if (g_frames[0] < 0 && pipe2(g_frames, O_CLOEXEC | O_NONBLOCK) != 0)
-    g_frames[0] = g_frames[1] = -1;
+  open_frame_pipe();
   use_own_stack();
   struct sigaction action {};
   action.sa_sigaction = on_fault;
