@@ -161,9 +161,14 @@ void HostJob::spawn() {
   for (std::size_t i = 0; i < ranks_.size(); ++i) {
     Rank& rank = ranks_[i];
     auto k = static_cast<std::size_t>(app_of_rank(spec_.apps, rank.rank));
+    std::vector<std::string> env = envs[k];
+    add_rank_variables(env, RankPosition{.rank = rank.rank,
+                                         .size = spec_.map.size(),
+                                         .local_rank = static_cast<int>(i),
+                                         .local_size = static_cast<int>(ranks_.size())});
     RankCommand command{.program = spec_.apps[k].program,
                         .argv = spec_.apps[k].argv,
-                        .env = server_->rank_environment(rank.rank, envs[k]),
+                        .env = server_->rank_environment(rank.rank, env),
                         .cwd = spec_.apps[k].wdir,
                         .binding = plan_->placement.binding(static_cast<int>(i))};
     RankPipes pipes;

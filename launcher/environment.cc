@@ -65,6 +65,28 @@ void set_pmix_environment() {
   setenv("PMIX_MCA_gds", params::pmix_gds().get().c_str(), 1);
 }
 
+void add_rank_variables(std::vector<std::string>& env, const RankPosition& where) {
+  auto set = [&env](std::string_view name, int value) {
+    std::string entry = std::string(name) + "=" + std::to_string(value);
+    for (std::string& e : env)
+      if (e.size() > name.size() && e.starts_with(name) && e[name.size()] == '=') {
+        e = std::move(entry);
+        return;
+      }
+    env.push_back(std::move(entry));
+  };
+  for (std::string_view prefix : {"OMPI_COMM_WORLD_", "MV2_COMM_WORLD_"}) {
+    std::string p(prefix);
+    set(p + "RANK", where.rank);
+    set(p + "SIZE", where.size);
+    set(p + "LOCAL_RANK", where.local_rank);
+    set(p + "LOCAL_SIZE", where.local_size);
+  }
+  set("OMPI_COMM_WORLD_NODE_RANK", where.local_rank);
+  set("MPI_LOCALRANKID", where.local_rank);
+  set("MPI_LOCALNRANKS", where.local_size);
+}
+
 std::string library_path_with(const std::string& current, const std::string& dir) {
   std::string_view rest = current;
   while (!rest.empty()) {

@@ -35,4 +35,18 @@ std::string library_path_with(const std::string& current, const std::string& dir
 std::vector<std::string> environment_with(
     const std::vector<std::pair<std::string, std::string>>& exports);
 
+// Where a rank is in its job and on its host.
+struct RankPosition {
+  int rank = 0;
+  int size = 1;
+  int local_rank = 0;
+  int local_size = 1;
+};
+// Sets, in a rank's environment `env`, where the rank is as the peers' launchers say it, for the
+// scripts and libraries that read it rather than ask MPI (a wrapper that picks a GPU by its local
+// rank; Horovod, DeepSpeed): Open MPI's OMPI_COMM_WORLD_{RANK,SIZE,LOCAL_RANK,LOCAL_SIZE,
+// NODE_RANK}, MVAPICH's MV2_COMM_WORLD_{RANK,SIZE,LOCAL_RANK,LOCAL_SIZE}, MPICH's
+// MPI_LOCALRANKID and MPI_LOCALNRANKS. Not PMI_RANK and PMI_SIZE, which name a PMI-1 server.
+void add_rank_variables(std::vector<std::string>& env, const RankPosition& where);
+
 }  // namespace gpurun::launcher

@@ -79,17 +79,23 @@ JobLayout job_layout(JobMap map, int node, const Plan& plan, const JobDir& dir,
   return layout;
 }
 
+// The commands of this host's `ranks`, in a job of `size`.
 std::vector<RankCommand> rank_commands(const Options& options, const std::vector<int>& ranks,
-                                       const Placement& placement, PmixServer& server) {
+                                       int size, const Placement& placement, PmixServer& server) {
   std::vector<std::vector<std::string>> envs;  // per program
   for (const App& app : options.apps) envs.push_back(environment_with(app.exports));
   std::vector<RankCommand> commands;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     auto k = static_cast<std::size_t>(app_of_rank(options.apps, ranks[i]));
     const App& app = options.apps[k];
+    std::vector<std::string> env = envs[k];
+    add_rank_variables(env, RankPosition{.rank = ranks[i],
+                                         .size = size,
+                                         .local_rank = static_cast<int>(i),
+                                         .local_size = static_cast<int>(ranks.size())});
     commands.push_back(RankCommand{.program = app.program,
                                    .argv = app.argv,
-                                   .env = server.rank_environment(ranks[i], envs[k]),
+                                   .env = server.rank_environment(ranks[i], env),
                                    .cwd = app.wdir,
                                    .binding = placement.binding(static_cast<int>(i))});
   }
@@ -197,7 +203,8 @@ int launch_here(const Options& options, JobMap map, const OutputFiles& files) {
   server->register_job(layout);
   const std::vector<int>& ranks = layout.map.nodes[0].ranks;
   if (options.report_bindings) report_bindings(plan, ranks, layout.map.nodes[0].name);
-  std::vector<RankCommand> commands = rank_commands(options, ranks, plan.placement, *server);
+  std::vector<RankCommand> commands =
+      rank_commands(options, ranks, layout.map.size(), plan.placement, *server);
   profile.mark("register");
   Job job(std::move(config), events, signals.fd());
   start_ranks(job, ranks, commands);
@@ -257,7 +264,8 @@ void set_up_local(LocalPart& part, const Options& options, const JobSpec& spec, 
   part.server->register_job(layout);
   if (options.report_bindings)
     report_bindings(*part.plan, part.ranks, spec.map.nodes[static_cast<std::size_t>(node)].name);
-  part.commands = rank_commands(options, part.ranks, part.plan->placement, *part.server);
+  part.commands =
+      rank_commands(options, part.ranks, spec.map.size(), part.plan->placement, *part.server);
 }
 
 // --launch-agent; else srun on the nodes of a Slurm allocation; else GPURUN_LAUNCHER_AGENT.

@@ -527,8 +527,9 @@ class JobEnvironment(GpurunTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         r = self.run_gpurun("-np", "1", "env", env=env)
         ranks_env = dict(l.split("=", 1) for l in r.stdout.splitlines() if "=" in l)
-        for gone in ("SLURM_STEP_ID", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"):
+        for gone in ("SLURM_STEP_ID", "SLURM_PROCID", "PMI_RANK"):
             self.assertNotIn(gone, ranks_env)
+        self.assertEqual(ranks_env["OMPI_COMM_WORLD_RANK"], "0")  # its own, not the outer one
         self.assertNotEqual(ranks_env["PMIX_SERVER_URI41"], env["PMIX_SERVER_URI41"])
         self.assertEqual(ranks_env["PMIX_RANK"], "0")
         self.assertTrue(ranks_env["PMIX_NAMESPACE"].startswith("gpurun."))

@@ -123,6 +123,23 @@ def cpus_of(text):
     return cpus
 
 
+class RankVariables(GpurunTest):
+    """Where a rank is, in the variables the peers' launchers set (launcher/environment.h)."""
+    NAMES = ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+             "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_NODE_RANK", "MV2_COMM_WORLD_RANK",
+             "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE",
+             "MPI_LOCALRANKID", "MPI_LOCALNRANKS")
+
+    def test_each_rank_is_told_where_it_is(self):
+        show = "echo $PMIX_RANK " + " ".join(f"${name}" for name in self.NAMES)
+        r = self.run_gpurun("-np", "3", "-x", "OMPI_COMM_WORLD_SIZE=99", "sh", "-c", show,
+                            env=dict(self.env, MPI_LOCALRANKID="7"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = sorted(line.split() for line in r.stdout.splitlines())
+        self.assertEqual(rows, [[str(i), str(i), "3", str(i), "3", str(i), str(i), "3", str(i),
+                                 "3", str(i), "3"] for i in range(3)])
+
+
 class CoresPerRank(GpurunTest):
     """Ranks that run threads take several cores: --cpus-per-rank N, Open MPI's PE=N, MPICH's
     --bind-to core:N, or their OMP_NUM_THREADS."""

@@ -329,6 +329,14 @@ class Mapping(MultiHostTest):
         self.assertEqual(two[0], two[1])
         self.assertNotEqual(one, two[0], "the rank was bound to one core")
 
+    def test_rank_variables_count_within_each_host(self):
+        show = ('echo "$OMPI_COMM_WORLD_RANK $OMPI_COMM_WORLD_SIZE $OMPI_COMM_WORLD_LOCAL_RANK '
+                '$OMPI_COMM_WORLD_LOCAL_SIZE $MPI_LOCALRANKID"')
+        r = self.gpurun("-H", f"localhost:2,{H2}:2", "/bin/sh", "-c", show)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(r.stdout.split("\n")[:-1]),
+                         ["0 4 0 2 0", "1 4 1 2 1", "2 4 0 2 0", "3 4 1 2 1"])
+
     def test_numa_placement_within_each_host(self):
         self.assertEqual(self.hosts_of("--map-by", "numa", "-np", "2", "-H", f"{H1},{H2}"),
                          [H1, H2])
