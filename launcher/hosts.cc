@@ -68,16 +68,25 @@ std::vector<std::string_view> split_words(std::string_view line) {
 std::string parse_hostfile_line(std::string_view line, HostSpec& host) {
   std::vector<std::string_view> words = split_words(line);
   if (std::string error = parse_entry(words[0], host); !error.empty()) return error;
-  bool colon_slots = words[0].find(':') != std::string_view::npos;
+  bool slots_given = words[0].find(':') != std::string_view::npos;
   for (std::size_t w = 1; w < words.size(); ++w) {
     std::string_view word = words[w];
-    if (!word.starts_with("slots="))
-      return "unknown field '" + std::string(word) + "' (a line is: host slots=N)";
-    if (colon_slots || w > 1) return "the slots of " + host.name + " are given twice";
-    host.slots = slot_count(word.substr(6));
-    if (host.slots == 0)
-      return std::string("'") + std::string(word) + "': slots must be a positive number";
+    bool max = word.starts_with("max_slots=");
+    if (!max && !word.starts_with("slots="))
+      return "unknown field '" + std::string(word) + "' (a line is: host slots=N [max_slots=M])";
+    if (max ? host.max_slots > 0 : slots_given)
+      return "the " + std::string(max ? "max_slots" : "slots") + " of " + host.name +
+             " are given twice";
+    int count = slot_count(word.substr(max ? 10 : 6));
+    if (count == 0)
+      return std::string("'") + std::string(word) + "': " + (max ? "max_slots" : "slots") +
+             " must be a positive number";
+    (max ? host.max_slots : host.slots) = count;
+    slots_given = slots_given || !max;
   }
+  if (host.max_slots > 0 && host.max_slots < host.slots)
+    return "max_slots=" + std::to_string(host.max_slots) +
+           " is below slots=" + std::to_string(host.slots);
   return "";
 }
 
@@ -152,10 +161,14 @@ std::vector<HostSpec> merge_hosts(std::vector<HostSpec> hosts) {
     HostSpec* same = nullptr;
     for (HostSpec& seen : out)
       if (seen.name == host.name || (seen.local && host.local)) same = &seen;
-    if (same != nullptr)
+    if (same != nullptr) {
       same->slots += host.slots;
-    else
+      same->max_slots = same->max_slots > 0 && host.max_slots > 0
+                            ? same->max_slots + host.max_slots
+                            : 0;  // a limit on only one of the entries is none for the host
+    } else {
       out.push_back(std::move(host));
+    }
   }
   return out;
 }

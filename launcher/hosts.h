@@ -1,7 +1,8 @@
 // The hosts of a job: -H lists and hostfiles, and which of them are this host.
 //
 // Syntax (the peers'): -H "a:4,b,c:2" (a host without slots has one); a hostfile has one host a
-// line, "host slots=N" as Open MPI writes it or "host:N" as MPICH does, '#' starts a comment and
+// line, "host slots=N [max_slots=M]" as Open MPI writes it or "host:N" as MPICH does, '#' starts
+// a comment and
 // blank lines are skipped. A host named twice gets the sum of its slots. Host names are letters,
 // digits, '.', '-' and '_' (they end up in the launch agent's command line).
 #pragma once
@@ -15,6 +16,7 @@ namespace gpurun::launcher {
 struct HostSpec {
   std::string name;
   int slots = 1;
+  int max_slots = 0;   // Open MPI's max_slots=N: never more ranks, oversubscribed or not (0: none)
   bool local = false;  // this host: its ranks run under gpurun itself, without an agent
 };
 

@@ -1,6 +1,7 @@
 #include "launcher/mapping.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "launcher/cli.h"
@@ -16,8 +17,10 @@ std::string describe(const std::vector<HostSpec>& hosts, int npernode) {
   return text;
 }
 
-// How many ranks each host gets.
-std::vector<int> counts_per_host(const std::vector<int>& capacity, int np, bool by_node) {
+// How many ranks each host gets: its slots first, then (oversubscribed) one per host in turn, a
+// host never beyond its cap (max_slots). The caller has checked that the caps hold np.
+std::vector<int> counts_per_host(const std::vector<int>& capacity, const std::vector<int>& cap,
+                                 int np, bool by_node) {
   std::vector<int> count(capacity.size(), 0);
   int placed = 0;
   if (!by_node) {
@@ -31,12 +34,13 @@ std::vector<int> counts_per_host(const std::vector<int>& capacity, int np, bool 
   while (placed < np) {
     bool placed_any = false;
     for (std::size_t h = 0; h < capacity.size() && placed < np; ++h) {
-      if (room && count[h] >= capacity[h]) continue;
+      if ((room && count[h] >= capacity[h]) || count[h] >= cap[h]) continue;
       ++count[h];
       ++placed;
       placed_any = true;
     }
-    if (!placed_any) room = false;  // every host is full: oversubscribe evenly
+    if (!placed_any && !room) break;  // every host at its cap
+    if (!placed_any) room = false;    // every host is full: oversubscribe evenly
   }
   return count;
 }
@@ -50,14 +54,17 @@ std::size_t add_host(std::vector<HostSpec>& hosts, const HostSpec& host) {
 }
 
 // The hosts (indices into `hosts`) of one program's ranks, from the slots `left` on its hosts
-// `on`, which it then takes. `name` starts its errors.
+// `on` and the ranks their max_slots still allow (`allowed`), which it then takes. `name` starts
+// its errors.
 std::vector<int> place_program(const std::vector<HostSpec>& hosts,
-                               const std::vector<std::size_t>& on, std::vector<int>& left, int np,
-                               const MapRequest& request, const std::string& name) {
-  std::vector<int> capacity;
+                               const std::vector<std::size_t>& on, std::vector<int>& left,
+                               std::vector<int>& allowed, int np, const MapRequest& request,
+                               const std::string& name) {
+  std::vector<int> capacity, cap;
   std::vector<HostSpec> its;
   for (std::size_t h : on) {
-    capacity.push_back(std::max(left[h], 0));
+    cap.push_back(std::max(allowed[h], 0));
+    capacity.push_back(std::min(std::max(left[h], 0), cap.back()));
     its.push_back(hosts[h]);
   }
   int slots = std::accumulate(capacity.begin(), capacity.end(), 0);
@@ -67,8 +74,14 @@ std::vector<int> place_program(const std::vector<HostSpec>& hosts,
                      (name.empty() ? " slots of " : " slots left on ") +
                      describe(its, request.npernode) +
                      " (give more slots, fewer ranks, or --oversubscribe)");
-  std::vector<int> count = counts_per_host(capacity, np, request.by_node);
-  for (std::size_t h = 0; h < on.size(); ++h) left[on[h]] -= count[h];
+  if (long most = std::accumulate(cap.begin(), cap.end(), 0L); np > most)
+    throw UsageError(name + std::to_string(np) + " ranks exceed the " + std::to_string(most) +
+                     " that the hosts' max_slots allow on " + describe(its, request.npernode));
+  std::vector<int> count = counts_per_host(capacity, cap, np, request.by_node);
+  for (std::size_t h = 0; h < on.size(); ++h) {
+    left[on[h]] -= count[h];
+    allowed[on[h]] -= count[h];
+  }
   // Ranks are numbered host by host by slot, and dealt in turn by node.
   std::vector<int> host_of;
   if (request.by_node) {
@@ -138,13 +151,16 @@ JobMap map_programs(std::vector<HostSpec> hosts, const std::vector<ProgramHosts>
     for (const HostSpec& host : merge_hosts(program.hosts))
       on.back().push_back(add_host(hosts, host));
   }
-  std::vector<int> left;
-  for (const HostSpec& host : hosts)
+  std::vector<int> left, allowed;
+  for (const HostSpec& host : hosts) {
     left.push_back(request.npernode > 0 ? request.npernode : host.slots);
+    allowed.push_back(host.max_slots > 0 ? host.max_slots : std::numeric_limits<int>::max() / 2);
+  }
   std::vector<int> host_of;  // of each rank, an index into `hosts`
   for (std::size_t k = 0; k < programs.size(); ++k) {
     std::string name = programs.size() > 1 ? programs[k].name + ": " : "";
-    std::vector<int> more = place_program(hosts, on[k], left, programs[k].np, request, name);
+    std::vector<int> more =
+        place_program(hosts, on[k], left, allowed, programs[k].np, request, name);
     host_of.insert(host_of.end(), more.begin(), more.end());
   }
   return job_map(hosts, host_of);

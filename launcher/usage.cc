@@ -58,7 +58,8 @@ several programs in one job (MPMD):
 
 across hosts:
   -H, --host LIST      hosts and their slots: host[:slots],... (a host without slots has 1)
-  --hostfile FILE      one host a line: "host slots=N" (or "host:N"); # comments, blank lines
+  --hostfile FILE      one host a line: "host slots=N" (or "host:N"), with Open MPI's
+                       "max_slots=M" a cap even with --oversubscribe; # comments, blank lines
   -np N                default with hosts: one rank per slot (per --npernode)
   --map-by slot|node   slot (default): fill each host's slots in turn; node: deal the ranks
                        round robin over the hosts

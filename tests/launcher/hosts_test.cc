@@ -65,7 +65,11 @@ TEST(Hostfile, ErrorsNameFileAndLine) {
   EXPECT_EQ(usage_error([] { parse_hostfile_text("n1\n\nn2 slots=two\n", "hf"); }),
             "hf:3: 'slots=two': slots must be a positive number");
   EXPECT_EQ(usage_error([] { parse_hostfile_text("n1 cpus=4\n", "hf"); }),
-            "hf:1: unknown field 'cpus=4' (a line is: host slots=N)");
+            "hf:1: unknown field 'cpus=4' (a line is: host slots=N [max_slots=M])");
+  EXPECT_EQ(usage_error([] { parse_hostfile_text("n1 slots=4 max_slots=2\n", "hf"); }),
+            "hf:1: max_slots=2 is below slots=4");
+  EXPECT_EQ(usage_error([] { parse_hostfile_text("n1 max_slots=2 max_slots=3\n", "hf"); }),
+            "hf:1: the max_slots of n1 are given twice");
   EXPECT_EQ(usage_error([] { parse_hostfile_text("n1:2 slots=3\n", "hf"); }),
             "hf:1: the slots of n1 are given twice");
   EXPECT_EQ(usage_error([] { parse_hostfile_text("# nothing\n\n", "hf"); }), "hf: names no host");
@@ -144,6 +148,31 @@ TEST(Mapping, HostsWithoutRanksAreLeftOut) {
   JobMap map = map_ranks(two_hosts(2, 2), {.np = 2});
   ASSERT_EQ(map.nodes.size(), 1u);
   EXPECT_EQ(map.nodes[0].name, "a");
+}
+
+// Open MPI's max_slots: never more ranks on the host, oversubscribed or not.
+TEST(Mapping, MaxSlotsCapsOversubscription) {
+  auto hosts = parse_hostfile_text("a slots=2 max_slots=3\nb max_slots=2 slots=1\nc\n", "hf");
+  ASSERT_EQ(hosts.size(), 3u);
+  EXPECT_EQ(hosts[0].max_slots, 3);
+  EXPECT_EQ(hosts[1].slots, 1);
+  EXPECT_EQ(hosts[1].max_slots, 2);
+  EXPECT_EQ(hosts[2].max_slots, 0);
+  auto sizes = [](const JobMap& map) {
+    std::vector<std::size_t> out;
+    for (const NodeRanks& node : map.nodes) out.push_back(node.ranks.size());
+    return out;
+  };
+  // Slots first (2 + 1 + 1), then one a host in turn while each may take one more.
+  EXPECT_EQ(sizes(map_ranks(hosts, {.np = 9, .oversubscribe = true})),
+            (std::vector<std::size_t>{3, 2, 4}));
+  EXPECT_EQ(sizes(map_ranks(hosts, {.np = 8, .by_node = true, .oversubscribe = true})),
+            (std::vector<std::size_t>{3, 2, 3}));
+  hosts.pop_back();  // only capped hosts: 5 ranks at most
+  EXPECT_EQ(usage_error([&] { map_ranks(hosts, {.np = 6, .oversubscribe = true}); }),
+            "6 ranks exceed the 5 that the hosts' max_slots allow on a:2,b:1");
+  EXPECT_EQ(sizes(map_ranks(hosts, {.np = 5, .oversubscribe = true})),
+            (std::vector<std::size_t>{3, 2}));
 }
 
 TEST(Mapping, OversubscriptionIsAnErrorUnlessAllowed) {
