@@ -62,15 +62,20 @@ void parse_map_by(std::string_view text, Options& opts) {
   if (colon != std::string_view::npos) parse_map_modifiers(text.substr(colon + 1), opts);
 }
 
-// core, none, or MPICH's core:N (N cores a rank).
+// core, none, numa, socket (package), or MPICH's core:N (N cores a rank).
 void parse_bind(std::string_view text, Options& opts) {
   if (text == "none") {
     opts.bind_to = BindTo::kNone;
+  } else if (text == "numa") {
+    opts.bind_to = BindTo::kNuma;
+  } else if (text == "socket" || text == "package") {
+    opts.bind_to = BindTo::kPackage;
   } else if (text == "core" || text.starts_with("core:")) {
     opts.bind_to = BindTo::kCore;
     if (text.size() > 4) opts.cpus_per_rank = parse_positive(text.substr(5), "--bind-to core");
   } else {
-    throw UsageError("--bind-to: '" + std::string(text) + "' is not core, core:N or none");
+    throw UsageError("--bind-to: '" + std::string(text) +
+                     "' is not core, core:N, numa, socket or none");
   }
 }
 

@@ -205,8 +205,36 @@ Placement place_on(const std::vector<topo::Core>& cores, int np, BindTo bind, in
   return placement;
 }
 
-Placement place_on(const topo::Topology& topology, const std::vector<topo::Core>& cores,
-                   const PlacementRequest& request) {
+namespace {
+
+// --bind-to numa or socket: each rank's CPUs widened to the NUMA nodes or packages that hold
+// them, within the cores gpurun may use (kept where the topology has no such domains).
+void widen_to_domains(const topo::Topology& topology, const std::vector<topo::Core>& cores,
+                      BindTo bind, Placement& placement) {
+  std::vector<topo::CpuSet> domains;
+  if (bind == BindTo::kNuma) {
+    for (const topo::NumaNode& node : topology.numa_nodes()) domains.push_back(node.cpus);
+  } else {
+    std::map<int, std::vector<int>> packages;
+    for (const topo::Core& core : topology.cores())
+      packages[core.package].insert(packages[core.package].end(), core.pus.cpus().begin(),
+                                    core.pus.cpus().end());
+    for (auto& [package, pus] : packages) domains.emplace_back(std::move(pus));
+  }
+  topo::CpuSet allowed = pus_of(cores);
+  for (RankPlace& rank : placement.ranks) {
+    if (!rank.cpus) continue;
+    std::vector<int> pus;
+    for (const topo::CpuSet& domain : domains)
+      if (!domain.intersect(*rank.cpus).empty())
+        pus.insert(pus.end(), domain.cpus().begin(), domain.cpus().end());
+    if (!pus.empty()) rank.cpus = topo::CpuSet(std::move(pus)).intersect(allowed);
+  }
+}
+
+// place_on for the binds to cores, GPUs' NUMA nodes or none.
+Placement place_by_request(const topo::Topology& topology, const std::vector<topo::Core>& cores,
+                           const PlacementRequest& request) {
   std::vector<int> visible = visible_gpus(topology, request);
   bool asked = request.map_by == MapBy::kGpu || request.gpus_per_rank > 0;
   if (asked) check_gpu_request(topology, request, visible.size());
@@ -228,6 +256,19 @@ Placement place_on(const topo::Topology& topology, const std::vector<topo::Core>
     placement.ranks[r].nic = nearest_nic(topology, placement.ranks[r].gpus.front());
   }
   bind_near_gpus(topology, cores, request.bind, per_rank, placement);
+  return placement;
+}
+
+}  // namespace
+
+Placement place_on(const topo::Topology& topology, const std::vector<topo::Core>& cores,
+                   const PlacementRequest& request) {
+  if (request.bind != BindTo::kNuma && request.bind != BindTo::kPackage)
+    return place_by_request(topology, cores, request);
+  PlacementRequest by_core = request;  // the cores first, then their domains
+  by_core.bind = BindTo::kCore;
+  Placement placement = place_by_request(topology, cores, by_core);
+  widen_to_domains(topology, cores, request.bind, placement);
   return placement;
 }
 

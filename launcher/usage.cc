@@ -35,7 +35,8 @@ options:
   --bind-to core|none  without GPUs, bind each rank to one core (default: core; with more
                        ranks than cores, consecutive ranks share one: rank r on core
                        r * cores / N); with GPUs, ranks are bound to the CPUs of their
-                       GPU's NUMA node, or to one core of it with --bind-to core
+                       GPU's NUMA node, or to one core of it with --bind-to core;
+                       --bind-to numa|socket: to the NUMA node (package) of those cores
   --cpus-per-rank N    where ranks are bound to cores, bind each to N consecutive ones, for
                        ranks that run threads (an error when they do not fit); without it,
                        the ranks' OMP_NUM_THREADS asks the same, as far as the cores allow

@@ -123,6 +123,20 @@ TEST(CorePlacement, CpusPerRankThatDoNotFit) {
   EXPECT_FALSE(unbound.ranks[0].cpus.has_value());
 }
 
+// Open MPI's --bind-to numa and socket: the cores a rank would get, widened to their domains.
+TEST(CorePlacement, BindToNumaOrPackageWidensTheCores) {
+  topo::Topology t = load_fixture(topo::kDgx);  // two packages, a NUMA node each
+  Placement numa = place(t, {.np = 4, .bind = BindTo::kNuma, .map_by = MapBy::kCore});
+  for (const RankPlace& rank : numa.ranks) EXPECT_EQ(rank.cpus->to_string(), "0-111");
+  Placement spread =
+      place(t, {.np = 2, .bind = BindTo::kNuma, .map_by = MapBy::kCore, .cpus_per_rank = 56});
+  EXPECT_EQ(spread.ranks[1].cpus->to_string(), "112-223");  // cores 56-111: node 1
+  Placement sockets = place(t, {.np = 8, .bind = BindTo::kPackage});
+  EXPECT_TRUE(sockets.by_gpu);
+  EXPECT_EQ(sockets.ranks[3].cpus->to_string(), "0-111");
+  EXPECT_EQ(sockets.ranks[4].cpus->to_string(), "112-223");
+}
+
 TEST(GpuPlacement, OversubscriptionIsStillTracked) {
   topo::Topology t = load_fixture(topo::kGpuNic);  // 8 cores, one GPU
   Placement fits = place(t, {.np = 8});

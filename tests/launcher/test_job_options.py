@@ -160,7 +160,8 @@ class CoresPerRank(GpurunTest):
         [one], _ = self.cpus_seen("-np", "1")
         for args in (["--cpus-per-rank", "2"], ["--cpus-per-proc=2"], ["--map-by", "slot:PE=2"],
                      ["--map-by", "ppr:1:node:PE=2"], ["--bind-to", "core:2"],
-                     ["-x", "OMP_NUM_THREADS=2"]):
+                     ["-x", "OMP_NUM_THREADS=2"], ["--bind-to", "numa"],
+                     ["--bind-to", "socket"]):
             [two], _ = self.cpus_seen("-np", "1", *args)
             self.assertTrue(one < two, f"{args}: {one} then {two}")
         [two], _ = self.cpus_seen("-np", "1", env=dict(self.env, OMP_NUM_THREADS="2,1"))
@@ -175,7 +176,7 @@ class CoresPerRank(GpurunTest):
         for args, mentions in ((["-np", str(cores), "--cpus-per-rank", "2"],
                                 f"needs {2 * cores} cores"),
                                (["--map-by", "slot:span"], "'span' is not a modifier"),
-                               (["--bind-to", "socket"], "core:N"),
+                               (["--bind-to", "hwthread"], "core:N, numa, socket"),
                                (["--cpus-per-rank", "0"], "not a positive number")):
             r = self.run_gpurun(*args, "true")
             self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
