@@ -304,6 +304,12 @@ void Job::on_rank_exit(Rank& rank, int status) {
     drain_deadline_ = Clock::now() + config_.kill_grace;
   if (ending_ || rank.aborted) return;  // ended by gpurun, or already reported
   std::string where = rank.where();
+  if (stacks_deadline_ && WIFSIGNALED(status) && WTERMSIG(status) == crash::stack_signal()) {
+    report(where +
+           " gave no stack: it does not answer the request (a program not on gpurun's "
+           "library, or GPURUN_BACKTRACE=false)");
+    return;  // the job ends at the --timeout anyway
+  }
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     fail(128 + sig, where + " was killed by signal " + signal_name(sig));
@@ -389,6 +395,7 @@ void Job::on_timeout(Clock::time_point now) {
                      param::Traits<param::Duration>::format(*config_.timeout);
   if (config_.stack_traces && !stacks_deadline_) {
     report(past + "; asking the ranks for their stacks");
+    if (!exit_code_) exit_code_ = 124;  // also when every rank is gone before the deadline
     signal_ranks(crash::stack_signal(), false);
     stacks_deadline_ = now + kStackGrace;
   } else if (!stacks_deadline_ || now >= *stacks_deadline_) {

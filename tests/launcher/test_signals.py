@@ -104,6 +104,14 @@ class TimeoutStacks(GpurunTest):
             self.assertEqual(sum("(pause+0x" in line for line in frames), 1, r.stderr)
             self.assertTrue(all(line.endswith("]") for line in frames), r.stderr)
 
+    def test_a_rank_that_cannot_answer(self):
+        # sleep has no handler for the request, which ends it; the job still ends as a timeout.
+        r = self.run_gpurun("-np", "1", "--timeout", "1", "--get-stack-traces", "sleep", "100")
+        self.assertEqual(r.returncode, 124, r.stderr)
+        self.assertIn("rank 0", r.stderr)
+        self.assertIn("gave no stack: it does not answer the request", r.stderr)
+        self.assertNotIn("killed by signal", r.stderr)
+
     def test_without_the_option_no_stack(self):
         r = self.run_gpurun("-np", "2", "--timeout", "1", RANK, "wait")
         self.assertEqual(r.returncode, 124, r.stderr)
