@@ -31,7 +31,9 @@ SignalFd::~SignalFd() { close(fd_); }
 
 std::string signal_name(int sig) {
   const char* abbrev = sigabbrev_np(sig);
-  return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+  if (abbrev != nullptr) return std::string("SIG") + abbrev;
+  if (sig >= SIGRTMIN && sig <= SIGRTMAX) return "SIGRTMIN+" + std::to_string(sig - SIGRTMIN);
+  return "signal " + std::to_string(sig);
 }
 
 }  // namespace gpurun::launcher

@@ -28,7 +28,7 @@ class SignalFd {
 // SIGTSTP (the ranks stop, then gpurun: Ctrl-Z) and SIGCONT (fg, bg).
 bool forwarded(int sig);
 
-// "SIGTERM", or "signal 70" for one without a name.
+// "SIGTERM", "SIGRTMIN+6" for a real-time signal, or "signal 70" for one without a name.
 std::string signal_name(int sig);
 
 }  // namespace gpurun::launcher

@@ -1,6 +1,7 @@
 // Unit tests of the launcher's pure parts: placement, inherited-variable scrubbing, the library
 // path, output line forwarding, the libraries a program needs.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "launcher/output.h"
 #include "launcher/placement.h"
 #include "launcher/program_check.h"
+#include "launcher/signals.h"
 
 namespace gpurun::launcher {
 namespace {
@@ -110,6 +112,11 @@ TEST(ProgramCheck, TellsOpenMpiFromMpich) {
   EXPECT_EQ(foreign_mpi_library(V{"libmpi.so.20"}), "libmpi.so.20");
   EXPECT_EQ(foreign_mpi_library(V{"libmpich.so.12", "libmpi.so.12", "libc.so.6"}), "");
   EXPECT_EQ(foreign_mpi_library(V{}), "");
+}
+
+TEST(Signals, NamesIncludeRealTimeOnes) {
+  EXPECT_EQ(signal_name(SIGTERM), "SIGTERM");
+  EXPECT_EQ(signal_name(SIGRTMIN + 6), "SIGRTMIN+6");
 }
 
 // Feeds `chunks` through a LineForwarder writing to a pipe and returns what came out.
