@@ -22,7 +22,7 @@ class UsageError : public std::runtime_error {
 
 // kNuma and kPackage (Open MPI's --bind-to numa and socket/package): each rank is bound to the
 // NUMA nodes or packages that hold the cores it would be bound to.
-enum class BindTo { kAuto, kCore, kNone, kNuma, kPackage };
+enum class BindTo { kAuto, kCore, kNone, kNuma, kPackage, kHwthread, kL3 };
 // Within a host: kAuto is by GPU when the host has GPUs (visible ones), else by core; kNuma
 // spreads the ranks over the NUMA nodes. Across hosts: kSlot fills each host's slots in turn,
 // kNode deals the ranks round robin over the hosts (both place by kAuto within a host).

@@ -62,10 +62,14 @@ void parse_map_by(std::string_view text, Options& opts) {
   if (colon != std::string_view::npos) parse_map_modifiers(text.substr(colon + 1), opts);
 }
 
-// core, none, numa, socket (package), or MPICH's core:N (N cores a rank).
+// core, none, numa, socket (package), hwthread, l3cache, or MPICH's core:N (N cores a rank).
 void parse_bind(std::string_view text, Options& opts) {
   if (text == "none") {
     opts.bind_to = BindTo::kNone;
+  } else if (text == "hwthread") {
+    opts.bind_to = BindTo::kHwthread;
+  } else if (text == "l3cache") {
+    opts.bind_to = BindTo::kL3;
   } else if (text == "numa") {
     opts.bind_to = BindTo::kNuma;
   } else if (text == "socket" || text == "package") {
@@ -75,7 +79,7 @@ void parse_bind(std::string_view text, Options& opts) {
     if (text.size() > 4) opts.cpus_per_rank = parse_positive(text.substr(5), "--bind-to core");
   } else {
     throw UsageError("--bind-to: '" + std::string(text) +
-                     "' is not core, core:N, numa, socket or none");
+                     "' is not core, core:N, hwthread, l3cache, numa, socket or none");
   }
 }
 

@@ -207,20 +207,29 @@ Placement place_on(const std::vector<topo::Core>& cores, int np, BindTo bind, in
 
 namespace {
 
-// --bind-to numa or socket: each rank's CPUs widened to the NUMA nodes or packages that hold
-// them, within the cores gpurun may use (kept where the topology has no such domains).
-void widen_to_domains(const topo::Topology& topology, const std::vector<topo::Core>& cores,
-                      BindTo bind, Placement& placement) {
+// The CPUs of each domain --bind-to `bind` names: NUMA nodes, packages or L3 caches (cores
+// under no L3 cache belong to none).
+std::vector<topo::CpuSet> domains_of(const topo::Topology& topology, BindTo bind) {
   std::vector<topo::CpuSet> domains;
   if (bind == BindTo::kNuma) {
     for (const topo::NumaNode& node : topology.numa_nodes()) domains.push_back(node.cpus);
-  } else {
-    std::map<int, std::vector<int>> packages;
-    for (const topo::Core& core : topology.cores())
-      packages[core.package].insert(packages[core.package].end(), core.pus.cpus().begin(),
-                                    core.pus.cpus().end());
-    for (auto& [package, pus] : packages) domains.emplace_back(std::move(pus));
+    return domains;
   }
+  std::map<int, std::vector<int>> groups;
+  for (const topo::Core& core : topology.cores()) {
+    int key = bind == BindTo::kL3 ? core.l3 : core.package;
+    if (key >= 0)
+      groups[key].insert(groups[key].end(), core.pus.cpus().begin(), core.pus.cpus().end());
+  }
+  for (auto& [key, pus] : groups) domains.emplace_back(std::move(pus));
+  return domains;
+}
+
+// --bind-to numa, socket or l3cache: each rank's CPUs widened to the domains that hold them,
+// within the cores gpurun may use (kept where the topology has no such domains).
+void widen_to_domains(const topo::Topology& topology, const std::vector<topo::Core>& cores,
+                      BindTo bind, Placement& placement) {
+  std::vector<topo::CpuSet> domains = domains_of(topology, bind);
   topo::CpuSet allowed = pus_of(cores);
   for (RankPlace& rank : placement.ranks) {
     if (!rank.cpus) continue;
@@ -230,6 +239,30 @@ void widen_to_domains(const topo::Topology& topology, const std::vector<topo::Co
         pus.insert(pus.end(), domain.cpus().begin(), domain.cpus().end());
     if (!pus.empty()) rank.cpus = topo::CpuSet(std::move(pus)).intersect(allowed);
   }
+}
+
+// --bind-to hwthread: each rank's cores narrowed to one hardware thread (PU) of each, the ranks
+// that share cores taking their threads in turn. The ranks are oversubscribed only where more
+// of them share a core than it has threads.
+void narrow_to_hwthreads(const std::vector<topo::Core>& cores, Placement& placement) {
+  std::map<std::vector<int>, std::size_t> turns;  // a set of CPUs -> ranks placed on it so far
+  bool crowded = false;
+  bool all_bound = true;
+  for (RankPlace& rank : placement.ranks) {
+    if (!rank.cpus) {
+      all_bound = false;
+      continue;
+    }
+    std::size_t turn = turns[rank.cpus->cpus()]++;
+    std::vector<int> pus;
+    for (const topo::Core& core : cores_in(cores, *rank.cpus)) {
+      std::vector<int> threads = core.pus.intersect(*rank.cpus).cpus();
+      crowded = crowded || turn >= threads.size();
+      pus.push_back(threads[turn % threads.size()]);
+    }
+    rank.cpus = topo::CpuSet(std::move(pus));
+  }
+  if (all_bound) placement.oversubscribed = crowded;
 }
 
 // place_on for the binds to cores, GPUs' NUMA nodes or none.
@@ -263,12 +296,17 @@ Placement place_by_request(const topo::Topology& topology, const std::vector<top
 
 Placement place_on(const topo::Topology& topology, const std::vector<topo::Core>& cores,
                    const PlacementRequest& request) {
-  if (request.bind != BindTo::kNuma && request.bind != BindTo::kPackage)
+  bool widened = request.bind == BindTo::kNuma || request.bind == BindTo::kPackage ||
+                 request.bind == BindTo::kL3;
+  if (!widened && request.bind != BindTo::kHwthread)
     return place_by_request(topology, cores, request);
-  PlacementRequest by_core = request;  // the cores first, then their domains
+  PlacementRequest by_core = request;  // the cores first, then their domains or threads
   by_core.bind = BindTo::kCore;
   Placement placement = place_by_request(topology, cores, by_core);
-  widen_to_domains(topology, cores, request.bind, placement);
+  if (widened)
+    widen_to_domains(topology, cores, request.bind, placement);
+  else
+    narrow_to_hwthreads(cores, placement);
   return placement;
 }
 
@@ -286,6 +324,11 @@ Placement place_ranks(const topo::Topology& topology, const PlacementRequest& re
   if (placement.oversubscribed && request.bind == BindTo::kCore)
     std::fprintf(stderr, "gpurun: warning: %d ranks on %d cores: --bind-to core shares cores\n",
                  request.np, placement.cores);
+  if (placement.oversubscribed && request.bind == BindTo::kHwthread)
+    std::fprintf(stderr,
+                 "gpurun: warning: %d ranks on %zu hardware threads: --bind-to hwthread shares "
+                 "threads\n",
+                 request.np, pus_of(cores).size());
   GPURUN_LOG(info, launcher, "ranks %d cores %d oversubscribed %d bound %d by gpu %d", request.np,
              placement.cores, placement.oversubscribed ? 1 : 0,
              placement.binding(0).has_value() ? 1 : 0, placement.by_gpu ? 1 : 0);

@@ -10,6 +10,9 @@
 // --bind-to core) and gets the NIC nearest its GPU (smallest path class, ties by PCI order).
 // Ranks are told their GPU and NIC through PMIx; CUDA_VISIBLE_DEVICES is not set: hiding the
 // other GPUs would break CUDA IPC between ranks.
+//
+// --bind-to numa, socket or l3cache widens the cores a rank would get to their domains;
+// --bind-to hwthread narrows them to one hardware thread each.
 #pragma once
 
 #include <optional>

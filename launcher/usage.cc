@@ -36,7 +36,9 @@ options:
                        ranks than cores, consecutive ranks share one: rank r on core
                        r * cores / N); with GPUs, ranks are bound to the CPUs of their
                        GPU's NUMA node, or to one core of it with --bind-to core;
-                       --bind-to numa|socket: to the NUMA node (package) of those cores
+                       --bind-to numa|socket|l3cache: to the NUMA node (package, L3
+                       cache) of those cores; --bind-to hwthread: to one hardware thread of
+                       the core, ranks sharing a core taking its threads in turn
   --cpus-per-rank N    where ranks are bound to cores, bind each to N consecutive ones, for
                        ranks that run threads (an error when they do not fit); without it,
                        the ranks' OMP_NUM_THREADS asks the same, as far as the cores allow

@@ -29,6 +29,12 @@ int package_index(hwloc_topology_t topology, hwloc_obj_t obj) {
   return package != nullptr ? static_cast<int>(package->logical_index) : 0;
 }
 
+// The logical index of the L3 cache above `obj`, or -1 when there is none.
+int l3_index(hwloc_topology_t topology, hwloc_obj_t obj) {
+  hwloc_obj_t cache = hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_L3CACHE, obj);
+  return cache != nullptr ? static_cast<int>(cache->logical_index) : -1;
+}
+
 bool includes(const CpuSet& outer, const CpuSet& inner) {
   return !inner.empty() && outer.intersect(inner).size() == inner.size();
 }
@@ -130,8 +136,10 @@ void Topology::read_cpus(hwloc_topology* raw) {
   int ncores = hwloc_get_nbobjs_by_type(raw, core_type);
   for (int i = 0; i < ncores; ++i) {
     hwloc_obj_t core = hwloc_get_obj_by_type(raw, core_type, static_cast<unsigned>(i));
-    cores_.push_back(
-        Core{.index = i, .package = package_index(raw, core), .pus = cpuset_of(core->cpuset)});
+    cores_.push_back(Core{.index = i,
+                          .package = package_index(raw, core),
+                          .l3 = l3_index(raw, core),
+                          .pus = cpuset_of(core->cpuset)});
   }
   int nnuma = hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_NUMANODE);
   for (int i = 0; i < nnuma; ++i) {
@@ -150,7 +158,8 @@ std::vector<Core> Topology::cores_within(const CpuSet& allowed) const {
   for (const Core& core : cores_) {
     CpuSet pus = core.pus.intersect(allowed);
     if (pus.empty()) continue;
-    out.push_back(Core{.index = core.index, .package = core.package, .pus = std::move(pus)});
+    out.push_back(
+        Core{.index = core.index, .package = core.package, .l3 = core.l3, .pus = std::move(pus)});
   }
   return out;
 }

@@ -32,6 +32,7 @@ namespace gpurun::topo {
 struct Core {
   int index = 0;    // logical index among all cores, in topology order
   int package = 0;  // logical index of the package holding it
+  int l3 = -1;      // logical index of the L3 cache above it; -1 when it has none
   CpuSet pus;       // OS indices of its PUs
 };
 

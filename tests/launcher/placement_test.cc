@@ -137,6 +137,44 @@ TEST(CorePlacement, BindToNumaOrPackageWidensTheCores) {
   EXPECT_EQ(sockets.ranks[4].cpus->to_string(), "112-223");
 }
 
+topo::Topology synthetic(std::string_view description) {
+  auto t = topo::Topology::load_synthetic(description);
+  EXPECT_TRUE(t.ok()) << t.status().to_string();
+  return t.ok() ? std::move(t).value() : std::move(topo::Topology::load_synthetic("pu:1").value());
+}
+
+// Open MPI's --bind-to hwthread: one hardware thread of the rank's core; ranks that share a
+// core take its threads in turn and are oversubscribed only beyond them.
+TEST(CorePlacement, BindToHwthreadTakesOneThreadOfTheCore) {
+  topo::Topology dgx = load_fixture(topo::kDgx);  // cores of two PUs: 0-1, 2-3, ...
+  Placement spread = place(dgx, {.np = 4, .bind = BindTo::kHwthread, .map_by = MapBy::kCore});
+  for (int r = 0; r < 4; ++r)
+    EXPECT_EQ(spread.ranks[static_cast<std::size_t>(r)].cpus->to_string(), std::to_string(2 * r));
+  topo::Topology small = synthetic("pack:1 core:2 pu:2");
+  Placement shared = place(small, {.np = 4, .bind = BindTo::kHwthread});
+  EXPECT_FALSE(shared.oversubscribed);  // four ranks, four threads
+  std::vector<std::string> cpus;
+  for (const RankPlace& rank : shared.ranks) cpus.push_back(rank.cpus->to_string());
+  EXPECT_EQ(cpus, (std::vector<std::string>{"0", "1", "2", "3"}));
+  Placement crowded = place(small, {.np = 6, .bind = BindTo::kHwthread});
+  EXPECT_TRUE(crowded.oversubscribed);
+  Placement wide = place(synthetic("pack:1 core:4 pu:2"),
+                         {.np = 2, .bind = BindTo::kHwthread, .cpus_per_rank = 2});
+  EXPECT_EQ(wide.ranks[0].cpus->to_string(), "0,2");  // a thread of each of its two cores
+  EXPECT_EQ(wide.ranks[1].cpus->to_string(), "4,6");
+}
+
+// --bind-to l3cache: the cores a rank would get, widened to the L3 caches above them.
+TEST(CorePlacement, BindToL3CacheWidensToTheCache) {
+  topo::Topology t = synthetic("pack:1 l3:2 core:2 pu:1");  // two caches of two cores
+  Placement p = place(t, {.np = 4, .bind = BindTo::kL3});
+  std::vector<std::string> cpus;
+  for (const RankPlace& rank : p.ranks) cpus.push_back(rank.cpus->to_string());
+  EXPECT_EQ(cpus, (std::vector<std::string>{"0-1", "0-1", "2-3", "2-3"}));
+  topo::Topology no_l3 = synthetic("pack:1 core:2 pu:1");
+  EXPECT_EQ(place(no_l3, {.np = 2, .bind = BindTo::kL3}).ranks[1].cpus->to_string(), "1");
+}
+
 TEST(GpuPlacement, OversubscriptionIsStillTracked) {
   topo::Topology t = load_fixture(topo::kGpuNic);  // 8 cores, one GPU
   Placement fits = place(t, {.np = 8});

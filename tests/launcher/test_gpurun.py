@@ -112,7 +112,7 @@ class CommandLine(GpurunTest):
             os.chmod(script.name, 0o644)
             self.assert_usage_error("-np", "1", script.name, mentions="not an executable")
         self.assert_usage_error("-np", "1", "/tmp", mentions="not an executable")
-        self.assert_usage_error("--bind-to", "l3cache", "true", mentions="l3cache")
+        self.assert_usage_error("--bind-to", "l2cache", "true", mentions="l2cache")
         self.assert_usage_error("--timeout", "soon", "true", mentions="soon")
         self.assert_usage_error("-x", "GPURUN_TEST_UNSET_VAR", "true",
                                 mentions="GPURUN_TEST_UNSET_VAR")

@@ -171,12 +171,32 @@ class CoresPerRank(GpurunTest):
         self.assertIn("OMP_NUM_THREADS=2 asks", err)
         self.assertTrue(all(len(r) == len(one) for r in ranks), ranks)
 
+    def test_a_thread_or_a_cache(self):
+        """--bind-to hwthread: one hardware thread of the rank's core, each rank its own;
+        --bind-to l3cache: the CPUs under the L3 cache of the rank's core."""
+        cores = len(os.sched_getaffinity(0))
+        np = str(min(cores, 4))
+        by_core, _ = self.cpus_seen("-np", np, "--bind-to", "core")
+        threads, _ = self.cpus_seen("-np", np, "--bind-to", "hwthread")
+        self.assertTrue(all(len(t) == 1 for t in threads), threads)
+        self.assertEqual(len(set().union(*threads)), len(threads), threads)
+        self.assertTrue(all(any(t <= c for c in by_core) for t in threads), (threads, by_core))
+        [core], _ = self.cpus_seen("-np", "1")
+        [cache], _ = self.cpus_seen("-np", "1", "--bind-to", "l3cache")
+        self.assertTrue(core <= cache, (core, cache))
+        index = f"/sys/devices/system/cpu/cpu{min(core)}/cache/index3"
+        if os.path.exists(index + "/shared_cpu_list"):
+            with open(index + "/level") as level, open(index + "/shared_cpu_list") as shared:
+                if level.read().strip() == "3":
+                    expected = cpus_of(shared.read().strip()) & os.sched_getaffinity(0)
+                    self.assertEqual(cache, expected)
+
     def test_cores_that_are_not_there(self):
         cores = len(os.sched_getaffinity(0))
         for args, mentions in ((["-np", str(cores), "--cpus-per-rank", "2"],
                                 f"needs {2 * cores} cores"),
                                (["--map-by", "slot:span"], "'span' is not a modifier"),
-                               (["--bind-to", "hwthread"], "core:N, numa, socket"),
+                               (["--bind-to", "board"], "hwthread, l3cache, numa"),
                                (["--cpus-per-rank", "0"], "not a positive number")):
             r = self.run_gpurun(*args, "true")
             self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
