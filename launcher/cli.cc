@@ -136,8 +136,9 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
     std::string_view name = arg.substr(0, arg.find('='));
     opts.app_file = take_value(argc, argv, i, arg, name);
     if (opts.app_file.empty()) throw UsageError(std::string(name) + " needs a file name");
-  } else if (parse_output_option(argc, argv, i, arg, opts.output)) {
-    // where the ranks' output goes
+  } else if (parse_output_option(argc, argv, i, arg, opts.output) ||
+             parse_stdin_option(argc, argv, i, arg, opts.stdin_rank)) {
+    // where the ranks' output goes, who reads gpurun's input
   } else if (arg == "--report-bindings") {
     opts.report_bindings = true;
   } else if (arg == "--display-map") {

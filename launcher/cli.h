@@ -50,6 +50,7 @@ struct Options {
   bool display_map = false;      // --display-map
   std::optional<std::chrono::nanoseconds> timeout;
   bool stack_traces = false;  // --get-stack-traces: at --timeout, the ranks' stacks first
+  int stdin_rank = 0;  // --stdin: the rank that reads gpurun's stdin, kStdinAll or kStdinNone
   BindTo bind_to = BindTo::kAuto;
   // The programs, ':' apart on the command line or one a line of the --app file; none only
   // for --explain without a program.

@@ -38,5 +38,7 @@ void threads_per_rank(Options& opts);
 // -prepend-rank), --timestamp-output, --merge-stderr-to-stdout, --output-filename
 // DIR[:nocopy,nojobid]. Returns false when `arg` is none of them.
 bool parse_output_option(int argc, char** argv, int& i, std::string_view arg, OutputSpec& out);
+// --stdin RANK|all|none (Open MPI's): which rank reads gpurun's stdin (launcher/stdin_fan.h).
+bool parse_stdin_option(int argc, char** argv, int& i, std::string_view arg, int& stdin_rank);
 
 }  // namespace gpurun::launcher

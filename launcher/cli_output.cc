@@ -2,6 +2,7 @@
 #include <string>
 
 #include "launcher/cli_args.h"
+#include "launcher/stdin_fan.h"
 
 namespace gpurun::launcher {
 namespace {
@@ -28,6 +29,27 @@ void parse_output_dir(std::string_view text, std::string_view name, OutputSpec& 
 }
 
 }  // namespace
+
+bool parse_stdin_option(int argc, char** argv, int& i, std::string_view arg, int& stdin_rank) {
+  if (!matches(arg, "--stdin") && !matches(arg, "-stdin")) return false;
+  std::string_view name = arg.substr(0, arg.find('='));
+  std::string_view value = take_value(argc, argv, i, arg, name);
+  if (value == "all") {
+    stdin_rank = kStdinAll;
+  } else if (value == "none") {
+    stdin_rank = kStdinNone;
+  } else if (value == "0") {
+    stdin_rank = 0;
+  } else {
+    try {
+      stdin_rank = parse_positive(value, name);
+    } catch (const UsageError&) {
+      throw UsageError(std::string(name) + ": '" + std::string(value) +
+                       "' is not a rank, all or none");
+    }
+  }
+  return true;
+}
 
 bool parse_output_option(int argc, char** argv, int& i, std::string_view arg, OutputSpec& out) {
   if (arg == "--tag-output" || arg == "-l" || arg == "-prepend-rank") {

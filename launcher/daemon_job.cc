@@ -18,6 +18,7 @@
 #include "launcher/plan.h"
 #include "launcher/pmix_server.h"
 #include "launcher/spawn.h"
+#include "launcher/stdin_fan.h"
 #include "runtime/base/crash.h"
 #include "runtime/base/log.h"
 
@@ -44,7 +45,7 @@ class HostJob {
         kill_grace_(params::kill_grace().get()) {}
   ~HostJob() {
     for (Rank& rank : ranks_)
-      for (int* fd : {&rank.out, &rank.err, &rank.in}) close_fd(*fd);
+      for (int* fd : {&rank.out, &rank.err}) close_fd(*fd);
   }
   int run();
 
@@ -55,7 +56,6 @@ class HostJob {
     bool running = false;
     int out = -1;
     int err = -1;
-    int in = -1;
   };
   enum class Kind : std::uint8_t { kSignal, kEvents, kLink, kOut, kErr, kIn };
 
@@ -72,14 +72,12 @@ class HostJob {
   void on_fence_done(wire::Decoder& d);
   void on_modex_request(wire::Decoder& d);
   void on_output(Rank& rank, bool is_stderr);
-  void on_rank_stdin();
   void on_stdin_message(std::string data);
   void end(int signal);
   void lose_launcher(const std::string& why);
   void send(Type type, std::string body) {
     if (link_open_) link_.send(type, body);
   }
-  std::size_t local_index(int rank) const;
 
   JobSpec spec_;
   wire::Link& link_;
@@ -95,17 +93,11 @@ class HostJob {
   bool ending_ = false;
   std::optional<Clock::time_point> kill_deadline_;
   std::optional<Clock::time_point> drain_deadline_;
-  std::string stdin_pending_;
-  bool stdin_eof_ = false;
+  StdinFan stdin_;  // for the ranks here that read gpurun's stdin (--stdin)
   std::map<std::pair<std::vector<int>, std::uint32_t>, PmixReply> fences_;
   std::map<std::uint32_t, PmixReply> modex_;
   std::uint32_t next_modex_ = 1;
 };
-
-std::size_t HostJob::local_index(int rank) const {
-  const std::vector<int>& local = spec_.map.nodes[static_cast<std::size_t>(spec_.node)].ranks;
-  return static_cast<std::size_t>(std::find(local.begin(), local.end(), rank) - local.begin());
-}
 
 void HostJob::set_up() {
   const std::vector<int>& local = spec_.map.nodes[static_cast<std::size_t>(spec_.node)].ranks;
@@ -173,7 +165,7 @@ void HostJob::spawn() {
                         .binding = plan_->placement.binding(static_cast<int>(i))};
     RankPipes pipes;
     try {
-      rank.pid = spawn_rank(command, rank.rank == 0, pipes);
+      rank.pid = spawn_rank(command, reads_stdin(spec_.stdin_rank, rank.rank), pipes);
     } catch (const std::runtime_error& e) {
       send(Type::kFailure,
            wire::Encoder()
@@ -185,11 +177,11 @@ void HostJob::spawn() {
     rank.running = true;
     rank.out = pipes.stdout_read;
     rank.err = pipes.stderr_read;
-    rank.in = pipes.stdin_write;
+    stdin_.add(rank.rank, pipes.stdin_write);
     pids.push_back(rank.pid);
   }
   send(Type::kSpawned, wire::Encoder().ints(pids).take());
-  if (!stdin_pending_.empty() || stdin_eof_) on_rank_stdin();
+  stdin_.start();
 }
 
 int HostJob::run() {
@@ -240,8 +232,9 @@ void HostJob::loop() {
     for (std::size_t i = 0; i < ranks_.size(); ++i) {
       if (room && ranks_[i].out >= 0) add(ranks_[i].out, POLLIN, Kind::kOut, i);
       if (room && ranks_[i].err >= 0) add(ranks_[i].err, POLLIN, Kind::kErr, i);
-      if (ranks_[i].in >= 0 && !stdin_pending_.empty()) add(ranks_[i].in, POLLOUT, Kind::kIn, i);
     }
+    stdin_.each_waiting(
+        [&](int fd, int rank) { add(fd, POLLOUT, Kind::kIn, static_cast<std::size_t>(rank)); });
     poll(fds.data(), fds.size(), timeout_ms(now));
     on_events();
     for (std::size_t i = 0; i < fds.size(); ++i) {
@@ -250,7 +243,7 @@ void HostJob::loop() {
       if (kind == Kind::kSignal) on_signals();
       if (kind == Kind::kLink) on_link();
       if (kind == Kind::kOut || kind == Kind::kErr) on_output(ranks_[index], kind == Kind::kErr);
-      if (kind == Kind::kIn) on_rank_stdin();
+      if (kind == Kind::kIn) stdin_.on_writable(static_cast<int>(index));
     }
   }
 }
@@ -287,7 +280,7 @@ void HostJob::on_signals() {
     for (Rank& rank : ranks_) {
       if (rank.pid != pid || !rank.running) continue;
       rank.running = false;
-      if (rank.rank == 0) close_fd(rank.in);
+      stdin_.drop(rank.rank);
       send(Type::kRankExit, wire::Encoder().i32(rank.rank).i32(status).take());
     }
   }
@@ -427,25 +420,9 @@ void HostJob::on_output(Rank& rank, bool is_stderr) {
 
 void HostJob::on_stdin_message(std::string data) {
   if (data.empty())
-    stdin_eof_ = true;
+    stdin_.end();
   else
-    stdin_pending_ += data;
-  on_rank_stdin();
-}
-
-void HostJob::on_rank_stdin() {
-  std::size_t index = local_index(0);
-  if (index >= ranks_.size()) return;
-  int& fd = ranks_[index].in;
-  if (fd >= 0 && !stdin_pending_.empty()) {
-    ssize_t n = write(fd, stdin_pending_.data(), stdin_pending_.size());
-    if (n > 0) stdin_pending_.erase(0, static_cast<std::size_t>(n));
-    if (n < 0 && errno != EAGAIN && errno != EINTR) {
-      stdin_pending_.clear();
-      close_fd(fd);
-    }
-  }
-  if (stdin_pending_.empty() && stdin_eof_) close_fd(fd);
+    stdin_.feed(data);
 }
 
 void HostJob::end(int signal) {
@@ -453,8 +430,7 @@ void HostJob::end(int signal) {
   for (Rank& rank : ranks_)
     if (rank.pid > 0 && (rank.running || signal == SIGKILL)) kill(-rank.pid, signal);
   if (signal != SIGKILL && !kill_deadline_ && started_) kill_deadline_ = Clock::now() + kill_grace_;
-  stdin_pending_.clear();
-  stdin_eof_ = true;
+  stdin_.close_all();
 }
 
 void HostJob::lose_launcher(const std::string& why) {

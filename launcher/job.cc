@@ -45,7 +45,6 @@ struct Job::Rank {
   std::optional<std::chrono::steady_clock::time_point> finalize_deadline;
   int stdout_fd = -1;
   int stderr_fd = -1;
-  int stdin_fd = -1;
   LineForwarder out;
   LineForwarder err;
   std::string who() const {
@@ -94,7 +93,6 @@ Job::~Job() {
   for (Rank& rank : ranks_) {
     close_fd(rank.stdout_fd);
     close_fd(rank.stderr_fd);
-    close_fd(rank.stdin_fd);
   }
 }
 
@@ -104,7 +102,7 @@ void Job::add_rank(int rank, pid_t pid, const RankPipes& pipes) {
   r.running = true;
   r.stdout_fd = pipes.stdout_read;
   r.stderr_fd = pipes.stderr_read;
-  r.stdin_fd = pipes.stdin_write;
+  stdin_.add(rank, pipes.stdin_write);
 }
 
 void Job::abandon(int exit_code) {
@@ -115,6 +113,8 @@ void Job::abandon(int exit_code) {
 int Job::run() {
   std::vector<pollfd> fds;
   std::vector<Polled> polled;
+  stdin_.start();
+  if (config_.stdin_rank == kStdinNone) end_stdin();
   while (true) {
     Clock::time_point now = Clock::now();
     on_events();
@@ -175,10 +175,8 @@ void Job::build_poll_set(std::vector<pollfd>& fds, std::vector<Polled>& polled) 
   };
   add(signal_fd_, POLLIN, PollKind::kSignal, -1);
   add(events_.fd(), POLLIN, PollKind::kEvents, -1);
-  if (feeding_stdin() && stdin_open_ && stdin_pending_.empty())
-    add(STDIN_FILENO, POLLIN, PollKind::kStdin, 0);
-  if (feeding_stdin() && !stdin_pending_.empty() && !rank0_remote())
-    add(ranks_[0].stdin_fd, POLLOUT, PollKind::kRankStdin, 0);
+  if (reading_stdin()) add(STDIN_FILENO, POLLIN, PollKind::kStdin, 0);
+  stdin_.each_waiting([&](int fd, int rank) { add(fd, POLLOUT, PollKind::kRankStdin, rank); });
   for (const Rank& rank : ranks_) {
     if (rank.stdout_fd >= 0) add(rank.stdout_fd, POLLIN, PollKind::kStdout, rank.rank);
     if (rank.stderr_fd >= 0) add(rank.stderr_fd, POLLIN, PollKind::kStderr, rank.rank);
@@ -191,10 +189,13 @@ void Job::build_poll_set(std::vector<pollfd>& fds, std::vector<Polled>& polled) 
     polled.push_back(Polled{PollKind::kRemote, -1, tags[i - first]});
 }
 
-bool Job::feeding_stdin() const {
-  // Rank 0's input waits while a remote host has a backlog of it (1M: a few round trips).
-  if (rank0_remote()) return !remote_stdin_closed_ && remote_->stdin_backlog() < (1u << 20);
-  return !ranks_.empty() && ranks_[0].stdin_fd >= 0;
+// More of stdin is read once every local reader has taken what it had and no remote host has
+// a backlog of it (1M: a few round trips), while some reader still wants it.
+bool Job::reading_stdin() const {
+  if (!stdin_open_ || !stdin_.drained()) return false;
+  bool remote = stdin_remote() && !remote_stdin_closed_;
+  if (remote && remote_->stdin_backlog() >= (1u << 20)) return false;
+  return remote || stdin_.open();
 }
 
 void Job::dispatch(const pollfd& fd, const Polled& polled) {
@@ -208,7 +209,7 @@ void Job::dispatch(const pollfd& fd, const Polled& polled) {
       on_stdin();
       break;
     case PollKind::kRankStdin:
-      on_rank_stdin_writable();
+      stdin_.on_writable(polled.rank);
       break;
     case PollKind::kStdout:
       on_output(ranks_[polled.rank], false);
@@ -299,7 +300,7 @@ void Job::reap_children() {
 
 void Job::on_rank_exit(Rank& rank, int status) {
   rank.running = false;
-  if (rank.rank == 0) close_rank_stdin();
+  stdin_.drop(rank.rank);
   if (std::none_of(ranks_.begin(), ranks_.end(), [](const Rank& r) { return r.running; }))
     drain_deadline_ = Clock::now() + config_.kill_grace;
   if (ending_ || rank.aborted) return;  // ended by gpurun, or already reported
@@ -348,33 +349,19 @@ void Job::on_output(Rank& rank, bool is_stderr) {
 void Job::on_stdin() {
   char buf[65536];
   ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
-  if (n > 0 && rank0_remote()) {
-    remote_->send_stdin(std::string_view(buf, static_cast<std::size_t>(n)));
-  } else if (n > 0) {
-    stdin_pending_.assign(buf, static_cast<std::size_t>(n));
-    on_rank_stdin_writable();
-  } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-    stdin_open_ = false;
-    close_rank_stdin();  // EOF reaches rank 0
-  }
-}
-
-void Job::on_rank_stdin_writable() {
-  int fd = ranks_[0].stdin_fd;
-  ssize_t n = write(fd, stdin_pending_.data(), stdin_pending_.size());
   if (n > 0) {
-    stdin_pending_.erase(0, static_cast<std::size_t>(n));
-  } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-    close_rank_stdin();  // rank 0 closed its stdin (EPIPE): nothing more to give it
-    stdin_open_ = false;
+    std::string_view data(buf, static_cast<std::size_t>(n));
+    stdin_.feed(data);
+    if (stdin_remote() && !remote_stdin_closed_) remote_->send_stdin(data);
+  } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+    end_stdin();  // the end reaches the readers once they have the rest
   }
-  if (stdin_pending_.empty() && !stdin_open_) close_rank_stdin();
 }
 
-void Job::close_rank_stdin() {
-  if (!ranks_.empty()) close_fd(ranks_[0].stdin_fd);
-  stdin_pending_.clear();
-  if (rank0_remote() && !remote_stdin_closed_) {
+void Job::end_stdin() {
+  stdin_open_ = false;
+  stdin_.end();
+  if (stdin_remote() && !remote_stdin_closed_) {
     remote_stdin_closed_ = true;
     remote_->send_stdin("");
   }
@@ -415,8 +402,8 @@ void Job::end_job(int signal) {
   ending_ = true;
   kill_ranks(signal);
   kill_deadline_ = Clock::now() + config_.kill_grace;
-  stdin_open_ = false;
-  close_rank_stdin();
+  end_stdin();
+  stdin_.close_all();
 }
 
 // SIGUSR1, SIGUSR2 and SIGCONT reach the ranks as they are; SIGTSTP stops them (SIGSTOP: a rank

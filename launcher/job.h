@@ -21,6 +21,7 @@
 #include "launcher/output.h"
 #include "launcher/remote.h"
 #include "launcher/spawn.h"
+#include "launcher/stdin_fan.h"
 
 namespace gpurun::launcher {
 
@@ -29,6 +30,7 @@ struct JobConfig {
   const OutputFiles* files = nullptr;  // --output-filename's, or none
   std::optional<std::chrono::nanoseconds> timeout;
   bool stack_traces = false;  // --get-stack-traces
+  int stdin_rank = 0;         // --stdin: a rank, kStdinAll or kStdinNone (stdin_fan.h)
   std::chrono::nanoseconds kill_grace{0};
   std::size_t line_max = 65536;
   JobMap map;  // every rank's host (reports name it); the local node's ranks run here
@@ -44,6 +46,8 @@ class Job final : private RemoteSink {
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;
 
+  // Whether local rank `rank` is started with a pipe for gpurun's stdin.
+  bool takes_stdin(int rank) const { return reads_stdin(config_.stdin_rank, rank); }
   // Takes ownership of the pipes of started local rank `rank`.
   void add_rank(int rank, pid_t pid, const RankPipes& pipes);
   // Ends the ranks already started (a later rank failed to start); run() then returns.
@@ -98,10 +102,9 @@ class Job final : private RemoteSink {
   void signal_ranks(int sig, bool group);
   void on_timeout(Clock::time_point now);
   void on_stdin();
-  void on_rank_stdin_writable();
-  void close_rank_stdin();
-  bool rank0_remote() const { return remote_ != nullptr && remote_->rank0_remote(); }
-  bool feeding_stdin() const;
+  void end_stdin();  // no more input for any rank
+  bool stdin_remote() const { return remote_ != nullptr && remote_->stdin_remote(); }
+  bool reading_stdin() const;
   void check_timers(Clock::time_point now);
   void check_finalize_deadlines(Clock::time_point now);
   // How long a rank that exited with code 0 may take to have its finalize reach gpurun.
@@ -124,8 +127,8 @@ class Job final : private RemoteSink {
   std::optional<Clock::time_point> drain_deadline_;
   std::optional<Clock::time_point> stacks_deadline_;  // --get-stack-traces: when the job ends
   bool stdin_open_ = true;            // gpurun's stdin still read
-  std::string stdin_pending_;         // read from stdin, not yet written to rank 0
-  bool remote_stdin_closed_ = false;  // rank 0 is remote and its end of input was sent
+  StdinFan stdin_;                    // for the local ranks that read it
+  bool remote_stdin_closed_ = false;  // the end of input was sent to the remote hosts
 };
 
 }  // namespace gpurun::launcher

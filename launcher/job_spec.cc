@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "launcher/stdin_fan.h"
 #include "launcher/wire.h"
 
 extern char** environ;
@@ -22,6 +23,7 @@ std::string encode(const JobSpec& spec) {
   e.i32(static_cast<int>(spec.bind)).i32(static_cast<int>(spec.map_by)).i32(spec.gpus_per_rank);
   e.i32(spec.cpus_per_rank).i32(spec.cpus_from_threads ? 1 : 0);
   e.i32(spec.share.first).i32(spec.share.ranks).i32(spec.report_bindings ? 1 : 0);
+  e.i32(spec.stdin_rank);
   return e.take();
 }
 
@@ -83,6 +85,9 @@ JobSpec decode_job_spec(std::string_view body) {
   spec.share.first = d.i32();
   spec.share.ranks = d.i32();
   spec.report_bindings = d.i32() != 0;
+  spec.stdin_rank = d.i32();
+  if (spec.stdin_rank >= size || spec.stdin_rank < kStdinNone)
+    throw wire::ProtocolError("bad stdin rank");
   int local = static_cast<int>(spec.map.nodes[static_cast<std::size_t>(spec.node)].ranks.size());
   if (spec.share.ranks != 0 &&
       (spec.share.first < 0 || spec.share.first + local > spec.share.ranks))

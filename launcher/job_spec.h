@@ -31,6 +31,7 @@ struct JobSpec {
   // The host's share of the ranks of the hosts that share its machine (machine.h).
   CpuShare share;
   bool report_bindings = false;  // --report-bindings: the daemon prints its ranks' bindings
+  int stdin_rank = 0;            // --stdin: the rank that reads gpurun's stdin (stdin_fan.h)
 };
 
 std::string encode(const JobSpec& spec);

@@ -53,6 +53,7 @@ JobConfig job_config(const Options& options, JobMap map, const OutputFiles& file
                    .files = &files,
                    .timeout = options.timeout,
                    .stack_traces = options.stack_traces,
+                   .stdin_rank = options.stdin_rank,
                    .kill_grace = params::kill_grace().get(),
                    .line_max = static_cast<std::size_t>(params::line_max().get().bytes),
                    .map = std::move(map)};
@@ -109,7 +110,7 @@ void start_ranks(Job& job, const std::vector<int>& ranks,
     if (job.ended()) return;
     RankPipes pipes;
     try {
-      job.add_rank(ranks[i], spawn_rank(commands[i], ranks[i] == 0, pipes), pipes);
+      job.add_rank(ranks[i], spawn_rank(commands[i], job.takes_stdin(ranks[i]), pipes), pipes);
     } catch (const std::runtime_error& e) {
       std::fprintf(stderr, "gpurun: cannot start rank %d: %s\n", ranks[i], e.what());
       job.abandon(1);
@@ -239,7 +240,8 @@ JobSpec job_spec(const Options& options, const JobMap& map) {
                  .gpus_per_rank = options.gpus_per_rank,
                  .cpus_per_rank = options.cpus_per_rank,
                  .cpus_from_threads = options.cpus_from_threads,
-                 .report_bindings = options.report_bindings};
+                 .report_bindings = options.report_bindings,
+                 .stdin_rank = options.stdin_rank};
 }
 
 // gpurun's own share of a job across hosts: its ranks, served by its PMIx server.
@@ -320,6 +322,10 @@ int launch(const Options& options) {
   if (!hosts) check_ranks_per_core(options);
   JobMap map = hosts ? map_hosts(options) : single_host_map(options.np, host_name());
   if (!map.spans_hosts()) map = single_host_map(map.size(), host_name());
+  if (options.stdin_rank >= map.size())
+    throw UsageError("--stdin " + std::to_string(options.stdin_rank) + ": the job has " +
+                     std::to_string(map.size()) + " rank" + (map.size() == 1 ? "" : "s") +
+                     " (give a rank below it, all or none)");
   if (options.display_map) display_map(map, options.apps);
   OutputFiles files(options.output, map.size());
   if (!map.spans_hosts()) return launch_here(options, std::move(map), files);

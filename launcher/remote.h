@@ -98,9 +98,11 @@ class RemoteHosts {
   // A signal for every remote rank that does not end the job (launcher/signals.h forwarded()),
   // sent before this call returns (gpurun may stop right after).
   void signal(int signal);
-  // Input for rank 0 when it runs on a remote host; empty: end of input.
+  // gpurun's stdin for the ranks on remote hosts that read it (--stdin); empty: its end.
   void send_stdin(std::string_view data);
-  bool rank0_remote() const;
+  // Whether a rank that reads gpurun's stdin runs on a remote host.
+  bool stdin_remote() const;
+  // The most stdin queued for one of those hosts.
   std::size_t stdin_backlog() const;
   // Every daemon said goodbye or is gone, and every agent has exited.
   bool finished() const;
@@ -132,7 +134,8 @@ class RemoteHosts {
   void deliver_modex(std::uint32_t id, int status, const std::string& data);
   void stop_agents();
   void clean_dead_hosts();
-  Host* host_of_rank(int rank);
+  template <typename F>
+  void each_stdin_host(F f) const;
 
   JobSpec spec_;
   RemoteSettings settings_;

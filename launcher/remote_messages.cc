@@ -6,6 +6,7 @@
 
 #include "launcher/pmix_server.h"
 #include "launcher/remote_host.h"
+#include "launcher/stdin_fan.h"
 #include "runtime/base/log.h"
 
 namespace gpurun::launcher {
@@ -254,25 +255,39 @@ void RemoteHosts::signal(int signal) {
   }
 }
 
-RemoteHosts::Host* RemoteHosts::host_of_rank(int rank) {
-  if (rank < 0 || rank >= spec_.map.size()) return nullptr;
-  return hosts_[static_cast<std::size_t>(spec_.map.node_of[static_cast<std::size_t>(rank)])].get();
+bool RemoteHosts::stdin_remote() const {
+  for (int rank = 0; rank < spec_.map.size(); ++rank)
+    if (reads_stdin(spec_.stdin_rank, rank) &&
+        spec_.map.node_of[static_cast<std::size_t>(rank)] != local_node_)
+      return true;
+  return false;
 }
 
-bool RemoteHosts::rank0_remote() const {
-  return !spec_.map.node_of.empty() && spec_.map.node_of[0] != local_node_;
+// Calls f(host) for each remote host with a rank that reads gpurun's stdin.
+template <typename F>
+void RemoteHosts::each_stdin_host(F f) const {
+  for (std::size_t n = 0; n < hosts_.size(); ++n) {
+    if (static_cast<int>(n) == local_node_ || hosts_[n] == nullptr) continue;
+    const std::vector<int>& ranks = spec_.map.nodes[n].ranks;
+    if (std::any_of(ranks.begin(), ranks.end(),
+                    [&](int rank) { return reads_stdin(spec_.stdin_rank, rank); }))
+      f(*hosts_[n]);
+  }
 }
 
 void RemoteHosts::send_stdin(std::string_view data) {
-  Host* host = host_of_rank(0);
-  if (host != nullptr && host->link)
-    host->link->send(wire::Type::kStdin, wire::Encoder().str(data).take());
+  std::string body = wire::Encoder().str(data).take();
+  each_stdin_host([&](const Host& host) {
+    if (host.link) host.link->send(wire::Type::kStdin, body);
+  });
 }
 
 std::size_t RemoteHosts::stdin_backlog() const {
-  if (!rank0_remote()) return 0;
-  const Host* host = hosts_[static_cast<std::size_t>(spec_.map.node_of[0])].get();
-  return host != nullptr && host->link ? host->link->queued() : 0;
+  std::size_t most = 0;
+  each_stdin_host([&](const Host& host) {
+    if (host.link) most = std::max(most, host.link->queued());
+  });
+  return most;
 }
 
 }  // namespace gpurun::launcher

@@ -26,6 +26,9 @@ options:
                        also write each rank's output to DIR/1/rank.N/stdout and stderr (N
                        zero-filled; files on gpurun's host, made before the ranks start);
                        :nocopy writes the files only, :nojobid leaves out the "1" level
+  --stdin RANK|all|none
+                       which rank reads gpurun's stdin (default 0); all: every rank reads all
+                       of it, at the pace of the slowest; the others read an empty stdin
   --timeout T          end the job after T (seconds, or 500ms, 2m); exit code 124 (without it,
                        MPIEXEC_TIMEOUT in the environment, as MPICH's mpiexec reads it)
   --get-stack-traces   at --timeout, each rank first writes its stack (where it waits) to
@@ -100,7 +103,7 @@ Each rank placed on a GPU is told its GPU (PCI bus id) and nearest NIC through P
 (gpurun.gpus, gpurun.nic); CUDA_VISIBLE_DEVICES is left as it is, so that every GPU stays
 visible for CUDA IPC. GPURUN_TOPO_FILE=topology.xml places the ranks as on that machine.
 
-Output is forwarded line by line; stdin goes to rank 0. When a rank fails (non-zero exit, a
+Output is forwarded line by line; stdin goes to rank 0 (--stdin). When a rank fails (non-zero exit, a
 signal, MPI_Abort) the other ranks are ended and gpurun exits with the failing rank's code
 (128+signal for a signal). SIGINT, SIGTERM, SIGHUP and SIGQUIT end the job; SIGUSR1 and
 SIGUSR2 reach every rank, Ctrl-Z (SIGTSTP) stops the ranks and gpurun, and fg or bg (SIGCONT)

@@ -7,6 +7,7 @@ fresh, empty TMPDIR; the cleanup tests check that it is empty again afterwards, 
 /dev/shm/gpurun-* entry is left and that every rank PID is gone. Timeouts here are hang
 guards only, never assertions about speed.
 """
+import hashlib
 import os
 import re
 import shutil
@@ -256,6 +257,36 @@ class Output(GpurunTest):
                          ["[0] rank 0 got: one", "[0] rank 0 got: two", "[0] rank 0 stdin EOF"])
         self.assertEqual(sorted(l for l in lines if not l.startswith("[0]")),
                          ["[1] rank 1 stdin EOF", "[2] rank 2 stdin EOF"])
+
+    def test_stdin_to_a_rank_to_all_or_to_none(self):
+        """Open MPI's --stdin RANK|all|none."""
+        for target, readers in (("2", [2]), ("all", [0, 1, 2]), ("none", []), ("0", [0])):
+            r = self.run_gpurun("--tag-output", "--stdin", target, "-np", "3", RANK, "stdin",
+                                input="one\ntwo\n")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            for i in range(3):
+                got = [f"[{i}] rank {i} got: one", f"[{i}] rank {i} got: two"]
+                self.assertEqual([l for l in r.stdout.splitlines() if l.startswith(f"[{i}]")],
+                                 (got if i in readers else []) + [f"[{i}] rank {i} stdin EOF"],
+                                 target)
+        for target, mentions in (("3", "--stdin 3: the job has 3 ranks"),
+                                 ("-1", "'-1' is not a rank, all or none")):
+            r = self.run_gpurun("--stdin", target, "-np", "3", "true")
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(mentions, r.stderr)
+
+    def test_stdin_to_all_ranks_whole_at_each_reader_pace(self):
+        """Every rank gets all of a large input, however fast it reads; a rank that stops
+        reading early or exits leaves the others theirs."""
+        data = os.urandom(3 << 20)
+        want = hashlib.md5(data).hexdigest()
+        script = ('case $OMPI_COMM_WORLD_RANK in 1) head -c 1000 >/dev/null; sleep 0.3;; '
+                  '2) sleep 0.3; md5sum;; 3) exit 0;; *) md5sum;; esac')
+        r = subprocess.run([GPURUN, "--tag-output", "--stdin", "all", "-np", "4", "sh", "-c",
+                            script], input=data, capture_output=True, timeout=HANG_GUARD)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(r.stdout.decode().split()),
+                         sorted(["[0]", want, "-", "[2]", want, "-"]))
 
 
 class Failures(GpurunTest):

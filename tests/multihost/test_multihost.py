@@ -425,6 +425,19 @@ class Output(MultiHostTest):
         self.assertEqual(sorted(l for l in lines if not l.startswith("[0]")),
                          [f"[{i}] rank {i} stdin EOF" for i in (1, 2, 3)])
 
+    def test_stdin_to_a_remote_rank_or_to_all(self):
+        """--stdin 3: rank 3 alone reads it on the second host; --stdin all: every rank of both
+        hosts reads all of it."""
+        for target, readers in (("3", [3]), ("all", [0, 1, 2, 3])):
+            r = self.gpurun("--tag-output", "--stdin", target, "-H", f"{H1}:2,{H2}:2", PMIX_RANK,
+                            "stdin", input="one\ntwo\n")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            for i in range(4):
+                got = [f"[{i}] rank {i} got: one", f"[{i}] rank {i} got: two"]
+                self.assertEqual([l for l in r.stdout.splitlines() if l.startswith(f"[{i}]")],
+                                 (got if i in readers else []) + [f"[{i}] rank {i} stdin EOF"],
+                                 target)
+
 
 class Signals(MultiHostTest):
     def test_user_signal_reaches_remote_ranks(self):
