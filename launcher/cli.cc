@@ -421,6 +421,11 @@ Options parse_command_line(int argc, char** argv) {
                      std::string(opts.map_by == MapBy::kCore ? "core" : "numa"));
   if (!opts.hosts.empty() && !opts.hostfile.empty())
     throw UsageError("give the hosts with -H or with --hostfile, not both");
+  if (!opts.output.dir.empty() &&
+      (!opts.output.out_pattern.empty() || !opts.output.err_pattern.empty()))
+    throw UsageError(
+        "give the output files with --output-filename or with -outfile-pattern and "
+        "-errfile-pattern, not both");
   bool explain = opts.action == Options::Action::kExplain;
   std::vector<std::string> names;  // each program's name in errors
   if (!opts.app_file.empty()) {

@@ -61,6 +61,12 @@ bool parse_output_option(int argc, char** argv, int& i, std::string_view arg, Ou
   } else if (matches(arg, "--output-filename") || matches(arg, "-output-filename")) {
     std::string_view name = arg.substr(0, arg.find('='));
     parse_output_dir(take_value(argc, argv, i, arg, name), name, out);
+  } else if (matches(arg, "-outfile-pattern") || matches(arg, "--outfile-pattern") ||
+             matches(arg, "-errfile-pattern") || matches(arg, "--errfile-pattern")) {
+    std::string name(arg.substr(0, arg.find('=')));
+    std::string pattern(take_value(argc, argv, i, arg, name));
+    check_pattern(pattern, name);
+    (name.find("outfile") != std::string::npos ? out.out_pattern : out.err_pattern) = pattern;
   } else {
     return false;
   }

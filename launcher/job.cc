@@ -84,9 +84,11 @@ LineForwarder Job::forwarder(int r, bool is_stderr) const {
   const OutputSpec& spec = config_.output;
   std::string prefix;
   if (spec.tag) prefix.append("[").append(std::to_string(r)).append("] ");
-  int dest = is_stderr && !spec.merge_stderr ? STDERR_FILENO : STDOUT_FILENO;
-  int file = config_.files ? config_.files->fd(r, is_stderr && !spec.merge_stderr) : -1;
-  return LineForwarder(spec.copy ? dest : -1, prefix, config_.line_max, file, spec.timestamp);
+  bool to_stderr = is_stderr && !spec.merge_stderr;
+  int dest = to_stderr ? STDERR_FILENO : STDOUT_FILENO;
+  int file = config_.files ? config_.files->fd(r, to_stderr) : -1;
+  return LineForwarder(spec.copies(to_stderr) ? dest : -1, prefix, config_.line_max, file,
+                       spec.timestamp);
 }
 
 Job::~Job() {

@@ -315,6 +315,16 @@ int launch_across(const Options& options, JobMap map, const OutputFiles& files) 
   return code;
 }
 
+// Each rank's host, for the output file patterns.
+std::vector<RankHost> rank_hosts(const JobMap& map) {
+  std::vector<RankHost> hosts;
+  for (int r = 0; r < map.size(); ++r) {
+    int node = map.node_of[static_cast<std::size_t>(r)];
+    hosts.push_back(RankHost{.name = map.nodes[static_cast<std::size_t>(node)].name, .node = node});
+  }
+  return hosts;
+}
+
 }  // namespace
 
 int launch(const Options& options) {
@@ -327,7 +337,7 @@ int launch(const Options& options) {
                      std::to_string(map.size()) + " rank" + (map.size() == 1 ? "" : "s") +
                      " (give a rank below it, all or none)");
   if (options.display_map) display_map(map, options.apps);
-  OutputFiles files(options.output, map.size());
+  OutputFiles files(options.output, map.size(), rank_hosts(map));
   if (!map.spans_hosts()) return launch_here(options, std::move(map), files);
   return launch_across(options, std::move(map), files);
 }

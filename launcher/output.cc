@@ -9,7 +9,11 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <map>
 #include <stdexcept>
+#include <string_view>
+
+#include "launcher/cli.h"
 
 namespace gpurun::launcher {
 
@@ -41,18 +45,68 @@ std::string rank_dir(int rank, int ranks) {
   return name;
 }
 
-int create_file(const std::filesystem::path& path) {
+int create_file(const std::filesystem::path& path, const std::string& option) {
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
-    throw std::runtime_error("--output-filename: cannot create " + path.string() + ": " +
+    throw std::runtime_error(option + ": cannot create " + path.string() + ": " +
                              std::strerror(errno));
   return fd;
 }
 
+// `pattern` with its substitutions made for `rank`.
+std::string expand(const std::string& pattern, int rank, const RankHost& host, long start) {
+  std::string out;
+  for (std::size_t k = 0; k < pattern.size(); ++k) {
+    if (pattern[k] != '%' || k + 1 == pattern.size()) {
+      out += pattern[k];
+      continue;
+    }
+    switch (pattern[++k]) {
+      case 'r':
+        out += std::to_string(rank);
+        break;
+      case 'h':
+        out += host.name;
+        break;
+      case 'p':
+        out += std::to_string(host.node);
+        break;
+      case 'g':
+        out += '0';
+        break;
+      case 't':
+        out += std::to_string(start);
+        break;
+      default:
+        out += pattern[k];
+        break;  // %%, and what check_pattern refused
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
-OutputFiles::OutputFiles(const OutputSpec& spec, int ranks) {
-  if (spec.dir.empty()) return;
+void check_pattern(const std::string& pattern, const std::string& option) {
+  if (pattern.empty()) throw UsageError(option + " needs a file name");
+  for (std::size_t k = 0; k < pattern.size(); ++k) {
+    if (pattern[k] != '%') continue;
+    if (k + 1 == pattern.size() ||
+        std::string_view("rhpgt%").find(pattern[k + 1]) == std::string_view::npos)
+      throw UsageError(option + ": '" + pattern.substr(k, 2) + "' in '" + pattern +
+                       "' is not %r, %h, %p, %g, %t or %%");
+    ++k;
+  }
+}
+
+OutputFiles::OutputFiles(const OutputSpec& spec, int ranks, const std::vector<RankHost>& hosts) {
+  if (!spec.dir.empty())
+    make_rank_dirs(spec, ranks);
+  else if (!spec.out_pattern.empty() || !spec.err_pattern.empty())
+    open_patterns(spec, ranks, hosts);
+}
+
+void OutputFiles::make_rank_dirs(const OutputSpec& spec, int ranks) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path top = fs::absolute(fs::path(spec.dir), ec);
@@ -65,14 +119,38 @@ OutputFiles::OutputFiles(const OutputSpec& spec, int ranks) {
       throw std::runtime_error("--output-filename: cannot create " + dir.string() + ": " +
                                ec.message());
     std::size_t at = 2 * static_cast<std::size_t>(r);
-    fds_[at] = create_file(dir / "stdout");
-    if (!spec.merge_stderr) fds_[at + 1] = create_file(dir / "stderr");
+    fds_[at] = create_file(dir / "stdout", "--output-filename");
+    owned_.push_back(fds_[at]);
+    if (spec.merge_stderr) continue;
+    fds_[at + 1] = create_file(dir / "stderr", "--output-filename");
+    owned_.push_back(fds_[at + 1]);
+  }
+}
+
+void OutputFiles::open_patterns(const OutputSpec& spec, int ranks,
+                                const std::vector<RankHost>& hosts) {
+  long start = static_cast<long>(std::time(nullptr));
+  std::map<std::string, int> opened;  // path -> its fd
+  fds_.assign(2 * static_cast<std::size_t>(ranks), -1);
+  for (int r = 0; r < ranks; ++r) {
+    RankHost host = static_cast<std::size_t>(r) < hosts.size() ? hosts[static_cast<std::size_t>(r)]
+                                                               : RankHost{};
+    for (int stream = 0; stream < 2; ++stream) {
+      const std::string& pattern = stream == 0 ? spec.out_pattern : spec.err_pattern;
+      if (pattern.empty() || (stream == 1 && spec.merge_stderr)) continue;
+      std::string path = expand(pattern, r, host, start);
+      auto [it, fresh] = opened.emplace(path, -1);
+      if (fresh) {
+        it->second = create_file(path, stream == 0 ? "-outfile-pattern" : "-errfile-pattern");
+        owned_.push_back(it->second);
+      }
+      fds_[2 * static_cast<std::size_t>(r) + static_cast<std::size_t>(stream)] = it->second;
+    }
   }
 }
 
 OutputFiles::~OutputFiles() {
-  for (int fd : fds_)
-    if (fd >= 0) close(fd);
+  for (int fd : owned_) close(fd);
 }
 
 int OutputFiles::fd(int rank, bool is_stderr) const {

@@ -92,7 +92,10 @@ the peers' spellings:
                        -envlist/-genvlist A,B (their values here), -envall/-genvall (what
                        gpurun does anyway), -l/-prepend-rank (--tag-output),
                        -hosts (-H), -f/-hostfile/-machinefile (--hostfile), -ppn (--npernode),
-                       -wdir (--wdir), -configfile (--app)
+                       -wdir (--wdir), -configfile (--app), -outfile-pattern P and
+                       -errfile-pattern P (each rank's stdout or stderr into the file P
+                       names: %r rank, %h host, %p host index, %g 0, %t start time, %% %;
+                       ranks naming one file share it; the directories must exist)
   Open MPI's           -c (-np), --wd (--wdir), -N and --map-by ppr:N:node (--npernode N),
                        --cpus-per-proc N and the --map-by modifiers PE=N (--cpus-per-rank N)
                        and oversubscribe, --allow-run-as-root (accepted: gpurun runs as any

@@ -233,5 +233,30 @@ TEST(OutputFiles, LaysOutOneDirectoryPerRank) {
   std::filesystem::remove_all(top);
 }
 
+// MPICH's -outfile-pattern: a file per distinct expansion, shared by the ranks that name it.
+TEST(OutputFiles, PatternsNameEachRanksFile) {
+  char dir_template[] = "/tmp/gpurun-output-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  std::filesystem::path top = dir_template;
+  std::vector<RankHost> hosts = {{"a", 0}, {"a", 0}, {"b", 1}};
+  {
+    OutputFiles files(OutputSpec{.out_pattern = (top / "o.%h.%p.%r%%").string(),
+                                 .err_pattern = (top / "e.%h").string()},
+                      3, hosts);
+    EXPECT_NE(files.fd(0, false), files.fd(1, false));
+    EXPECT_EQ(files.fd(0, true), files.fd(1, true));  // both "e.a"
+    EXPECT_NE(files.fd(1, true), files.fd(2, true));
+    OutputFiles out_only(OutputSpec{.out_pattern = (top / "all").string()}, 2);
+    EXPECT_EQ(out_only.fd(0, false), out_only.fd(1, false));
+    EXPECT_EQ(out_only.fd(0, true), -1);
+  }
+  for (const char* name : {"o.a.0.0%", "o.a.0.1%", "o.b.1.2%", "e.a", "e.b", "all"})
+    EXPECT_TRUE(std::filesystem::exists(top / name)) << name;
+  EXPECT_EQ(OutputSpec{.out_pattern = "x"}.copies(false), false);
+  EXPECT_EQ(OutputSpec{.out_pattern = "x"}.copies(true), true);
+  EXPECT_THROW(check_pattern("x.%", "-outfile-pattern"), UsageError);
+  std::filesystem::remove_all(top);
+}
+
 }  // namespace
 }  // namespace gpurun::launcher

@@ -6,6 +6,7 @@ the cores a rank that runs threads takes.
 Same environment as test_gpurun.py, whose GpurunTest it uses."""
 import os
 import re
+import socket
 import sys
 import unittest
 
@@ -75,6 +76,32 @@ class OutputOptions(GpurunTest):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn(f"--output-filename: cannot create {blocker}/1/rank.0", r.stderr)
         self.assertNotIn("ran", r.stdout)
+
+    def test_mpich_file_patterns(self):
+        """MPICH's -outfile-pattern and -errfile-pattern: each stream in the file its pattern
+        names (%r rank, %h host, %p its index, %g 0), not on gpurun's; one file for ranks whose
+        names are the same."""
+        host = socket.gethostname()
+        r = self.run_gpurun("-np", "3", "-outfile-pattern", "out.%r.%h.%p%g", "--stdin", "none",
+                            "sh", "-c", SAY, cwd=self.tmpdir)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(sorted(r.stderr.splitlines()), [f"err {i}" for i in range(3)])
+        for i in range(3):
+            self.assertEqual(read(f"{self.tmpdir}/out.{i}.{host}.00"), f"out {i}\nopen {i}")
+        r = self.run_gpurun("-np", "2", "--errfile-pattern=err.txt", "sh", "-c", SAY,
+                            cwd=self.tmpdir)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "")
+        self.assertEqual(sorted(read(f"{self.tmpdir}/err.txt").splitlines()), ["err 0", "err 1"])
+        for args, mentions in ((["-outfile-pattern", "x.%q"], "'%q' in 'x.%q' is not"),
+                               (["-outfile-pattern", "x", "--output-filename", "d"], "not both"),
+                               (["-outfile-pattern", "none/x.%r"],
+                                "-outfile-pattern: cannot create none/x.0")):
+            r = self.run_gpurun(*args, "sh", "-c", "echo ran", cwd=self.tmpdir)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn(mentions, r.stderr)
+            self.assertNotIn("ran", r.stdout)
 
     def test_merge_stderr_to_stdout(self):
         r = self.run_gpurun("-np", "2", "--merge-stderr-to-stdout", "--tag-output", "sh", "-c",

@@ -400,6 +400,19 @@ class Output(MultiHostTest):
             self.assertRegex(line, r"^\[(\d)\] rank \1 line \d+ of a whole line$")
         self.assertEqual(sorted(r.stderr.splitlines()), [f"[{i}] to stderr" for i in range(4)])
 
+    def test_file_patterns_name_each_host(self):
+        """MPICH's -outfile-pattern across hosts: %h is the rank's host as gpurun was given
+        it, %p the host's index; the files are written on gpurun's host."""
+        with tempfile.TemporaryDirectory(prefix="gpurun-mh-out-") as top:
+            r = self.gpurun("-outfile-pattern", f"{top}/o.%h.%p.%r", "-H", f"{H1}:2,{H2}:2",
+                            PMIX_RANK, "lines", "5")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, "")
+            self.assertEqual(sorted(os.listdir(top)),
+                             [f"o.{H1}.0.0", f"o.{H1}.0.1", f"o.{H2}.1.2", f"o.{H2}.1.3"])
+            with open(f"{top}/o.{H2}.1.3") as f:
+                self.assertEqual(len(f.read().splitlines()), 5)
+
     def test_output_files_of_remote_ranks_are_written_here(self):
         with tempfile.TemporaryDirectory(prefix="gpurun-mh-out-") as top:
             r = self.gpurun(f"--output-filename={top}:nocopy", "-H", f"localhost:2,{H2}:2",
