@@ -207,6 +207,8 @@ bool parse_host_option(int argc, char** argv, int& i, std::string_view arg, Opti
     opts.hosts.push_back(parse_hosts(take_value(argc, argv, i, arg, name), name));
   } else if (is_hostfile_option(arg)) {
     opts.hostfile = take_file(argc, argv, i, arg);
+  } else if (matches(arg, "--rankfile") || matches(arg, "-rf")) {
+    opts.rankfile = take_file(argc, argv, i, arg);
   } else if (matches(arg, "--npernode") || matches(arg, "-ppn") || matches(arg, "-N")) {
     std::string_view name = arg.substr(0, arg.find('='));
     opts.npernode = parse_positive(take_value(argc, argv, i, arg, name), name);
@@ -389,7 +391,7 @@ std::string find_program(const std::string& name) { return resolve_program(name,
 
 bool maps_by_hosts(const Options& opts) {
   return !opts.hosts.empty() || !opts.hostfile.empty() || any_program_hosts(opts.apps) ||
-         !opts.allocation.empty() || opts.npernode > 0;
+         !opts.allocation.empty() || opts.npernode > 0 || !opts.rankfile.empty();
 }
 
 MapBy local_map_by(MapBy map_by) {

@@ -60,6 +60,10 @@ struct Options {
   // --oversubscribe and --launch-agent (unset: ssh).
   std::vector<std::string> hosts;
   std::string hostfile;
+  // --rankfile FILE (launcher/rankfile.h), and each rank's SLOTS from it once the job is mapped
+  // (empty: gpurun places the ranks).
+  std::string rankfile;
+  std::vector<std::string> rank_slots;
   // The Slurm allocation's nodes (launcher/slurm.h), used when no host is given: read while
   // parsing, before gpurun scrubs the environment.
   std::vector<HostSpec> allocation;

@@ -17,6 +17,7 @@
 #include "launcher/params.h"
 #include "launcher/plan.h"
 #include "launcher/pmix_server.h"
+#include "launcher/rankfile.h"
 #include "launcher/spawn.h"
 #include "launcher/stdin_fan.h"
 #include "runtime/base/crash.h"
@@ -108,6 +109,7 @@ void HostJob::set_up() {
   options.cpus_per_rank = spec_.cpus_per_rank;
   options.cpus_from_threads = spec_.cpus_from_threads;
   plan_.emplace(make_host_plan(options, static_cast<int>(local.size()), spec_.share));
+  bind_to_slots(*plan_, local, spec_.slots);
   dir_.emplace();
   JobLayout layout{.map = spec_.map,
                    .node = spec_.node,

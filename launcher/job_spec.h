@@ -32,6 +32,7 @@ struct JobSpec {
   CpuShare share;
   bool report_bindings = false;  // --report-bindings: the daemon prints its ranks' bindings
   int stdin_rank = 0;            // --stdin: the rank that reads gpurun's stdin (stdin_fan.h)
+  std::vector<std::string> slots;  // --rankfile: every rank's SLOTS (rankfile.h); or none
 };
 
 std::string encode(const JobSpec& spec);

@@ -19,6 +19,7 @@
 #include "launcher/params.h"
 #include "launcher/plan.h"
 #include "launcher/pmix_server.h"
+#include "launcher/rankfile.h"
 #include "launcher/remote.h"
 #include "launcher/signals.h"
 #include "launcher/slurm.h"
@@ -159,14 +160,40 @@ std::vector<HostSpec> host_lists(const std::vector<std::string>& lists) {
   return specs;
 }
 
-// The hosts of -H or --hostfile and of the programs' own -H, and the ranks mapped onto them;
-// the node run here is named by this host's own name.
-JobMap map_hosts(const Options& options) {
+// The job's own hosts: --hostfile's and -H's, else the Slurm allocation's.
+std::vector<HostSpec> job_hosts(const Options& options) {
   std::vector<HostSpec> specs;
   if (!options.hostfile.empty()) specs = read_hostfile(options.hostfile);
   std::vector<HostSpec> listed = host_lists(options.hosts);
   specs.insert(specs.end(), listed.begin(), listed.end());
-  if (specs.empty()) specs = options.allocation;
+  return specs.empty() ? options.allocation : specs;
+}
+
+// Each rank on the host --rankfile names, the job's hosts resolving +nK; each rank's SLOTS
+// into options.rank_slots.
+JobMap map_by_rankfile(Options& options) {
+  Rankfile rankfile = read_rankfile(options.rankfile);
+  if (any_program_hosts(options.apps) || options.npernode > 0)
+    throw UsageError("--rankfile places every rank: not with a program's own -H or --npernode");
+  int np = 0;  // 0: the file's ranks
+  if (options.apps.size() > 1)
+    for (const App& app : options.apps) np += app.np;
+  else if (!options.apps.empty())
+    np = options.apps[0].np;
+  std::vector<HostSpec> hosts = job_hosts(options);
+  if (hosts.empty()) hosts.push_back(HostSpec{.name = "localhost"});  // +n0 is this host
+  JobMap map = map_rankfile(rankfile, merge_hosts(std::move(hosts)), np);
+  for (int rank = 0; rank < map.size(); ++rank)
+    options.rank_slots.push_back(rankfile.entries[static_cast<std::size_t>(rank)].slots);
+  if (int local = map.local_node(); local >= 0)
+    map.nodes[static_cast<std::size_t>(local)].name = host_name();
+  return map;
+}
+
+// The hosts of -H or --hostfile and of the programs' own -H, and the ranks mapped onto them;
+// the node run here is named by this host's own name.
+JobMap map_hosts(const Options& options) {
+  std::vector<HostSpec> specs = job_hosts(options);
   // Without hosts of the job's own (only programs name some), this host is the job's host,
   // with the ranks it takes without --oversubscribe.
   if (specs.empty())
@@ -192,6 +219,7 @@ int launch_here(const Options& options, JobMap map, const OutputFiles& files) {
   Profile profile;
   SignalFd signals(true);
   Plan plan = make_host_plan(options, map.size(), {});
+  bind_to_slots(plan, map.nodes[0].ranks, options.rank_slots);
   profile.mark("placement");
   JobDir dir;
   JobConfig config = job_config(options, map, files);
@@ -241,7 +269,8 @@ JobSpec job_spec(const Options& options, const JobMap& map) {
                  .cpus_per_rank = options.cpus_per_rank,
                  .cpus_from_threads = options.cpus_from_threads,
                  .report_bindings = options.report_bindings,
-                 .stdin_rank = options.stdin_rank};
+                 .stdin_rank = options.stdin_rank,
+                 .slots = options.rank_slots};
 }
 
 // gpurun's own share of a job across hosts: its ranks, served by its PMIx server.
@@ -259,6 +288,7 @@ void set_up_local(LocalPart& part, const Options& options, const JobSpec& spec, 
   if (node < 0) return;
   part.ranks = spec.map.nodes[static_cast<std::size_t>(node)].ranks;
   part.plan.emplace(make_host_plan(options, static_cast<int>(part.ranks.size()), share));
+  bind_to_slots(*part.plan, part.ranks, options.rank_slots);
   part.dir.emplace();
   JobLayout layout = job_layout(spec.map, node, *part.plan, *part.dir, options.apps);
   part.server.emplace(part.dir->make_subdir("pmix"), part.plan->topology, events, spec.nspace,
@@ -327,10 +357,13 @@ std::vector<RankHost> rank_hosts(const JobMap& map) {
 
 }  // namespace
 
-int launch(const Options& options) {
+int launch(const Options& given) {
+  Options options = given;  // with the rankfile's slots
   bool hosts = maps_by_hosts(options);
   if (!hosts) check_ranks_per_core(options);
-  JobMap map = hosts ? map_hosts(options) : single_host_map(options.np, host_name());
+  JobMap map = !options.rankfile.empty() ? map_by_rankfile(options)
+               : hosts                   ? map_hosts(options)
+                                         : single_host_map(options.np, host_name());
   if (!map.spans_hosts()) map = single_host_map(map.size(), host_name());
   if (options.stdin_rank >= map.size())
     throw UsageError("--stdin " + std::to_string(options.stdin_rank) + ": the job has " +

@@ -99,26 +99,6 @@ std::vector<int> place_program(const std::vector<HostSpec>& hosts,
   return host_of;
 }
 
-// The map of ranks on `hosts` (host_of: each rank's index into hosts); hosts without a rank are
-// left out.
-JobMap job_map(const std::vector<HostSpec>& hosts, const std::vector<int>& host_of) {
-  std::vector<int> node_of_host(hosts.size(), -1);
-  std::vector<bool> used(hosts.size(), false);
-  for (int h : host_of) used[static_cast<std::size_t>(h)] = true;
-  JobMap map;
-  for (std::size_t h = 0; h < hosts.size(); ++h) {
-    if (!used[h]) continue;
-    node_of_host[h] = static_cast<int>(map.nodes.size());
-    map.nodes.push_back(NodeRanks{.name = hosts[h].name, .local = hosts[h].local});
-  }
-  for (std::size_t r = 0; r < host_of.size(); ++r) {
-    int node = node_of_host[static_cast<std::size_t>(host_of[r])];
-    map.node_of.push_back(node);
-    map.nodes[static_cast<std::size_t>(node)].ranks.push_back(static_cast<int>(r));
-  }
-  return map;
-}
-
 }  // namespace
 
 int JobMap::local_node() const {
@@ -163,7 +143,25 @@ JobMap map_programs(std::vector<HostSpec> hosts, const std::vector<ProgramHosts>
         place_program(hosts, on[k], left, allowed, programs[k].np, request, name);
     host_of.insert(host_of.end(), more.begin(), more.end());
   }
-  return job_map(hosts, host_of);
+  return map_onto(hosts, host_of);
+}
+
+JobMap map_onto(const std::vector<HostSpec>& hosts, const std::vector<int>& host_of) {
+  std::vector<int> node_of_host(hosts.size(), -1);
+  std::vector<bool> used(hosts.size(), false);
+  for (int h : host_of) used[static_cast<std::size_t>(h)] = true;
+  JobMap map;
+  for (std::size_t h = 0; h < hosts.size(); ++h) {
+    if (!used[h]) continue;
+    node_of_host[h] = static_cast<int>(map.nodes.size());
+    map.nodes.push_back(NodeRanks{.name = hosts[h].name, .local = hosts[h].local});
+  }
+  for (std::size_t r = 0; r < host_of.size(); ++r) {
+    int node = node_of_host[static_cast<std::size_t>(host_of[r])];
+    map.node_of.push_back(node);
+    map.nodes[static_cast<std::size_t>(node)].ranks.push_back(static_cast<int>(r));
+  }
+  return map;
 }
 
 JobMap single_host_map(int np, const std::string& hostname) {

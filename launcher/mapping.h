@@ -55,6 +55,10 @@ struct ProgramHosts {
 JobMap map_programs(std::vector<HostSpec> hosts, const std::vector<ProgramHosts>& programs,
                     const MapRequest& request);
 
+// The map of ranks on `hosts` (host_of: each rank's index into hosts); hosts without a rank are
+// left out.
+JobMap map_onto(const std::vector<HostSpec>& hosts, const std::vector<int>& host_of);
+
 // The map of a job on this host alone: `np` ranks on one local node named `hostname`.
 JobMap single_host_map(int np, const std::string& hostname);
 

@@ -70,6 +70,10 @@ across hosts:
   --map-by slot|node   slot (default): fill each host's slots in turn; node: deal the ranks
                        round robin over the hosts
   --npernode N         N ranks on each host (instead of its slots); without hosts, on this one
+  --rankfile FILE, -rf FILE
+                       each rank's host and cores, a line each: "rank N=HOST slot=SLOTS";
+                       HOST a name or +nK (the K-th host of -H or --hostfile, from 0), SLOTS
+                       logical cores (1-2,5), socket:cores (1:0-3), ';' apart, or *
   --oversubscribe      allow more ranks than slots, and on one host more than 32 per core
                        (else an error)
   (Slurm)              inside salloc or sbatch, without -H: the allocation's nodes and tasks

@@ -230,5 +230,49 @@ class CoresPerRank(GpurunTest):
             self.assertIn(mentions, r.stderr)
 
 
+class Rankfile(GpurunTest):
+    """Open MPI's --rankfile: each rank on the host and the cores its line names."""
+
+    def write(self, text):
+        path = os.path.join(self.tmpdir, "ranks")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_each_rank_on_its_cores(self):
+        if len(os.sched_getaffinity(0)) < 2:
+            self.skipTest("needs two cores")
+        first, second = sorted(os.sched_getaffinity(0))[:2]
+        path = self.write("rank 0=localhost slot=1\n# the first core\nrank 1 = localhost slot = 0:0\n"
+                          "rank 2=+n0 slot=*\n")
+        for args in (["--rankfile", path], ["-rf", path, "-H", "localhost:3"]):
+            r = self.run_gpurun(*args, "--report-bindings", "sh", "-c",
+                                'echo "$PMIX_RANK $(grep Cpus_allowed_list /proc/self/status '
+                                '| cut -f2)"')
+            self.assertEqual(r.returncode, 0, f"{args}: {r.stderr}")
+            seen = dict(line.split() for line in r.stdout.splitlines())
+            self.assertEqual(sorted(seen), ["0", "1", "2"])
+            self.assertEqual(cpus_of(seen["0"]), {second})
+            self.assertEqual(cpus_of(seen["1"]), {first})
+            self.assertTrue({first, second} <= cpus_of(seen["2"]), seen)
+            self.assertIn(f"rank 0 on {socket.gethostname()}: CPUs {second}", r.stderr)
+
+    def test_mistakes_in_the_file(self):
+        for text, args, mentions in (
+                ("rank 0=localhost slot=0\nrank 2=localhost slot=0\n", [], ": rank 1 is missing"),
+                ("rank 0=localhost slot=0\n", ["-np", "2"], "places 1 ranks, not the 2 of -np"),
+                ("rank 0=localhost slot=4096\n", [], "rank 0 slot=4096: core 4096 is not there"),
+                ("rank 0=localhost slot=9:0\n", [], "socket 9 is not there"),
+                ("rank 0=+n2 slot=0\n", ["-H", "localhost"], "+n2: the job's hosts"),
+                ("rank 0=localhost\n", [], ":1: 'rank 0=localhost' is not 'rank N=HOST")):
+            r = self.run_gpurun("--rankfile", self.write(text), *args, "sh", "-c", "echo ran")
+            self.assertEqual(r.returncode, 2, f"{text}: {r.stderr}")
+            self.assertIn(mentions, r.stderr)
+            self.assertNotIn("ran", r.stdout)
+        r = self.run_gpurun("--rankfile", os.path.join(self.tmpdir, "none"), "true")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("cannot read it", r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -337,6 +337,33 @@ class Mapping(MultiHostTest):
         self.assertEqual(sorted(r.stdout.split("\n")[:-1]),
                          ["0 4 0 2 0", "1 4 1 2 1", "2 4 0 2 0", "3 4 1 2 1"])
 
+    def test_rankfile_places_each_rank_on_its_host_and_cores(self):
+        """--rankfile across hosts: +nK counts the -H hosts, a name is a host; the daemon binds
+        each of its ranks to the cores of the rank's line."""
+        path = os.path.join(self.tmpdir + ".rankfile")
+        with open(path, "w") as f:
+            f.write(f"rank 0=+n1 slot=0\nrank 1={H1} slot=0:0\nrank 2=+n1 slot=*\n")
+        try:
+            self.assertEqual(self.hosts_of("--rankfile", path, "-H", f"{H1},{H2}"), [H2, H1, H2])
+            r = self.gpurun("--rankfile", path, "-H", f"{H1},{H2}", "/bin/sh", "-c",
+                            'echo "$PMIX_RANK $(grep Cpus_allowed_list: /proc/self/status | '
+                            'cut -f2)"')
+            self.assertEqual(r.returncode, 0, r.stderr)
+            cpus = dict(line.split() for line in r.stdout.splitlines())
+            first = str(min(os.sched_getaffinity(0)))
+            self.assertEqual((cpus["0"], cpus["1"]), (first, first))
+            self.assertEqual(len(cpus["2"].replace("-", ",").split(",")),
+                             min(2, len(os.sched_getaffinity(0))), cpus)
+            with open(path, "w") as f:
+                f.write(f"rank 0={H2} slot=7:0\n")
+            r = self.gpurun("--rankfile", path, "/bin/sh", "-c", "echo ran")
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("rank 0 slot=7:0: socket 7 is not there", r.stderr)
+            self.assertIn(H2, r.stderr)
+            self.assertNotIn("ran", r.stdout)
+        finally:
+            os.unlink(path)
+
     def test_numa_placement_within_each_host(self):
         self.assertEqual(self.hosts_of("--map-by", "numa", "-np", "2", "-H", f"{H1},{H2}"),
                          [H1, H2])
