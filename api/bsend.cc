@@ -38,7 +38,12 @@ void settle_flushes(BsendSlot& slot) {
 // The internal send of a buffered message completed: its block (the request's buffer) goes
 // back to its slot (the request's owner).
 void on_buffered_send_done(core::Request* r) {
-  if (r->status.error != ErrorCode::kOk) {
+  if (r->status.error == ErrorCode::kPeerFailed) {
+    GPURUN_LOG(warn, pml,
+               "a buffered send (MPI_Bsend or MPI_Ibsend) of %llu bytes to rank %d, tag %d, was "
+               "never received: that rank finalized (or was lost) without a matching receive",
+               static_cast<unsigned long long>(r->size), r->peer, r->tag);
+  } else if (r->status.error != ErrorCode::kOk) {
     GPURUN_LOG(warn, pml, "buffered send of %llu bytes to rank %d failed: %s",
                static_cast<unsigned long long>(r->size), r->peer,
                std::string(error_code_name(r->status.error)).c_str());
@@ -121,10 +126,6 @@ int bsend_start(const Call& call, MPI_Comm comm, const pml::SendArgs& args) {
     return raise_status(call, comm, st);
   }
   return MPI_SUCCESS;
-}
-
-void wait_buffered_sends() {
-  if (g_in_flight != 0) wait_until([] { return g_in_flight == 0; });
 }
 
 AttachResult attach_bsend(BsendSlot& slot, void* buffer, MPI_Count size, const char* detach_call) {

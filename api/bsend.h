@@ -44,11 +44,6 @@ BsendSlot& process_bsend();
 // does not fit.
 int bsend_start(const Call& call, MPI_Comm comm, const pml::SendArgs& args);
 
-// Makes progress until every buffered send, from every buffer, has completed. MPI_Finalize
-// waits so, since a program may end right after MPI_Bsend without detaching, and its messages
-// must still arrive.
-void wait_buffered_sends();
-
 // Why `buffer`/`size` cannot be attached to `slot` (error_class MPI_SUCCESS: attached).
 // `detach_call` names the call that detaches what is there.
 struct AttachResult {

@@ -119,7 +119,8 @@ int end_runtime_if_unused(const Call& call, bool world_ending) {
   // A member still waiting for this rank in a collective it never ran fails instead of hanging.
   gpurun::coll::shm::leave_all();
   ProcessState& s = state();
-  wait_buffered_sends();  // a buffered message must still arrive if the buffer was not detached
+  // drain() waits for the buffered sends too: a buffered message must still arrive if the
+  // buffer was not detached, or fail once its receiver finalized without taking it.
   drain(s);
   free_prequests();
   wait_spawned_jobs();

@@ -197,8 +197,13 @@ Status wire_up(ProcessState& s) {
 
 void drain(ProcessState& s) {
   if (!s.pml) return;
+  // Before this rank leaves, an orphan send whose offer is out (a freed or buffered send that
+  // no receive has taken yet) does not hold it: its receiver may take it later or never.
+  // Transports that must see their offers taken first (ucx, ofi: their endpoint to a rank
+  // that left serves no pull) say so through quiescent().
+  bool leaving = false;
   auto settled = [&] {
-    if (!s.pml->idle() || s.pml->orphans_in_flight()) return false;
+    if (!s.pml->idle() || s.pml->orphans_in_flight(/*offers_too=*/leaving)) return false;
     for (const auto& t : s.transports)
       if (!t->quiescent()) return false;
     return true;
@@ -206,6 +211,9 @@ void drain(ProcessState& s) {
   progress::engine().wait(settled);
   s.pml->cancel_unmatched_orphans();
   s.pml->leave();  // behind everything this rank sent: see pml/leave.cc
+  // Now also the orphan sends whose offer is out: taken by their receiver (which may still be
+  // running), or failed once it leaves too.
+  leaving = true;
   progress::engine().wait(settled);
   // Over a network, what this rank sent may still be on its way when it is done: it waits
   // until every rank is done too before its connections close.

@@ -50,6 +50,9 @@ void Pml::leave() {
       GPURUN_LOG(debug, pml, "finalize: rank %d was not told that this rank leaves: %s", rank,
                  st.to_string().c_str());
   }
+  // Nor does this rank take any more of its own messages: a send to itself that no receive
+  // took fails, as one to a rank that left.
+  fail_sends_to(job_rank_);
 }
 
 // A peer whose connection failed (a process of another job that died: gpurun ends the job when
@@ -97,6 +100,13 @@ void Pml::fail_sends_to(int peer) {
   for (core::Request* r : failing) {
     std::erase(route.pending, r);
     r->status.error = ErrorCode::kPeerFailed;
+    bool freed = r->orphan && r->on_complete == nullptr &&
+                 r->channel == static_cast<std::uint8_t>(Channel::kUser);
+    if (freed)  // nobody else learns of it: a buffered send says so itself (api/bsend.cc)
+      GPURUN_LOG(warn, pml,
+                 "a send freed by MPI_Request_free (%zu bytes to rank %d, tag %d) was never "
+                 "received: that rank finalized (or was lost) without a matching receive",
+                 static_cast<std::size_t>(r->size), r->peer, r->tag);
     complete(r);
   }
 }
@@ -127,15 +137,18 @@ bool Pml::fail_unmatchable(core::Request* r) {
 
 // The orphans' communicators may be gone (freed by the program): both walk the matching queues
 // for the posted ones instead of looking a request's queue up through its communicator.
-bool Pml::orphans_in_flight() {
+bool Pml::orphans_in_flight(bool offers_too) {
   std::vector<const core::Request*> posted;
   for (auto& q : contexts_)
     if (q) q->for_each_posted([&](const core::Request* r) { posted.push_back(r); });
   bool any = false;
   requests_.for_each([&](core::Request* r) {
     if (any || !r->orphan || r->complete()) return;
-    any = r->kind != core::RequestKind::kRecv ||
-          std::find(posted.begin(), posted.end(), r) == posted.end();
+    if (r->kind == core::RequestKind::kSend)
+      any = offers_too || r->stage != kInFlight;
+    else
+      any = r->kind != core::RequestKind::kRecv ||
+            std::find(posted.begin(), posted.end(), r) == posted.end();
   });
   return any;
 }

@@ -141,10 +141,14 @@ class Pml {
   // that nothing more comes. There, a receive that only this rank could match, posted or still
   // to come, and a send to it, fail (kPeerFailed) instead of waiting forever.
   void leave();
-  // MPI_Finalize: whether a request the user freed (MPI_Request_free) is still in flight: its
-  // operation must complete before the process leaves. Receives that no message has matched
-  // are left out (cancel_unmatched_orphans). Scans the request pool.
-  bool orphans_in_flight();
+  // MPI_Finalize: whether a request nobody waits for (one the user freed with MPI_Request_free,
+  // a buffered send) is still in flight: its operation must complete before the process leaves.
+  // Receives that no message has matched are left out (cancel_unmatched_orphans), and without
+  // `offers_too`, so are sends whose offer is out (kInFlight): before this rank leaves, waiting
+  // for a send its receiver never takes would wait for ever with every rank in MPI_Finalize;
+  // after, the send completes when the receiver takes it or fails when the receiver leaves
+  // too. Scans the request pool.
+  bool orphans_in_flight(bool offers_too);
   // MPI_Finalize, before leave(): cancels the receives the user freed that no message has
   // matched (the standard asks every receive to complete before MPI_Finalize; waiting for
   // them could wait for ever, with every rank in MPI_Finalize). Returns how many.

@@ -56,8 +56,17 @@ Result<BulkCookie> SelfTransport::offer(const Data& data, Completion done) {
   return BulkCookie{id, 0};
 }
 
+bool SelfTransport::forget_offers() {
+  offers_.clear();
+  free_offers_.clear();
+  return true;
+}
+
 Status SelfTransport::pull(const BulkCookie& cookie, const Data& data, Completion done) {
+  if (cookie.id >= offers_.size() || offers_[cookie.id].done.fn == nullptr)
+    return Status(ErrorCode::kPeerFailed, "the offer was withdrawn: this rank finalized");
   Offer offer = offers_[cookie.id];
+  offers_[cookie.id].done = Completion{};
   free_offers_.push_back(cookie.id);
   std::size_t size = std::min(data.size, offer.data.size);
   if (offer.data.contiguous != nullptr && data.contiguous != nullptr) {

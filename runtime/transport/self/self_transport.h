@@ -24,6 +24,8 @@ class SelfTransport final : public Transport, private Endpoint {
   Status send(const PacketHeader& header, const void* payload, std::size_t length) override;
   Result<BulkCookie> offer(const Data& data, Completion done) override;
   Status pull(const BulkCookie& cookie, const Data& data, Completion done) override;
+  // The rank itself finalizes: its offers to itself are dropped, their sends failed by the pml.
+  bool forget_offers() override;
 
   struct Queued {
     PacketHeader header;
