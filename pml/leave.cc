@@ -17,6 +17,10 @@
 // Before it leaves, a rank cancels the receives its program freed (MPI_Request_free) that no
 // message has matched, with a warning: it would otherwise wait for them in MPI_Finalize, for
 // ever when every rank is there.
+// Nor do the sends nobody waits for (freed, or buffered: MPI_Bsend) whose offer is out hold it
+// (orphans_in_flight): their receiver may still take them after this rank left, which then
+// waits for that, or leaves too without taking them, which fails them with a warning. Its own
+// sends to itself that it never received fail as it leaves.
 #include <algorithm>
 #include <string>
 #include <vector>
