@@ -38,6 +38,8 @@ struct Options {
   // Cores a rank is bound to (launcher/placement.h): --cpus-per-rank N and its spellings, or
   // the ranks' OMP_NUM_THREADS (cpus_from_threads: shrunk where they do not fit, not refused).
   int cpus_per_rank = 0;  // 0: one core
+  // --use-hwthread-cpus or --map-by hwthread (Open MPI's): each hardware thread counts as a core.
+  bool hwthread_cpus = false;
   bool cpus_from_threads = false;
   // While parsing: the options before the first program that are that program's own (-np, -x,
   // -env, --wdir); parse_command_line moves them into apps[0].

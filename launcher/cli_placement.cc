@@ -27,7 +27,7 @@ MapBy map_by_object(std::string_view object) {
   if (object == "slot") return MapBy::kSlot;
   if (object == "node") return MapBy::kNode;
   throw UsageError("--map-by: '" + std::string(object) +
-                   "' is not node, slot, numa, gpu, core or ppr:N:node");
+                   "' is not node, slot, numa, gpu, core, hwthread or ppr:N:node");
 }
 
 // Open MPI's modifiers after the object, ':' or ',' apart: PE=N (cores a rank), oversubscribe,
@@ -56,6 +56,9 @@ void parse_map_by(std::string_view text, Options& opts) {
     std::size_t second = text.find(':', 4);
     colon = second == std::string_view::npos ? second : text.find(':', second + 1);
     opts.npernode = parse_ppr(text.substr(0, colon));
+  } else if (text.substr(0, colon) == "hwthread") {
+    opts.map_by = MapBy::kCore;  // by hardware thread, each a core
+    opts.hwthread_cpus = true;
   } else {
     opts.map_by = map_by_object(text.substr(0, colon));
   }
@@ -100,6 +103,8 @@ bool parse_placement_option(int argc, char** argv, int& i, std::string_view arg,
     parse_bind(take_value(argc, argv, i, arg, name), opts);
   } else if (matches(arg, "--map-by")) {
     parse_map_by(take_value(argc, argv, i, arg, name), opts);
+  } else if (arg == "--use-hwthread-cpus") {
+    opts.hwthread_cpus = true;
   } else if (matches(arg, "--cpus-per-rank") || matches(arg, "--cpus-per-proc")) {
     opts.cpus_per_rank = parse_positive(take_value(argc, argv, i, arg, name), name);
   } else {

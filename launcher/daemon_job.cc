@@ -108,6 +108,7 @@ void HostJob::set_up() {
   options.gpus_per_rank = spec_.gpus_per_rank;
   options.cpus_per_rank = spec_.cpus_per_rank;
   options.cpus_from_threads = spec_.cpus_from_threads;
+  options.hwthread_cpus = spec_.hwthread_cpus;
   plan_.emplace(make_host_plan(options, static_cast<int>(local.size()), spec_.share));
   bind_to_slots(*plan_, local, spec_.slots);
   dir_.emplace();

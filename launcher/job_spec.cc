@@ -21,7 +21,7 @@ std::string encode(const JobSpec& spec) {
   }
   e.strings(spec.env).str(spec.cwd);
   e.i32(static_cast<int>(spec.bind)).i32(static_cast<int>(spec.map_by)).i32(spec.gpus_per_rank);
-  e.i32(spec.cpus_per_rank).i32(spec.cpus_from_threads ? 1 : 0);
+  e.i32(spec.cpus_per_rank).i32(spec.cpus_from_threads ? 1 : 0).i32(spec.hwthread_cpus ? 1 : 0);
   e.i32(spec.share.first).i32(spec.share.ranks).i32(spec.report_bindings ? 1 : 0);
   e.i32(spec.stdin_rank).strings(spec.slots);
   return e.take();
@@ -82,6 +82,7 @@ JobSpec decode_job_spec(std::string_view body) {
   spec.gpus_per_rank = d.i32();
   spec.cpus_per_rank = d.i32();
   spec.cpus_from_threads = d.i32() != 0;
+  spec.hwthread_cpus = d.i32() != 0;
   spec.share.first = d.i32();
   spec.share.ranks = d.i32();
   spec.report_bindings = d.i32() != 0;

@@ -28,6 +28,7 @@ struct JobSpec {
   int gpus_per_rank = 0;
   int cpus_per_rank = 0;  // Options::cpus_per_rank and cpus_from_threads
   bool cpus_from_threads = false;
+  bool hwthread_cpus = false;  // Options::hwthread_cpus
   // The host's share of the ranks of the hosts that share its machine (machine.h).
   CpuShare share;
   bool report_bindings = false;  // --report-bindings: the daemon prints its ranks' bindings

@@ -268,6 +268,7 @@ JobSpec job_spec(const Options& options, const JobMap& map) {
                  .gpus_per_rank = options.gpus_per_rank,
                  .cpus_per_rank = options.cpus_per_rank,
                  .cpus_from_threads = options.cpus_from_threads,
+                 .hwthread_cpus = options.hwthread_cpus,
                  .report_bindings = options.report_bindings,
                  .stdin_rank = options.stdin_rank,
                  .slots = options.rank_slots};

@@ -171,6 +171,17 @@ Placement place_by_numa(const topo::Topology& topology, const std::vector<topo::
 
 }  // namespace
 
+std::vector<topo::Core> threads_as_cores(const std::vector<topo::Core>& cores) {
+  std::vector<topo::Core> threads;
+  for (const topo::Core& core : cores)
+    for (int pu : core.pus.cpus())
+      threads.push_back(topo::Core{.index = static_cast<int>(threads.size()),
+                                   .package = core.package,
+                                   .l3 = core.l3,
+                                   .pus = topo::CpuSet({pu})});
+  return threads;
+}
+
 std::optional<topo::CpuSet> Placement::binding(int rank) const {
   if (!apply_binding || ranks.empty()) return std::nullopt;
   return ranks[static_cast<std::size_t>(rank) % ranks.size()].cpus;
@@ -319,6 +330,7 @@ Placement place_ranks(const topo::Topology& topology, const PlacementRequest& re
   } else {
     cores = topology.cores_within(topology.all_pus());
   }
+  if (request.hwthread_cpus) cores = threads_as_cores(cores);
   Placement placement = place_on(topology, cores, request);
   placement.apply_binding = topology.is_this_system();
   if (placement.oversubscribed && request.bind == BindTo::kCore)

@@ -52,6 +52,7 @@ struct PlacementRequest {
   int cpus_per_rank = 0;
   bool cpus_strict = true;
   std::vector<int> hidden_gpus;  // GPUs the ranks cannot see (CUDA_VISIBLE_DEVICES)
+  bool hwthread_cpus = false;    // each hardware thread counts as a core (--use-hwthread-cpus)
 };
 
 // Pure placement of `np` ranks on `cores` (the cores gpurun may use), without GPUs, each rank
@@ -62,6 +63,8 @@ Placement place_on(const std::vector<topo::Core>& cores, int np, BindTo bind, in
 // without enough GPUs).
 Placement place_on(const topo::Topology& topology, const std::vector<topo::Core>& cores,
                    const PlacementRequest& request);
+// Each hardware thread of `cores` as a core of its own (--use-hwthread-cpus).
+std::vector<topo::Core> threads_as_cores(const std::vector<topo::Core>& cores);
 // Placement on `topology`: within gpurun's own CPU affinity on this machine, on all of the
 // topology's cores otherwise. Throws UsageError as above, std::runtime_error when the
 // affinity cannot be read.

@@ -102,7 +102,8 @@ Plan make_plan(const Options& options, topo::Topology::Io io) {
                                   .gpus_per_rank = options.gpus_per_rank,
                                   .cpus_per_rank = options.cpus_per_rank,
                                   .cpus_strict = !options.cpus_from_threads,
-                                  .hidden_gpus = std::move(hidden)};
+                                  .hidden_gpus = std::move(hidden),
+                                  .hwthread_cpus = options.hwthread_cpus};
   plan.placement = place_ranks(plan.topology, plan.request);
   if (plan.placement.by_gpu) {
     for (std::size_t r = 0; r < plan.placement.ranks.size(); ++r) {

@@ -50,6 +50,8 @@ options:
                        default when the host has GPUs); core: no GPU placement
   --gpus-per-rank N    give each rank N GPUs (an error when the host has too few)
   --map-by numa        spread the ranks of a host over its NUMA nodes, each bound to its node
+  --use-hwthread-cpus  each hardware thread counts as a core (one rank each, --cpus-per-rank N
+                       of them); --map-by hwthread: so too, without GPU placement
 
 several programs in one job (MPMD):
   A : B                after ':' comes another program with its own -np N (each program of

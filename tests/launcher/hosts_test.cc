@@ -17,6 +17,7 @@
 #include "launcher/machine.h"
 #include "launcher/mapping.h"
 #include "launcher/slurm.h"
+#include "launcher/stdin_fan.h"
 #include "launcher/wire.h"
 #include "launcher/words.h"
 
@@ -283,7 +284,10 @@ TEST(JobSpec, RoundTrips) {
                .gpus_per_rank = 2,
                .cpus_per_rank = 4,
                .cpus_from_threads = true,
-               .share = {.first = 2, .ranks = 3}};
+               .hwthread_cpus = true,
+               .share = {.first = 2, .ranks = 3},
+               .stdin_rank = kStdinAll,
+               .slots = {"0", "1:0-2", "*"}};
   JobSpec back = decode_job_spec(encode(spec));
   EXPECT_EQ(back.nspace, "gpurun.42");
   EXPECT_EQ(back.node, 1);
@@ -301,6 +305,9 @@ TEST(JobSpec, RoundTrips) {
   EXPECT_EQ(back.gpus_per_rank, 2);
   EXPECT_EQ(back.cpus_per_rank, 4);
   EXPECT_TRUE(back.cpus_from_threads);
+  EXPECT_TRUE(back.hwthread_cpus);
+  EXPECT_EQ(back.stdin_rank, kStdinAll);
+  EXPECT_EQ(back.slots, spec.slots);
   EXPECT_EQ(back.share.first, 2);
   EXPECT_EQ(back.share.ranks, 3);
   std::string broken = encode(spec);
@@ -310,6 +317,13 @@ TEST(JobSpec, RoundTrips) {
   JobSpec short_apps = spec;
   short_apps.apps[1].np = 1;
   EXPECT_THROW(decode_job_spec(encode(short_apps)), wire::ProtocolError);
+  // Slots for some ranks only, or a stdin rank beyond the job, are refused.
+  JobSpec few_slots = spec;
+  few_slots.slots.pop_back();
+  EXPECT_THROW(decode_job_spec(encode(few_slots)), wire::ProtocolError);
+  JobSpec far_stdin = spec;
+  far_stdin.stdin_rank = 3;
+  EXPECT_THROW(decode_job_spec(encode(far_stdin)), wire::ProtocolError);
   // A share that cannot hold the host's ranks is refused.
   spec.share = {.first = 2, .ranks = 2};
   EXPECT_THROW(decode_job_spec(encode(spec)), wire::ProtocolError);

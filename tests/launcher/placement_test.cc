@@ -164,6 +164,23 @@ TEST(CorePlacement, BindToHwthreadTakesOneThreadOfTheCore) {
   EXPECT_EQ(wide.ranks[1].cpus->to_string(), "4,6");
 }
 
+// Open MPI's --use-hwthread-cpus (--map-by hwthread): every hardware thread is a core.
+TEST(CorePlacement, HardwareThreadsAsCores) {
+  topo::Topology small = synthetic("pack:1 core:2 pu:2");
+  std::vector<topo::Core> threads = threads_as_cores(all_cores(small));
+  ASSERT_EQ(threads.size(), 4u);
+  EXPECT_EQ(threads[3].pus.to_string(), "3");
+  Placement p = place_on(small, threads, {.np = 4, .map_by = MapBy::kCore});
+  EXPECT_FALSE(p.oversubscribed);
+  EXPECT_EQ(p.ranks[1].cpus->to_string(), "1");
+  topo::Topology dgx = load_fixture(topo::kDgx);  // a file: all of its 224 threads
+  Placement all = place_ranks(dgx, {.np = 224, .map_by = MapBy::kCore, .hwthread_cpus = true});
+  EXPECT_FALSE(all.oversubscribed);
+  EXPECT_EQ(all.cores, 224);
+  EXPECT_EQ(all.ranks[223].cpus->to_string(), "223");
+  EXPECT_TRUE(place_ranks(dgx, {.np = 224, .map_by = MapBy::kCore}).oversubscribed);
+}
+
 // --bind-to l3cache: the cores a rank would get, widened to the L3 caches above them.
 TEST(CorePlacement, BindToL3CacheWidensToTheCache) {
   topo::Topology t = synthetic("pack:1 l3:2 core:2 pu:1");  // two caches of two cores

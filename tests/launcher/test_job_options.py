@@ -200,6 +200,7 @@ class CoresPerRank(GpurunTest):
 
     def test_a_thread_or_a_cache(self):
         """--bind-to hwthread: one hardware thread of the rank's core, each rank its own;
+        --use-hwthread-cpus and --map-by hwthread: a hardware thread each;
         --bind-to l3cache: the CPUs under the L3 cache of the rank's core."""
         cores = len(os.sched_getaffinity(0))
         np = str(min(cores, 4))
@@ -208,6 +209,11 @@ class CoresPerRank(GpurunTest):
         self.assertTrue(all(len(t) == 1 for t in threads), threads)
         self.assertEqual(len(set().union(*threads)), len(threads), threads)
         self.assertTrue(all(any(t <= c for c in by_core) for t in threads), (threads, by_core))
+        for args in (["--use-hwthread-cpus"], ["--map-by", "hwthread"]):
+            ranks, err = self.cpus_seen("-np", np, *args)
+            self.assertTrue(all(len(t) == 1 for t in ranks), (args, ranks))
+            self.assertEqual(len(set().union(*ranks)), len(ranks), (args, ranks))
+            self.assertNotIn("warning", err)
         [core], _ = self.cpus_seen("-np", "1")
         [cache], _ = self.cpus_seen("-np", "1", "--bind-to", "l3cache")
         self.assertTrue(core <= cache, (core, cache))
