@@ -197,15 +197,13 @@ Status wire_up(ProcessState& s) {
 
 void drain(ProcessState& s) {
   if (!s.pml) return;
-  // Before this rank leaves, an orphan send whose offer is out (a freed or buffered send that
-  // no receive has taken yet) does not hold it: its receiver may take it later or never.
-  // Transports that must see their offers taken first (ucx, ofi: their endpoint to a rank
-  // that left serves no pull) say so through quiescent().
+  // Before this rank leaves, a send whose offer is out (a freed or buffered send that no
+  // receive has taken yet) does not hold it: its receiver may take it later or never.
   bool leaving = false;
   auto settled = [&] {
     if (!s.pml->idle() || s.pml->orphans_in_flight(/*offers_too=*/leaving)) return false;
     for (const auto& t : s.transports)
-      if (!t->quiescent()) return false;
+      if (leaving ? !t->quiescent() : !t->only_offers_left()) return false;
     return true;
   };
   progress::engine().wait(settled);

@@ -10,7 +10,7 @@ set(GPURUN_NET_MPI_TESTS
   pt2pt/order:4 pt2pt/ssend:3 pt2pt/truncate:2 pt2pt/probe:4 pt2pt/mprobe:4
   pt2pt/persistent:3 pt2pt/bsend:2 pt2pt/completion:2 pt2pt/status:2 pt2pt/sendrecv:3
   pt2pt/errors:2 pt2pt/cforms:2 pt2pt/typelife:3 pt2pt/comms:2 pt2pt/orphan_finalize:2
-  pt2pt/bsend_finalize:2 pt2pt/orphan_late:2
+  pt2pt/bsend_finalize:2 pt2pt/orphan_late:2 pt2pt/unreceived_finalize:2
   comm/dup_isolation:3 comm/split:4 comm/create_group:4 comm/idup:3 comm/barrier:3
   comm/many:2 comm/threads:3)
 # setup name | GPURUN_TRANSPORTS and other environment | extra tests

@@ -2,7 +2,8 @@
  * large (rendezvous) buffered message and a large send it frees at once, and nobody posts a
  * receive: the program is wrong, and every rank waits in MPI_Finalize for the others to take
  * what it sent. Each send fails once its receiver finalizes (a warning names it) and every
- * rank ends. With one rank, the messages go to itself. */
+ * rank ends, on every transport (ucx and ofi serve the pulls and packets of a rank that left
+ * until it has what it waits for). With one rank, the messages go to itself. */
 #include <stdio.h>
 #include <stdlib.h>
 

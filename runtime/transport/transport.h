@@ -187,6 +187,12 @@ class Transport {
   // Whether this process may leave: no peer still needs anything of it (its memory, data it
   // owes). MPI_Finalize makes progress until every transport says so.
   virtual bool quiescent() const { return true; }
+  // Whether nothing is in flight but offers no peer has taken yet: what MPI_Finalize waits for
+  // before it tells the other ranks this one leaves. A peer may take such an offer later (a
+  // receive of its program comes after; the transport then serves the pull of a rank that
+  // left) or never (its program has none): waiting for it there could wait for ever with
+  // every rank in MPI_Finalize.
+  virtual bool only_offers_left() const { return quiescent(); }
   // MPI has ended (the job's last fence is behind): releases what the transport holds, its
   // library's threads first, so that none is still running when the process exits. Nothing is
   // sent or received afterwards; progress() finds nothing to do.

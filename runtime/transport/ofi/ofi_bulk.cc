@@ -50,6 +50,7 @@ Status host_only(const Data& data, int peer) {
 
 Result<BulkCookie> OfiEndpoint::offer(const Data& data, Completion done) {
   if (!failed_.ok()) return failed_;
+  if (left_) return peer_left(peer_);
   GPURUN_TRY(host_only(data, peer_));
   OfiTransport& t = *transport_;
   BulkOp* op = t.take_bulk();
@@ -67,6 +68,14 @@ Result<BulkCookie> OfiEndpoint::offer(const Data& data, Completion done) {
   return cookie;
 }
 
+bool OfiTransport::only_offers_left() const {
+  std::size_t unasked = 0;
+  for (const auto& ep : endpoints_)
+    if (ep) unasked += ep->offers_.size();
+  return static_cast<std::size_t>(in_flight_) == unasked && waiting_sends_.empty() &&
+         waiting_recvs_.empty() && controls_.empty();
+}
+
 bool OfiEndpoint::forget_offers() {
   OfiTransport& t = *transport_;
   for (auto& [id, op] : offers_) {
@@ -74,7 +83,7 @@ bool OfiEndpoint::forget_offers() {
     --t.in_flight_;
   }
   offers_.clear();
-  if (failed_.ok()) failed_ = peer_left(peer_);
+  left_ = true;
   return true;
 }
 

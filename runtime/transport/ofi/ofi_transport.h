@@ -108,7 +108,9 @@ class OfiEndpoint final : public Endpoint {
   Result<BulkCookie> offer(const Data& data, Completion done) override;
   Status pull(const BulkCookie& cookie, const Data& data, Completion done) override;
   // The peer left: its offers not asked for (all of them: it asks for nothing more) are
-  // dropped without their completions (ofi_bulk.cc).
+  // dropped without their completions, and it gets no new one (ofi_bulk.cc). Packets still go,
+  // and its offers to this rank may still be pulled: a rank that left waits for those, and
+  // for this rank's own leaving.
   bool forget_offers() override;
 
  private:
@@ -122,7 +124,8 @@ class OfiEndpoint final : public Endpoint {
   std::map<std::uint32_t, BulkOp*> offers_;  // offered to the peer, not yet asked for
   std::deque<BulkOp*> sending_;              // asked for, with pieces left to send
   int pieces_in_flight_ = 0;                 // sent to the peer, not completed
-  Status failed_;
+  Status failed_;                            // a packet to the peer failed
+  bool left_ = false;                        // the peer left (forget_offers)
 };
 
 class OfiTransport final : public Transport {
@@ -140,6 +143,8 @@ class OfiTransport final : public Transport {
   bool quiescent() const override {
     return in_flight_ == 0 && waiting_sends_.empty() && waiting_recvs_.empty() && controls_.empty();
   }
+  // Offers no peer has asked for (OfiEndpoint::offers_) are all that is in flight.
+  bool only_offers_left() const override;
   const std::string& provider() const { return provider_; }
   // Bulk receives the provider refused (-FI_EAGAIN) and that waited to be posted again: none
   // where the provider's receive queue is as large as it says (the receive budget).

@@ -79,6 +79,7 @@ const ucp_generic_dt_ops_t& generic_ops() { return kGenericOps; }
 // Prepares the offer; it leaves with the next packet to the peer, or from progress().
 Result<BulkCookie> UcxEndpoint::offer(const Data& data, Completion done) {
   if (!failed_.ok()) return failed_;
+  if (forgotten_) return peer_left(peer_);
   GPURUN_TRY(transport_->check_memory(data.kind, peer_));
   UcxTransport& t = *transport_;
   // The earlier offer leaves alone; a failure reaches its own completion, not this offer.
@@ -240,6 +241,7 @@ ucs_status_t UcxEndpoint::send_piece(SendOp* op, std::size_t header_length) {
     t.piece_sent(op, ok_status(), true);
   } else {
     ++t.in_flight_;
+    ++t.offers_out_;
     ++offers_in_flight_;
     if (op->windowed)
       ++pieces_in_flight_;
@@ -277,20 +279,20 @@ void UcxTransport::send_waiting_offers() {
 bool UcxEndpoint::forget_offers() {
   if (forgotten_) return true;
   forgotten_ = true;
-  if (failed_.ok()) failed_ = peer_left(peer_);
   if (offers_in_flight_ > 0 || pieces_in_flight_ > 0) transport_->sends_abandoned_ = true;
   if (waiting_ != nullptr) {
     transport_->send_ops_.put(std::exchange(waiting_, nullptr));
     --transport_->offers_waiting_;
   }
   transport_->in_flight_ -= offers_in_flight_ + queued_;
+  transport_->offers_out_ -= offers_in_flight_;
   for (SendOp* lead : opened_) {  // their completions are skipped: only the ops go back
     lead->pieces_left -= transport_->drop_unsent_pieces(lead);
     if (lead->pieces_left == 0) transport_->send_ops_.put(lead);
   }
   transport_->opened_offers_ -= static_cast<int>(opened_.size());
   opened_.clear();
-  transport_->to_close_.push_back(this);
+  transport_->close_when_unused(*this);
   return true;
 }
 
@@ -300,7 +302,10 @@ void UcxTransport::on_offer_sent(void* request, ucs_status_t status, void* user_
   api().request_free(request);
   UcxEndpoint& ep = *t->endpoints_[op->peer];
   --ep.offers_in_flight_;
-  if (!ep.forgotten_) --t->in_flight_;  // a forgotten one was taken off when it was forgotten
+  if (!ep.forgotten_) {  // a forgotten one was taken off when it was forgotten
+    --t->in_flight_;
+    --t->offers_out_;
+  }
   Status outcome = status_of(status, op->peer);
   SendOp* lead = op->lead;
   if (op->windowed) {
@@ -319,6 +324,7 @@ void UcxTransport::on_offer_sent(void* request, ucs_status_t status, void* user_
 
 Status UcxEndpoint::pull(const BulkCookie& cookie, const Data& data, Completion done) {
   if (!failed_.ok()) return failed_;
+  if (ep_ == nullptr) return peer_left(peer_);
   GPURUN_TRY(transport_->check_memory(data.kind, peer_));
   Arrival& a = transport_->inbound_[peer_].arrivals[cookie.id];
   a.pulled = true;
@@ -425,6 +431,7 @@ void UcxTransport::piece_received(int peer, std::uint64_t id, Status status) {
   Completion done = a.done;
   Status outcome = std::move(a.status);
   arrivals.erase(it);
+  if (endpoints_[peer] && endpoints_[peer]->forgotten_) close_when_unused(*endpoints_[peer]);
   ++delivered_;
   done(std::move(outcome));
 }

@@ -54,6 +54,8 @@ Status status_of(ucs_status_t status, int peer) {
 // ---- UcxEndpoint: packets ----------------------------------------------------------------
 
 Status UcxEndpoint::send(const PacketHeader& header, const void* payload, std::size_t length) {
+  if (ep_ == nullptr) [[unlikely]]
+    return peer_left(peer_);  // closed once it left and this rank had nothing more of it
   if (!failed_.ok()) [[unlikely]] {
     if (waiting_ != nullptr) {  // the caller hears of the failure from this send alone
       transport_->send_ops_.put(std::exchange(waiting_, nullptr));
@@ -113,7 +115,9 @@ Status UcxEndpoint::send_queued(const WireHeader& wire, const void* payload, std
     transport_->queued_.put(q);
   } else {
     ++queued_;
-    ++transport_->in_flight_;
+    // To a rank that left, the packet need not keep the transport busy: that rank may no
+    // longer make progress, and UCX then never completes it (forget_offers).
+    if (!forgotten_) ++transport_->in_flight_;
   }
   return ok_status();
 }
@@ -125,7 +129,7 @@ void UcxEndpoint::on_queued_sent(void* request, ucs_status_t status, void* user_
   --ep->queued_;
   if (!ep->forgotten_) --ep->transport_->in_flight_;  // else taken off when it was forgotten
   ep->transport_->queued_.put(q);
-  if (status != UCS_OK && status != UCS_ERR_CANCELED && ep->failed_.ok()) {
+  if (status != UCS_OK && status != UCS_ERR_CANCELED && ep->failed_.ok() && !ep->forgotten_) {
     ep->failed_ = status_of(status, ep->peer_);
     GPURUN_LOG(error, transport, "%s", ep->failed_.to_string().c_str());
     ep->transport_->report_lost(ep->peer_, ep->failed_);
@@ -138,6 +142,7 @@ void UcxEndpoint::on_error(void* arg, ucp_ep_h /*ep*/, ucs_status_t status) {
   ep->failed_ =
       Status(ErrorCode::kPeerFailed, "ucx connection to rank " + std::to_string(ep->peer_) +
                                          " failed: " + api().status_string(status));
+  if (ep->forgotten_) return;  // it left: its going is no news
   GPURUN_LOG(error, transport, "%s", std::string(ep->failed_.message()).c_str());
   ep->transport_->report_lost(ep->peer_, ep->failed_);
 }
@@ -433,6 +438,10 @@ void UcxTransport::close_endpoint(UcxEndpoint& ep) {
     api().request_free(r);
   }
   ep.ep_ = nullptr;
+}
+
+void UcxTransport::close_when_unused(UcxEndpoint& ep) {
+  if (inbound_[ep.peer_].arrivals.empty()) to_close_.push_back(&ep);
 }
 
 void UcxTransport::close_forgotten() {

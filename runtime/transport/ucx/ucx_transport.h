@@ -189,10 +189,12 @@ class UcxEndpoint final : public Endpoint {
   Result<BulkCookie> offer(const Data& data, Completion done) override;
   Status pull(const BulkCookie& cookie, const Data& data, Completion done) override;
   // The peer left: its offers' completions are skipped from now on, a waiting offer is
-  // dropped, its offers and queued packets in flight no longer keep the transport busy (UCX
-  // may never complete them: a forced close did not complete an offer), and the next
-  // progress() closes the endpoint, so that a flush no longer waits for the peer
-  // (ucx_bulk.cc).
+  // dropped, and its offers and packets in flight no longer keep the transport busy (UCX may
+  // never complete them: the peer takes nothing more, and may no longer make progress); a
+  // flush that waits for them is given up after a while (quiescent). Until the peer's own
+  // offers to this rank are all pulled (a rank that left waits for that, or for this rank's
+  // leaving), packets still go and those pulls are served; then the next progress() closes
+  // the endpoint, so that UCX no longer watches a peer that has stopped (ucx_bulk.cc).
   bool forget_offers() override;
 
  private:
@@ -222,7 +224,7 @@ class UcxEndpoint final : public Endpoint {
   std::uint64_t next_offer_ = 0;  // id of the next offer to the peer
   SendOp* waiting_ = nullptr;     // an offer not sent yet: the next packet rides with it
   int queued_ = 0;                // packets UCX holds for us (copied)
-  Status failed_;                 // set when UCX reports the connection broken, or the peer left
+  Status failed_;                 // set when UCX reports the connection broken
   bool forgotten_ = false;        // the peer left (forget_offers)
   int offers_in_flight_ = 0;      // offers sent that UCX has not completed
   // Offers whose first piece completed (the peer is receiving them) with pieces left to send,
@@ -246,6 +248,9 @@ class UcxTransport final : public Transport {
   int progress() override;
   // No packet, offer or pull in flight, and the worker flushed since the last send.
   bool quiescent() const override;
+  bool only_offers_left() const override {
+    return in_flight_ == offers_out_ && offers_waiting_ == 0 && deferred_.empty();
+  }
 
  private:
   friend class UcxEndpoint;
@@ -296,7 +301,10 @@ class UcxTransport final : public Transport {
   // ended: nothing reads them) out of UCX's queue, which reports them at worker_destroy.
   void discard_unexpected_small();
   void close_endpoint(UcxEndpoint& ep);
-  void close_forgotten();  // the endpoints forget_offers() gave up
+  // A forgotten endpoint is closed by the next progress() once no offer of its peer waits for
+  // a pull here.
+  void close_when_unused(UcxEndpoint& ep);
+  void close_forgotten();
   // Tells the packet handler that `peer`'s connection failed (PacketHandler::lost).
   void report_lost(int peer, const Status& why);
 
@@ -318,15 +326,16 @@ class UcxTransport final : public Transport {
   int piece_window_ = 0;                              // GPURUN_UCX_PIECE_WINDOW
   int opened_offers_ = 0;                             // in the endpoints' opened_ lists
   std::vector<UcxEndpoint*> to_pump_;  // endpoints that may send pieces of opened offers now
+  std::vector<UcxEndpoint*> to_close_;  // forgotten endpoints, closed by the next progress()
   Pool<QueuedPacket> queued_;
   Pool<SendOp> send_ops_;
   Pool<RecvOp> recv_ops_;
   std::vector<std::pair<Completion, Status>> deferred_;
   int in_flight_ = 0;          // queued packets, offers and receives that UCX has not completed
   int offers_waiting_ = 0;     // endpoints with a waiting offer
+  int offers_out_ = 0;         // of in_flight_: offers (pieces) sent that UCX has not completed
   std::size_t carry_max_ = 0;  // payload a carried packet may have (0: UCX headers too small)
   int delivered_ = 0;          // events handled inside callbacks during this progress()
-  std::vector<UcxEndpoint*> to_close_;  // forgotten endpoints, closed by the next progress()
   bool closing_ = false;
   // Flushing before the process leaves: sends counted, and those a completed flush covered.
   std::uint64_t sends_ = 0;
