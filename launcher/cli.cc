@@ -216,13 +216,8 @@ bool parse_host_option(int argc, char** argv, int& i, std::string_view arg, Opti
     opts.oversubscribe = true;
   } else if (arg == "--allow-run-as-root") {
     // Open MPI's: gpurun runs as any user; scripts written for Open MPI pass it.
-  } else if (matches(arg, "--launch-agent")) {
-    std::string agent(take_value(argc, argv, i, arg, "--launch-agent"));
-    if (agent.find_first_not_of(" \t") == std::string::npos)
-      throw UsageError("--launch-agent needs a command (e.g. 'ssh' or 'ip netns exec {host}')");
-    opts.launch_agent = agent;
   } else {
-    return false;
+    return parse_agent_option(argc, argv, i, arg, opts);
   }
   return true;
 }

@@ -72,6 +72,10 @@ struct Options {
   int npernode = 0;  // 0 when --npernode was not given
   bool oversubscribe = false;
   std::optional<std::string> launch_agent;
+  // MPICH's -launcher (-bootstrap): ssh, rsh, slurm or fork ("": gpurun's choice), and
+  // -launcher-exec (-bootstrap-exec): the ssh or rsh to run.
+  std::string launcher;
+  std::string launcher_exec;
   // kDaemon and kHostCleanup (started by gpurun itself on a remote host): their arguments.
   std::vector<std::string> internal_args;
 };

@@ -301,9 +301,13 @@ void set_up_local(LocalPart& part, const Options& options, const JobSpec& spec, 
       rank_commands(options, part.ranks, spec.map.size(), part.plan->placement, *part.server);
 }
 
-// --launch-agent; else srun on the nodes of a Slurm allocation; else GPURUN_LAUNCHER_AGENT.
+// --launch-agent; else MPICH's -launcher slurm (srun), -launcher-exec or -launcher ssh|rsh;
+// else srun on the nodes of a Slurm allocation; else GPURUN_LAUNCHER_AGENT.
 std::string agent_of(const Options& options) {
   if (options.launch_agent) return *options.launch_agent;
+  if (options.launcher == "slurm") return slurm_agent();
+  if (!options.launcher_exec.empty()) return options.launcher_exec;  // MPICH's: an ssh or rsh
+  if (options.launcher == "ssh" || options.launcher == "rsh") return options.launcher;
   return options.allocation.empty() ? params::agent().get() : slurm_agent();
 }
 
@@ -366,6 +370,13 @@ int launch(const Options& given) {
                : hosts                   ? map_hosts(options)
                                          : single_host_map(options.np, host_name());
   if (!map.spans_hosts()) map = single_host_map(map.size(), host_name());
+  if (options.launcher == "fork" && map.spans_hosts())
+    for (const NodeRanks& node : map.nodes)
+      if (!node.local)
+        throw UsageError(
+            "-launcher fork starts every rank on this host, and the job has ranks "
+            "on " +
+            node.name);
   if (options.stdin_rank >= map.size())
     throw UsageError("--stdin " + std::to_string(options.stdin_rank) + ": the job has " +
                      std::to_string(map.size()) + " rank" + (map.size() == 1 ? "" : "s") +

@@ -98,7 +98,9 @@ the peers' spellings:
                        -envlist/-genvlist A,B (their values here), -envall/-genvall (what
                        gpurun does anyway), -l/-prepend-rank (--tag-output),
                        -hosts (-H), -f/-hostfile/-machinefile (--hostfile), -ppn (--npernode),
-                       -wdir (--wdir), -configfile (--app), -outfile-pattern P and
+                       -wdir (--wdir), -configfile (--app), -launcher/-bootstrap ssh|rsh|
+                       slurm|fork and -launcher-exec/-bootstrap-exec PROG (--launch-agent;
+                       fork: every rank on this host), -outfile-pattern P and
                        -errfile-pattern P (each rank's stdout or stderr into the file P
                        names: %r rank, %h host, %p host index, %g 0, %t start time, %% %;
                        ranks naming one file share it; the directories must exist)

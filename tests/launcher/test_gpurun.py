@@ -117,6 +117,14 @@ class CommandLine(GpurunTest):
         self.assert_usage_error("--timeout", "soon", "true", mentions="soon")
         self.assert_usage_error("-x", "GPURUN_TEST_UNSET_VAR", "true",
                                 mentions="GPURUN_TEST_UNSET_VAR")
+        self.assert_usage_error("-launcher", "pbs", "true", mentions="-launcher pbs")
+        self.assert_usage_error("-launcher", "fork", "-hosts", "localhost,nohost", "true",
+                                mentions="on nohost")
+
+    def test_mpich_launcher_fork_runs_here(self):
+        r = self.run_gpurun("-launcher", "fork", "-n", "2", "-bootstrap=fork", RANK, "hello")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(r.stdout.splitlines()), ["rank 0 of 2", "rank 1 of 2"])
 
     def test_program_built_against_open_mpi_is_refused(self):
         # Its ranks would each load Open MPI's library and run alone; one built against MPICH

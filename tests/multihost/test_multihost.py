@@ -275,8 +275,8 @@ class Mpmd(MultiHostTest):
 
 
 class Mapping(MultiHostTest):
-    def hosts_of(self, *args):
-        r = self.gpurun(*args, HOST_RANK, "where")
+    def hosts_of(self, *args, agent=AGENT):
+        r = self.gpurun(*args, HOST_RANK, "where", agent=agent)
         self.assertEqual(r.returncode, 0, r.stderr)
         ranks = where_lines(r.stdout)
         return [ranks[k]["netns"] for k in sorted(ranks)]
@@ -336,6 +336,16 @@ class Mapping(MultiHostTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(sorted(r.stdout.split("\n")[:-1]),
                          ["0 4 0 2 0", "1 4 1 2 1", "2 4 0 2 0", "3 4 1 2 1"])
+
+    def test_mpich_launcher_options(self):
+        """MPICH's -bootstrap-exec names the program that reaches a host (the host's name
+        follows it, as for --launch-agent without {host}); -launcher fork refuses other hosts."""
+        launcher = f"{TESTHOSTS} exec {HOSTS_DIR}"
+        self.assertEqual(self.hosts_of("-bootstrap", "ssh", "-bootstrap-exec", launcher,
+                                       "-hosts", f"{H1},{H2}", agent=None), [H1, H2])
+        r = self.gpurun("-launcher", "fork", "-hosts", f"{H1},{H2}", HOST_RANK, "where")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("-launcher fork starts every rank on this host", r.stderr)
 
     def test_rankfile_places_each_rank_on_its_host_and_cores(self):
         """--rankfile across hosts: +nK counts the -H hosts, a name is a host; the daemon binds
