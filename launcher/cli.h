@@ -76,6 +76,8 @@ struct Options {
   // -launcher-exec (-bootstrap-exec): the ssh or rsh to run.
   std::string launcher;
   std::string launcher_exec;
+  // Open MPI's --prefix DIR: gpurun is DIR/bin/gpurun on the other hosts ("": where it is here).
+  std::string prefix;
   // kDaemon and kHostCleanup (started by gpurun itself on a remote host): their arguments.
   std::vector<std::string> internal_args;
 };

@@ -1,5 +1,5 @@
-// How gpurun starts its daemons on other hosts: --launch-agent, and MPICH's spellings
-// (launcher/cli_args.h).
+// How gpurun starts its daemons on other hosts: --launch-agent, Open MPI's --prefix, and
+// MPICH's spellings (launcher/cli_args.h).
 #include <string>
 
 #include "launcher/cli_args.h"
@@ -20,6 +20,12 @@ bool parse_agent_option(int argc, char** argv, int& i, std::string_view arg, Opt
                        ": gpurun starts other hosts with ssh or rsh (any command: "
                        "--launch-agent CMD) or srun (slurm); fork runs every rank here");
     opts.launcher = launcher;
+  } else if (matches(arg, "--prefix") || matches(arg, "-prefix")) {
+    opts.prefix = std::string(take_value(argc, argv, i, arg, name));
+    if (opts.prefix.empty() || opts.prefix[0] != '/')
+      throw UsageError(std::string(name) +
+                       " needs an absolute directory (where gpurun is "
+                       "installed on the other hosts: DIR/bin/gpurun)");
   } else if (matches(arg, "-launcher-exec") || matches(arg, "-bootstrap-exec")) {
     opts.launcher_exec = std::string(take_value(argc, argv, i, arg, name));
     if (opts.launcher_exec.empty()) throw UsageError(std::string(name) + " needs a program");

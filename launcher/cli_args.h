@@ -38,8 +38,8 @@ void threads_per_rank(Options& opts);
 // -prepend-rank), --timestamp-output, --merge-stderr-to-stdout, --output-filename
 // DIR[:nocopy,nojobid]. Returns false when `arg` is none of them.
 bool parse_output_option(int argc, char** argv, int& i, std::string_view arg, OutputSpec& out);
-// --launch-agent CMD, and MPICH's -launcher/-bootstrap NAME and -launcher-exec/-bootstrap-exec
-// PATH (cli_agent.cc).
+// --launch-agent CMD, --prefix DIR, and MPICH's -launcher/-bootstrap NAME and
+// -launcher-exec/-bootstrap-exec PATH (cli_agent.cc).
 bool parse_agent_option(int argc, char** argv, int& i, std::string_view arg, Options& opts);
 // --stdin RANK|all|none (Open MPI's): which rank reads gpurun's stdin (launcher/stdin_fan.h).
 bool parse_stdin_option(int argc, char** argv, int& i, std::string_view arg, int& stdin_rank);

@@ -317,13 +317,15 @@ int launch_across(const Options& options, JobMap map, const OutputFiles& files) 
   set_pmix_environment();  // before the environment is forwarded to the hosts
   EventQueue events;
   JobSpec spec = job_spec(options, map);
-  RemoteHosts remote(spec,
-                     RemoteSettings{.agent = agent_of(options),
-                                    .gpurun_path = own_path(),
-                                    .start_timeout = params::start_timeout().get(),
-                                    .host_timeout = params::host_timeout().get(),
-                                    .kill_grace = params::kill_grace().get()},
-                     events);
+  RemoteHosts remote(
+      spec,
+      RemoteSettings{
+          .agent = agent_of(options),
+          .gpurun_path = options.prefix.empty() ? own_path() : options.prefix + "/bin/gpurun",
+          .start_timeout = params::start_timeout().get(),
+          .host_timeout = params::host_timeout().get(),
+          .kill_grace = params::kill_grace().get()},
+      events);
   try {
     if (int sig = remote.start(signals.fd()); sig != 0) {
       std::fprintf(stderr, "gpurun: caught %s while starting the hosts; ending the job\n",

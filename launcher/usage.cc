@@ -80,6 +80,7 @@ across hosts:
                        (else an error)
   (Slurm)              inside salloc or sbatch, without -H: the allocation's nodes and tasks
                        a node, each daemon started by srun (GPURUN_LAUNCHER_SLURM=false: not)
+  --prefix DIR         gpurun is DIR/bin/gpurun on the other hosts (default: its path here)
   --launch-agent CMD   how to start gpurun's daemon on a remote host (default: ssh); {host} in
                        CMD is replaced by the host's name, else the name is appended:
                        --launch-agent 'ip netns exec {host}'. localhost, 127.0.0.1 and this

@@ -347,6 +347,17 @@ class Mapping(MultiHostTest):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("-launcher fork starts every rank on this host", r.stderr)
 
+    def test_prefix_names_where_gpurun_is_on_the_hosts(self):
+        """Open MPI's --prefix DIR: the daemons run DIR/bin/gpurun; one that is not there is
+        one line naming the host."""
+        prefix = os.path.dirname(os.path.dirname(os.path.abspath(GPURUN)))
+        self.assertEqual(self.hosts_of("--prefix", prefix, "-H", f"{H1},{H2}"), [H1, H2])
+        r = self.gpurun("--prefix", "/nonexistent-gpurun", "-H", f"{H1},{H2}", HOST_RANK,
+                        "where")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertRegex(r.stderr, rf"host ({H1}|{H2}): .*/nonexistent-gpurun/bin/gpurun")
+        self.assertEqual(r.stdout, "")
+
     def test_rankfile_places_each_rank_on_its_host_and_cores(self):
         """--rankfile across hosts: +nK counts the -H hosts, a name is a host; the daemon binds
         each of its ranks to the cores of the rank's line."""
