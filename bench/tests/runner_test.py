@@ -2,7 +2,9 @@
 """bench/compare's runner on stand-in launchers (shell scripts, no MPI): a run that hangs is
 ended with every process it started, and a peer that hung only after printing complete
 results keeps its values, while gpurun's own hang is a failure; a program that exits 77 (the
-MPI lacks what it measures) is skipped, not failed.
+MPI lacks what it measures) is skipped, not failed; the CPU time of processes that a launcher
+leaves behind when it exits (Open MPI's agents across the test hosts) counts as the run's, not
+as other load.
 
   runner_test.py BENCH_DIR
 """
@@ -102,6 +104,22 @@ class Hangs(unittest.TestCase):
         self.assertFalse(r.ok)
         self.assertTrue(r.skipped)
         self.assertEqual(r.status, "skipped: osu_x: not supported by this MPI")
+
+
+
+class Orphans(unittest.TestCase):
+    def test_cpu_of_what_the_launcher_left_behind_is_the_runs(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            burn = "import time\nwhile time.process_time() < 0.4: pass"
+            script = Path(tmp) / "launcher.sh"
+            script.write_text(f"#!/bin/sh\n{sys.executable} -c '{burn}' &\n"
+                              f"printf '%s\\n' '{DOC}'\n")
+            script.chmod(0o755)
+            r = run_one(Config("openmpi", Mpi("openmpi", "openmpi", str(script)), flags=[]),
+                        Path("osu_x"), [], 2, 1, 30, 1.0)
+        self.assertTrue(r.ok, r.status)
+        self.assertGreaterEqual(r.own_cpu_s, 0.35)
+        self.assertLess(r.own_cpu_s, 5.0)
 
 
 if __name__ == "__main__":
