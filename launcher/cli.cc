@@ -143,6 +143,8 @@ bool parse_option(int argc, char** argv, int& i, Options& opts) {
     opts.report_bindings = true;
   } else if (arg == "--display-map") {
     opts.display_map = true;
+  } else if (arg == "--display-allocation") {
+    opts.display_allocation = true;
   } else if (matches(arg, "--timeout")) {
     opts.timeout = parse_timeout(take_value(argc, argv, i, arg, "--timeout"));
   } else if (arg == "--get-stack-traces") {

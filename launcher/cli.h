@@ -10,6 +10,7 @@
 
 #include "launcher/apps.h"
 #include "launcher/hosts.h"
+#include "launcher/mapping.h"
 #include "launcher/output.h"
 
 namespace gpurun::launcher {
@@ -34,6 +35,7 @@ struct Options {
   std::string info_topic;
   int np = 0;  // every program's ranks; 0 when -np was not given (a run then has 1 rank)
   MapBy map_by = MapBy::kAuto;
+  RankBy rank_by = RankBy::kAuto;  // --rank-by: how ranks across hosts are numbered
   int gpus_per_rank = 0;  // 0 when --gpus-per-rank was not given
   // Cores a rank is bound to (launcher/placement.h): --cpus-per-rank N and its spellings, or
   // the ranks' OMP_NUM_THREADS (cpus_from_threads: shrunk where they do not fit, not refused).
@@ -50,6 +52,7 @@ struct Options {
   OutputSpec output;     // --tag-output, --output-filename, ...
   bool report_bindings = false;  // --report-bindings
   bool display_map = false;      // --display-map
+  bool display_allocation = false;  // --display-allocation
   std::optional<std::chrono::nanoseconds> timeout;
   bool stack_traces = false;  // --get-stack-traces: at --timeout, the ranks' stacks first
   int stdin_rank = 0;  // --stdin: the rank that reads gpurun's stdin, kStdinAll or kStdinNone

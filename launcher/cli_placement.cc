@@ -86,6 +86,16 @@ void parse_bind(std::string_view text, Options& opts) {
   }
 }
 
+// Open MPI's --rank-by: slot or node; core and hwthread number a host's ranks in slot order, as
+// gpurun always does within a host.
+RankBy parse_rank_by(std::string_view text) {
+  if (text == "node") return RankBy::kNode;
+  if (text == "slot" || text == "core" || text == "hwthread") return RankBy::kSlot;
+  throw UsageError("--rank-by: '" + std::string(text) +
+                   "' is not slot, node, core or hwthread (within a host gpurun numbers the "
+                   "ranks in the order of their cores)");
+}
+
 }  // namespace
 
 int parse_positive(std::string_view text, std::string_view option) {
@@ -103,6 +113,8 @@ bool parse_placement_option(int argc, char** argv, int& i, std::string_view arg,
     parse_bind(take_value(argc, argv, i, arg, name), opts);
   } else if (matches(arg, "--map-by")) {
     parse_map_by(take_value(argc, argv, i, arg, name), opts);
+  } else if (matches(arg, "--rank-by")) {
+    opts.rank_by = parse_rank_by(take_value(argc, argv, i, arg, name));
   } else if (arg == "--use-hwthread-cpus") {
     opts.hwthread_cpus = true;
   } else if (matches(arg, "--cpus-per-rank") || matches(arg, "--cpus-per-proc")) {

@@ -134,6 +134,20 @@ void display_map(const JobMap& map, const std::vector<App>& apps) {
   std::fflush(stderr);
 }
 
+// --display-allocation (Open MPI's): the hosts the job may use and their slots, on stderr; this
+// host alone when none is given (its cores as slots).
+void display_allocation(const std::vector<HostSpec>& hosts, int cores) {
+  std::vector<HostSpec> shown = hosts;
+  if (shown.empty()) shown.push_back(HostSpec{.name = host_name(), .slots = cores, .local = true});
+  for (const HostSpec& host : shown) {
+    std::string line = "gpurun: allocation: " + host.name + " slots=" + std::to_string(host.slots);
+    if (host.max_slots > 0) line += " max_slots=" + std::to_string(host.max_slots);
+    if (host.local) line += " (this host)";
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+  std::fflush(stderr);
+}
+
 // Ranks per core that one host takes without --oversubscribe: enough for tests of many ranks
 // on few cores, while a mistyped -np does not fill the host with processes.
 constexpr int kRanksPerCoreAtMost = 32;
@@ -173,8 +187,9 @@ std::vector<HostSpec> job_hosts(const Options& options) {
 // into options.rank_slots.
 JobMap map_by_rankfile(Options& options) {
   Rankfile rankfile = read_rankfile(options.rankfile);
-  if (any_program_hosts(options.apps) || options.npernode > 0)
-    throw UsageError("--rankfile places every rank: not with a program's own -H or --npernode");
+  if (any_program_hosts(options.apps) || options.npernode > 0 || options.rank_by != RankBy::kAuto)
+    throw UsageError(
+        "--rankfile places every rank: not with a program's own -H, --npernode or --rank-by");
   int np = 0;  // 0: the file's ranks
   if (options.apps.size() > 1)
     for (const App& app : options.apps) np += app.np;
@@ -207,6 +222,7 @@ JobMap map_hosts(const Options& options) {
         .name = k == 0 ? "program 1" : "program " + std::to_string(k + 1) + " (after ':')"});
   JobMap map = map_programs(merge_hosts(std::move(specs)), programs,
                             MapRequest{.by_node = options.map_by == MapBy::kNode,
+                                       .rank_by = options.rank_by,
                                        .npernode = options.npernode,
                                        .oversubscribe = options.oversubscribe});
   if (int local = map.local_node(); local >= 0)
@@ -367,6 +383,7 @@ std::vector<RankHost> rank_hosts(const JobMap& map) {
 int launch(const Options& given) {
   Options options = given;  // with the rankfile's slots
   bool hosts = maps_by_hosts(options);
+  if (options.display_allocation) display_allocation(merge_hosts(job_hosts(options)), own_cores());
   if (!hosts) check_ranks_per_core(options);
   JobMap map = !options.rankfile.empty() ? map_by_rankfile(options)
                : hosts                   ? map_hosts(options)

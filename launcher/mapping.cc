@@ -84,7 +84,8 @@ std::vector<int> place_program(const std::vector<HostSpec>& hosts,
   }
   // Ranks are numbered host by host by slot, and dealt in turn by node.
   std::vector<int> host_of;
-  if (request.by_node) {
+  bool deal = request.rank_by == RankBy::kAuto ? request.by_node : request.rank_by == RankBy::kNode;
+  if (deal) {
     std::size_t h = 0;
     for (int r = 0; r < np; ++r) {
       while (count[h] == 0) h = (h + 1) % on.size();

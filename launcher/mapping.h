@@ -2,11 +2,14 @@
 //
 // Each host offers its slots (or --npernode N of them). By slot (the default), ranks fill the
 // first host's slots, then the next host's; by node, they are dealt one per host in turn,
-// skipping full hosts. More ranks than slots is an error unless oversubscription is allowed;
-// the extra ranks are then dealt round robin over all hosts. Hosts that get no rank are not
-// part of the job. Node ids number the hosts that have ranks, in the order they were given.
-// In a job of several programs (apps.h), each program's ranks go, in program order, to the
-// slots its hosts have left (its own -H hosts, else the job's).
+// skipping full hosts. Ranks are then numbered as they were dealt, unless --rank-by says
+// otherwise: by slot, host by host (a host's ranks consecutive); by node, one per host in turn,
+// skipping hosts whose ranks are all numbered (Open MPI's --map-by node --rank-by slot, and
+// --map-by slot --rank-by node). More ranks than slots is an error unless oversubscription is
+// allowed; the extra ranks are then dealt round robin over all hosts. Hosts that get no rank are
+// not part of the job. Node ids number the hosts that have ranks, in the order they were given. In
+// a job of several programs (apps.h), each program's ranks go, in program order, to the slots its
+// hosts have left (its own -H hosts, else the job's).
 #pragma once
 
 #include <string>
@@ -32,9 +35,13 @@ struct JobMap {
   bool spans_hosts() const;  // some node is not this host
 };
 
+// --rank-by: kAuto numbers the ranks as they were mapped.
+enum class RankBy { kAuto, kSlot, kNode };
+
 struct MapRequest {
   int np = 0;  // 0: one rank per slot
   bool by_node = false;
+  RankBy rank_by = RankBy::kAuto;
   int npernode = 0;  // 0: the hosts' slots
   bool oversubscribe = false;
 };

@@ -35,6 +35,7 @@ options:
                        stderr, and gets a second for it
   --report-bindings    print each rank's CPUs (and GPU, NIC) on stderr as the ranks start
   --display-map        print each rank's host and program on stderr before they start
+  --display-allocation print the hosts the job may use and their slots on stderr
   --bind-to core|none  without GPUs, bind each rank to one core (default: core; with more
                        ranks than cores, consecutive ranks share one: rank r on core
                        r * cores / N); with GPUs, ranks are bound to the CPUs of their
@@ -71,6 +72,8 @@ across hosts:
   -np N                default with hosts: one rank per slot (per --npernode)
   --map-by slot|node   slot (default): fill each host's slots in turn; node: deal the ranks
                        round robin over the hosts
+  --rank-by slot|node  number the ranks host by host (slot) or one per host in turn (node),
+                       whichever way they were mapped (default: as mapped)
   --npernode N         N ranks on each host (instead of its slots); without hosts, on this one
   --rankfile FILE, -rf FILE
                        each rank's host and cores, a line each: "rank N=HOST slot=SLOTS";

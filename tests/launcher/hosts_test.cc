@@ -113,6 +113,17 @@ TEST(Mapping, ByNodeDealsRoundRobin) {
   EXPECT_EQ(map.nodes[0].ranks, (std::vector<int>{0, 2, 3}));
 }
 
+// Open MPI's --rank-by: the hosts get as many ranks as the mapping gives them; the numbering
+// alone changes.
+TEST(Mapping, RankByNumbersTheRanksMappedOtherwise) {
+  JobMap slot = map_ranks(two_hosts(3, 3), {.np = 5, .by_node = true, .rank_by = RankBy::kSlot});
+  EXPECT_EQ(slot.node_of, (std::vector<int>{0, 0, 0, 1, 1}));
+  JobMap node = map_ranks(two_hosts(3, 1), {.np = 4, .rank_by = RankBy::kNode});
+  EXPECT_EQ(node.node_of, (std::vector<int>{0, 1, 0, 0}));
+  EXPECT_EQ(map_ranks(two_hosts(2, 2), {.np = 4, .rank_by = RankBy::kNode}).node_of,
+            (std::vector<int>{0, 1, 0, 1}));
+}
+
 TEST(Mapping, NpernodeReplacesTheSlots) {
   JobMap map = map_ranks(two_hosts(1, 1), {.npernode = 2});
   EXPECT_EQ(map.node_of, (std::vector<int>{0, 0, 1, 1}));

@@ -705,6 +705,23 @@ class Mpmd(GpurunTest):
                           f"gpurun: rank 1 on {host}: true (program 1)",
                           f"gpurun: rank 2 on {host}: sh (program 2)"])
 
+    def test_display_allocation(self):
+        host = socket.gethostname()
+        r = self.run_gpurun("--display-allocation", "-np", "1", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr.splitlines(),
+                         [f"gpurun: allocation: {host} slots={len(os.sched_getaffinity(0))} "
+                          "(this host)"])
+        with tempfile.TemporaryDirectory() as tmp:
+            hostfile = os.path.join(tmp, "hosts")
+            with open(hostfile, "w") as f:
+                f.write("localhost slots=3 max_slots=5\n")
+            r = self.run_gpurun("--display-allocation", "--hostfile", str(hostfile), "-np", "1",
+                                "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr.splitlines(),
+                         ["gpurun: allocation: localhost slots=3 max_slots=5 (this host)"])
+
     def test_open_mpi_spellings(self):
         r = self.run_gpurun("--allow-run-as-root", "-N", "2", "--wd", "/", "-np", "1", "pwd")
         self.assertEqual((r.returncode, r.stdout), (0, "/\n"), r.stderr)
