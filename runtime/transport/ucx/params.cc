@@ -8,12 +8,13 @@ param::Param<param::Size> g_max_packet(
     "rendezvous, whose handshakes cost about 10 us over TCP (osu_latency between two test "
     "hosts, 16K: 2.5 us eager, 13 us by rendezvous; osu_bw 16K: 2.9 vs 0.8 GB/s).");
 param::Param<param::Size> g_piece_size(
-    "GPURUN_UCX_PIECE_SIZE", param::Size{1048576},
+    "GPURUN_UCX_PIECE_SIZE", param::Size{131072},
     "Host data larger than this moves as several UCX rendezvous of this size at once (0: as "
-    "one; at least 4K). Between two test hosts over TCP, 3 interleaved runs, 128K pieces "
-    "against 1M: osu_bw 1M 4.4-4.6 GB/s against 6.8-7.0, 4M 4.2-4.6 against 6.4-6.5; "
-    "osu_latency 4M 887-995 us against 746-757; osu_allreduce -np 4 4M 3.1-3.3 ms against "
-    "2.8 (128K was faster when UCX moved a 1M rendezvous at 2.1 GB/s).",
+    "one; at least 4K). Over TCP the best size depends on how the kernel takes one large "
+    "write: between two test hosts on an Intel VM, where one 1M write took 464 us and a 128K "
+    "one 19 us, 128K against 1M: osu_bw 1M 4.1-5.1 GB/s against 1.9 (Open MPI and MPICH: "
+    "2.0), 4M 3.9-4.3 against 1.8-1.9, osu_latency 1M 226-360 us against 554-595; on another VM, "
+    "which moved a 1M rendezvous at 6.8-7.0 GB/s, 128K reached 4.4-4.6.",
     param::Level::kAdvanced);
 param::Param<int> g_piece_window(
     "GPURUN_UCX_PIECE_WINDOW", 8,

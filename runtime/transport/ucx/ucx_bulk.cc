@@ -8,9 +8,9 @@
 //
 // Pieces: host data larger than GPURUN_UCX_PIECE_SIZE leaves as several rendezvous of that
 // size, all at once; the first carries the packet, the offer completes with the last piece
-// sent, the pull with the last received. Between two test hosts over TCP, several 1M pieces
-// at once moved faster than smaller ones (osu_bw 4M: 6.4 GB/s against 4.2-4.6 with 128K; the
-// knob's text has the figures), though UCX once moved a single 1M rendezvous at 2.1 GB/s.
+// sent, the pull with the last received. Over TCP, UCX writes a rendezvous to the socket in one
+// call, which some kernels take far more slowly when it is large (one 1M write 464 us, a 128K
+// one 19 us, between two test hosts on an Intel VM; the knob's text has the figures).
 #include <algorithm>
 #include <cstring>
 #include <string>
