@@ -136,10 +136,9 @@ void display_map(const JobMap& map, const std::vector<App>& apps) {
 
 // --display-allocation (Open MPI's): the hosts the job may use and their slots, on stderr; this
 // host alone when none is given (its cores as slots).
-void display_allocation(const std::vector<HostSpec>& hosts, int cores) {
-  std::vector<HostSpec> shown = hosts;
-  if (shown.empty()) shown.push_back(HostSpec{.name = host_name(), .slots = cores, .local = true});
-  for (const HostSpec& host : shown) {
+void display_allocation(std::vector<HostSpec> hosts, int cores) {
+  if (hosts.empty()) hosts.push_back(HostSpec{.name = host_name(), .slots = cores, .local = true});
+  for (const HostSpec& host : hosts) {
     std::string line = "gpurun: allocation: " + host.name + " slots=" + std::to_string(host.slots);
     if (host.max_slots > 0) line += " max_slots=" + std::to_string(host.max_slots);
     if (host.local) line += " (this host)";
@@ -392,10 +391,8 @@ int launch(const Options& given) {
   if (options.launcher == "fork" && map.spans_hosts())
     for (const NodeRanks& node : map.nodes)
       if (!node.local)
-        throw UsageError(
-            "-launcher fork starts every rank on this host, and the job has ranks "
-            "on " +
-            node.name);
+        throw UsageError("-launcher fork starts every rank on this host, and the job has " +
+                         std::string("ranks on ") + node.name);
   if (options.stdin_rank >= map.size())
     throw UsageError("--stdin " + std::to_string(options.stdin_rank) + ": the job has " +
                      std::to_string(map.size()) + " rank" + (map.size() == 1 ? "" : "s") +
