@@ -388,7 +388,8 @@ std::string find_program(const std::string& name) { return resolve_program(name,
 
 bool maps_by_hosts(const Options& opts) {
   return !opts.hosts.empty() || !opts.hostfile.empty() || any_program_hosts(opts.apps) ||
-         !opts.allocation.empty() || opts.npernode > 0 || !opts.rankfile.empty();
+         !opts.allocation.empty() || opts.npernode > 0 || opts.ranks_per_domain > 0 ||
+         !opts.rankfile.empty();
 }
 
 MapBy local_map_by(MapBy map_by) {
@@ -415,9 +416,11 @@ Options parse_command_line(int argc, char** argv) {
     if (opts.action != Options::Action::kRun && opts.action != Options::Action::kExplain)
       return opts;
   }
-  if ((opts.map_by == MapBy::kCore || opts.map_by == MapBy::kNuma) && opts.gpus_per_rank > 0)
+  if ((opts.map_by == MapBy::kCore || maps_by_domain(opts.map_by)) && opts.gpus_per_rank > 0)
     throw UsageError("--gpus-per-rank needs --map-by gpu (or no --map-by), not --map-by " +
-                     std::string(opts.map_by == MapBy::kCore ? "core" : "numa"));
+                     std::string(opts.map_by == MapBy::kCore ? "core" : "numa, socket or l3cache"));
+  if (opts.ranks_per_domain > 0 && opts.npernode > 0)
+    throw UsageError("--map-by ppr:N:OBJECT sets the ranks of each host: not with --npernode");
   if (!opts.hosts.empty() && !opts.hostfile.empty())
     throw UsageError("give the hosts with -H or with --hostfile, not both");
   if (!opts.output.dir.empty() &&

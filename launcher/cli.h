@@ -24,10 +24,16 @@ class UsageError : public std::runtime_error {
 // kNuma and kPackage (Open MPI's --bind-to numa and socket/package): each rank is bound to the
 // NUMA nodes or packages that hold the cores it would be bound to.
 enum class BindTo { kAuto, kCore, kNone, kNuma, kPackage, kHwthread, kL3 };
-// Within a host: kAuto is by GPU when the host has GPUs (visible ones), else by core; kNuma
-// spreads the ranks over the NUMA nodes. Across hosts: kSlot fills each host's slots in turn,
-// kNode deals the ranks round robin over the hosts (both place by kAuto within a host).
-enum class MapBy { kAuto, kGpu, kCore, kNuma, kSlot, kNode };
+// Within a host: kAuto is by GPU when the host has GPUs (visible ones), else by core; kNuma,
+// kPackage and kL3 spread the ranks over the NUMA nodes, packages or L3 caches (with
+// Options::ranks_per_domain, they fill each with that many in turn). Across hosts: kSlot fills
+// each host's slots in turn, kNode deals the ranks round robin over the hosts (both place by
+// kAuto within a host).
+enum class MapBy { kAuto, kGpu, kCore, kNuma, kSlot, kNode, kPackage, kL3 };
+// Whether ranks are mapped over a kind of domain of the host (NUMA nodes, packages, L3 caches).
+inline bool maps_by_domain(MapBy map_by) {
+  return map_by == MapBy::kNuma || map_by == MapBy::kPackage || map_by == MapBy::kL3;
+}
 
 struct Options {
   enum class Action { kRun, kVersion, kHelp, kInfo, kExplain, kDaemon, kHostCleanup };
@@ -73,6 +79,9 @@ struct Options {
   // parsing, before gpurun scrubs the environment.
   std::vector<HostSpec> allocation;
   int npernode = 0;  // 0 when --npernode was not given
+  // --map-by ppr:N:numa|socket|package|l3cache: N ranks on each such domain of a host (map_by
+  // names the kind), so npernode becomes N times the domains of this host (launch.cc).
+  int ranks_per_domain = 0;
   bool oversubscribe = false;
   std::optional<std::string> launch_agent;
   // MPICH's -launcher (-bootstrap): ssh, rsh, slurm or fork ("": gpurun's choice), and
@@ -86,8 +95,8 @@ struct Options {
 };
 
 // Whether the ranks are mapped onto hosts and their slots (launcher/hosts.h): -H, --hostfile, a
-// program's own hosts, a Slurm allocation, or --npernode (alone: N ranks on this host, as on
-// each host of a list).
+// program's own hosts, a Slurm allocation, or --npernode or --map-by ppr:N:OBJECT (alone: N
+// ranks on this host, as on each host of a list).
 bool maps_by_hosts(const Options& opts);
 
 // The local placement that --map-by asks for (host-level choices place by kAuto on a host).

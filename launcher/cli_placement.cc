@@ -1,6 +1,7 @@
 // gpurun's placement options (launcher/cli_args.h).
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <string>
 
 #include "launcher/cli_args.h"
@@ -9,25 +10,43 @@
 namespace gpurun::launcher {
 namespace {
 
-// "ppr:N:node", Open MPI's N ranks a node: --npernode N.
-int parse_ppr(std::string_view text) {
+// The domains of a host that --map-by OBJECT and ppr:N:OBJECT name (nullopt: none).
+std::optional<MapBy> domain_object(std::string_view object) {
+  if (object == "numa") return MapBy::kNuma;
+  if (object == "socket" || object == "package") return MapBy::kPackage;
+  if (object == "l3cache") return MapBy::kL3;
+  return std::nullopt;
+}
+
+// Open MPI's "ppr:N:node" (--npernode N) and "ppr:N:numa|socket|package|l3cache" (N ranks on
+// each such domain of a host).
+void parse_ppr(std::string_view text, Options& opts) {
   std::string_view rest = text.substr(4);
   std::size_t colon = rest.find(':');
-  if (colon == std::string_view::npos || rest.substr(colon + 1) != "node")
+  std::string_view object = colon == std::string_view::npos ? "" : rest.substr(colon + 1);
+  std::optional<MapBy> domain = domain_object(object);
+  if (object != "node" && !domain)
     throw UsageError("--map-by: '" + std::string(text) +
-                     "' is not ppr:N:node (N ranks a host; --map-by numa spreads a host's ranks "
-                     "over its NUMA nodes)");
-  return parse_positive(rest.substr(0, colon), "--map-by ppr");
+                     "' is not ppr:N:node, ppr:N:numa, ppr:N:socket, ppr:N:package or "
+                     "ppr:N:l3cache (N ranks on each host or each such domain of a host)");
+  int n = parse_positive(rest.substr(0, colon), "--map-by ppr");
+  if (domain) {
+    opts.map_by = *domain;
+    opts.ranks_per_domain = n;
+  } else {
+    opts.npernode = n;
+  }
 }
 
 MapBy map_by_object(std::string_view object) {
   if (object == "gpu") return MapBy::kGpu;
   if (object == "core") return MapBy::kCore;
-  if (object == "numa") return MapBy::kNuma;
   if (object == "slot") return MapBy::kSlot;
   if (object == "node") return MapBy::kNode;
+  if (std::optional<MapBy> domain = domain_object(object)) return *domain;
   throw UsageError("--map-by: '" + std::string(object) +
-                   "' is not node, slot, numa, gpu, core, hwthread or ppr:N:node");
+                   "' is not node, slot, numa, socket, package, l3cache, gpu, core, hwthread or "
+                   "ppr:N:OBJECT");
 }
 
 // Open MPI's modifiers after the object, ':' or ',' apart: PE=N (cores a rank), oversubscribe,
@@ -49,13 +68,13 @@ void parse_map_modifiers(std::string_view mods, Options& opts) {
   }
 }
 
-// --map-by OBJECT[:MODIFIERS] or ppr:N:node[:MODIFIERS].
+// --map-by OBJECT[:MODIFIERS] or ppr:N:OBJECT[:MODIFIERS].
 void parse_map_by(std::string_view text, Options& opts) {
   std::size_t colon = text.find(':');
   if (text.starts_with("ppr:")) {
     std::size_t second = text.find(':', 4);
     colon = second == std::string_view::npos ? second : text.find(':', second + 1);
-    opts.npernode = parse_ppr(text.substr(0, colon));
+    parse_ppr(text.substr(0, colon), opts);
   } else if (text.substr(0, colon) == "hwthread") {
     opts.map_by = MapBy::kCore;  // by hardware thread, each a core
     opts.hwthread_cpus = true;

@@ -105,6 +105,7 @@ void HostJob::set_up() {
   Options options;
   options.bind_to = spec_.bind;
   options.map_by = spec_.map_by;
+  options.ranks_per_domain = spec_.ranks_per_domain;
   options.gpus_per_rank = spec_.gpus_per_rank;
   options.cpus_per_rank = spec_.cpus_per_rank;
   options.cpus_from_threads = spec_.cpus_from_threads;

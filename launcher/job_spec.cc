@@ -23,7 +23,7 @@ std::string encode(const JobSpec& spec) {
   e.i32(static_cast<int>(spec.bind)).i32(static_cast<int>(spec.map_by)).i32(spec.gpus_per_rank);
   e.i32(spec.cpus_per_rank).i32(spec.cpus_from_threads ? 1 : 0).i32(spec.hwthread_cpus ? 1 : 0);
   e.i32(spec.share.first).i32(spec.share.ranks).i32(spec.report_bindings ? 1 : 0);
-  e.i32(spec.stdin_rank).strings(spec.slots);
+  e.i32(spec.stdin_rank).strings(spec.slots).i32(spec.ranks_per_domain);
   return e.take();
 }
 
@@ -92,6 +92,8 @@ JobSpec decode_job_spec(std::string_view body) {
   spec.slots = d.strings();
   if (!spec.slots.empty() && static_cast<int>(spec.slots.size()) != size)
     throw wire::ProtocolError("bad rank slots");
+  spec.ranks_per_domain = d.i32();
+  if (spec.ranks_per_domain < 0) throw wire::ProtocolError("bad ranks per domain");
   int local = static_cast<int>(spec.map.nodes[static_cast<std::size_t>(spec.node)].ranks.size());
   if (spec.share.ranks != 0 &&
       (spec.share.first < 0 || spec.share.first + local > spec.share.ranks))

@@ -25,6 +25,7 @@ struct JobSpec {
   std::string cwd;  // the ranks' working directory (gpurun's), when the host has it
   BindTo bind = BindTo::kAuto;
   MapBy map_by = MapBy::kAuto;  // within the host
+  int ranks_per_domain = 0;     // Options::ranks_per_domain
   int gpus_per_rank = 0;
   int cpus_per_rank = 0;  // Options::cpus_per_rank and cpus_from_threads
   bool cpus_from_threads = false;

@@ -280,6 +280,7 @@ JobSpec job_spec(const Options& options, const JobMap& map) {
                  .cwd = std::filesystem::current_path(ec).string(),
                  .bind = options.bind_to,
                  .map_by = local_map_by(options.map_by),
+                 .ranks_per_domain = options.ranks_per_domain,
                  .gpus_per_rank = options.gpus_per_rank,
                  .cpus_per_rank = options.cpus_per_rank,
                  .cpus_from_threads = options.cpus_from_threads,
@@ -380,7 +381,8 @@ std::vector<RankHost> rank_hosts(const JobMap& map) {
 }  // namespace
 
 int launch(const Options& given) {
-  Options options = given;  // with the rankfile's slots
+  Options options = given;  // with the rankfile's slots and ppr:N:OBJECT's --npernode
+  resolve_ranks_per_domain(options);
   bool hosts = maps_by_hosts(options);
   if (options.display_allocation) display_allocation(merge_hosts(job_hosts(options)), own_cores());
   if (!hosts) check_ranks_per_core(options);

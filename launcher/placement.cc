@@ -139,36 +139,6 @@ void bind_near_gpus(const topo::Topology& topology, const std::vector<topo::Core
   }
 }
 
-// --map-by numa: ranks dealt round robin over the NUMA nodes that hold cores gpurun may use,
-// each bound to its node's CPUs (one core of it with --bind-to core, none with --bind-to none).
-Placement place_by_numa(const topo::Topology& topology, const std::vector<topo::Core>& cores,
-                        int np, BindTo bind, int per_rank) {
-  Placement placement;
-  placement.cores = static_cast<int>(cores.size());
-  placement.ranks.resize(static_cast<std::size_t>(np));
-  topo::CpuSet allowed = pus_of(cores);
-  std::vector<topo::CpuSet> nodes;
-  for (const topo::NumaNode& node : topology.numa_nodes()) {
-    topo::CpuSet cpus = node.cpus.intersect(allowed);
-    if (!cpus.empty()) nodes.push_back(cpus);
-  }
-  if (nodes.empty()) nodes.push_back(allowed);  // no NUMA information: the whole machine
-  std::vector<int> ranks_on(nodes.size(), 0);
-  for (int rank = 0; rank < np; ++rank) {
-    std::size_t n = static_cast<std::size_t>(rank) % nodes.size();
-    std::vector<topo::Core> local = cores_in(cores, nodes[n]);
-    int index = ranks_on[n]++;
-    if (index >= static_cast<int>(local.size())) placement.oversubscribed = true;
-    RankPlace& place = placement.ranks[static_cast<std::size_t>(rank)];
-    if (bind == BindTo::kAuto) place.cpus = nodes[n];
-    if (bind == BindTo::kCore && !local.empty())
-      place.cpus = block_of(local, static_cast<std::size_t>(index * per_rank),
-                            static_cast<std::size_t>(per_rank))
-                       .intersect(allowed);
-  }
-  return placement;
-}
-
 }  // namespace
 
 std::vector<topo::Core> threads_as_cores(const std::vector<topo::Core>& cores) {
@@ -236,6 +206,12 @@ std::vector<topo::CpuSet> domains_of(const topo::Topology& topology, BindTo bind
   return domains;
 }
 
+// The --bind-to kind of the domains that --map-by `map_by` spreads the ranks over.
+BindTo domain_bind(MapBy map_by) {
+  if (map_by == MapBy::kPackage) return BindTo::kPackage;
+  return map_by == MapBy::kL3 ? BindTo::kL3 : BindTo::kNuma;
+}
+
 // --bind-to numa, socket or l3cache: each rank's CPUs widened to the domains that hold them,
 // within the cores gpurun may use (kept where the topology has no such domains).
 void widen_to_domains(const topo::Topology& topology, const std::vector<topo::Core>& cores,
@@ -276,6 +252,56 @@ void narrow_to_hwthreads(const std::vector<topo::Core>& cores, Placement& placem
   if (all_bound) placement.oversubscribed = crowded;
 }
 
+// The domains of the kind --map-by `map_by` names, cut to the `allowed` CPUs (those with none
+// left out); the whole of `allowed` when the topology knows no such domains.
+std::vector<topo::CpuSet> usable_domains(const topo::Topology& topology,
+                                         const topo::CpuSet& allowed, MapBy map_by) {
+  std::vector<topo::CpuSet> domains;
+  for (const topo::CpuSet& domain : domains_of(topology, domain_bind(map_by))) {
+    topo::CpuSet cpus = domain.intersect(allowed);
+    if (!cpus.empty()) domains.push_back(cpus);
+  }
+  if (domains.empty()) domains.push_back(allowed);
+  return domains;
+}
+
+// The cores gpurun may use on `topology`: within its own CPU affinity on this machine, all of
+// the topology's otherwise.
+std::vector<topo::Core> usable_cores(const topo::Topology& topology) {
+  if (!topology.is_this_system()) return topology.cores_within(topology.all_pus());
+  auto allowed = topo::CpuSet::of_calling_thread();
+  if (!allowed.ok()) throw std::runtime_error(allowed.status().to_string());
+  return topology.cores_within(*allowed);
+}
+
+// --map-by numa, socket (package) or l3cache: ranks dealt round robin over the domains of that
+// kind that hold cores gpurun may use, or with ppr:N:OBJECT (`per_domain` N) N to a domain in
+// turn, each bound to its domain's CPUs (one core of it with --bind-to core, none with
+// --bind-to none).
+Placement place_by_domain(const topo::Topology& topology, const std::vector<topo::Core>& cores,
+                          const PlacementRequest& request, int per_rank) {
+  Placement placement;
+  placement.cores = static_cast<int>(cores.size());
+  placement.ranks.resize(static_cast<std::size_t>(request.np));
+  topo::CpuSet allowed = pus_of(cores);
+  std::vector<topo::CpuSet> domains = usable_domains(topology, allowed, request.map_by);
+  std::vector<int> ranks_on(domains.size(), 0);
+  for (int rank = 0; rank < request.np; ++rank) {
+    int turn = request.ranks_per_domain > 0 ? rank / request.ranks_per_domain : rank;
+    std::size_t d = static_cast<std::size_t>(turn) % domains.size();
+    std::vector<topo::Core> local = cores_in(cores, domains[d]);
+    int index = ranks_on[d]++;
+    if (index >= static_cast<int>(local.size())) placement.oversubscribed = true;
+    RankPlace& place = placement.ranks[static_cast<std::size_t>(rank)];
+    if (request.bind == BindTo::kAuto) place.cpus = domains[d];
+    if (request.bind == BindTo::kCore && !local.empty())
+      place.cpus = block_of(local, static_cast<std::size_t>(index * per_rank),
+                            static_cast<std::size_t>(per_rank))
+                       .intersect(allowed);
+  }
+  return placement;
+}
+
 // place_on for the binds to cores, GPUs' NUMA nodes or none.
 Placement place_by_request(const topo::Topology& topology, const std::vector<topo::Core>& cores,
                            const PlacementRequest& request) {
@@ -286,8 +312,7 @@ Placement place_by_request(const topo::Topology& topology, const std::vector<top
   int per_rank = on_cores || request.bind == BindTo::kCore
                      ? cores_per_rank(request, cores.size())
                      : 1;  // bound to the CPUs of a NUMA node, which hold the threads
-  if (request.map_by == MapBy::kNuma)
-    return place_by_numa(topology, cores, request.np, request.bind, per_rank);
+  if (maps_by_domain(request.map_by)) return place_by_domain(topology, cores, request, per_rank);
   if (on_cores) return place_on(cores, request.np, request.bind, per_rank);
   Placement placement;
   placement.by_gpu = true;
@@ -321,15 +346,12 @@ Placement place_on(const topo::Topology& topology, const std::vector<topo::Core>
   return placement;
 }
 
+int domains_for(const topo::Topology& topology, MapBy map_by) {
+  return static_cast<int>(usable_domains(topology, pus_of(usable_cores(topology)), map_by).size());
+}
+
 Placement place_ranks(const topo::Topology& topology, const PlacementRequest& request) {
-  std::vector<topo::Core> cores;
-  if (topology.is_this_system()) {
-    auto allowed = topo::CpuSet::of_calling_thread();
-    if (!allowed.ok()) throw std::runtime_error(allowed.status().to_string());
-    cores = topology.cores_within(*allowed);
-  } else {
-    cores = topology.cores_within(topology.all_pus());
-  }
+  std::vector<topo::Core> cores = usable_cores(topology);
   if (request.hwthread_cpus) cores = threads_as_cores(cores);
   Placement placement = place_on(topology, cores, request);
   placement.apply_binding = topology.is_this_system();

@@ -45,6 +45,7 @@ struct PlacementRequest {
   int np = 1;
   BindTo bind = BindTo::kAuto;
   MapBy map_by = MapBy::kAuto;
+  int ranks_per_domain = 0;      // with a domain map_by: N to a domain in turn (ppr:N:OBJECT)
   int gpus_per_rank = 0;         // 0: not asked (one GPU per rank)
   // Where ranks are bound to cores, each takes this many consecutive ones (0 or 1: one). Asked
   // for (--cpus-per-rank), too many for the cores is a UsageError; from OMP_NUM_THREADS
@@ -63,6 +64,9 @@ Placement place_on(const std::vector<topo::Core>& cores, int np, BindTo bind, in
 // without enough GPUs).
 Placement place_on(const topo::Topology& topology, const std::vector<topo::Core>& cores,
                    const PlacementRequest& request);
+// How many domains of the kind --map-by `map_by` names (NUMA nodes, packages, L3 caches) hold
+// cores gpurun may use on `topology` (this machine: within gpurun's CPU affinity); at least 1.
+int domains_for(const topo::Topology& topology, MapBy map_by);
 // Each hardware thread of `cores` as a core of its own (--use-hwthread-cpus).
 std::vector<topo::Core> threads_as_cores(const std::vector<topo::Core>& cores);
 // Placement on `topology`: within gpurun's own CPU affinity on this machine, on all of the

@@ -28,9 +28,11 @@ int default_np(const Options& options, const topo::Topology& topology,
                const std::vector<int>& hidden) {
   if (options.np > 0) return options.np;
   if (options.npernode > 0) return options.npernode;  // --explain -N 4: this host's 4 ranks
+  if (options.ranks_per_domain > 0)                   // --explain --map-by ppr:N:socket
+    return options.ranks_per_domain * domains_for(topology, local_map_by(options.map_by));
   int visible = static_cast<int>(topology.gpus().size() - hidden.size());
   MapBy map_by = local_map_by(options.map_by);
-  if (map_by == MapBy::kCore || map_by == MapBy::kNuma || visible <= 0) return 1;
+  if (map_by == MapBy::kCore || maps_by_domain(map_by) || visible <= 0) return 1;
   return std::max(1, visible / std::max(1, options.gpus_per_rank));
 }
 
@@ -99,6 +101,7 @@ Plan make_plan(const Options& options, topo::Topology::Io io) {
   plan.request = PlacementRequest{.np = np,
                                   .bind = options.bind_to,
                                   .map_by = local_map_by(options.map_by),
+                                  .ranks_per_domain = options.ranks_per_domain,
                                   .gpus_per_rank = options.gpus_per_rank,
                                   .cpus_per_rank = options.cpus_per_rank,
                                   .cpus_strict = !options.cpus_from_threads,
@@ -130,6 +133,13 @@ Plan with_copy(Plan plan) {
 }
 
 }  // namespace
+
+void resolve_ranks_per_domain(Options& options) {
+  if (options.ranks_per_domain == 0 || options.npernode > 0) return;
+  auto topology = topo::Topology::load(topo::Topology::Io::kAuto);
+  if (!topology.ok()) throw std::runtime_error(topology.status().to_string());
+  options.npernode = options.ranks_per_domain * domains_for(*topology, options.map_by);
+}
 
 Plan make_host_plan(const Options& options, int np, CpuShare share) {
   Options host = options;

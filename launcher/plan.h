@@ -25,6 +25,9 @@ struct Plan {
 // one without GPUs. Throws UsageError for an impossible placement, std::runtime_error when
 // the topology cannot be loaded.
 Plan make_plan(const Options& options, topo::Topology::Io io);
+// --map-by ppr:N:OBJECT: sets options.npernode to N times this host's domains of that kind
+// (every host is taken to have as many). Throws as make_plan does.
+void resolve_ranks_per_domain(Options& options);
 // The plan of one host's `np` ranks of a job across hosts: when the host shares its machine
 // with other hosts of the job (share.ranks > 0), the plan of all share.ranks ranks of the
 // machine, cut to this host's slice (bindings, GPUs and oversubscription as one host's).

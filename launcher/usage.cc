@@ -50,7 +50,11 @@ options:
                        consecutive ranks sharing one when there are more ranks than GPUs (the
                        default when the host has GPUs); core: no GPU placement
   --gpus-per-rank N    give each rank N GPUs (an error when the host has too few)
-  --map-by numa        spread the ranks of a host over its NUMA nodes, each bound to its node
+  --map-by numa        spread the ranks of a host over its NUMA nodes, each bound to its node;
+                       socket (package), l3cache: over its packages or L3 caches alike;
+                       ppr:N:numa|socket|package|l3cache: N ranks on each such domain, the
+                       domains filled in turn (a host runs N times as many ranks as this one
+                       has domains)
   --use-hwthread-cpus  each hardware thread counts as a core (one rank each, --cpus-per-rank N
                        of them); --map-by hwthread: so too, without GPU placement
 

@@ -292,6 +292,7 @@ TEST(JobSpec, RoundTrips) {
                .cwd = "/w",
                .bind = BindTo::kNone,
                .map_by = MapBy::kNuma,
+               .ranks_per_domain = 3,
                .gpus_per_rank = 2,
                .cpus_per_rank = 4,
                .cpus_from_threads = true,
@@ -313,6 +314,7 @@ TEST(JobSpec, RoundTrips) {
   EXPECT_EQ(back.apps[1].wdir, "/tmp");
   EXPECT_EQ(back.env, spec.env);
   EXPECT_EQ(back.map_by, MapBy::kNuma);
+  EXPECT_EQ(back.ranks_per_domain, 3);
   EXPECT_EQ(back.gpus_per_rank, 2);
   EXPECT_EQ(back.cpus_per_rank, 4);
   EXPECT_TRUE(back.cpus_from_threads);

@@ -77,6 +77,45 @@ TEST(Placement, ByNumaDealsRanksOverTheNodes) {
                    .has_value());
 }
 
+TEST(Placement, BySocketOrL3DealsRanksOverThem) {
+  auto topology = topo::Topology::load_synthetic("pack:2 l3:2 core:2 pu:1");
+  ASSERT_TRUE(topology.ok());
+  auto cores = topology->cores_within(topology->all_pus());
+  EXPECT_EQ(domains_for(*topology, MapBy::kPackage), 2);
+  EXPECT_EQ(domains_for(*topology, MapBy::kL3), 4);
+  Placement sockets = place_on(*topology, cores, {.np = 3, .map_by = MapBy::kPackage});
+  EXPECT_EQ(sockets.binding(0)->to_string(), "0-3");
+  EXPECT_EQ(sockets.binding(1)->to_string(), "4-7");
+  EXPECT_EQ(sockets.binding(2)->to_string(), "0-3");
+  Placement l3 = place_on(*topology, cores, {.np = 5, .map_by = MapBy::kL3});
+  EXPECT_EQ(l3.binding(1)->to_string(), "2-3");
+  EXPECT_EQ(l3.binding(3)->to_string(), "6-7");
+  EXPECT_EQ(l3.binding(4)->to_string(), "0-1");
+  EXPECT_FALSE(l3.oversubscribed);
+}
+
+// ppr:2:socket: two ranks to a socket in turn, not dealt one by one; with --bind-to core each
+// takes the next core of its socket.
+TEST(Placement, RanksPerDomainFillEachInTurn) {
+  auto topology = topo::Topology::load_synthetic("pack:2 l3:2 core:2 pu:1");
+  ASSERT_TRUE(topology.ok());
+  auto cores = topology->cores_within(topology->all_pus());
+  PlacementRequest request{.np = 4, .map_by = MapBy::kPackage, .ranks_per_domain = 2};
+  Placement p = place_on(*topology, cores, request);
+  EXPECT_EQ(p.binding(0)->to_string(), "0-3");
+  EXPECT_EQ(p.binding(1)->to_string(), "0-3");
+  EXPECT_EQ(p.binding(2)->to_string(), "4-7");
+  EXPECT_EQ(p.binding(3)->to_string(), "4-7");
+  request.bind = BindTo::kCore;
+  Placement cored = place_on(*topology, cores, request);
+  EXPECT_EQ(cored.binding(0)->to_string(), "0");
+  EXPECT_EQ(cored.binding(1)->to_string(), "1");
+  EXPECT_EQ(cored.binding(2)->to_string(), "4");
+  EXPECT_EQ(cored.binding(3)->to_string(), "5");
+  request = {.np = 4, .map_by = MapBy::kNuma, .ranks_per_domain = 4};  // one NUMA node here
+  EXPECT_EQ(place_on(*topology, cores, request).binding(3)->to_string(), "0-7");
+}
+
 TEST(Environment, OuterLauncherVariablesAreRecognised) {
   for (const char* name :
        {"PMIX_NAMESPACE", "PMIX_SERVER_URI41", "PMI_FD", "SLURM_STEP_ID", "SLURM_PROCID",

@@ -1085,7 +1085,9 @@ class GpuPlacement(FixtureTest):
         self.assert_usage_error("--map-by", "gpu", "-np", "1", topo="no-gpu.xml",
                                 mentions="--map-by gpu: this host has no GPU")
         self.assert_usage_error("--gpus-per-rank", "0", mentions="--gpus-per-rank")
-        self.assert_usage_error("--map-by", "socket", mentions="socket")
+        self.assert_usage_error("--map-by", "board", mentions="board")
+        self.assert_usage_error("--map-by", "socket", "--gpus-per-rank", "1",
+                                mentions="not --map-by numa, socket")
         self.assert_usage_error("--map-by", "core", "--gpus-per-rank", "1", mentions="--map-by core")
         env = dict(self.env, CUDA_VISIBLE_DEVICES="0")
         r = self.run_gpurun("--gpus-per-rank", "1", "-np", "2", "true",

@@ -4,6 +4,7 @@
 --timestamp-output, Open MPI's -c and --map-by ppr:N:node, the clear refusal of --mca, and
 the cores a rank that runs threads takes.
 Same environment as test_gpurun.py, whose GpurunTest it uses."""
+import glob
 import os
 import re
 import socket
@@ -132,13 +133,70 @@ class OutputOptions(GpurunTest):
         r = self.run_gpurun("-np", "4", "--npernode", "2", "true")
         self.assertEqual(r.returncode, 2)
         self.assertIn("--npernode 2", r.stderr)
-        for args, mentions in ((["--map-by", "ppr:2:socket"], "not ppr:N:node"),
+        for args, mentions in ((["--map-by", "ppr:2:board"], "not ppr:N:node, ppr:N:numa"),
                                (["--map-by", "ppr:x:node"], "not a positive number"),
+                               (["--map-by", "ppr:1:socket", "-N", "2"], "not with --npernode"),
+                               (["--map-by", "board"], "is not node, slot, numa, socket"),
                                (["--mca", "btl", "self"], "GPURUN_* environment variables"),
                                (["-mca", "btl", "self"], "no MCA parameters")):
             r = self.run_gpurun(*args, "true")
             self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
             self.assertIn(mentions, r.stderr)
+
+
+def cpu_topology(cpu, name):
+    with open(f"/sys/devices/system/cpu/cpu{cpu}/topology/{name}") as f:
+        return int(f.read())
+
+
+def packages():
+    """This machine's packages (sockets) as the CPUs of each that gpurun may use, from sysfs."""
+    found = {}
+    for cpu in os.sched_getaffinity(0):
+        found.setdefault(cpu_topology(cpu, "physical_package_id"), set()).add(cpu)
+    return [found[k] for k in sorted(found)]
+
+
+class MapByDomain(GpurunTest):
+    """Open MPI's --map-by socket|package|l3cache and ppr:N:socket|package|numa|l3cache."""
+
+    def bindings(self, stderr):
+        return {int(r): cpus_of(c)
+                for r, c in re.findall(r"^gpurun: rank (\d+) on \S+: CPUs (\S+)$", stderr, re.M)}
+
+    def test_ppr_puts_n_ranks_on_each_socket(self):
+        sockets = packages()
+        r = self.run_gpurun("--map-by", "ppr:2:socket", "--report-bindings", RANK, "hello")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        count = 2 * len(sockets)
+        self.assertEqual(sorted(re.findall(r"^rank (\d+) of (\d+)$", r.stdout, re.M)),
+                         [(str(i), str(count)) for i in range(count)], r.stdout)
+        bound = self.bindings(r.stderr)
+        self.assertEqual(sorted(bound), list(range(count)), r.stderr)
+        for rank, cpus in bound.items():  # ranks 0, 1 on the first socket, 2, 3 on the next
+            self.assertTrue(cpus <= sockets[rank // 2], f"rank {rank}: {cpus}")
+
+    def test_ppr_with_bind_to_core_gives_cores_of_the_socket(self):
+        sockets = packages()
+        r = self.run_gpurun("--map-by", "ppr:1:package", "--bind-to", "core",
+                            "--report-bindings", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        bound = self.bindings(r.stderr)
+        self.assertEqual(len(bound), len(sockets), r.stderr)
+        for rank, cpus in bound.items():  # one core of its socket
+            self.assertTrue(cpus <= sockets[rank], f"rank {rank}: {cpus}")
+            self.assertEqual(len({cpu_topology(c, "core_id") for c in cpus}), 1, f"{cpus}")
+
+    def test_map_by_socket_deals_ranks_over_the_sockets(self):
+        sockets = packages()
+        for spelling in ("socket", "package", "l3cache", "numa"):
+            r = self.run_gpurun("-np", "3", "--map-by", spelling, "--report-bindings", "true")
+            self.assertEqual(r.returncode, 0, f"{spelling}: {r.stderr}")
+            bound = self.bindings(r.stderr)
+            self.assertEqual(sorted(bound), [0, 1, 2], r.stderr)
+            if spelling in ("socket", "package"):
+                for rank, cpus in bound.items():
+                    self.assertEqual(cpus, sockets[rank % len(sockets)], f"rank {rank}")
 
 
 def cpus_of(text):

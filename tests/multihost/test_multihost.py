@@ -299,6 +299,18 @@ class Mapping(MultiHostTest):
     def test_npernode(self):
         self.assertEqual(self.hosts_of("--npernode", "1", "-H", f"{H1}:3,{H2}:3"), [H1, H2])
 
+    def test_ppr_per_socket_puts_ranks_on_every_host(self):
+        # ppr:1:socket: each host runs a rank on each of its sockets (the test hosts have this
+        # machine's).
+        sockets = set()
+        for cpu in os.sched_getaffinity(0):
+            path = f"/sys/devices/system/cpu/cpu{cpu}/topology/physical_package_id"
+            with open(path) as f:
+                sockets.add(f.read())
+        n = len(sockets)
+        self.assertEqual(self.hosts_of("--map-by", "ppr:1:socket", "-H", f"{H1}:4,{H2}:4"),
+                         [H1] * n + [H2] * n)
+
     def test_oversubscribe(self):
         self.assertEqual(self.hosts_of("--oversubscribe", "-np", "4", "-H", f"{H1},{H2}"),
                          [H1, H1, H2, H2])
