@@ -10,6 +10,18 @@
 namespace gpurun::launcher {
 namespace {
 
+// How the ranks were placed: by GPU, by core, or over a kind of domain (--map-by numa, socket,
+// l3cache; ppr:N:OBJECT, N to each).
+std::string placement_kind(const PlacementRequest& request, const Placement& p) {
+  if (p.by_gpu) return "by GPU";
+  if (!maps_by_domain(request.map_by)) return "by core";
+  std::string kind = request.map_by == MapBy::kNuma      ? "the NUMA nodes"
+                     : request.map_by == MapBy::kPackage ? "the packages (sockets)"
+                                                         : "the L3 caches";
+  if (request.ranks_per_domain == 0) return "dealt over " + kind;
+  return std::to_string(request.ranks_per_domain) + " to each of " + kind + " in turn";
+}
+
 using topo::PathClass;
 
 // Pads `text` to `width` columns (at least one space after it).
@@ -96,8 +108,7 @@ std::string header(const ExplainInput& in) {
     for (int gpu : in.plan->request.hidden_gpus) out += std::string(" ") + gpu_label(gpu);
     out += "\n";
   }
-  out += "placement: ";
-  out += p.by_gpu ? "by GPU" : "by core";
+  out += "placement: " + placement_kind(in.plan->request, p);
   out += p.oversubscribed ? ", oversubscribed (more ranks than cores)" : "";
   const topo::CopyProbe& copy = in.plan->copy;
   out += "\ncopy between cores: " + std::string(topo::host_copy_name(copy.copy)) + " (" + copy.why +

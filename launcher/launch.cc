@@ -204,6 +204,17 @@ JobMap map_by_rankfile(Options& options) {
   return map;
 }
 
+// What set --npernode, for errors: ppr:N:OBJECT names itself and the ranks a host it gives.
+std::string npernode_option(const Options& options) {
+  if (options.ranks_per_domain == 0) return "";
+  const char* object = options.map_by == MapBy::kNuma      ? "numa"
+                       : options.map_by == MapBy::kPackage ? "socket"
+                                                           : "l3cache";
+  return "--map-by ppr:" + std::to_string(options.ranks_per_domain) + ":" + object + ": " +
+         std::to_string(options.npernode) + (options.npernode == 1 ? " rank" : " ranks") +
+         " a host";
+}
+
 // The hosts of -H or --hostfile and of the programs' own -H, and the ranks mapped onto them;
 // the node run here is named by this host's own name.
 JobMap map_hosts(const Options& options) {
@@ -223,7 +234,8 @@ JobMap map_hosts(const Options& options) {
                             MapRequest{.by_node = options.map_by == MapBy::kNode,
                                        .rank_by = options.rank_by,
                                        .npernode = options.npernode,
-                                       .oversubscribe = options.oversubscribe});
+                                       .oversubscribe = options.oversubscribe,
+                                       .npernode_option = npernode_option(options)});
   if (int local = map.local_node(); local >= 0)
     map.nodes[static_cast<std::size_t>(local)].name = host_name();
   return map;

@@ -9,11 +9,14 @@
 namespace gpurun::launcher {
 namespace {
 
-std::string describe(const std::vector<HostSpec>& hosts, int npernode) {
+std::string describe(const std::vector<HostSpec>& hosts, const MapRequest& request) {
   std::string text;
   for (const HostSpec& host : hosts)
     text += (text.empty() ? "" : ",") + host.name + ":" + std::to_string(host.slots);
-  if (npernode > 0) text += " with --npernode " + std::to_string(npernode);
+  if (request.npernode > 0)
+    text += " with " + (request.npernode_option.empty()
+                            ? "--npernode " + std::to_string(request.npernode)
+                            : request.npernode_option);
   return text;
 }
 
@@ -71,12 +74,11 @@ std::vector<int> place_program(const std::vector<HostSpec>& hosts,
   if (np == 0) np = slots;
   if (np > slots && !request.oversubscribe)
     throw UsageError(name + std::to_string(np) + " ranks do not fit the " + std::to_string(slots) +
-                     (name.empty() ? " slots of " : " slots left on ") +
-                     describe(its, request.npernode) +
+                     (name.empty() ? " slots of " : " slots left on ") + describe(its, request) +
                      " (give more slots, fewer ranks, or --oversubscribe)");
   if (long most = std::accumulate(cap.begin(), cap.end(), 0L); np > most)
     throw UsageError(name + std::to_string(np) + " ranks exceed the " + std::to_string(most) +
-                     " that the hosts' max_slots allow on " + describe(its, request.npernode));
+                     " that the hosts' max_slots allow on " + describe(its, request));
   std::vector<int> count = counts_per_host(capacity, cap, np, request.by_node);
   for (std::size_t h = 0; h < on.size(); ++h) {
     left[on[h]] -= count[h];

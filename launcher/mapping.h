@@ -44,6 +44,7 @@ struct MapRequest {
   RankBy rank_by = RankBy::kAuto;
   int npernode = 0;  // 0: the hosts' slots
   bool oversubscribe = false;
+  std::string npernode_option;  // what asked for npernode, in errors ("--npernode N" when empty)
 };
 
 // Throws UsageError when the ranks do not fit the slots (and oversubscription is not allowed).

@@ -175,12 +175,17 @@ class MapByDomain(GpurunTest):
         self.assertEqual(sorted(bound), list(range(count)), r.stderr)
         for rank, cpus in bound.items():  # ranks 0, 1 on the first socket, 2, 3 on the next
             self.assertTrue(cpus <= sockets[rank // 2], f"rank {rank}: {cpus}")
+        r = self.run_gpurun("-np", str(count + 1), "--map-by", "ppr:2:socket", "true")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn(f"with --map-by ppr:2:socket: {count} ranks a host", r.stderr)
 
     def test_ppr_with_bind_to_core_gives_cores_of_the_socket(self):
         sockets = packages()
         r = self.run_gpurun("--map-by", "ppr:1:package", "--bind-to", "core",
                             "--report-bindings", "true")
         self.assertEqual(r.returncode, 0, r.stderr)
+        explained = self.run_gpurun("--explain", "--map-by", "ppr:1:package")
+        self.assertIn("placement: 1 to each of the packages (sockets) in turn", explained.stdout)
         bound = self.bindings(r.stderr)
         self.assertEqual(len(bound), len(sockets), r.stderr)
         for rank, cpus in bound.items():  # one core of its socket
