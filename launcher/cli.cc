@@ -416,6 +416,7 @@ Options parse_command_line(int argc, char** argv) {
     if (opts.action != Options::Action::kRun && opts.action != Options::Action::kExplain)
       return opts;
   }
+  rank_by_domain(opts);
   if ((opts.map_by == MapBy::kCore || maps_by_domain(opts.map_by)) && opts.gpus_per_rank > 0)
     throw UsageError("--gpus-per-rank needs --map-by gpu (or no --map-by), not --map-by " +
                      std::string(opts.map_by == MapBy::kCore ? "core" : "numa, socket or l3cache"));

@@ -82,6 +82,9 @@ struct Options {
   // --map-by ppr:N:numa|socket|package|l3cache: N ranks on each such domain of a host (map_by
   // names the kind), so npernode becomes N times the domains of this host (launch.cc).
   int ranks_per_domain = 0;
+  // --rank-by numa|socket|package|l3cache: the host's ranks dealt over those domains, bound to
+  // one core each unless --bind-to says otherwise (rank_by_domain() makes it map_by).
+  MapBy rank_domain = MapBy::kAuto;
   bool oversubscribe = false;
   std::optional<std::string> launch_agent;
   // MPICH's -launcher (-bootstrap): ssh, rsh, slurm or fork ("": gpurun's choice), and

@@ -33,6 +33,9 @@ bool parse_placement_option(int argc, char** argv, int& i, std::string_view arg,
 // Without --cpus-per-rank: each rank takes as many cores as the first program's OMP_NUM_THREADS
 // (its -x, else gpurun's environment) asks, where they fit (Options::cpus_from_threads).
 void threads_per_rank(Options& opts);
+// --rank-by numa|socket|package|l3cache: becomes the host's mapping (with --bind-to core unless
+// given); a UsageError beside another mapping of the ranks within the host.
+void rank_by_domain(Options& opts);
 
 // The options that decide where the ranks' output goes (launcher/output.h): --tag-output (-l,
 // -prepend-rank), --timestamp-output, --merge-stderr-to-stdout, --output-filename

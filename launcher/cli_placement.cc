@@ -107,12 +107,20 @@ void parse_bind(std::string_view text, Options& opts) {
 
 // Open MPI's --rank-by: slot or node; core and hwthread number a host's ranks in slot order, as
 // gpurun always does within a host.
-RankBy parse_rank_by(std::string_view text) {
-  if (text == "node") return RankBy::kNode;
-  if (text == "slot" || text == "core" || text == "hwthread") return RankBy::kSlot;
-  throw UsageError("--rank-by: '" + std::string(text) +
-                   "' is not slot, node, core or hwthread (within a host gpurun numbers the "
-                   "ranks in the order of their cores)");
+// slot, core and hwthread number a host's ranks in the order of their cores, as gpurun does;
+// node deals the numbers over the hosts; numa, socket (package) and l3cache deal a host's ranks
+// over those domains, one core each (Options::rank_domain).
+void parse_rank_by(std::string_view text, Options& opts) {
+  if (text == "node") {
+    opts.rank_by = RankBy::kNode;
+  } else if (text == "slot" || text == "core" || text == "hwthread") {
+    opts.rank_by = RankBy::kSlot;
+  } else if (std::optional<MapBy> domain = domain_object(text)) {
+    opts.rank_domain = *domain;
+  } else {
+    throw UsageError("--rank-by: '" + std::string(text) +
+                     "' is not slot, node, core, hwthread, numa, socket, package or l3cache");
+  }
 }
 
 }  // namespace
@@ -133,7 +141,7 @@ bool parse_placement_option(int argc, char** argv, int& i, std::string_view arg,
   } else if (matches(arg, "--map-by")) {
     parse_map_by(take_value(argc, argv, i, arg, name), opts);
   } else if (matches(arg, "--rank-by")) {
-    opts.rank_by = parse_rank_by(take_value(argc, argv, i, arg, name));
+    parse_rank_by(take_value(argc, argv, i, arg, name), opts);
   } else if (arg == "--use-hwthread-cpus") {
     opts.hwthread_cpus = true;
   } else if (matches(arg, "--cpus-per-rank") || matches(arg, "--cpus-per-proc")) {
@@ -142,6 +150,16 @@ bool parse_placement_option(int argc, char** argv, int& i, std::string_view arg,
     return false;
   }
   return true;
+}
+
+void rank_by_domain(Options& opts) {
+  if (opts.rank_domain == MapBy::kAuto) return;
+  if (opts.map_by != MapBy::kAuto && opts.map_by != MapBy::kSlot && opts.map_by != MapBy::kCore)
+    throw UsageError(
+        "--rank-by numa, socket or l3cache deals each host's ranks over those domains, one core "
+        "each: not with --map-by node, gpu, numa, socket, l3cache or ppr (give one of them)");
+  opts.map_by = opts.rank_domain;
+  if (opts.bind_to == BindTo::kAuto) opts.bind_to = BindTo::kCore;
 }
 
 void threads_per_rank(Options& opts) {

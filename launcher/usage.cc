@@ -77,7 +77,9 @@ across hosts:
   --map-by slot|node   slot (default): fill each host's slots in turn; node: deal the ranks
                        round robin over the hosts
   --rank-by slot|node  number the ranks host by host (slot) or one per host in turn (node),
-                       whichever way they were mapped (default: as mapped)
+                       whichever way they were mapped (default: as mapped); socket
+                       (package), numa, l3cache: host by host, each host's ranks dealt over
+                       those domains, one core each unless --bind-to says otherwise
   --npernode N         N ranks on each host (instead of its slots); without hosts, on this one
   --rankfile FILE, -rf FILE
                        each rank's host and cores, a line each: "rank N=HOST slot=SLOTS";

@@ -192,6 +192,25 @@ class MapByDomain(GpurunTest):
             self.assertTrue(cpus <= sockets[rank], f"rank {rank}: {cpus}")
             self.assertEqual(len({cpu_topology(c, "core_id") for c in cpus}), 1, f"{cpus}")
 
+    def test_rank_by_socket_deals_ranks_over_the_sockets_one_core_each(self):
+        sockets = packages()
+        r = self.run_gpurun("-np", "2", "--rank-by", "socket", "--report-bindings", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        bound = self.bindings(r.stderr)
+        self.assertEqual(sorted(bound), [0, 1], r.stderr)
+        for rank, cpus in bound.items():
+            self.assertTrue(cpus <= sockets[rank % len(sockets)], f"rank {rank}: {cpus}")
+            self.assertEqual(len({cpu_topology(c, "core_id") for c in cpus}), 1, f"{cpus}")
+        for args, mentions in ((["--map-by", "node"], "not with --map-by node"),
+                               (["--map-by", "ppr:1:numa"], "not with --map-by node"),
+                               (["--bind-to", "core"], None)):
+            r = self.run_gpurun("--rank-by", "numa", *args, "true")
+            if mentions is None:
+                self.assertEqual(r.returncode, 0, r.stderr)
+            else:
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(mentions, r.stderr)
+
     def test_map_by_socket_deals_ranks_over_the_sockets(self):
         sockets = packages()
         for spelling in ("socket", "package", "l3cache", "numa"):

@@ -293,8 +293,11 @@ class Mapping(MultiHostTest):
                                        "-H", f"{H1}:3,{H2}:3"), [H1, H1, H2])
         self.assertEqual(self.hosts_of("--rank-by", "node", "-H", f"{H1}:2,{H2}:2"),
                          [H1, H2, H1, H2])
-        r = self.gpurun("--rank-by", "numa", "-H", f"{H1}:2,{H2}:2", HOST_RANK, "where")
-        self.assert_one_line(r, "--rank-by: 'numa' is not slot, node", code=2)
+        # By socket: numbered host by host, each host's ranks dealt over its sockets.
+        self.assertEqual(self.hosts_of("--rank-by", "socket", "-H", f"{H1}:2,{H2}:2"),
+                         [H1, H1, H2, H2])
+        r = self.gpurun("--rank-by", "board", "-H", f"{H1}:2,{H2}:2", HOST_RANK, "where")
+        self.assert_one_line(r, "--rank-by: 'board' is not slot, node", code=2)
 
     def test_npernode(self):
         self.assertEqual(self.hosts_of("--npernode", "1", "-H", f"{H1}:3,{H2}:3"), [H1, H2])
