@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench/compare's runner on stand-in launchers (shell scripts, no MPI): a run that hangs is
 ended with every process it started, and a peer that hung only after printing complete
-results keeps its values, while gpurun's own hang is a failure; a program that exits 77 (the
+results keeps its values (ended a grace period after them, not at the timeout), while
+gpurun's own hang is a failure; a program that exits 77 (the
 MPI lacks what it measures) is skipped, not failed; the CPU time of processes that a launcher
 leaves behind when it exits (Open MPI's agents across the test hosts) counts as the run's, not
 as other load.
@@ -17,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(sys.argv.pop(1)).resolve()))
 from benchlib.mpis import Config, Mpi  # noqa: E402
+from benchlib import runner  # noqa: E402
 from benchlib.runner import run_one  # noqa: E402
 
 DOC = ('{"benchmark": "osu_x", "columns": [{"key": "latency_us", "title": "Latency(us)"}], '
@@ -74,6 +76,20 @@ class Hangs(unittest.TestCase):
         self.assertEqual(r.values, {8: 1.5})
         self.assertIn("hung at exit", r.status)
         self.assertTrue(self.gone_soon(standin), "the run's child outlived the timeout")
+
+    def test_a_peer_hung_after_complete_results_is_ended_soon_after_them(self):
+        standin = StandIn(self.dir, DOC, "sleep 600")
+        grace, runner.EXIT_GRACE_S = runner.EXIT_GRACE_S, 1.0
+        try:
+            r = run(standin, "mpich", timeout=120)
+        finally:
+            runner.EXIT_GRACE_S = grace
+        self.assertTrue(r.ok, r.status)
+        self.assertTrue(r.hung_at_exit)
+        self.assertEqual(r.values, {8: 1.5})
+        self.assertEqual(r.status, "hung at exit after complete results (killed 1 s after them)")
+        self.assertLess(r.wall_s, 60, "waited for the timeout, not for the grace after results")
+        self.assertTrue(self.gone_soon(standin))
 
     def test_gpurun_hung_after_complete_results_is_a_failure(self):
         standin = StandIn(self.dir, DOC, "sleep 600")
