@@ -275,8 +275,8 @@ std::vector<topo::Core> usable_cores(const topo::Topology& topology) {
 }
 
 // --map-by numa, socket (package) or l3cache: ranks dealt round robin over the domains of that
-// kind that hold cores gpurun may use, or with ppr:N:OBJECT (`per_domain` N) N to a domain in
-// turn, each bound to its domain's CPUs (one core of it with --bind-to core, none with
+// kind that hold cores gpurun may use, or with ppr:N:OBJECT (request.ranks_per_domain N) N to a
+// domain in turn, each bound to its domain's CPUs (one core of it with --bind-to core, none with
 // --bind-to none).
 Placement place_by_domain(const topo::Topology& topology, const std::vector<topo::Core>& cores,
                           const PlacementRequest& request, int per_rank) {

@@ -206,23 +206,25 @@ def _complete(stdout: str) -> bool:
 
 
 def _wait_for_exit(proc: subprocess.Popen, out: list[bytes], deadline: float,
-                   grace: float) -> bool:
-    """Waits until proc exits (True) or the deadline, which complete results on stdout bring
-    to `grace` seconds after them (False: still running)."""
-    seen, after_results = 0, False
+                   grace: float) -> str:
+    """Waits until proc exits ("exited"), the deadline passes ("timeout") or `grace` seconds
+    pass after complete results on stdout ("results"), whichever comes first."""
+    seen, results_by = 0, None
     while True:
         try:
             proc.wait(timeout=0.25)
-            return True
+            return "exited"
         except subprocess.TimeoutExpired:
             pass
         now = time.monotonic()
-        if not after_results and len(out) != seen:
+        if results_by is None and len(out) != seen:
             seen = len(out)
             if _complete(_joined(out)):
-                after_results, deadline = True, min(deadline, now + grace)
+                results_by = now + grace
+        if results_by is not None and now >= results_by:
+            return "results"
         if now >= deadline:
-            return False
+            return "timeout"
 
 
 def _run_group(cmd: list[str], env: dict, timeout: float) -> Finished:
@@ -239,7 +241,8 @@ def _run_group(cmd: list[str], env: dict, timeout: float) -> Finished:
         reader.start()
     deadline = time.monotonic() + timeout
     try:
-        exited = _wait_for_exit(proc, out, deadline, EXIT_GRACE_S)
+        ended = _wait_for_exit(proc, out, deadline, EXIT_GRACE_S)
+        exited = ended == "exited"
         # Processes the launcher left behind may still hold the pipes: wait for them up to
         # the deadline, as for the launcher.
         for reader in readers:
@@ -255,9 +258,8 @@ def _run_group(cmd: list[str], env: dict, timeout: float) -> Finished:
     for reader, pipe in zip(readers, (proc.stdout, proc.stderr)):
         if not reader.is_alive():
             pipe.close()
-    killed_early = not exited and time.monotonic() < deadline - 0.5
     return Finished(proc.returncode if exited else None, _joined(out), _joined(err),
-                    killed_after_results=killed_early)
+                    killed_after_results=ended == "results")
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
