@@ -13,13 +13,14 @@ PACKAGES=(
   # peers: ABI reference, compatibility tests and benchmark comparison
   libmpich-dev mpich libopenmpi-dev openmpi-bin
   # applications built for MPICH, run unchanged (tests/apps): ScaLAPACK, parallel HDF5, NWChem,
-  # OpenCoarrays' test programs (Fortran coarrays), BAGEL, NetPIPE
+  # OpenCoarrays' test programs (Fortran coarrays), BAGEL, NetPIPE, Message Passing Yorick
   scalapack-mpi-test
   libhdf5-mpich-dev
   nwchem-mpich
   libcoarrays-mpich-dev
   bagel
   netpipe-mpich2
+  yorick-mpy-mpich2
   # Slurm tests and test hosts
   slurm-wlm munge iproute2 util-linux procps
   # benchmark plots and timing
