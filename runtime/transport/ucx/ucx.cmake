@@ -7,6 +7,7 @@ if(GPURUN_WITH_UCX_FOUND)
     ${CMAKE_CURRENT_LIST_DIR}/ucx_api.cc
     ${CMAKE_CURRENT_LIST_DIR}/ucx_bulk.cc
     ${CMAKE_CURRENT_LIST_DIR}/ucx_small.cc
+    ${CMAKE_CURRENT_LIST_DIR}/ucx_teardown.cc
     ${CMAKE_CURRENT_LIST_DIR}/ucx_transport.cc)
   target_include_directories(gpurun_transport PUBLIC
     $<TARGET_PROPERTY:PkgConfig::GPURUN_WITH_UCX_PC,INTERFACE_INCLUDE_DIRECTORIES>)

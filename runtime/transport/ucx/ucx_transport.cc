@@ -17,8 +17,6 @@ namespace {
 // the field, an InfiniBand HDR link (about 2 us one way, 20+ GB/s); over TCP it is far less
 // (here 4.5 us and 2.5 GB/s on loopback), but no other transport competes for the same reach.
 constexpr Model kModel{2.0, 20.0};
-// How long quiescent() waits for a flush once sends to a rank that left were abandoned.
-constexpr auto kAbandonedFlushWait = std::chrono::seconds(1);
 
 ErrorCode code_of(ucs_status_t status) {
   switch (status) {
@@ -129,6 +127,7 @@ void UcxEndpoint::on_queued_sent(void* request, ucs_status_t status, void* user_
   --ep->queued_;
   if (!ep->forgotten_) --ep->transport_->in_flight_;  // else taken off when it was forgotten
   ep->transport_->queued_.put(q);
+  if (ep->forgotten_ && ep->queued_ == 0) ep->transport_->close_when_unused(*ep);
   if (status != UCS_OK && status != UCS_ERR_CANCELED && ep->failed_.ok() && !ep->forgotten_) {
     ep->failed_ = status_of(status, ep->peer_);
     GPURUN_LOG(error, transport, "%s", ep->failed_.to_string().c_str());
@@ -394,6 +393,7 @@ bool UcxTransport::quiescent() const {
     if (!sends_abandoned_ || std::chrono::steady_clock::now() - flush_began_ < kAbandonedFlushWait)
       return false;
     GPURUN_LOG(debug, transport, "ucx: flush given up: sends to a rank that left never complete");
+    flush_given_up_ = true;
     flushed_ = flushing_;
     return flushed_ == sends_;
   }
@@ -423,55 +423,6 @@ void UcxTransport::on_flushed(void* request, ucs_status_t status, void* user_dat
     GPURUN_LOG(warn, transport, "ucx: flush failed: %s", api().status_string(status));
   t->flushed_ = t->flushing_;
   t->flush_running_ = false;
-}
-
-// ---- teardown ----------------------------------------------------------------------------
-
-void UcxTransport::close_endpoint(UcxEndpoint& ep) {
-  if (ep.ep_ == nullptr) return;
-  ucp_request_param_t p;
-  p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-  p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-  ucs_status_ptr_t r = api().ep_close_nbx(ep.ep_, &p);
-  if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
-    while (api().request_check_status(r) == UCS_INPROGRESS) api().worker_progress(worker_);
-    api().request_free(r);
-  }
-  ep.ep_ = nullptr;
-}
-
-void UcxTransport::close_when_unused(UcxEndpoint& ep) {
-  if (inbound_[ep.peer_].arrivals.empty()) to_close_.push_back(&ep);
-}
-
-void UcxTransport::close_forgotten() {
-  std::vector<UcxEndpoint*> closing;
-  closing.swap(to_close_);
-  for (UcxEndpoint* ep : closing) close_endpoint(*ep);
-}
-
-UcxTransport::~UcxTransport() { shut_down(); }
-
-void UcxTransport::shut_down() {
-  closing_ = true;
-  if (worker_ != nullptr) {
-    for (Inbound& in : inbound_)
-      for (auto& [id, arrival] : in.arrivals)
-        for (const Piece& piece : arrival.waiting) api().am_data_release(worker_, piece.desc);
-    cancel_small();
-    // The endpoints end with the worker (closing each may wait on its peer, which may no longer
-    // make progress: it is in its own MPI_Finalize).
-    for (int i = 0; i < 1000 && api().worker_progress(worker_) != 0; ++i) {
-    }
-    discard_unexpected_small();
-    if (generic_ != 0) api().dt_destroy(generic_);
-    generic_ = 0;
-    // UCX stops its thread once the last worker is gone.
-    api().worker_destroy(worker_);
-    worker_ = nullptr;
-  }
-  if (context_ != nullptr) api().cleanup(context_);
-  context_ = nullptr;
 }
 
 }  // namespace gpurun::transport::ucx

@@ -100,6 +100,10 @@ class Pool {
 class UcxTransport;
 class UcxEndpoint;
 
+// How long a rank waits, as it ends, for its sends to ranks that left to complete (once in
+// quiescent(), once at shut-down) and for the releases of offers no receive took to go out.
+inline constexpr auto kAbandonedFlushWait = std::chrono::seconds(1);
+
 // Active-message ids.
 inline constexpr unsigned kPacketAm = 0;
 inline constexpr unsigned kBulkAm = 1;
@@ -301,8 +305,18 @@ class UcxTransport final : public Transport {
   // ended: nothing reads them) out of UCX's queue, which reports them at worker_destroy.
   void discard_unexpected_small();
   void close_endpoint(UcxEndpoint& ep);
+  // Gives UCX back the pieces of offers no receive took (their senders then complete them);
+  // how many pieces.
+  int release_waiting();
+  // At shut-down, for at most kAbandonedFlushWait: runs the worker until the offers no receive
+  // took here (also those still arriving) are released and those releases flushed out, and the
+  // peers' releases of the offers sent from here (to ranks that left) have come in, so that
+  // UCX holds no request or descriptor of either at worker_destroy.
+  void settle_abandoned();
   // A forgotten endpoint is closed by the next progress() once no offer of its peer waits for
-  // a pull here.
+  // a pull here and no send to it is in flight. Closed earlier, UCX would keep a rendezvous the
+  // peer never answered for good (and report it at worker_destroy); the peer answers it when it
+  // releases the offer at its shut-down.
   void close_when_unused(UcxEndpoint& ep);
   void close_forgotten();
   // Tells the packet handler that `peer`'s connection failed (PacketHandler::lost).
@@ -342,6 +356,8 @@ class UcxTransport final : public Transport {
   mutable std::uint64_t flushed_ = 0;
   mutable std::uint64_t flushing_ = 0;  // sends_ when the running flush began
   mutable bool flush_running_ = false;
+  mutable bool flush_given_up_ = false;  // quiescent() waited kAbandonedFlushWait in vain
+  int settle_flushes_ = 0;               // settle_abandoned's flushes not completed
   mutable std::chrono::steady_clock::time_point flush_began_;
   // A peer left while UCX still had sends of this process to it: they never complete, and a
   // flush of the worker waits for them; quiescent() then waits for the flush a second at most.
