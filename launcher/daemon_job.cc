@@ -122,7 +122,7 @@ void HostJob::set_up() {
                    .copy = copy_key(*plan_),
                    .shm_eager = plan_->copy.shm_eager,
                    .app_sizes = app_sizes(spec_.apps, spec_.map.size())};
-  if (plan_->placement.by_gpu) {
+  if (plan_->placement.has_gpus()) {
     for (const RankPlace& place : plan_->placement.ranks) {
       layout.rank_gpus.push_back(gpu_bus_ids(plan_->topology, place));
       layout.rank_nics.push_back(nic_name(plan_->topology, place));

@@ -72,7 +72,7 @@ JobLayout job_layout(JobMap map, int node, const Plan& plan, const JobDir& dir,
                    .copy = copy_key(plan),
                    .shm_eager = plan.copy.shm_eager,
                    .app_sizes = std::move(sizes)};
-  if (plan.placement.by_gpu) {
+  if (plan.placement.has_gpus()) {
     for (const RankPlace& rank : plan.placement.ranks) {
       layout.rank_gpus.push_back(gpu_bus_ids(plan.topology, rank));
       layout.rank_nics.push_back(nic_name(plan.topology, rank));

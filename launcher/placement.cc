@@ -152,6 +152,11 @@ std::vector<topo::Core> threads_as_cores(const std::vector<topo::Core>& cores) {
   return threads;
 }
 
+bool Placement::has_gpus() const {
+  return std::any_of(ranks.begin(), ranks.end(),
+                     [](const RankPlace& r) { return !r.gpus.empty(); });
+}
+
 std::optional<topo::CpuSet> Placement::binding(int rank) const {
   if (!apply_binding || ranks.empty()) return std::nullopt;
   return ranks[static_cast<std::size_t>(rank) % ranks.size()].cpus;
@@ -274,10 +279,29 @@ std::vector<topo::Core> usable_cores(const topo::Topology& topology) {
   return topology.cores_within(*allowed);
 }
 
+// Gives `place` the visible GPU near `domain` (its CPUs meet the domain's) that has the fewest
+// ranks so far (`ranks_on_gpu`, by GPU index), ties to the lowest index, and that GPU's NIC;
+// none where no visible GPU is near the domain.
+void give_domain_gpu(const topo::Topology& topology, const std::vector<int>& visible,
+                     const topo::CpuSet& domain, std::vector<int>& ranks_on_gpu, RankPlace& place) {
+  int best = -1;
+  for (int gpu : visible) {
+    const topo::CpuSet& near = topology.gpus()[static_cast<std::size_t>(gpu)].cpus;
+    if (near.intersect(domain).empty()) continue;
+    if (best < 0 ||
+        ranks_on_gpu[static_cast<std::size_t>(gpu)] < ranks_on_gpu[static_cast<std::size_t>(best)])
+      best = gpu;
+  }
+  if (best < 0) return;
+  ++ranks_on_gpu[static_cast<std::size_t>(best)];
+  place.gpus = {best};
+  place.nic = nearest_nic(topology, best);
+}
+
 // --map-by numa, socket (package) or l3cache: ranks dealt round robin over the domains of that
 // kind that hold cores gpurun may use, or with ppr:N:OBJECT (request.ranks_per_domain N) N to a
 // domain in turn, each bound to its domain's CPUs (one core of it with --bind-to core, none with
-// --bind-to none).
+// --bind-to none) and given a GPU near its domain where there is one (give_domain_gpu).
 Placement place_by_domain(const topo::Topology& topology, const std::vector<topo::Core>& cores,
                           const PlacementRequest& request, int per_rank) {
   Placement placement;
@@ -286,6 +310,8 @@ Placement place_by_domain(const topo::Topology& topology, const std::vector<topo
   topo::CpuSet allowed = pus_of(cores);
   std::vector<topo::CpuSet> domains = usable_domains(topology, allowed, request.map_by);
   std::vector<int> ranks_on(domains.size(), 0);
+  std::vector<int> visible = visible_gpus(topology, request);
+  std::vector<int> ranks_on_gpu(topology.gpus().size(), 0);
   for (int rank = 0; rank < request.np; ++rank) {
     int turn = request.ranks_per_domain > 0 ? rank / request.ranks_per_domain : rank;
     std::size_t d = static_cast<std::size_t>(turn) % domains.size();
@@ -298,6 +324,7 @@ Placement place_by_domain(const topo::Topology& topology, const std::vector<topo
       place.cpus = block_of(local, static_cast<std::size_t>(index * per_rank),
                             static_cast<std::size_t>(per_rank))
                        .intersect(allowed);
+    give_domain_gpu(topology, visible, domains[d], ranks_on_gpu, place);
   }
   return placement;
 }

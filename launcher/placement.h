@@ -11,6 +11,9 @@
 // Ranks are told their GPU and NIC through PMIx; CUDA_VISIBLE_DEVICES is not set: hiding the
 // other GPUs would break CUDA IPC between ranks.
 //
+// --map-by numa, socket or l3cache (and ppr:N:OBJECT) place by CPU domain; with GPUs, each rank
+// also gets the GPU near its domain that has the fewest ranks so far, and that GPU's NIC.
+//
 // --bind-to numa, socket or l3cache widens the cores a rank would get to their domains;
 // --bind-to hwthread narrows them to one hardware thread each.
 #pragma once
@@ -32,11 +35,12 @@ struct RankPlace {
 struct Placement {
   int cores = 0;  // cores available to gpurun
   bool oversubscribed = false;
-  bool by_gpu = false;
+  bool by_gpu = false;  // placed by GPU (ranks placed by domain may have GPUs too: has_gpus)
   // False when the topology is not this machine's (GPURUN_TOPO_FILE): the bindings are
   // computed and shown, never applied.
   bool apply_binding = true;
   std::vector<RankPlace> ranks;
+  bool has_gpus() const;  // some rank was given a GPU
   // The binding to apply to `rank`; nullopt when it is not bound or bindings are not applied.
   std::optional<topo::CpuSet> binding(int rank) const;
 };

@@ -108,7 +108,7 @@ Plan make_plan(const Options& options, topo::Topology::Io io) {
                                   .hidden_gpus = std::move(hidden),
                                   .hwthread_cpus = options.hwthread_cpus};
   plan.placement = place_ranks(plan.topology, plan.request);
-  if (plan.placement.by_gpu) {
+  if (plan.placement.has_gpus()) {
     for (std::size_t r = 0; r < plan.placement.ranks.size(); ++r) {
       const RankPlace& rank = plan.placement.ranks[r];
       GPURUN_LOG(info, launcher, "rank %zu gpus %s nic %s cpus %s", r,

@@ -96,6 +96,30 @@ TEST(GpuPlacement, BindToCoreTakesCoresOfTheGpuNumaNode) {
   EXPECT_EQ(none.ranks[1].gpus, std::vector<int>{1});
 }
 
+// Open MPI's domain mappings on a GPU host: each rank also gets the GPU near its domain with the
+// fewest ranks so far, and that GPU's NIC (job scripts say --map-by ppr:4:socket on such nodes).
+TEST(GpuPlacement, DomainMappingsGiveEachRankAGpuOfItsDomain) {
+  topo::Topology t = load_fixture(topo::kDgx);  // GPUs 0-3 on package 0, 4-7 on package 1
+  Placement ppr = place(t, {.np = 8, .map_by = MapBy::kPackage, .ranks_per_domain = 4});
+  EXPECT_FALSE(ppr.by_gpu);
+  EXPECT_TRUE(ppr.has_gpus());
+  EXPECT_EQ(gpus_of(ppr), (std::vector<std::vector<int>>{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}}));
+  EXPECT_EQ(ppr.ranks[5].nic, 5);
+  EXPECT_EQ(ppr.ranks[5].cpus->to_string(), "112-223");
+  // Dealt over the sockets, then shared once each has one rank; a socket's GPUs stay its own.
+  Placement dealt = place(t, {.np = 10, .bind = BindTo::kCore, .map_by = MapBy::kPackage});
+  EXPECT_EQ(gpus_of(dealt),
+            (std::vector<std::vector<int>>{{0}, {4}, {1}, {5}, {2}, {6}, {3}, {7}, {0}, {4}}));
+  EXPECT_EQ(dealt.ranks[9].cpus->to_string(), "120-121");
+  // Hidden GPUs are not given: package 0 keeps GPU 3 only.
+  Placement hidden = place(t, {.np = 4, .map_by = MapBy::kNuma, .hidden_gpus = {0, 1, 2}});
+  EXPECT_EQ(gpus_of(hidden), (std::vector<std::vector<int>>{{3}, {4}, {3}, {5}}));
+  // No GPU on the host: none given, as before.
+  Placement none = place(load_fixture(topo::kNoGpu), {.np = 2, .map_by = MapBy::kNuma});
+  EXPECT_FALSE(none.has_gpus());
+  EXPECT_EQ(none.ranks[1].nic, -1);
+}
+
 // Ranks that run threads: --cpus-per-rank N (or their OMP_NUM_THREADS) binds each to N
 // consecutive cores wherever ranks are bound to cores; bound to a GPU's NUMA node, a rank has
 // its cores already.
