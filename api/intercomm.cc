@@ -89,11 +89,11 @@ int make_inter(const Call& call, MPI_Comm report, MPI_Comm local_comm, core::Gro
   return rc;
 }
 
-// MPI_Comm_idup, _split and _create of an intercommunicator between two jobs.
+// MPI_Comm_idup of an intercommunicator between two jobs.
 int refuse_between_jobs(const Call& call, MPI_Comm comm) {
   return raise(call, comm, MPI_ERR_UNSUPPORTED_OPERATION,
-               "argument comm joins two jobs (MPI_Comm_accept/connect); this call does not "
-               "support such an intercommunicator: merge it first (MPI_Intercomm_merge)");
+               "argument comm joins two jobs (MPI_Comm_accept/connect, MPI_Comm_spawn); this "
+               "call does not support such an intercommunicator: use MPI_Comm_dup");
 }
 
 // The local leader's part: the remote group's MPI_COMM_WORLD ranks from the remote leader, or
@@ -359,6 +359,21 @@ int made_salt(const CommEntry& entry, std::uint32_t made, int color) {
 // The new intercommunicator of the members that passed their part of the local group
 // (`local`, a communicator of them; MPI_COMM_NULL for the others) and remote MPI_COMM_WORLD
 // ranks `remote`: MPI_COMM_NULL where either side is empty. Frees `local`.
+// Between two jobs, the members of `mine` and `remote`: a communicator of them made of `span`
+// (only they call), where the new intercommunicator is agreed and which becomes its span.
+int span_of(MPI_Comm span, const core::Group& mine, const core::Group& remote, int salt,
+            MPI_Comm* out) {
+  std::vector<int> ranks = place_of(span).ranks(mine, remote);
+  MPI_Group whole = MPI_GROUP_NULL, part = MPI_GROUP_NULL;
+  int rc = PMPI_Comm_group(span, &whole);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Group_incl(whole, static_cast<int>(ranks.size()), ranks.data(), &part);
+  if (rc == MPI_SUCCESS) rc = PMPI_Comm_create_group(span, part, salt, out);
+  if (part != MPI_GROUP_NULL) PMPI_Group_free(&part);
+  if (whole != MPI_GROUP_NULL) PMPI_Group_free(&whole);
+  return rc;
+}
+
 int pair_up(const Call& call, MPI_Comm comm, const CommEntry& entry, MPI_Comm local,
             std::vector<int> remote, int salt, MPI_Comm* newcomm) {
   *newcomm = MPI_COMM_NULL;
@@ -366,8 +381,13 @@ int pair_up(const Call& call, MPI_Comm comm, const CommEntry& entry, MPI_Comm lo
   int rc = MPI_SUCCESS;
   if (!remote.empty()) {
     core::GroupPtr mine = find_comm(local)->comm->shared_group();
-    rc = make_inter(call, comm, local, std::move(mine), entry.errhandler,
-                    core::Group::of(std::move(remote)), salt, newcomm);
+    core::GroupPtr theirs = core::Group::of(std::move(remote));
+    MPI_Comm span = MPI_COMM_NULL;
+    if (entry.span != MPI_COMM_NULL) rc = span_of(entry.span, *mine, *theirs, salt, &span);
+    if (rc == MPI_SUCCESS)
+      rc = make_inter(call, comm, local, std::move(mine), entry.errhandler, std::move(theirs), salt,
+                      newcomm, span);
+    if (span != MPI_COMM_NULL) PMPI_Comm_free(&span);
   }
   PMPI_Comm_free(&local);
   return rc;
@@ -377,7 +397,6 @@ int pair_up(const Call& call, MPI_Comm comm, const CommEntry& entry, MPI_Comm lo
 
 int split_inter(const Call& call, MPI_Comm comm, CommEntry& entry, int color, int key,
                 MPI_Comm* newcomm) {
-  if (entry.span != MPI_COMM_NULL) return refuse_between_jobs(call, comm);
   const std::uint32_t made = ++entry.inter_made;
   // Every remote member's colour and key, then this group's split of its local communicator.
   int mine[2] = {color, key};
@@ -396,21 +415,23 @@ int split_inter(const Call& call, MPI_Comm comm, CommEntry& entry, int color, in
 
 int create_inter(const Call& call, MPI_Comm comm, CommEntry& entry, MPI_Group group,
                  const core::Group& g, MPI_Comm* newcomm) {
-  if (entry.span != MPI_COMM_NULL) return refuse_between_jobs(call, comm);
   const std::uint32_t made = ++entry.inter_made;
-  // The other group's choice: its size from everyone, its MPI_COMM_WORLD ranks from its leader.
+  // The other group's choice: its size from everyone, its members' ranks in that group from its
+  // leader (process numbers differ between two jobs; ranks in the remote group do not).
   int n = g.size();
   std::vector<int> sizes(static_cast<std::size_t>(entry.comm->size()));
   int rc = PMPI_Allgather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, comm);
   if (rc != MPI_SUCCESS) return rc;
   const int rn = sizes[0];
   std::vector<int> ranks = g.job_ranks(), remote(static_cast<std::size_t>(rn));
+  for (int& r : ranks) r = entry.comm->shared_local_group()->rank_of(r);
   std::vector<int> counts(sizes.size(), 0), displs(sizes.size(), 0);
   counts[0] = rn;
   int leader = entry.comm->rank() == 0;
   rc = PMPI_Allgatherv(ranks.data(), leader ? n : 0, MPI_INT, remote.data(), counts.data(),
                        displs.data(), MPI_INT, comm);
   if (rc != MPI_SUCCESS) return rc;
+  for (int& r : remote) r = entry.comm->group().job_rank(r);
   MPI_Comm local = MPI_COMM_NULL;
   if ((rc = PMPI_Comm_create(entry.local, group, &local)) != MPI_SUCCESS) return rc;
   return pair_up(call, comm, entry, local, std::move(remote), made_salt(entry, made, 0), newcomm);

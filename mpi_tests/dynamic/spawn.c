@@ -1,15 +1,17 @@
 /* MPI_Comm_spawn, MPI_Comm_spawn_multiple and MPI_Comm_get_parent: the job spawns 3 copies of
  * this program ("child"); parents and children exchange messages both ways (checked), run an
  * intercommunicator bcast and allreduce, merge (the parents first) and reduce over the merged
- * communicator; the children report their own error count to the parents' root. Then spawns that
- * fail at every parent with MPI_ERR_SPAWN: a program that does not exist (the children's job ends
- * before it connects), maxprocs 0, an argument holding both quote marks (which gpurun cannot be
- * handed), and MPI_Comm_spawn_multiple whose second command does not exist; and one that
- * succeeds through MPI_Comm_spawn_multiple with two commands (2 children in the working
- * directory info "wdir" gives, then 1 in the parents', with the arguments ':' and one with
- * blanks and quotes), each child checking its MPI_APPNUM. With SPAWN_HOST set, that last spawn
- * comes first, its third child on that host (info SPAWN_HOST_KEY: "host" or "add-host", or
- * "hostfile" with the file SPAWN_HOSTFILE names). Each ends with MPI_Comm_disconnect. */
+ * communicator, split and create intercommunicators of some members of both jobs (MPI_Comm_idup
+ * is refused there); the children
+ * report their own error count to the parents' root. Then spawns that fail at every parent with
+ * MPI_ERR_SPAWN: a program that does not exist (the children's job ends before it connects),
+ * maxprocs 0, an argument holding both quote marks (which gpurun cannot be handed), and
+ * MPI_Comm_spawn_multiple whose second command does not exist; and one that succeeds through
+ * MPI_Comm_spawn_multiple with two commands (2 children in the working directory info "wdir" gives,
+ * then 1 in the parents', with the arguments ':' and one with blanks and quotes), each child
+ * checking its MPI_APPNUM. With SPAWN_HOST set, that last spawn comes first, its third child on
+ * that host (info SPAWN_HOST_KEY: "host" or "add-host", or "hostfile" with the file SPAWN_HOSTFILE
+ * names). Each ends with MPI_Comm_disconnect. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,60 @@
 #include "mtest.h"
 
 #define CHILDREN 3
+
+/* The remote members of `inter` whose rank has parity `color`: how many, and their ranks' sum. */
+static void parity(int remote, int color, int *count, int *sum) {
+  *count = *sum = 0;
+  for (int r = color; r < remote; r += 2) ++*count, *sum += r;
+}
+
+/* MPI_Comm_split of the intercommunicator by rank parity (keys reversed) and MPI_Comm_create of
+ * it with each side's rank 0: intercommunicators of the matching members of both jobs, checked
+ * by their sizes and an allreduce of the old ranks; MPI_COMM_NULL where the other side has no
+ * such member. */
+static void split_and_create(MPI_Comm inter) {
+  int rank, remote, count, sum;
+  MPI_Comm_rank(inter, &rank);
+  MPI_Comm_remote_size(inter, &remote);
+  MPI_Comm part;
+  MPI_Comm_split(inter, rank % 2, -rank, &part);
+  parity(remote, rank % 2, &count, &sum);
+  MTEST_CHECK((part == MPI_COMM_NULL) == (count == 0), "rank %d: split gave %s", rank,
+              part == MPI_COMM_NULL ? "no communicator" : "a communicator");
+  if (part != MPI_COMM_NULL) {
+    int got = -1, size = 0, flag = 0;
+    MPI_Comm_remote_size(part, &size);
+    MPI_Comm_test_inter(part, &flag);
+    MTEST_CHECK(flag && size == count, "split: remote size %d, not %d", size, count);
+    MPI_Allreduce(&rank, &got, 1, MPI_INT, MPI_SUM, part);
+    MTEST_CHECK(got == sum, "split: allreduce gave %d, not %d", got, sum);
+    MPI_Comm_free(&part);
+  }
+  MPI_Group local, first;
+  MPI_Comm_group(inter, &local);
+  int zero = 0;
+  MPI_Group_incl(local, 1, &zero, &first);
+  MPI_Comm_create(inter, first, &part);
+  MTEST_CHECK((part != MPI_COMM_NULL) == (rank == 0), "rank %d: create gave %s", rank,
+              part == MPI_COMM_NULL ? "no communicator" : "a communicator");
+  if (part != MPI_COMM_NULL) {
+    int size = 0, got = -1, one = 1;
+    MPI_Comm_remote_size(part, &size);
+    MPI_Allreduce(&one, &got, 1, MPI_INT, MPI_SUM, part);
+    MTEST_CHECK(size == 1 && got == 1, "create: remote size %d, allreduce %d", size, got);
+    MPI_Comm_free(&part);
+  }
+  MPI_Group_free(&first);
+  MPI_Group_free(&local);
+  /* Not supported between two jobs: refused with the reason, nothing made. */
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  MPI_Request req = MPI_REQUEST_NULL;
+  part = MPI_COMM_NULL;
+  mtest_expect_error(MPI_Comm_idup(inter, &part, &req), MPI_ERR_UNSUPPORTED_OPERATION,
+                     "MPI_Comm_idup between two jobs", "joins two jobs");
+  MTEST_CHECK(part == MPI_COMM_NULL && req == MPI_REQUEST_NULL, "a refused idup made something");
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_ARE_FATAL);
+}
 
 /* The part both sides run over the intercommunicator; `parent` says which side this is. */
 static void talk(MPI_Comm inter, int parent) {
@@ -50,6 +106,7 @@ static void talk(MPI_Comm inter, int parent) {
   MPI_Allreduce(&one, &total, 1, MPI_INT, MPI_SUM, merged);
   MTEST_CHECK(total == size + remote, "merged allreduce gave %d", total);
   MPI_Comm_free(&merged);
+  split_and_create(inter);
 }
 
 /* argv: "child" [wdir or "-" [appnum [":" "a 'b'  c" ["host=H"]]]]. */
