@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <string_view>
@@ -35,14 +36,27 @@ std::chrono::nanoseconds parse_timeout(std::string_view text) {
   return d;
 }
 
-std::pair<std::string, std::string> parse_export(std::string_view text) {
+// The value of variable `name` here, for `option`; nullopt with a warning when it is not set
+// (Open MPI's mpirun warns and goes on, MPICH's mpiexec goes on: job scripts name variables
+// that only some environments set).
+std::optional<std::string> exported_value(const std::string& name, std::string_view option) {
+  auto value = param::external_env(name.c_str());
+  if (!value)
+    std::fprintf(stderr, "gpurun: warning: %.*s %s: %s is not set here; the ranks do not get it\n",
+                 static_cast<int>(option.size()), option.data(), name.c_str(), name.c_str());
+  return value;
+}
+
+// -x NAME=VALUE, or -x NAME with its value here (nothing when it is not set).
+void add_export(std::string_view text, std::vector<std::pair<std::string, std::string>>& out) {
   auto eq = text.find('=');
   std::string name(text.substr(0, eq));
   if (name.empty()) throw UsageError("-x: '" + std::string(text) + "' names no variable");
-  if (eq != std::string_view::npos) return {name, std::string(text.substr(eq + 1))};
-  auto value = param::external_env(name.c_str());
-  if (!value) throw UsageError("-x " + name + ": " + name + " is not set in the environment");
-  return {name, *value};
+  if (eq != std::string_view::npos) {
+    out.emplace_back(name, std::string(text.substr(eq + 1)));
+  } else if (auto value = exported_value(name, "-x")) {
+    out.emplace_back(name, *value);
+  }
 }
 
 // A -H value, checked (launcher/hosts.h).
@@ -171,20 +185,21 @@ std::pair<std::string, std::string> take_env(int argc, char** argv, int& i, std:
   return {name, argv[i]};
 }
 
-// "-envlist A,B": the named variables with their values here.
+// "-envlist A,B": the named variables with their values here (those set).
 std::vector<std::pair<std::string, std::string>> take_env_list(int argc, char** argv, int& i,
                                                                std::string_view arg) {
   std::string_view list = take_value(argc, argv, i, arg, arg);
-  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<std::string> names;
   for (std::size_t at = 0; at <= list.size();) {
     std::size_t end = std::min(list.find(',', at), list.size());
-    std::string name(list.substr(at, end - at));
+    names.emplace_back(list.substr(at, end - at));
     at = end + 1;
-    auto value = param::external_env(name.c_str());
-    if (name.empty() || !value)
-      throw UsageError(std::string(arg) + ": '" + name + "' is not set in the environment");
-    out.emplace_back(name, *value);
+    if (names.back().empty())
+      throw UsageError(std::string(arg) + ": '" + std::string(list) + "' names an empty variable");
   }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& name : names)
+    if (auto value = exported_value(name, arg)) out.emplace_back(name, *value);
   return out;
 }
 
@@ -247,7 +262,7 @@ bool parse_program_option(int argc, char** argv, int& i, App& app) {
   if (matches(arg, "-np") || matches(arg, "-n") || matches(arg, "--np") || matches(arg, "-c")) {
     app.np = parse_np(take_value(argc, argv, i, arg, name));
   } else if (matches(arg, "-x")) {
-    app.exports.push_back(parse_export(take_value(argc, argv, i, arg, "-x")));
+    add_export(take_value(argc, argv, i, arg, "-x"), app.exports);
   } else if (arg == "-env") {
     app.exports.push_back(take_env(argc, argv, i, arg));
   } else if (arg == "-envlist") {
