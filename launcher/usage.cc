@@ -16,7 +16,8 @@ and serves them as their PMIx server.
 
 options:
   -np N, -n N          number of ranks (default 1)
-  -x VAR[=value]       set VAR in the ranks' environment (its current value without '=')
+  -x VAR[=value]       set VAR in the ranks' environment (its current value without '=';
+                       left out with a warning when VAR is not set here)
   --wdir DIR           start the ranks in DIR (default: gpurun's working directory)
   --tag-output         prefix every output line with [rank]
   --timestamp-output   prefix every output line with the time it reached gpurun
