@@ -356,9 +356,6 @@ int made_salt(const CommEntry& entry, std::uint32_t made, int color) {
   return numbers_tag({static_cast<int>(entry.comm->context_id()), static_cast<int>(made), color});
 }
 
-// The new intercommunicator of the members that passed their part of the local group
-// (`local`, a communicator of them; MPI_COMM_NULL for the others) and remote MPI_COMM_WORLD
-// ranks `remote`: MPI_COMM_NULL where either side is empty. Frees `local`.
 // Between two jobs, the members of `mine` and `remote`: a communicator of them made of `span`
 // (only they call), where the new intercommunicator is agreed and which becomes its span.
 int span_of(MPI_Comm span, const core::Group& mine, const core::Group& remote, int salt,
@@ -374,6 +371,9 @@ int span_of(MPI_Comm span, const core::Group& mine, const core::Group& remote, i
   return rc;
 }
 
+// The new intercommunicator of the members that passed their part of the local group
+// (`local`, a communicator of them; MPI_COMM_NULL for the others) and remote MPI_COMM_WORLD
+// ranks `remote`: MPI_COMM_NULL where either side is empty. Frees `local`.
 int pair_up(const Call& call, MPI_Comm comm, const CommEntry& entry, MPI_Comm local,
             std::vector<int> remote, int salt, MPI_Comm* newcomm) {
   *newcomm = MPI_COMM_NULL;

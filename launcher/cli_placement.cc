@@ -106,9 +106,8 @@ void parse_bind(std::string_view text, Options& opts) {
 }
 
 // Open MPI's --rank-by: slot, core and hwthread number a host's ranks in the order of their
-// cores, as gpurun always does;
-// node deals the numbers over the hosts; numa, socket (package) and l3cache deal a host's ranks
-// over those domains, one core each (Options::rank_domain).
+// cores, as gpurun always does; node deals the numbers over the hosts; numa, socket (package)
+// and l3cache deal a host's ranks over those domains, one core each (Options::rank_domain).
 void parse_rank_by(std::string_view text, Options& opts) {
   if (text == "node") {
     opts.rank_by = RankBy::kNode;

@@ -318,7 +318,7 @@ void UcxTransport::on_offer_sent(void* request, ucs_status_t status, void* user_
   }
   t->list_for_pieces(ep);  // room in its window
   t->piece_sent(op, std::move(outcome), false);
-  if (ep.forgotten_ && ep.offers_in_flight_ == 0) t->close_when_unused(ep);
+  if (ep.forgotten_) t->close_when_unused(ep);  // once its last send completes
 }
 
 // ---- receiver ----------------------------------------------------------------------------

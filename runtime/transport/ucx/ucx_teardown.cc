@@ -22,8 +22,7 @@ void UcxTransport::close_endpoint(UcxEndpoint& ep) {
 }
 
 void UcxTransport::close_when_unused(UcxEndpoint& ep) {
-  if (inbound_[ep.peer_].arrivals.empty() && ep.offers_in_flight_ == 0 && ep.queued_ == 0)
-    to_close_.push_back(&ep);
+  if (inbound_[ep.peer_].arrivals.empty() && !ep.sending()) to_close_.push_back(&ep);
 }
 
 void UcxTransport::close_forgotten() {
@@ -47,9 +46,8 @@ void UcxTransport::settle_abandoned() {
   auto deadline = std::chrono::steady_clock::now() + kAbandonedFlushWait;
   auto sending = [this] {  // quiescent() may have waited for them already
     return !flush_given_up_ &&
-           std::any_of(endpoints_.begin(), endpoints_.end(), [](const auto& ep) {
-             return ep && ep->ep_ != nullptr && (ep->offers_in_flight_ > 0 || ep->queued_ > 0);
-           });
+           std::any_of(endpoints_.begin(), endpoints_.end(),
+                       [](const auto& ep) { return ep && ep->ep_ != nullptr && ep->sending(); });
   };
   for (;;) {
     if (int released = release_waiting(); released > 0) {  // flushed out: the senders hear it

@@ -127,7 +127,7 @@ void UcxEndpoint::on_queued_sent(void* request, ucs_status_t status, void* user_
   --ep->queued_;
   if (!ep->forgotten_) --ep->transport_->in_flight_;  // else taken off when it was forgotten
   ep->transport_->queued_.put(q);
-  if (ep->forgotten_ && ep->queued_ == 0) ep->transport_->close_when_unused(*ep);
+  if (ep->forgotten_) ep->transport_->close_when_unused(*ep);  // once its last send completes
   if (status != UCS_OK && status != UCS_ERR_CANCELED && ep->failed_.ok() && !ep->forgotten_) {
     ep->failed_ = status_of(status, ep->peer_);
     GPURUN_LOG(error, transport, "%s", ep->failed_.to_string().c_str());

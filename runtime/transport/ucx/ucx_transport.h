@@ -236,6 +236,8 @@ class UcxEndpoint final : public Endpoint {
   std::deque<SendOp*> opened_;
   int pieces_in_flight_ = 0;
   bool listed_ = false;  // in UcxTransport::to_pump_
+  // UCX still holds sends of this process to the peer (offers or queued packets).
+  bool sending() const { return offers_in_flight_ > 0 || queued_ > 0; }
 };
 
 class UcxTransport final : public Transport {
