@@ -1,6 +1,6 @@
 // Intercommunicators: MPI_Intercomm_create, MPI_Intercomm_merge, MPI_Comm_test_inter,
-// MPI_Comm_remote_size and MPI_Comm_remote_group, and MPI_Comm_dup, MPI_Comm_idup,
-// MPI_Comm_split and MPI_Comm_create of one.
+// MPI_Comm_remote_size and MPI_Comm_remote_group, and MPI_Comm_dup, MPI_Comm_split and
+// MPI_Comm_create of one (MPI_Comm_idup: api/intercomm_idup.cc).
 //
 // An intercommunicator's core::Communicator names the remote group as its group (the ranks of
 // point-to-point calls are remote ranks, so the pml moves its messages as any other) and keeps
@@ -24,18 +24,12 @@
 #include "api/datatypes.h"
 #include "api/errhandler.h"
 #include "api/group.h"
+#include "api/intercomm_place.h"
 #include "api/requests.h"
 #include "coll/basic.h"
 
 namespace gpurun::api {
 namespace {
-
-// A creation tag that every member of both groups derives alike: from the union's lowest and
-// highest MPI_COMM_WORLD ranks and a number both sides share.
-int shared_tag(const std::vector<int>& members, int salt) {
-  auto [lo, hi] = std::minmax_element(members.begin(), members.end());
-  return numbers_tag({*lo, *hi, salt});
-}
 
 std::vector<int> sorted_union(const core::Group& a, const core::Group& b) {
   std::vector<int> all = a.job_ranks();
@@ -45,25 +39,33 @@ std::vector<int> sorted_union(const core::Group& a, const core::Group& b) {
   return all;
 }
 
-// Where the two groups of an intercommunicator agree on what they make of it: MPI_COMM_WORLD,
-// or between two jobs its span (CommEntry::span), whose ranks both groups number alike.
-struct Place {
-  CommEntry* entry;
-  // The rank there of process `id` (a number of this process's).
-  int rank_of(int id) const {
-    return entry == &state().world ? id : entry->comm->group().rank_of(id);
-  }
-  // The ranks there of the members of `a` and `b`, ascending.
-  std::vector<int> ranks(const core::Group& a, const core::Group& b) const {
-    std::vector<int> all = sorted_union(a, b);
-    for (int& r : all) r = rank_of(r);
-    std::sort(all.begin(), all.end());
-    return all;
-  }
-};
+}  // namespace
+
+int shared_tag(const std::vector<int>& members, int salt) {
+  auto [lo, hi] = std::minmax_element(members.begin(), members.end());
+  return numbers_tag({*lo, *hi, salt});
+}
+
+int Place::rank_of(int id) const {
+  return entry == &state().world ? id : entry->comm->group().rank_of(id);
+}
+
+std::vector<int> Place::ranks(const core::Group& a, const core::Group& b) const {
+  std::vector<int> all = sorted_union(a, b);
+  for (int& r : all) r = rank_of(r);
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
 Place place_of(MPI_Comm span) {
   return Place{span == MPI_COMM_NULL ? &state().world : find_comm(span)};
 }
+
+int dup_salt(CommEntry& entry) {
+  return static_cast<int>(entry.comm->context_id() * 1024 + (++entry.inter_made % 1024)) * 2;
+}
+
+namespace {
 
 // An intercommunicator of `local` and `remote` (process numbers), whose local group's
 // communicator is `local_comm` (duplicated for it), agreed in `span`'s place (place_of).
@@ -87,13 +89,6 @@ int make_inter(const Call& call, MPI_Comm report, MPI_Comm local_comm, core::Gro
   }
   if (span != MPI_COMM_NULL) rc = PMPI_Comm_dup(span, &find_comm(*newcomm)->span);
   return rc;
-}
-
-// MPI_Comm_idup of an intercommunicator between two jobs.
-int refuse_between_jobs(const Call& call, MPI_Comm comm) {
-  return raise(call, comm, MPI_ERR_UNSUPPORTED_OPERATION,
-               "argument comm joins two jobs (MPI_Comm_accept/connect, MPI_Comm_spawn); this "
-               "call does not support such an intercommunicator: use MPI_Comm_dup");
 }
 
 // The local leader's part: the remote group's MPI_COMM_WORLD ranks from the remote leader, or
@@ -244,107 +239,9 @@ int from_groups(const Call& call, MPI_Group local_group, MPI_Group remote_group,
 
 }  // namespace
 
-namespace {
-
-// The salt of the next duplicate of `entry`: both groups dup in the same order, so the count
-// of its constructions and its context id name this one.
-int dup_salt(CommEntry& entry) {
-  return static_cast<int>(entry.comm->context_id() * 1024 + (++entry.inter_made % 1024)) * 2;
-}
-
-// A pending MPI_Comm_idup of an intercommunicator: the duplicate of its local communicator and
-// the agreement of both groups on the new one's context id run at once; the request
-// completes once both are done.
-struct InterDup {
-  std::unique_ptr<Creation> local;
-  std::unique_ptr<Creation> inter;
-  core::Request* request = nullptr;
-  MPI_Comm* newcomm = nullptr;
-  int pending = 2;
-};
-
-// Finished ones, destroyed at the next MPI_Comm_idup of an intercommunicator (a creation may
-// be calling inter_dup_done).
-std::vector<std::unique_ptr<InterDup>>& finished_inter_dups() {
-  static auto* list = new std::vector<std::unique_ptr<InterDup>>();
-  return *list;
-}
-
-// A communicator that this process made for a call that failed: it goes again.
-void drop(MPI_Comm made) {
-  if (made != MPI_COMM_NULL) retire(state().comms.release(handle_index(made)));
-}
-
-void inter_dup_done(void* context) {
-  auto* d = static_cast<InterDup*>(context);
-  if (--d->pending > 0) return;
-  Result<MPI_Comm> local = d->local->finish();
-  if (local.ok()) d->inter->spec().local = *local;
-  Result<MPI_Comm> made = d->inter->finish();
-  core::Request* r = d->request;
-  if (local.ok() && made.ok()) {
-    *d->newcomm = *made;
-  } else {
-    r->status.error = (local.ok() ? made.status() : local.status()).code();
-    if (local.ok()) drop(*local);
-    if (made.ok()) drop(*made);
-    *d->newcomm = MPI_COMM_NULL;
-  }
-  r->set_complete();
-  if (r->orphan) the_pml().requests().release(r);
-  finished_inter_dups().emplace_back(d);
-}
-
-}  // namespace
-
 int dup_inter(const Call& call, MPI_Comm comm, CommEntry& entry, MPI_Comm* newcomm) {
   return make_inter(call, comm, entry.local, entry.comm->shared_local_group(), entry.errhandler,
                     entry.comm->shared_group(), dup_salt(entry), newcomm, entry.span);
-}
-
-int idup_inter(const Call& call, MPI_Comm comm, CommEntry& entry,
-               std::unique_ptr<core::Info> hints, MPI_Comm* newcomm, MPI_Request* request) {
-  if (entry.span != MPI_COMM_NULL) return refuse_between_jobs(call, comm);
-  finished_inter_dups().clear();
-  reclaim_retired();
-  CommSpec spec;
-  spec.group = entry.comm->shared_local_group();
-  spec.remote = entry.comm->shared_group();
-  spec.errhandler = entry.errhandler;
-  spec.session = entry.session;
-  spec.hints = std::move(hints);
-  int failed_keyval = MPI_KEYVAL_INVALID;
-  if (int rc = copy_attributes(comm, entry, &spec.attributes, &failed_keyval); rc != MPI_SUCCESS)
-    return raise_callback_error(call, comm, "copy", failed_keyval, rc);
-  std::vector<int> members = sorted_union(*spec.group, *spec.remote);
-  int tag = shared_tag(members, dup_salt(entry));
-  CommEntry& local = *find_comm(entry.local);
-  CommSpec local_spec;
-  local_spec.group = local.comm->shared_group();
-  local_spec.errhandler = local.errhandler;
-  coll::Team team = whole_team(local, /*blocking=*/false);
-  std::uint64_t key = creation_key(local, team.tag);
-  auto* d = new InterDup;
-  d->local = Creation::start(std::move(team), key, std::move(local_spec));
-  d->inter = start_among(state().world, std::move(members), tag, std::move(spec), false);
-  core::Request* r = the_pml().requests().allocate();
-  r->kind = core::RequestKind::kColl;
-  r->active = true;
-  r->comm = entry.comm.get();
-  r->owner = d;
-  d->request = r;
-  d->newcomm = newcomm;
-  *request = handle_of(r);
-  // The second check may complete the request and hand `d` over: nothing reads it after.
-  Creation* creations[2] = {d->local.get(), d->inter.get()};
-  for (Creation* c : creations) {
-    if (c->done()) {
-      inter_dup_done(d);
-    } else {
-      c->agreement().on_done(inter_dup_done, d);
-    }
-  }
-  return MPI_SUCCESS;
 }
 
 namespace {

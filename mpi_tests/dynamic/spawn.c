@@ -1,8 +1,8 @@
 /* MPI_Comm_spawn, MPI_Comm_spawn_multiple and MPI_Comm_get_parent: the job spawns 3 copies of
  * this program ("child"); parents and children exchange messages both ways (checked), run an
  * intercommunicator bcast and allreduce, merge (the parents first) and reduce over the merged
- * communicator, split and create intercommunicators of some members of both jobs (MPI_Comm_idup
- * is refused there); the children
+ * communicator, split and create intercommunicators of some members of both jobs, MPI_Comm_idup
+ * the intercommunicator; the children
  * report their own error count to the parents' root. Then spawns that fail at every parent with
  * MPI_ERR_SPAWN: a program that does not exist (the children's job ends before it connects),
  * maxprocs 0, an argument holding both quote marks (which gpurun cannot be handed), and
@@ -65,14 +65,38 @@ static void split_and_create(MPI_Comm inter) {
   }
   MPI_Group_free(&first);
   MPI_Group_free(&local);
-  /* Not supported between two jobs: refused with the reason, nothing made. */
-  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-  MPI_Request req = MPI_REQUEST_NULL;
-  part = MPI_COMM_NULL;
-  mtest_expect_error(MPI_Comm_idup(inter, &part, &req), MPI_ERR_UNSUPPORTED_OPERATION,
-                     "MPI_Comm_idup between two jobs", "joins two jobs");
-  MTEST_CHECK(part == MPI_COMM_NULL && req == MPI_REQUEST_NULL, "a refused idup made something");
-  MPI_Comm_set_errhandler(inter, MPI_ERRORS_ARE_FATAL);
+}
+
+/* MPI_Comm_idup of the intercommunicator while a message crosses it: the duplicate has both
+ * groups, its allreduce adds the remote ranks, and a split of it (which needs the span the
+ * duplicate got) still pairs the members of both jobs. */
+static void idup_inter(MPI_Comm inter) {
+  int rank, local, remote, got = -1, sum = 0, flag = 0, size = 0;
+  MPI_Comm_rank(inter, &rank);
+  MPI_Comm_size(inter, &local);
+  MPI_Comm_remote_size(inter, &remote);
+  MPI_Comm dup = MPI_COMM_NULL;
+  MPI_Request req[2];
+  MPI_Comm_idup(inter, &dup, &req[0]);
+  MPI_Isend(&rank, 1, MPI_INT, rank % remote, 5, inter, &req[1]);
+  for (int from = rank; from < remote; from += local) {
+    MPI_Recv(&got, 1, MPI_INT, from, 5, inter, MPI_STATUS_IGNORE);
+    MTEST_CHECK(got == from, "idup: got %d from %d", got, from);
+  }
+  MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+  MTEST_CHECK(dup != MPI_COMM_NULL && dup != inter, "idup made no new communicator");
+  MPI_Comm_test_inter(dup, &flag);
+  MPI_Comm_remote_size(dup, &size);
+  MTEST_CHECK(flag && size == remote, "idup: inter %d, remote size %d, not %d", flag, size, remote);
+  for (int r = 0; r < remote; ++r) sum += r;
+  MPI_Allreduce(&rank, &got, 1, MPI_INT, MPI_SUM, dup);
+  MTEST_CHECK(got == sum, "idup: allreduce gave %d, not %d", got, sum);
+  MPI_Comm part;
+  MPI_Comm_split(dup, 0, rank, &part);
+  MPI_Comm_remote_size(part, &size);
+  MTEST_CHECK(size == remote, "split of the idup: remote size %d, not %d", size, remote);
+  MPI_Comm_free(&part);
+  MPI_Comm_free(&dup);
 }
 
 /* The part both sides run over the intercommunicator; `parent` says which side this is. */
@@ -107,6 +131,7 @@ static void talk(MPI_Comm inter, int parent) {
   MTEST_CHECK(total == size + remote, "merged allreduce gave %d", total);
   MPI_Comm_free(&merged);
   split_and_create(inter);
+  idup_inter(inter);
 }
 
 /* argv: "child" [wdir or "-" [appnum [":" "a 'b'  c" ["host=H"]]]]. */
