@@ -13,7 +13,8 @@ PACKAGES=(
   # peers: ABI reference, compatibility tests and benchmark comparison
   libmpich-dev mpich libopenmpi-dev openmpi-bin
   # applications built for MPICH, run unchanged (tests/apps): ScaLAPACK, parallel HDF5, NWChem,
-  # OpenCoarrays' test programs (Fortran coarrays), BAGEL, NetPIPE, Message Passing Yorick
+  # OpenCoarrays' test programs (Fortran coarrays), BAGEL, NetPIPE, Message Passing Yorick,
+  # the Tachyon ray tracer (its MPICH library, and its threaded one for the reference image)
   scalapack-mpi-test
   libhdf5-mpich-dev
   nwchem-mpich
@@ -21,6 +22,7 @@ PACKAGES=(
   bagel
   netpipe-mpich2
   yorick-mpy-mpich2
+  tachyon-bin-nox libtachyon-mt-0 libtachyon-mpich-0
   # Slurm tests and test hosts
   slurm-wlm munge iproute2 util-linux procps
   # benchmark plots and timing
