@@ -146,6 +146,8 @@ int main(int argc, char **argv) {
     if (me == 0)
       printf("| %zu | %.2f | %.2f | %.2f |\n", sizes[s], median[0], median[1], median[2]);
   }
+  free(send);  /* the last barrier passed: no process reads it any more */
+  free(recv);
   if (me == 1) return 0;
   waitpid(child, NULL, 0);
   if (atomic_load(&sh->failed)) {
