@@ -71,6 +71,14 @@ void UcxTransport::settle_abandoned() {
   }
 }
 
+void UcxTransport::cancel_unanswered_sends() {
+  for (const auto& ep : endpoints_) {
+    if (!ep || ep->ep_ == nullptr || !ep->detects_failure_ || !ep->sending()) continue;
+    GPURUN_LOG(debug, transport, "ucx: sends to rank %d never completed: cancelled", ep->peer_);
+    close_endpoint(*ep);
+  }
+}
+
 UcxTransport::~UcxTransport() { shut_down(); }
 
 void UcxTransport::shut_down() {
@@ -78,6 +86,7 @@ void UcxTransport::shut_down() {
   if (worker_ != nullptr) {
     cancel_small();
     settle_abandoned();
+    cancel_unanswered_sends();
     // The endpoints end with the worker (closing each may wait on its peer, which may no longer
     // make progress: it is in its own MPI_Finalize).
     for (int i = 0; i < 1000 && api().worker_progress(worker_) != 0; ++i) {

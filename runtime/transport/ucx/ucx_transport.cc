@@ -293,6 +293,7 @@ Result<Endpoint*> UcxTransport::make_endpoint(int rank, int id_at_peer,
     st = api().ep_create(worker_, &p, &ep->ep_);
   }
   if (st != UCS_OK) return ucx_error("ucx: cannot connect to rank " + std::to_string(rank), st);
+  ep->detects_failure_ = p.err_mode == UCP_ERR_HANDLING_MODE_PEER;
   endpoints_[rank] = std::move(ep);
   return static_cast<Endpoint*>(endpoints_[rank].get());
 }

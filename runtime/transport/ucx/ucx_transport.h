@@ -230,6 +230,7 @@ class UcxEndpoint final : public Endpoint {
   int queued_ = 0;                // packets UCX holds for us (copied)
   Status failed_;                 // set when UCX reports the connection broken
   bool forgotten_ = false;        // the peer left (forget_offers)
+  bool detects_failure_ = false;  // made with UCP_ERR_HANDLING_MODE_PEER
   int offers_in_flight_ = 0;      // offers sent that UCX has not completed
   // Offers whose first piece completed (the peer is receiving them) with pieces left to send,
   // and those pieces in flight.
@@ -315,6 +316,12 @@ class UcxTransport final : public Transport {
   // peers' releases of the offers sent from here (to ranks that left) have come in, so that
   // UCX holds no request or descriptor of either at worker_destroy.
   void settle_abandoned();
+  // Then closes (forced) the endpoints made with peer-failure detection
+  // (GPURUN_UCX_PEER_FAILURE, or to another job) that UCX still holds sends on: their requests
+  // complete as cancelled. Left with UCX, its worker_destroy aborts on them (an assertion that
+  // the endpoint has no request left). Other endpoints keep theirs: UCX defines a forced close
+  // only with the detection, and reports them ("was not returned to mpool").
+  void cancel_unanswered_sends();
   // A forgotten endpoint is closed by the next progress() once no offer of its peer waits for
   // a pull here and no send to it is in flight. Closed earlier, UCX would keep a rendezvous the
   // peer never answered for good (and report it at worker_destroy); the peer answers it when it
