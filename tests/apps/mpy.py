@@ -19,13 +19,13 @@ A run passes when it exits 0 within its time and prints every line its tests pro
 when a run fails, with its output.
 """
 
-import argparse
 import gzip
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
+
+import apprun
 
 SUITE = "/usr/share/doc/yorick-mpy-common/examples/testmp.i.gz"
 
@@ -48,17 +48,8 @@ def runs(np):
 
 
 def run(args, np, commands, workdir):
-    env = dict(os.environ, LD_LIBRARY_PATH=args.lib)
     cmd = [args.gpurun, "-np", str(np), "--timeout", "60", args.program, "-j", "testmp.i"]
-    stdin = "\n".join(commands + ["quit"]) + "\n"
-    try:
-        p = subprocess.run(cmd, env=env, input=stdin, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, errors="replace", check=False,
-                           timeout=90, cwd=workdir)
-        return p.returncode, p.stdout
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout or b""
-        return "timeout", out.decode(errors="replace") if isinstance(out, bytes) else out
+    return apprun.run(cmd, [args.lib], workdir, stdin="\n".join(commands + ["quit"]) + "\n")
 
 
 def verdict(rc, out, expected):
@@ -69,33 +60,21 @@ def verdict(rc, out, expected):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--gpurun", required=True)
-    parser.add_argument("--lib", required=True, help="the folder of gpurun's libmpi.so.12")
-    parser.add_argument("--program", default="/usr/bin/mpy.mpich2")
-    parser.add_argument("--np", default="2,3,5", help="comma-separated rank counts (2 or more)")
-    args = parser.parse_args(argv)
-    args.gpurun = os.path.abspath(args.gpurun)  # the runs start in a folder of their own
+    args = apprun.arguments(argv, __doc__, "/usr/bin/mpy.mpich2", "2,3,5",
+                            "comma-separated rank counts (2 or more)")
     if shutil.which(args.program) is None or not os.path.exists(SUITE):
         print("FAIL: %s or %s is missing: install Debian's yorick-mpy-mpich2 (scripts/deps.sh)"
               % (args.program, SUITE))
         return 1
-    failures = total = 0
+    tally = apprun.Tally()
     with tempfile.TemporaryDirectory(prefix="gpurun-mpy-") as workdir:
         with gzip.open(SUITE, "rb") as src, open(os.path.join(workdir, "testmp.i"), "wb") as dst:
             dst.write(src.read())
-        for np in [int(n) for n in args.np.split(",")]:
+        for np in args.np:
             for name, commands, expected in runs(np):
-                total += 1
                 rc, out = run(args, np, commands, workdir)
-                why = verdict(rc, out, expected)
-                print("mpy -np %d %-16s %s" % (np, name, "ok" if why is None else "FAILED: " + why))
-                if why is not None:
-                    failures += 1
-                    sys.stdout.write(out[-2000:])
-                sys.stdout.flush()
-    print("%d of %d runs failed" % (failures, total) if failures else "all %d runs passed" % total)
-    return 1 if failures else 0
+                tally.record("mpy -np %d %-16s" % (np, name), verdict(rc, out, expected), out)
+    return tally.summary()
 
 
 if __name__ == "__main__":

@@ -19,13 +19,13 @@ process.
 Exit 1 when a run fails, with its output.
 """
 
-import argparse
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
+
+import apprun
 
 LIBDIR = "/usr/lib/x86_64-linux-gnu"
 REFERENCE = "libtachyon-mt-thr.so.0"
@@ -73,15 +73,7 @@ def library_folder(workdir, library):
 
 def render(cmd, libs, image, workdir):
     """(exit code or "timeout", output) of one rendering into `image`."""
-    env = dict(os.environ, LD_LIBRARY_PATH=":".join(libs))
-    try:
-        p = subprocess.run(cmd + ["-o", image, "-format", "PPM"], env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, errors="replace", check=False,
-                           timeout=90, cwd=workdir)
-        return p.returncode, p.stdout
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout or b""
-        return "timeout", out.decode(errors="replace") if isinstance(out, bytes) else out
+    return apprun.run(cmd + ["-o", image, "-format", "PPM"], libs, workdir)
 
 
 def verdict(rc, out, np, image, reference):
@@ -104,13 +96,12 @@ def verdict(rc, out, np, image, reference):
     return None
 
 
-def run_all(args, workdir):
-    """(failed runs, runs) of every resolution, flavour and rank count."""
+def run_all(args, workdir, tally):
+    """Every resolution, flavour and rank count; False when the one-process rendering failed."""
     with open(os.path.join(workdir, "scene.dat"), "w") as f:
         f.write(SCENE)
     reference_libs = [library_folder(workdir, REFERENCE)]
     flavour_libs = {f: [library_folder(workdir, f), args.lib] for f in FLAVOURS}
-    failures = total = 0
     image = os.path.join(workdir, "image.ppm")
     for width, height in RESOLUTIONS:
         base = [args.program, "scene.dat", "-res", str(width), str(height)]
@@ -118,41 +109,30 @@ def run_all(args, workdir):
         rc, out = render(base, reference_libs, reference, workdir)
         if rc != 0 or not os.path.exists(reference):
             print("FAIL: the one-process rendering failed (%s):\n%s" % (rc, out[-2000:]))
-            return 1, 1
+            return False
         for flavour in FLAVOURS:
-            for np in [int(n) for n in args.np.split(",")]:
-                total += 1
+            for np in args.np:
                 if os.path.exists(image):
                     os.remove(image)
                 cmd = [args.gpurun, "-np", str(np), "--timeout", "60"] + base + ["+V"]
                 rc, out = render(cmd, flavour_libs[flavour], image, workdir)
-                why = verdict(rc, out, np, image, reference)
-                print("tachyon %dx%d %-26s -np %d %s" % (
-                    width, height, flavour, np, "ok" if why is None else "FAILED: " + why))
-                if why is not None:
-                    failures += 1
-                    sys.stdout.write(out[-2000:])
-                sys.stdout.flush()
-    return failures, total
+                tally.record("tachyon %dx%d %-26s -np %d" % (width, height, flavour, np),
+                             verdict(rc, out, np, image, reference), out)
+    return True
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--gpurun", required=True)
-    parser.add_argument("--lib", required=True, help="the folder of gpurun's libmpi.so.12")
-    parser.add_argument("--program", default="/usr/bin/tachyon-nox")
-    parser.add_argument("--np", default="2,3,5", help="comma-separated rank counts")
-    args = parser.parse_args(argv)
-    args.gpurun = os.path.abspath(args.gpurun)  # the runs start in a folder of their own
+    args = apprun.arguments(argv, __doc__, "/usr/bin/tachyon-nox", "2,3,5")
     missing = [f for f in [REFERENCE] + FLAVOURS if not os.path.exists(os.path.join(LIBDIR, f))]
     if shutil.which(args.program) is None or missing:
         print("FAIL: %s is missing: install Debian's tachyon-bin-nox, libtachyon-mt-0 and "
               "libtachyon-mpich-0 (scripts/deps.sh)" % (missing[0] if missing else args.program))
         return 1
+    tally = apprun.Tally()
     with tempfile.TemporaryDirectory(prefix="gpurun-tachyon-") as workdir:
-        failures, total = run_all(args, workdir)
-    print("%d of %d runs failed" % (failures, total) if failures else "all %d runs passed" % total)
-    return 1 if failures else 0
+        if not run_all(args, workdir, tally):
+            return 1
+    return tally.summary()
 
 
 if __name__ == "__main__":
