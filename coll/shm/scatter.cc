@@ -1,7 +1,7 @@
 // Scatter and scatterv through the root's slot.
 //
-// Idea: the root writes the blocks for everyone into its flag line (scatter, when all p fit in
-// 56 bytes) or, in rounds, chunk k of every block into half (k + seq) mod 2 of its slot
+// Idea: the root writes the blocks for the others into its flag line (scatter, when those p - 1
+// fit in 56 bytes) or, in rounds, chunk k of every block into half (k + seq) mod 2 of its slot
 // (chunk = half / p; alternate halves for back-to-back collectives, as in alltoall.cc), and
 // posts step 2k + 2; each rank copies its piece out and posts step 2k + 2, which frees the
 // half for round k + 2. The root runs up to two rounds ahead and copies its own block
@@ -69,7 +69,8 @@ class Scatter final : public ShmOp {
   }
   bool run() override {
     if (!v_ && most_ == 0) return true;
-    if (!v_ && most_ * arena_.size() <= kInlineBytes) return is_root_ ? put_line() : get_line();
+    if (!v_ && most_ * std::max(arena_.size() - 1, 1) <= kInlineBytes)
+      return is_root_ ? put_line() : get_line();
     if (direct_) return is_root_ ? give_entries() : take_own_entry();
     for (; round_ < rounds_; ++round_) {
       if (is_root_ ? !put_round() : !get_round()) return false;
@@ -80,17 +81,23 @@ class Scatter final : public ShmOp {
   bool put_line() {
     if (!arena_.line_writable(seq_)) return false;
     std::byte* line = arena_.line(root_, seq_).data;
-    for (int r = 0; r < arena_.size(); ++r) send(r).pack(0, line + r * most_, most_);
+    for (int r = 0; r < arena_.size(); ++r)
+      if (r != root_) send(r).pack(0, line + in_line(r) * most_, most_);
     post_line();
     arena_.line_written(seq_, Arena::kAllReaders);
-    if (!skip_own_) recv_.unpack(0, line + root_ * most_, most_);
+    if (!skip_own_) {
+      check_own_count();
+      copy_stream(send(root_), recv_, 0, got_);
+    }
     return true;
   }
   bool get_line() {
     if (!arena_.line_ready(root_, seq_)) return false;
-    recv_.unpack(0, arena_.line(root_, seq_).data + arena_.rank() * most_, most_);
+    recv_.unpack(0, arena_.line(root_, seq_).data + in_line(arena_.rank()) * most_, most_);
     return true;
   }
+  // Where rank r's block lies in the root's flag line, in blocks: the root's own is not there.
+  int in_line(int r) const { return r < root_ ? r : r - 1; }
   // Scatter(v) by CMA: the first p lines of the root's slot half are its entry lines, one per
   // rank.
   bool give_entries() {
