@@ -94,8 +94,8 @@ GPURUN_REGISTER_SHM(shm_gatherv, kGatherv, usable_any, make_gather,
                     "each rank's block in its slot, in as many rounds as its block needs; the "
                     "root copies them all out")
 GPURUN_REGISTER_SHM(shm_scatter, kScatter, usable_per_rank_chunks, make_scatter,
-                    "the root writes every block into its flag line (<= 56 B) or slot; each "
-                    "rank copies its own out")
+                    "the root writes the others' blocks into its flag line (<= 56 B in all) "
+                    "or its slot; each rank copies its own out")
 GPURUN_REGISTER_SHM(shm_scatterv, kScatterv, usable_per_rank_chunks, make_scatter,
                     "the root writes every block into its slot with its count; each rank "
                     "copies its own out, in as many rounds as its block needs")
@@ -132,8 +132,8 @@ GPURUN_REGISTER_SHM_AS(cma_alltoallv, "cma", kAlltoallv, usable_per_rank_chunks,
 GPURUN_REGISTER_SHM_AS(cma_gather, "cma", kGather, usable_per_rank_chunks, make_gather_cma,
                        "blocks up to 56 B in the flag lines; larger ones as gatherv's cma")
 GPURUN_REGISTER_SHM_AS(cma_scatter, "cma", kScatter, usable_per_rank_chunks, make_scatter_cma,
-                       "blocks up to 56 B in all in the root's flag line; larger ones as "
-                       "scatterv's cma")
+                       "the others' blocks in the root's flag line (<= 56 B in all); larger "
+                       "ones as scatterv's cma")
 GPURUN_REGISTER_SHM_AS(cma_gatherv, "cma", kGatherv, usable_per_rank_chunks, make_gather_cma,
                        "the root lists where each block goes; each rank writes its block there "
                        "by CMA (up to 4K: into its slot, for the root to copy) and says its "
